@@ -1,0 +1,324 @@
+"""One index run: discover files, plan what changed since the last run (stat, then content hash),
+parse the changed files in worker processes, re-resolve the files whose edges can have changed,
+and write it all in one SQLite transaction. A run that dies midway leaves the last index intact."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import posixpath
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from graphctx.index import store
+from graphctx.index.discover import Candidate, Config, discover, is_indexable_content, load_config
+from graphctx.index.modules import ModuleMap
+from graphctx.index.resolve import (
+    RESOLVED, FileResolver, SymbolTable, defined_names, entity_id, file_stem, is_test_file, names_of,
+    reference_names, tested_stem,
+)
+from graphctx.parse.extract import extract
+from graphctx.parse.facts import FileFacts
+from graphctx.parse.languages import language_for_path
+
+log = logging.getLogger(__name__)
+
+PARALLEL_THRESHOLD = 64  # below this many files to parse, worker start-up costs more than it saves
+Progress = Callable[[int, int], None]
+
+
+class IndexRunError(Exception):
+    """A run that cannot start: the message names the problem and the fix."""
+
+
+@dataclass
+class IndexResult:
+    root: str
+    files: int = 0
+    parsed: int = 0
+    removed: int = 0
+    entities: int = 0
+    edges: int = 0
+    calls: int = 0
+    calls_resolved: int = 0
+    parse_errors: int = 0
+    seconds: float = 0.0
+    generation: int = 0
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def resolved_share(self) -> float:
+        return self.calls_resolved / self.calls if self.calls else 1.0
+
+    def summary(self) -> str:
+        return (
+            f"{self.files:,} files ({self.parsed:,} parsed, {self.removed:,} removed), {self.entities:,} entities, "
+            f"{self.edges:,} edges, {self.resolved_share:.0%} of calls resolved, {self.seconds:.2f} s"
+        )
+
+
+@dataclass(slots=True)
+class _Parsed:
+    path: str
+    size: int
+    mtime_ns: int
+    hash: str
+    facts: str | None  # JSON; None when the content was unchanged or unreadable
+    warning: str | None
+
+
+def index_repository(root: Path | str, *, full: bool = False, progress: Progress | None = None,
+                     workers: int | None = None) -> IndexResult:
+    """Bring `<root>/.graphctx/index.db` up to date with the files under root, in one transaction."""
+    started = time.perf_counter()
+    root = Path(root)
+    if not root.is_dir():
+        raise IndexRunError(f"{root} is not a directory; pass the repository's folder (graphctx index PATH)")
+    root = root.resolve()
+    config = load_config(root)
+    candidates, warnings = discover(root, config)
+    conn = store.connect(store.index_path(root))
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = _run(conn, root, config, candidates, full, progress, workers)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.close()
+    result.warnings = warnings + result.warnings
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[Candidate], full: bool,
+         progress: Progress | None, workers: int | None) -> IndexResult:
+    fresh = store.ensure_schema(conn)
+    if full and not fresh:
+        store.delete_files(conn, [p for (p,) in conn.execute("SELECT path FROM files")])
+    known = {path: (size, mtime, digest) for path, size, mtime, digest in conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
+    present = {c.path for c in candidates}
+    deleted = sorted(set(known) - present)
+    stale = [c for c in candidates if known.get(c.path, (None, None))[:2] != (c.size, c.mtime_ns)]
+
+    parsed = _parse_all(root, config, stale, {p: v[2] for p, v in known.items()}, progress, workers or config.workers)
+    result = IndexResult(str(root))
+    changed: dict[str, FileFacts] = {}
+    skipped: list[str] = []
+    for item in parsed:
+        if item.warning:
+            result.warnings.append((item.path, item.warning))
+        if item.facts is None:
+            if item.hash and item.path in known:  # touched, same content: just remember the new stat
+                conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (item.size, item.mtime_ns, item.path))
+            elif not item.hash:
+                skipped.append(item.path)
+            continue
+        changed[item.path] = FileFacts.from_json(item.facts)
+    deleted += [p for p in skipped if p in known]
+    result.parsed, result.removed = len(changed), len(deleted)
+
+    if changed or deleted or fresh or full:
+        _apply(conn, root, changed, {i.path: i for i in parsed}, deleted, full or fresh)
+        store.set_meta(conn, generation=store.generation(conn) + 1, indexed_at=f"{time.time():.3f}", root=str(root))
+    conn.execute("DELETE FROM warnings WHERE path NOT IN (SELECT path FROM files)")
+    conn.executemany("INSERT INTO warnings(path, message) VALUES (?, ?)", [w for w in result.warnings if w[0] not in changed])
+    _count(conn, result)
+    return result
+
+
+def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], parsed: dict[str, _Parsed],
+           deleted: list[str], everything: bool) -> None:
+    """Write the changed files' entities, then re-resolve every file whose edges may differ."""
+    old_facts = {p: _load_facts(conn, p) for p in [*deleted, *(p for p in changed if not everything)]}
+    delta: set[str] = set()
+    for path, old in old_facts.items():
+        new = changed.get(path)
+        old_keys = defined_names(old) if old else set()
+        new_keys = defined_names(new) if new else set()
+        delta |= names_of(old_keys ^ new_keys)
+    added_or_removed = [p for p in changed if old_facts.get(p) is None and not everything] + deleted
+    for path in added_or_removed:
+        delta |= _module_names(path)
+
+    store.delete_files(conn, [*deleted, *changed])
+    for path, facts in changed.items():
+        item = parsed[path]
+        conn.execute(
+            "INSERT INTO files(path, language, size, mtime_ns, hash, lines, error_count, is_test, facts)"
+            " VALUES (?,?,?,?,?,?,?,?,?)",
+            (path, facts.language, item.size, item.mtime_ns, item.hash, facts.lines, facts.error_count,
+             int(is_test_file(path)), item.facts),
+        )
+        store.insert_entities(conn, list(_entity_rows(facts)))
+        conn.executemany("INSERT OR IGNORE INTO file_refs(name, path) VALUES (?, ?)", [(n, path) for n in reference_names(facts)])
+        if facts.error_count:
+            conn.execute("INSERT INTO warnings(path, message) VALUES (?, ?)",
+                         (path, f"{facts.error_count} syntax error node(s); kept what parsed"))
+
+    if everything:
+        targets = [p for (p,) in conn.execute("SELECT path FROM files")]
+    else:
+        dependents = _paths_referring_to(conn, delta)
+        targets = sorted(set(changed) | (dependents - set(deleted)))
+    conn.executemany("DELETE FROM edges WHERE origin=?", [(p,) for p in targets])
+
+    cache: dict[str, FileFacts | None] = dict(changed)
+
+    def load(path: str) -> FileFacts | None:
+        if path not in cache:
+            cache[path] = _load_facts(conn, path)
+        return cache[path]
+
+    files = {p: (lang, pkg) for p, lang, pkg in conn.execute("SELECT path, language, json_extract(facts, '$[4]') FROM files")}
+    table = SymbolTable(
+        conn.execute("SELECT id, kind, name, qualified_name, path, language FROM entities WHERE kind != 'file'"),
+        ModuleMap(files, _go_modules(root, files)),
+        load,
+    )
+    resolvers = [FileResolver(facts, table) for facts in map(load, targets) if facts is not None]
+    pairs = [pair for r in resolvers for pair in r.resolve_structure()]
+    target_set = set(targets)
+    pairs += [
+        (s, t) for s, t, origin in conn.execute("SELECT source, target, origin FROM edges WHERE kind IN ('inherits', 'implements')")
+        if origin not in target_set
+    ]
+    table.set_bases(pairs)
+    for resolver in resolvers:
+        conn.executemany(
+            "INSERT INTO edges(source, target, kind, resolution, confidence, line, origin) VALUES (?,?,?,?,?,?,?)",
+            [(*edge, resolver.path) for edge in resolver.resolve_uses()],
+        )
+
+
+def _entity_rows(facts: FileFacts) -> Iterable[tuple]:
+    path = facts.path
+    yield (path, "file", posixpath.basename(path), path, facts.language, path, 1, facts.lines, "", facts.doc, "", "", None)
+    qualified_names = {d.qualified_name for d in facts.definitions}
+    seen: set[str] = set()
+    for d in facts.definitions:
+        if d.qualified_name in seen:  # a redefinition (if/else branches): the first one names the entity
+            continue
+        seen.add(d.qualified_name)
+        owner = d.qualified_name.rpartition(".")[0]
+        parent = entity_id(path, owner) if owner in qualified_names else path
+        yield (entity_id(path, d.qualified_name), d.kind, d.name, d.qualified_name, facts.language, path,
+               d.start_line, d.end_line, d.signature, d.doc, d.sig_hash, d.body_hash, parent)
+
+
+def _module_names(path: str) -> set[str]:
+    """Names under which other files can refer to a file as a module or a tested file."""
+    stem = path.rsplit(".", 1)[0]
+    names = {p for p in stem.replace("\\", "/").replace(".", "/").split("/") if p}
+    names.add(file_stem(path))
+    tested = tested_stem(path)
+    if tested:
+        names.add(tested)
+    return names
+
+
+def _paths_referring_to(conn: sqlite3.Connection, names: set[str]) -> set[str]:
+    out: set[str] = set()
+    names_list = sorted(names)
+    for i in range(0, len(names_list), 500):
+        chunk = names_list[i:i + 500]
+        out.update(p for (p,) in conn.execute(
+            f"SELECT DISTINCT path FROM file_refs WHERE name IN ({','.join('?' * len(chunk))})", chunk))
+    return out
+
+
+def _load_facts(conn: sqlite3.Connection, path: str) -> FileFacts | None:
+    row = conn.execute("SELECT facts FROM files WHERE path=?", (path,)).fetchone()
+    return FileFacts.from_json(row[0]) if row else None
+
+
+def _go_modules(root: Path, files: dict[str, tuple[str, str | None]]) -> dict[str, str]:
+    """go.mod folder -> module path, for the folders above the repository's Go files."""
+    folders = {posixpath.dirname(p) for p, (lang, _) in files.items() if lang == "go"}
+    candidates = set()
+    for folder in folders:
+        while True:
+            candidates.add(folder)
+            if not folder:
+                break
+            folder = posixpath.dirname(folder)
+    modules = {}
+    for folder in candidates:
+        try:
+            text = (root / folder / "go.mod").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            if line.startswith("module "):
+                modules[folder] = line.split()[1].strip('"')
+                break
+    return modules
+
+
+def _count(conn: sqlite3.Connection, result: IndexResult) -> None:
+    result.files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
+    result.entities = conn.execute("SELECT count(*) FROM entities").fetchone()[0]
+    result.edges = conn.execute("SELECT count(*) FROM edges").fetchone()[0]
+    result.parse_errors = conn.execute("SELECT coalesce(sum(error_count), 0) FROM files").fetchone()[0]
+    for resolution, count in conn.execute("SELECT resolution, count(*) FROM edges WHERE kind='calls' GROUP BY resolution"):
+        if resolution != "external":
+            result.calls += count
+            result.calls_resolved += count if resolution in RESOLVED else 0
+    result.generation = store.generation(conn)
+
+
+# ---- parsing, in worker processes
+
+def _parse_all(root: Path, config: Config, candidates: list[Candidate], known_hashes: dict[str, str],
+               progress: Progress | None, workers: int) -> list[_Parsed]:
+    tasks = [(str(root), c.path, c.size, c.mtime_ns, known_hashes.get(c.path), config) for c in candidates]
+    total = len(tasks)
+    if progress:
+        progress(0, total)
+    workers = workers or os.cpu_count() or 1
+    if total < PARALLEL_THRESHOLD or workers == 1:
+        results = []
+        for i, task in enumerate(tasks, 1):
+            results.append(_parse_task(task))
+            if progress:
+                progress(i, total)
+        return results
+    results = []
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for i, item in enumerate(pool.map(_parse_task, tasks, chunksize=max(1, min(32, total // (workers * 8)))), 1):
+            results.append(item)
+            if progress and (i % 16 == 0 or i == total):
+                progress(i, total)
+    return results
+
+
+def _parse_task(task: tuple) -> _Parsed:
+    root, path, size, mtime_ns, known_hash, config = task
+    try:
+        data = (Path(root) / path).read_bytes()
+    except OSError as exc:
+        return _Parsed(path, size, mtime_ns, "", None, f"cannot read: {exc.strerror or exc}")
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    if digest == known_hash:
+        return _Parsed(path, size, mtime_ns, digest, None, None)
+    reason = is_indexable_content(data, config)
+    if reason:
+        return _Parsed(path, size, mtime_ns, "", None, reason)
+    warning = None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        warning = f"invalid UTF-8 at byte {exc.start}; undecodable bytes replaced"
+    spec = language_for_path(path)
+    try:
+        facts = extract(path, spec.name, data)
+    except (RecursionError, ValueError, RuntimeError) as exc:  # a pathological file must not stop the run
+        return _Parsed(path, size, mtime_ns, "", None, f"cannot parse: {exc}")
+    return _Parsed(path, size, mtime_ns, digest, facts.to_json(), warning)

@@ -1,0 +1,598 @@
+"""Turns the names in one file's facts into edges, using the whole repository's symbol table:
+contains, imports, calls, inherits, implements, references and tests. Every edge says how it was
+resolved and how sure we are. A name with several candidate definitions becomes low-confidence
+`ambiguous` edges to each candidate, never one silent guess; a name no repository entity bears is
+an `external` reference."""
+
+from __future__ import annotations
+
+import builtins
+import posixpath
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cached_property
+
+from graphctx.index.modules import ModuleMap
+from graphctx.parse.facts import FileFacts
+from graphctx.parse.languages import family
+
+# How sure each way of resolving is; ambiguous edges share AMBIGUOUS among their candidates.
+CONFIDENCE = {
+    "exact": 1.0, "import": 0.95, "same-scope": 0.9, "inferred": 0.8, "heuristic": 0.5,
+    "external": 1.0, "unresolved": 0.0,
+}
+AMBIGUOUS = 0.5
+UNKNOWN_RECEIVER = 0.3  # obj.name() with obj untyped: a unique method name is only a hint
+MAX_CANDIDATES = 8  # a name defined more often than this is left unresolved
+RESOLVED = frozenset({"exact", "import", "same-scope", "inferred", "heuristic"})
+CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
+CALLABLE_KINDS = frozenset({"function", "class", "struct", "enum", "method"})
+PYTHON_BUILTINS = frozenset(dir(builtins))
+SELF = frozenset({"self", "cls"})
+EXTERNAL_PREFIX = "ext:"
+
+Edge = tuple  # (source, target, kind, resolution, confidence, line)
+Target = tuple[str, str, float]  # (target id, resolution, confidence)
+
+
+def entity_id(path: str, qualified_name: str) -> str:
+    return f"{path}::{qualified_name}" if qualified_name else path
+
+
+def external_id(name: str) -> str:
+    return EXTERNAL_PREFIX + name
+
+
+_TEST_FILE = re.compile(
+    r"(^|/)(tests?|__tests__|spec|testing)/|(^|/)test_[^/]*$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$"
+    r"|(^|/)conftest\.py$|Tests?\.java$"
+)
+
+
+def is_test_file(path: str) -> bool:
+    return bool(_TEST_FILE.search(path))
+
+
+def is_test_name(name: str) -> bool:
+    return name.startswith(("test", "Test"))
+
+
+def tested_stem(path: str) -> str | None:
+    """The stem of the file a test file is named after: test_foo.py, foo_test.go, foo.test.ts, FooTest.java -> foo."""
+    name = posixpath.basename(path)
+    for pattern in (r"^test_(.+)\.py$", r"^(.+)_test\.(?:py|go)$", r"^(.+)\.(?:test|spec)\.[jt]sx?$", r"^(.+?)Tests?\.java$"):
+        match = re.match(pattern, name)
+        if match:
+            return match.group(1)
+    return None
+
+
+def file_stem(path: str) -> str:
+    name = posixpath.basename(path)
+    stem = name.split(".", 1)[0]
+    return posixpath.basename(posixpath.dirname(path)) if stem in ("__init__", "index", "mod") else stem
+
+
+@dataclass(slots=True)
+class Symbol:
+    id: str
+    kind: str
+    name: str
+    qualified_name: str
+    path: str
+    family: str
+
+
+class SymbolTable:
+    """What resolution needs to know about the whole repository: definitions by file, name and owner,
+    module names, and the class hierarchy. Built from the store's entities on every run."""
+
+    def __init__(
+        self,
+        entities: Iterable[tuple[str, str, str, str, str, str]],
+        modules: ModuleMap,
+        load_facts: Callable[[str], FileFacts | None],
+    ):
+        self.modules = modules
+        self.load_facts = load_facts
+        self.by_id: dict[str, Symbol] = {}
+        self.file_defs: dict[str, dict[str, Symbol]] = defaultdict(dict)
+        self.top_by_name: dict[str, list[Symbol]] = defaultdict(list)
+        self.methods_by_name: dict[str, list[Symbol]] = defaultdict(list)
+        self.names: set[str] = set()
+        for id_, kind, name, qualified, path, language in entities:
+            sym = Symbol(id_, kind, name, qualified, path, family(language))
+            self.by_id[id_] = sym
+            self.file_defs[path][qualified] = sym
+            self.names.add(name)
+            if kind == "method":
+                self.methods_by_name[name].append(sym)
+            elif "." not in qualified:
+                self.top_by_name[name].append(sym)
+        self.bases: dict[str, list[str]] = {}
+
+    def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
+        """The resolved (class, base) pairs of the whole repository, for method lookup through bases."""
+        bases: dict[str, list[str]] = defaultdict(list)
+        for source, target in inherits:
+            if target in self.by_id:
+                bases[source].append(target)
+        self.bases = {k: sorted(set(v)) for k, v in bases.items()}
+
+    @cached_property
+    def members(self) -> dict[str, dict[str, Symbol]]:
+        """Class id -> {member name: symbol}; a Go or Rust method defined away from its type joins it
+        when the type is found in the same folder (Go) or is the only one of that name (Rust)."""
+        members: dict[str, dict[str, Symbol]] = defaultdict(dict)
+        for sym in self.by_id.values():
+            if "." not in sym.qualified_name:
+                continue
+            owner = self.owner_of(sym)
+            if owner is not None:
+                members[owner.id].setdefault(sym.name, sym)
+        return members
+
+    def owner_of(self, sym: Symbol) -> Symbol | None:
+        owner_name = sym.qualified_name.rsplit(".", 1)[0]
+        owner = self.file_defs[sym.path].get(owner_name)
+        if owner is not None or "." in owner_name:
+            return owner
+        if sym.family == "go":
+            folder = posixpath.dirname(sym.path)
+            for path in self.modules.go_dirs.get(folder, ()):
+                owner = self.file_defs[path].get(owner_name)
+                if owner is not None:
+                    return owner
+            return None
+        candidates = [s for s in self.top_by_name.get(owner_name, ()) if s.kind in CLASS_KINDS and s.family == sym.family]
+        return candidates[0] if len(candidates) == 1 else None
+
+    def find_member(self, class_id: str, name: str) -> tuple[Symbol, int] | None:
+        """The member `name` of a class or its bases (breadth first), with the depth it was found at."""
+        seen = {class_id}
+        frontier = [class_id]
+        depth = 0
+        while frontier:
+            for cid in frontier:
+                found = self.members.get(cid, {}).get(name)
+                if found is not None:
+                    return found, depth
+            frontier = [b for cid in frontier for b in self.bases.get(cid, ()) if b not in seen]
+            seen.update(frontier)
+            depth += 1
+        return None
+
+    def top_level(self, paths: Iterable[str], name: str) -> Symbol | None:
+        for path in paths:
+            sym = self.file_defs.get(path, {}).get(name)
+            if sym is not None:
+                return sym
+        return None
+
+
+# A value an expression stands for while resolving receivers.
+@dataclass(slots=True, frozen=True)
+class Value:
+    kind: str  # module, class, instance, function, external
+    ref: str | tuple[str, ...]  # symbol id, module file paths, or external dotted name
+    resolution: str
+
+
+class FileResolver:
+    """Resolves one file's facts against the symbol table."""
+
+    def __init__(self, facts: FileFacts, table: SymbolTable):
+        self.facts = facts
+        self.table = table
+        self.path = facts.path
+        self.family = family(facts.language)
+        self.defs = table.file_defs.get(self.path, {})
+        self.edges: dict[tuple[str, str, str], Edge] = {}
+        self.locals: dict[str, Value] = {}
+        self.bindings: dict[tuple[str, str], str] = {(b.scope, b.variable): b.type_name for b in facts.bindings}
+
+    # ---- entry points: structure first (for every file), then uses, once the class hierarchy is known
+    def resolve_structure(self) -> list[tuple[str, str]]:
+        """Contains, imports, inherits and implements edges; returns the (class, base) pairs found."""
+        self._contains()
+        self._imports()
+        pairs = []
+        for base in self.facts.bases:
+            source = self._scope_id(base.scope)
+            for target, resolution, confidence in self._resolve_type(base.name, base.scope):
+                self._add(source, target, base.kind, resolution, confidence, base.line)
+                pairs.append((source, target))
+        return pairs
+
+    def resolve_uses(self) -> list[Edge]:
+        """Calls, references and tests; returns every edge of the file, sorted."""
+        for call in self.facts.calls:
+            source = self._scope_id(call.scope)
+            for target, resolution, confidence in self._resolve_call(call.name, call.receiver, call.scope):
+                self._add(source, target, "calls", resolution, confidence, call.line)
+        for ref in self.facts.type_refs:
+            targets = self._resolve_type(ref.name, ref.scope)
+            if len(targets) == 1 and targets[0][1] in RESOLVED:
+                target, resolution, confidence = targets[0]
+                self._add(self._scope_id(ref.scope), target, "references", resolution, confidence, ref.line)
+        if is_test_file(self.path):
+            self._tests()
+        return sorted(self.edges.values())
+
+    def _add(self, source: str, target: str, kind: str, resolution: str, confidence: float, line: int) -> None:
+        if source == target:
+            return
+        key = (source, target, kind)
+        old = self.edges.get(key)
+        if old is None or confidence > old[4]:
+            self.edges[key] = (source, target, kind, resolution, round(confidence, 4), old[5] if old else line)
+
+    def _scope_id(self, scope: str) -> str:
+        while scope:
+            sym = self.defs.get(scope)
+            if sym is not None:
+                return sym.id
+            scope = scope.rpartition(".")[0]
+        return self.path
+
+    # ---- structure
+    def _contains(self) -> None:
+        for qualified, sym in self.defs.items():
+            parent = self.defs.get(qualified.rpartition(".")[0]) if "." in qualified else None
+            if parent is not None:
+                self._add(parent.id, sym.id, "contains", "exact", 1.0, 0)
+                continue
+            self._add(self.path, sym.id, "contains", "exact", 1.0, 0)
+            if "." in qualified:  # a Go or Rust method whose type lives in another file
+                owner = self.table.owner_of(sym)
+                if owner is not None:
+                    self._add(owner.id, sym.id, "contains", "same-scope", CONFIDENCE["same-scope"], 0)
+
+    def _imports(self) -> None:
+        for imp in self.facts.imports:
+            files = self.table.modules.resolve(self.path, imp.module)
+            dotted = imp.module.replace("::", ".").replace("/", ".").strip(".")
+            if imp.wildcard:
+                for path in files:
+                    self._add(self.path, path, "imports", "import", 1.0, imp.line)
+                    for qualified, sym in self.table.file_defs.get(path, {}).items():
+                        if "." not in qualified:
+                            self.locals.setdefault(sym.name, Value(_value_kind(sym), sym.id, "import"))
+                continue
+            if imp.name is None:
+                local = imp.alias or self._module_local_name(imp.module)
+                if files:
+                    value = Value("module", tuple(files), "import")
+                    for path in files:
+                        self._add(self.path, path, "imports", "import", 1.0, imp.line)
+                else:
+                    value = Value("external", dotted, "external")
+                    self._add(self.path, external_id(dotted), "imports", "external", 1.0, imp.line)
+                self.locals[local] = value
+                if self.family == "python" and not imp.alias:
+                    self.locals[imp.module] = value  # `import a.b` lets `a.b.f()` name the module a.b
+                continue
+            local = imp.alias or imp.name
+            value = self._imported_symbol(self.path, imp.module, imp.name, files)
+            self.locals[local] = value
+            if value.kind == "external":
+                self._add(self.path, external_id(value.ref), "imports", "external", 1.0, imp.line)
+            elif value.kind == "module":
+                for path in value.ref:
+                    self._add(self.path, path, "imports", "import", 1.0, imp.line)
+            else:
+                self._add(self.path, value.ref, "imports", value.resolution, CONFIDENCE[value.resolution], imp.line)
+
+    def _imported_symbol(self, importer: str, module: str, name: str, files: list[str], depth: int = 0) -> Value:
+        """What `from module import name` in `importer` binds: a definition, a submodule, a re-export, or something external."""
+        sym = self.table.top_level(files, name)
+        if sym is not None:
+            return Value(_value_kind(sym), sym.id, "import")
+        separator = {"rust": "::", "javascript": "/", "go": "/"}.get(self.family, ".")
+        joiner = "" if module.endswith((".", "/", "::")) else separator
+        sub = self.table.modules.resolve(importer, module + joiner + name)
+        if sub:
+            return Value("module", tuple(sub), "import")
+        if depth < 3:  # follow re-exports: pkg/__init__.py doing `from .impl import name`
+            for path in files:
+                facts = self.table.load_facts(path)
+                for imp in facts.imports if facts else ():
+                    if imp.name and (imp.alias or imp.name) == name:
+                        inner_files = self.table.modules.resolve(path, imp.module)
+                        found = self._imported_symbol(path, imp.module, imp.name, inner_files, depth + 1)
+                        if found.kind != "external":
+                            return found
+        if files:
+            return Value("module", tuple(files), "import")  # defined dynamically: the module is what we know
+        dotted = module.replace("::", ".").replace("/", ".").strip(".")
+        return Value("external", f"{dotted}.{name}" if dotted else name, "external")
+
+    def _module_local_name(self, module: str) -> str:
+        if self.family == "python":
+            return module.split(".")[0]
+        last = re.split(r"[/.:]+", module.rstrip("/"))[-1]
+        return last.split(".")[0] or module
+
+    # ---- names
+    def _resolve_call(self, name: str, receiver: str | None, scope: str) -> list[Target]:
+        if receiver is None:
+            return self._resolve_name(name, scope, CALLABLE_KINDS)
+        if receiver in SELF or (receiver == "super" and self.family == "python"):
+            cls = self._enclosing_class(scope)
+            if cls is not None:
+                start = self.table.bases.get(cls.id, []) if receiver == "super" else [cls.id]
+                for class_id in start:
+                    found = self.table.find_member(class_id, name)
+                    if found is not None:
+                        sym, depth = found
+                        return [(sym.id, "exact", 1.0 if depth == 0 and receiver != "super" else 0.9)]
+        elif receiver != "?":
+            value = self._value(receiver, scope)
+            if value is not None:
+                return self._member(value, name)
+        return self._unknown_receiver(name)
+
+    def _member(self, value: Value, name: str) -> list[Target]:
+        if value.kind == "external":
+            return [(external_id(f"{value.ref}.{name}"), "external", 1.0)]
+        if value.kind == "module":
+            sym = self.table.top_level(value.ref, name)
+            if sym is not None:
+                return [(sym.id, "import", CONFIDENCE["import"])]
+            return self._unknown_receiver(name)
+        if value.kind in ("class", "instance"):
+            found = self.table.find_member(value.ref, name)
+            if found is not None:
+                resolution = "inferred" if value.kind == "instance" else value.resolution
+                return [(found[0].id, resolution, CONFIDENCE[resolution])]
+        return self._unknown_receiver(name)
+
+    def _unknown_receiver(self, name: str) -> list[Target]:
+        candidates = [s for s in self.table.methods_by_name.get(name, ()) if s.family == self.family]
+        if not candidates:
+            return [(external_id("?." + name), "external", 1.0)]
+        return self._candidates(candidates, name, UNKNOWN_RECEIVER)
+
+    def _resolve_type(self, name: str, scope: str) -> list[Target]:
+        if "." in name:
+            head, _, last = name.rpartition(".")
+            value = self._value(head, scope)
+            if value is None:
+                return [(external_id(name), "unresolved", 0.0)]
+            if value.kind == "external":
+                return [(external_id(name), "external", 1.0)]
+            if value.kind == "module":
+                sym = self.table.top_level(value.ref, last)
+                return [(sym.id, "import", CONFIDENCE["import"])] if sym else [(external_id(name), "unresolved", 0.0)]
+            return self._member(value, last)
+        return self._resolve_name(name, scope, CLASS_KINDS)
+
+    def _resolve_name(self, name: str, scope: str, kinds: frozenset[str]) -> list[Target]:
+        """A bare name: enclosing scopes, then imports, then the package, then the repository."""
+        sym = self._lexical(name, scope)
+        if sym is not None:
+            return [(sym.id, "exact", 1.0)]
+        value = self.locals.get(name)
+        if value is not None:
+            if value.kind == "external":
+                return [(external_id(value.ref), "external", 1.0)]
+            if value.kind == "module":
+                sym = self.table.top_level(value.ref, name)  # a default export named like its binding
+                return [(sym.id, "import", CONFIDENCE["import"])] if sym else [(value.ref[0], "import", 0.6)]
+            return [(value.ref, value.resolution, CONFIDENCE[value.resolution])]
+        sym = self._same_package(name)
+        if sym is not None:
+            return [(sym.id, "same-scope", CONFIDENCE["same-scope"])]
+        if self.family == "java":
+            cls = self._enclosing_class(scope)
+            found = self.table.find_member(cls.id, name) if cls else None
+            if found is not None:
+                return [(found[0].id, "exact", 0.9)]
+        if self.family == "python" and name in PYTHON_BUILTINS:
+            return [(external_id(name), "external", 1.0)]
+        candidates = [s for s in self.table.top_by_name.get(name, ()) if s.family == self.family and s.kind in kinds]
+        if not candidates:
+            resolution = "unresolved" if name in self.table.names else "external"
+            return [(external_id(name), resolution, CONFIDENCE[resolution])]
+        return self._candidates(candidates, name, CONFIDENCE["heuristic"])
+
+    def _candidates(self, candidates: list[Symbol], name: str, confidence: float) -> list[Target]:
+        if len(candidates) == 1:
+            return [(candidates[0].id, "heuristic", confidence)]
+        if len(candidates) > MAX_CANDIDATES:
+            return [(external_id(name), "unresolved", 0.0)]
+        share = min(confidence, AMBIGUOUS) / len(candidates)
+        return [(s.id, "ambiguous", share) for s in candidates]
+
+    def _lexical(self, name: str, scope: str) -> Symbol | None:
+        """A definition visible by plain name from scope: nested, then enclosing, then module level.
+        Class bodies are skipped (a method is reached through self/this), except in Java."""
+        while True:
+            sym = self.defs.get(f"{scope}.{name}" if scope else name)
+            if sym is not None and (sym.kind != "method" or self.family == "java"):
+                return sym
+            if not scope:
+                return None
+            scope = scope.rpartition(".")[0]
+
+    def _same_package(self, name: str) -> Symbol | None:
+        if self.family == "go":
+            siblings = self.table.modules.go_dirs.get(posixpath.dirname(self.path), ())
+        elif self.family == "java" and self.facts.package:
+            siblings = self.table.modules.java_packages.get(self.facts.package, ())
+        else:
+            return None
+        return self.table.top_level((p for p in siblings if p != self.path), name)
+
+    def _enclosing_class(self, scope: str) -> Symbol | None:
+        while scope:
+            sym = self.defs.get(scope)
+            if sym is not None and sym.kind in CLASS_KINDS:
+                return sym
+            if sym is not None and sym.kind == "method" and "." in scope:
+                owner = self.table.owner_of(sym)
+                if owner is not None and owner.kind in CLASS_KINDS:
+                    return owner
+            scope = scope.rpartition(".")[0]
+        return None
+
+    def _value(self, expr: str, scope: str, variables: bool = True) -> Value | None:
+        """What a receiver expression stands for: a module, a class, an instance of a class, or external.
+        A type name is never itself a variable, so bindings are consulted only at the top."""
+        type_name = self._binding(expr, scope) if variables else None
+        if type_name is not None:
+            value = self._value(type_name, scope, variables=False)
+            if value is not None and value.kind == "class":
+                return Value("instance", value.ref, "inferred")
+            if value is not None and value.kind == "external":
+                return value
+            return None
+        if expr in self.locals:
+            return self.locals[expr]
+        head, _, rest = expr.partition(".")
+        if rest:
+            value = self._value(head, scope, variables)
+            for attr in rest.split("."):
+                value = self._attribute(value, attr)
+            return value
+        sym = self._lexical(expr, scope) or self._same_package(expr)
+        if sym is not None:
+            return Value(_value_kind(sym), sym.id, "exact")
+        candidates = [s for s in self.table.top_by_name.get(expr, ()) if s.family == self.family and s.kind in CLASS_KINDS]
+        if len(candidates) == 1:
+            return Value("class", candidates[0].id, "heuristic")
+        return None
+
+    def _attribute(self, value: Value | None, attr: str) -> Value | None:
+        if value is None:
+            return None
+        if value.kind == "external":
+            return Value("external", f"{value.ref}.{attr}", "external")
+        if value.kind == "module":
+            sym = self.table.top_level(value.ref, attr)
+            if sym is not None:
+                return Value(_value_kind(sym), sym.id, "import")
+            sub = [p for path in value.ref for p in self.table.modules.resolve(path, "." + attr)] if self.family == "python" else []
+            return Value("module", tuple(sub), "import") if sub else None
+        if value.kind in ("class", "instance"):
+            type_name = self._class_attribute_type(value.ref, attr)
+            if type_name is not None:
+                return type_name
+        return None
+
+    def _class_attribute_type(self, class_id: str, attr: str) -> Value | None:
+        sym = self.table.by_id.get(class_id)
+        if sym is None:
+            return None
+        type_name = self.table_bindings(sym.path).get((sym.qualified_name, "self." + attr))
+        if type_name is None:
+            return None
+        value = self._value(type_name, "", variables=False)
+        return Value("instance", value.ref, "inferred") if value is not None and value.kind == "class" else None
+
+    def table_bindings(self, path: str) -> dict[tuple[str, str], str]:
+        if path == self.path:
+            return self.bindings
+        facts = self.table.load_facts(path)
+        return {(b.scope, b.variable): b.type_name for b in facts.bindings} if facts else {}
+
+    def _binding(self, variable: str, scope: str) -> str | None:
+        if variable.startswith("self."):
+            cls = self._enclosing_class(scope)
+            return self.bindings.get((cls.qualified_name, variable)) if cls else None
+        while True:
+            found = self.bindings.get((scope, variable))
+            if found is not None or not scope:
+                return found
+            scope = scope.rpartition(".")[0]
+
+    # ---- tests
+    def _tests(self) -> None:
+        """A test function -> what it calls in non-test code; a test file -> the files it imports or is named after."""
+        test_edges = []
+        for source, target, kind, resolution, confidence, line in self.edges.values():
+            if kind == "calls" and resolution in RESOLVED and target in self.table.by_id:
+                sym = self.table.by_id[source] if source in self.table.by_id else None
+                if sym is not None and is_test_name(sym.name.rsplit(".", 1)[-1]) and not is_test_file(self.table.by_id[target].path):
+                    test_edges.append((source, target, resolution, confidence * 0.9, line))
+            elif kind == "imports" and source == self.path and resolution == "import":
+                target_path = self.table.by_id[target].path if target in self.table.by_id else target
+                if not is_test_file(target_path):
+                    test_edges.append((self.path, target_path, "import", 0.9, line))
+        for source, target, resolution, confidence, line in test_edges:
+            self._add(source, target, "tests", resolution, confidence, line)
+        stem = tested_stem(self.path)
+        if stem:
+            files = self.table.modules.files
+            matches = [
+                p for p, (language, _) in files.items()
+                if file_stem(p) == stem and p != self.path and family(language) == self.family and not is_test_file(p)
+            ]
+            for p in self._prefer_near(matches):
+                self._add(self.path, p, "tests", "heuristic", 0.6 if len(matches) == 1 else AMBIGUOUS / len(matches), 0)
+
+    def _prefer_near(self, paths: list[str]) -> list[str]:
+        if len(paths) <= 1:
+            return paths
+        imported = [p for p in paths if (self.path, p, "imports") in self.edges]
+        if imported:
+            return imported
+        here = posixpath.dirname(self.path)
+        same_dir = [p for p in paths if posixpath.dirname(p) == here]
+        return same_dir or (paths if len(paths) <= MAX_CANDIDATES else [])
+
+
+def _value_kind(sym: Symbol) -> str:
+    return "class" if sym.kind in CLASS_KINDS else "function"
+
+
+def reference_names(facts: FileFacts) -> set[str]:
+    """The names a file's resolution depends on: when the repository gains or loses a definition,
+    import or module under one of these names, the file is resolved again."""
+    names: set[str] = set()
+    for call in facts.calls:
+        names.add(call.name)
+        if call.receiver:
+            names.update(call.receiver.split("."))
+    for imp in facts.imports:
+        names.update(p for p in re.split(r"[^\w$]+", imp.module) if p)
+        if imp.name:
+            names.add(imp.name)
+        if imp.alias:
+            names.add(imp.alias)
+    for base in facts.bases:
+        names.update(base.name.split("."))
+        names.add(base.scope.rsplit(".", 1)[-1])
+    for ref in facts.type_refs:
+        names.update(ref.name.split("."))
+    for binding in facts.bindings:
+        names.update(binding.type_name.split("."))
+    for definition in facts.definitions:
+        names.add(definition.qualified_name.split(".")[0])  # methods resolve through their owner
+    if is_test_file(facts.path):
+        stem = tested_stem(facts.path)
+        if stem:
+            names.add(stem)
+    names.add(file_stem(facts.path))
+    return names
+
+
+def defined_names(facts: FileFacts) -> set[tuple[str, str]]:
+    """What a file contributes to other files' resolution: its definitions, imports (re-exports), bases and module names."""
+    out: set[tuple[str, str]] = {("def", f"{d.qualified_name}:{d.kind}") for d in facts.definitions}
+    out.update(("import", f"{i.module}:{i.name}:{i.alias}:{i.wildcard}") for i in facts.imports)
+    out.update(("base", f"{b.scope}:{b.name}:{b.kind}") for b in facts.bases)
+    out.update(("bind", f"{b.scope}:{b.variable}:{b.type_name}") for b in facts.bindings if b.variable.startswith("self."))
+    out.add(("package", str(facts.package)))
+    return out
+
+
+def names_of(keys: Iterable[tuple[str, str]]) -> set[str]:
+    """The plain names in defined_names keys: the last segment of each dotted part."""
+    out: set[str] = set()
+    for _, key in keys:
+        for part in key.split(":"):
+            out.update(p for p in re.split(r"[^\w$]+", part) if p)
+    return out

@@ -1,0 +1,163 @@
+"""The SQLite index at `<repo>/.graphctx/index.db`: schema, version check, connections and the
+one-transaction write of an index run. WAL keeps readers going while a run writes, and a run
+that dies before COMMIT leaves the previous generation intact."""
+
+from __future__ import annotations
+
+import logging
+import re
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+INDEX_DIR = ".graphctx"
+INDEX_FILE = "index.db"
+# The index folder is committed (records live there later); the database is not.
+INDEX_GITIGNORE = "index.db\nindex.db-*\nprivate/\n"
+
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE files (
+    path TEXT PRIMARY KEY, language TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    hash TEXT NOT NULL, lines INTEGER NOT NULL, error_count INTEGER NOT NULL, is_test INTEGER NOT NULL,
+    facts TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE entities (
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, name TEXT NOT NULL,
+    qualified_name TEXT NOT NULL, language TEXT NOT NULL, path TEXT NOT NULL,
+    start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, signature TEXT NOT NULL, doc TEXT NOT NULL,
+    sig_hash TEXT NOT NULL, body_hash TEXT NOT NULL, parent TEXT
+);
+CREATE INDEX entities_path ON entities(path);
+CREATE INDEX entities_name ON entities(name);
+CREATE INDEX entities_body_hash ON entities(body_hash);
+CREATE TABLE edges (
+    source TEXT NOT NULL, target TEXT NOT NULL, kind TEXT NOT NULL, resolution TEXT NOT NULL,
+    confidence REAL NOT NULL, line INTEGER NOT NULL, origin TEXT NOT NULL
+);
+CREATE INDEX edges_source ON edges(source);
+CREATE INDEX edges_target ON edges(target);
+CREATE INDEX edges_origin ON edges(origin);
+CREATE TABLE file_refs (name TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (name, path)) WITHOUT ROWID;
+CREATE INDEX file_refs_path ON file_refs(path);
+CREATE TABLE warnings (path TEXT NOT NULL, message TEXT NOT NULL);
+CREATE VIRTUAL TABLE entities_fts USING fts5(
+    words, signature, doc, tokenize = 'unicode61 remove_diacritics 2'
+);
+"""
+
+
+class IndexMissing(Exception):
+    """There is no index for this repository yet."""
+
+
+def index_path(root: Path) -> Path:
+    return root / INDEX_DIR / INDEX_FILE
+
+
+def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """A connection in autocommit mode (runs open their own transaction), WAL, with a busy timeout."""
+    if readonly:
+        if not db_path.exists():
+            raise IndexMissing(f"no index at {db_path}; run `graphctx index` first")
+        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+    else:
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        ignore = db_path.parent / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text(INDEX_GITIGNORE)
+        conn = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA busy_timeout=10000")
+    return conn
+
+
+def schema_version(conn: sqlite3.Connection) -> int | None:
+    """The schema version of an existing index, or None for an empty database."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return int(row[0]) if row else None
+
+
+def ensure_schema(conn: sqlite3.Connection) -> bool:
+    """Create or rebuild the schema inside the caller's transaction; True when the index starts empty."""
+    found = schema_version(conn)
+    if found == SCHEMA_VERSION:
+        return False
+    if found is not None:
+        log.warning("index schema v%s differs from this graphctx's v%s: rebuilding the index", found, SCHEMA_VERSION)
+    for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type IN ('table') AND name NOT LIKE 'sqlite_%'"
+        " AND name NOT LIKE 'entities_fts_%'"
+    ).fetchall():
+        conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+    # executescript() would COMMIT the caller's transaction: run the statements one by one.
+    for statement in SCHEMA.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    set_meta(conn, schema_version=SCHEMA_VERSION, generation=0)
+    return True
+
+
+def get_meta(conn: sqlite3.Connection, key: str, default: str | None = None) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    return row[0] if row else default
+
+
+def set_meta(conn: sqlite3.Connection, **values) -> None:
+    conn.executemany(
+        "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+        [(key, str(value)) for key, value in values.items()],
+    )
+
+
+def generation(conn: sqlite3.Connection) -> int:
+    """The number of committed index runs that changed something: readers reload when it moves."""
+    return int(get_meta(conn, "generation", "0"))
+
+
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def words(*names: str) -> str:
+    """Identifiers and paths split into lowercase words (snake_case, CamelCase, dotted, slashed)."""
+    out: list[str] = []
+    for name in names:
+        for part in re.split(r"[^A-Za-z0-9]+", name):
+            if part:
+                out.append(part.lower())
+                pieces = _WORD.findall(part)
+                if len(pieces) > 1:
+                    out.extend(p.lower() for p in pieces)
+    return " ".join(out)
+
+
+def delete_files(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
+    """Drop files with their entities, full-text rows, edges they produced and their reference names."""
+    rows = [(p,) for p in paths]
+    conn.executemany("DELETE FROM entities_fts WHERE rowid IN (SELECT rowid FROM entities WHERE path=?)", rows)
+    conn.executemany("DELETE FROM entities WHERE path=?", rows)
+    conn.executemany("DELETE FROM edges WHERE origin=?", rows)
+    conn.executemany("DELETE FROM file_refs WHERE path=?", rows)
+    conn.executemany("DELETE FROM warnings WHERE path=?", rows)
+    conn.executemany("DELETE FROM files WHERE path=?", rows)
+
+
+def insert_entities(conn: sqlite3.Connection, rows: list[tuple]) -> None:
+    """Rows are (id, kind, name, qualified_name, language, path, start, end, signature, doc, sig_hash, body_hash, parent)."""
+    conn.executemany(
+        "INSERT INTO entities(id, kind, name, qualified_name, language, path, start_line, end_line,"
+        " signature, doc, sig_hash, body_hash, parent) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        rows,
+    )
+    conn.executemany(
+        "INSERT INTO entities_fts(rowid, words, signature, doc)"
+        " SELECT rowid, ?, signature, doc FROM entities WHERE id=?",
+        [(words(row[3], row[5]), row[0]) for row in rows],
+    )

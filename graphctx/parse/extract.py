@@ -1,0 +1,248 @@
+"""Turns the bytes of one file into FileFacts: parse with tree-sitter, run the language's fact
+query once, and read definitions, calls, imports, bases, type uses and bindings off its matches
+by capture name (the conventions are in grammars/README.md). Pure: no disk, no other files."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from tree_sitter import Node, Query, QueryCursor
+
+from graphctx.parse import languages
+from graphctx.parse.facts import Base, Binding, Call, Definition, FileFacts, Import, TypeRef
+
+CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"})
+# Wrappers whose span belongs to the definition inside them (decorators, `export`).
+WRAPPERS = frozenset({"decorated_definition", "export_statement"})
+COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+_DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
+_SPACE = re.compile(rb"\s+")
+_ERRORS = {}  # language name -> compiled query for ERROR and MISSING nodes
+MAX_SIGNATURE = 300
+MAX_DOC = 2000
+
+
+@dataclass(slots=True)
+class _Scope:
+    start: int
+    end: int
+    kind: str
+    name: str
+    qualified_name: str
+    parent: _Scope | None
+
+
+def extract(path: str, language: str, source: bytes) -> FileFacts:
+    """Parse `source` (the content of `path`) as `language` and return its facts."""
+    tree = languages.parser(language).parse(source)
+    root = tree.root_node
+    query = languages.load(language)[1]
+    facts = FileFacts(path, language, lines=source.count(b"\n") + 1)
+    if root.has_error:
+        facts.error_count = _count_errors(language, root)
+
+    matches = QueryCursor(query).matches(root)
+    scopes = _build_scopes(matches, facts)
+    starts = [s.start for s in scopes]
+
+    def scope_at(node: Node) -> _Scope | None:
+        i = bisect_right(starts, node.start_byte) - 1
+        scope = scopes[i] if i >= 0 else None
+        while scope is not None and scope.end < node.end_byte:
+            scope = scope.parent
+        return scope
+
+    seen_refs: set[tuple[str, str]] = set()
+    for _, caps in matches:
+        if "call" in caps:
+            name = caps["call.name"][0]
+            receiver = caps.get("call.receiver")
+            facts.calls.append(
+                Call(_qname(scope_at(name)), _text(name), _receiver(receiver[0]) if receiver else None,
+                     name.start_point[0] + 1)
+            )
+        elif "import" in caps:
+            _add_import(facts, caps)
+        elif "inherits" in caps or "implements" in caps:
+            kind = "inherits" if "inherits" in caps else "implements"
+            for node in caps[kind]:
+                owner = scope_at(node)
+                facts.bases.append(Base(_qname(owner), _type_name(node), kind, node.start_point[0] + 1))
+        elif "reference.type" in caps:
+            node = caps["reference.type"][0]
+            key = (_qname(scope_at(node)), _type_name(node))
+            if key not in seen_refs:
+                seen_refs.add(key)
+                facts.type_refs.append(TypeRef(key[0], key[1], node.start_point[0] + 1))
+        elif "binding" in caps:
+            var = _text(caps["binding.var"][0]).replace("this.", "self.")
+            scope = scope_at(caps["binding"][0])
+            if var.startswith("self."):  # attributes belong to the class, not the method
+                while scope is not None and scope.kind not in CLASS_LIKE:
+                    scope = scope.parent
+            facts.bindings.append(
+                Binding(_qname(scope), var, _type_name(caps["binding.type"][0]), caps["binding"][0].start_point[0] + 1)
+            )
+        elif "package" in caps:
+            facts.package = _text(caps["package"][0])
+        elif "module.doc" in caps:
+            facts.doc = _docstring(caps["module.doc"][0])[:MAX_DOC]
+    if not facts.doc:
+        facts.doc = _opening_comment(root)[:MAX_DOC]
+    return facts
+
+
+def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
+    """Definitions and impl blocks as nested scopes, sorted by start; appends the definitions to facts."""
+    raw = []
+    for _, caps in matches:
+        for capture, nodes in caps.items():
+            if capture.startswith("definition."):
+                raw.append((nodes[0], capture[11:], caps))
+            elif capture == "scope.impl":
+                raw.append((nodes[0], "impl", caps))
+    raw.sort(key=lambda item: (item[0].start_byte, -item[0].end_byte))
+
+    scopes: list[_Scope] = []
+    stack: list[_Scope] = []
+    for node, kind, caps in raw:
+        while stack and stack[-1].end < node.end_byte:
+            stack.pop()
+        parent = stack[-1] if stack else None
+        if kind == "impl":
+            name = _type_name(caps["impl.type"][0])
+            scope = _Scope(node.start_byte, node.end_byte, "impl", name, _join(_qname(parent), name), parent)
+            if "impl.trait" in caps:
+                facts.bases.append(Base(name, _type_name(caps["impl.trait"][0]), "implements", node.start_point[0] + 1))
+        else:
+            name = _text(caps["name"][0])
+            owner = _qname(parent)
+            if "receiver" in caps:  # Go: func (r *T) M() is a method of T
+                owner = _type_name(caps["receiver"][0])
+            if kind == "function" and (parent is not None and parent.kind in CLASS_LIKE or "receiver" in caps):
+                kind = "method"
+            qualified = _join(owner, name)
+            scope = _Scope(node.start_byte, node.end_byte, kind, name, qualified, parent)
+            facts.definitions.append(_definition(node, kind, name, qualified, caps))
+        scopes.append(scope)
+        stack.append(scope)
+    return scopes
+
+
+def _definition(node: Node, kind: str, name: str, qualified: str, caps: dict) -> Definition:
+    outer = node.parent if node.parent is not None and node.parent.type in WRAPPERS else node
+    body = caps.get("body")
+    if body:
+        head = node.text[: body[0].start_byte - node.start_byte]
+    else:
+        head = node.text.split(b"\n", 1)[0]
+    signature = _SPACE.sub(b" ", head).strip().rstrip(b"{:").rstrip().decode("utf-8", "replace")[:MAX_SIGNATURE]
+    doc_nodes = caps.get("doc")
+    doc = _docstring(doc_nodes[0]) if doc_nodes else _leading_comment(outer)
+    return Definition(
+        kind=kind,
+        name=name,
+        qualified_name=qualified,
+        start_line=outer.start_point[0] + 1,
+        end_line=outer.end_point[0] + 1,
+        signature=signature,
+        doc=doc[:MAX_DOC],
+        sig_hash=_hash(signature.encode()),
+        body_hash=_hash(_SPACE.sub(b" ", outer.text).strip()),
+    )
+
+
+def _add_import(facts: FileFacts, caps: dict) -> None:
+    line = caps["import"][0].start_point[0] + 1
+    module = _strip_quotes(_text(caps["import.module"][0])) if "import.module" in caps else ""
+    alias = _text(caps["import.alias"][0]) if "import.alias" in caps else None
+    if "import.wildcard" in caps:
+        facts.imports.append(Import(module, None, None, line, wildcard=True))
+    elif "import.name" in caps:
+        for node in caps["import.name"]:
+            facts.imports.append(Import(module, _text(node), alias, line))
+    else:
+        facts.imports.append(Import(module, None, alias, line))
+
+
+def _count_errors(language: str, root: Node) -> int:
+    query = _ERRORS.get(language)
+    if query is None:
+        query = _ERRORS[language] = Query(languages.load(language)[0], "(ERROR) @e (MISSING) @e")
+    return len(QueryCursor(query).captures(root).get("e", ()))
+
+
+def _docstring(node: Node) -> str:
+    text = _text(node)
+    match = re.match(r'^[rRbBuUfF]*("""|\'\'\'|"|\')(.*)\1$', text, re.S)
+    return _dedent(match.group(2) if match else text)
+
+
+def _leading_comment(node: Node) -> str:
+    lines: list[str] = []
+    expected_row = node.start_point[0]
+    sibling = node.prev_sibling
+    while sibling is not None and sibling.type in COMMENTS and sibling.end_point[0] >= expected_row - 1:
+        lines[:0] = _text(sibling).splitlines()
+        expected_row = sibling.start_point[0]
+        sibling = sibling.prev_sibling
+    return _clean_comment(lines)
+
+
+def _opening_comment(root: Node) -> str:
+    """The comment block a file opens with (a package comment, a header)."""
+    lines: list[str] = []
+    row = 0
+    for child in root.children:
+        if child.type not in COMMENTS or child.start_point[0] > row + 1:
+            break
+        lines.extend(_text(child).splitlines())
+        row = child.end_point[0]
+    return _clean_comment(lines)
+
+
+def _clean_comment(lines: list[str]) -> str:
+    cleaned = (re.sub(r"^\s*(?:/\*\*?|\*/|\*|///?!?|#)\s?", "", line).rstrip("*/ ").rstrip() for line in lines)
+    return "\n".join(line for line in cleaned if line).strip()
+
+
+def _dedent(text: str) -> str:
+    lines = text.strip().splitlines()
+    return "\n".join(line.strip() for line in lines)
+
+
+def _receiver(node: Node) -> str:
+    text = _text(node).replace("::", ".").replace("this.", "self.")
+    text = "self" if text == "this" else text
+    text = re.sub(r"\s+", "", text)
+    return text if _DOTTED.match(text) else "?"
+
+
+def _type_name(node: Node) -> str:
+    """A type as a plain dotted name: generics, pointers and references stripped."""
+    text = _text(node).replace("::", ".")
+    text = re.split(r"[<\[(]", text, maxsplit=1)[0]
+    return re.sub(r"[\s*&]|\bmut\b|\bdyn\b", "", text)
+
+
+def _strip_quotes(text: str) -> str:
+    return text[1:-1] if len(text) >= 2 and text[0] in "\"'`" and text[-1] == text[0] else text
+
+
+def _text(node: Node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _qname(scope: _Scope | None) -> str:
+    return scope.qualified_name if scope is not None else ""
+
+
+def _join(owner: str, name: str) -> str:
+    return f"{owner}.{name}" if owner else name
+
+
+def _hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=8).hexdigest()

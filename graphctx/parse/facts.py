@@ -1,0 +1,116 @@
+"""The per-file facts that parsing produces: definitions, calls, imports, bases, type uses and
+variable bindings, as plain slotted dataclasses that cross process boundaries cheaply and
+serialise to compact JSON for the store. Nothing here knows about other files."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields
+
+
+@dataclass(slots=True)
+class Definition:
+    kind: str  # class, struct, interface, trait, enum, function, method, constant
+    name: str
+    qualified_name: str  # dotted within the file: "Class.method", "outer.inner"
+    start_line: int  # 1-based, inclusive; includes decorators and export wrappers
+    end_line: int
+    signature: str
+    doc: str
+    sig_hash: str
+    body_hash: str
+
+
+@dataclass(slots=True)
+class Call:
+    scope: str  # qualified name of the innermost enclosing definition, "" at module level
+    name: str  # the called name: "join" in os.path.join(...)
+    receiver: str | None  # dotted text before the name ("os.path", "self", "self.repo"), or None
+    line: int
+
+
+@dataclass(slots=True)
+class Import:
+    module: str  # as written: "os.path", "..pkg", "./util", "crate::a::b", "java.util"
+    name: str | None  # the imported symbol, or None when the module itself is imported
+    alias: str | None  # the local name it is bound to, when renamed
+    line: int
+    wildcard: bool = False
+
+
+@dataclass(slots=True)
+class Base:
+    scope: str  # qualified name of the class (or type) that inherits or implements
+    name: str  # the base as written, possibly dotted: "models.Model"
+    kind: str  # "inherits" or "implements"
+    line: int
+
+
+@dataclass(slots=True)
+class TypeRef:
+    scope: str
+    name: str
+    line: int
+
+
+@dataclass(slots=True)
+class Binding:
+    scope: str  # the function (or class, for "self.x") where the variable lives
+    variable: str  # "repo", or "self.repo" for attributes
+    type_name: str  # the evident type: a constructor call or an annotation
+    line: int
+
+
+@dataclass(slots=True)
+class FileFacts:
+    path: str  # repository-relative, forward slashes
+    language: str
+    lines: int = 0
+    error_count: int = 0  # ERROR and MISSING nodes in the tree
+    package: str | None = None  # Go package clause, Java package declaration
+    doc: str = ""  # the module docstring or the file's leading comment
+    definitions: list[Definition] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+    imports: list[Import] = field(default_factory=list)
+    bases: list[Base] = field(default_factory=list)
+    type_refs: list[TypeRef] = field(default_factory=list)
+    bindings: list[Binding] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps(
+            [
+                self.path,
+                self.language,
+                self.lines,
+                self.error_count,
+                self.package,
+                self.doc,
+                *([_row(item) for item in getattr(self, name)] for name in _LISTS),
+            ],
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> FileFacts:
+        path, language, lines, errors, package, doc, *lists = json.loads(text)
+        facts = cls(path, language, lines, errors, package, doc)
+        for name, rows in zip(_LISTS, lists):
+            item_type = _LIST_TYPES[name]
+            setattr(facts, name, [item_type(*row) for row in rows])
+        return facts
+
+
+_LIST_TYPES = {
+    "definitions": Definition,
+    "calls": Call,
+    "imports": Import,
+    "bases": Base,
+    "type_refs": TypeRef,
+    "bindings": Binding,
+}
+_LISTS = tuple(_LIST_TYPES)
+_FIELD_NAMES = {t: tuple(f.name for f in fields(t)) for t in _LIST_TYPES.values()}
+
+
+def _row(item) -> list:
+    return [getattr(item, name) for name in _FIELD_NAMES[type(item)]]

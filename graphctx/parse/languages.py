@@ -1,0 +1,75 @@
+"""The language registry: which file extensions belong to which language, the grammar wheel
+that parses them and the query file in grammars/ that extracts facts from them. Adding a
+language is one entry here, a grammar wheel and a `grammars/<name>.scm`."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from tree_sitter import Language, Parser, Query
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageSpec:
+    name: str  # also the query file's stem
+    module: str  # the grammar wheel's module
+    entry: str  # the function in that module that returns the language pointer
+    extensions: tuple[str, ...]
+
+
+LANGUAGES: tuple[LanguageSpec, ...] = (
+    LanguageSpec("python", "tree_sitter_python", "language", (".py", ".pyi")),
+    LanguageSpec("javascript", "tree_sitter_javascript", "language", (".js", ".jsx", ".mjs", ".cjs")),
+    LanguageSpec("typescript", "tree_sitter_typescript", "language_typescript", (".ts", ".mts", ".cts")),
+    LanguageSpec("tsx", "tree_sitter_typescript", "language_tsx", (".tsx",)),
+    LanguageSpec("go", "tree_sitter_go", "language", (".go",)),
+    LanguageSpec("rust", "tree_sitter_rust", "language", (".rs",)),
+    LanguageSpec("java", "tree_sitter_java", "language", (".java",)),
+)
+
+_BY_EXTENSION = {ext: spec for spec in LANGUAGES for ext in spec.extensions}
+
+# The family a language resolves imports with: TSX and TypeScript share JavaScript's module rules.
+FAMILY = {"tsx": "typescript", "typescript": "javascript"}
+
+
+def language_for_path(path: str) -> LanguageSpec | None:
+    """The language of a file, judged by its extension; None when graphctx does not parse it."""
+    dot = path.rfind(".")
+    return _BY_EXTENSION.get(path[dot:].lower()) if dot >= 0 else None
+
+
+def family(language: str) -> str:
+    """The import-resolution family of a language (typescript and tsx resolve like javascript)."""
+    while language in FAMILY:
+        language = FAMILY[language]
+    return language
+
+
+def _grammar_dir() -> Path:
+    source_tree = Path(__file__).resolve().parents[2] / "grammars"
+    if source_tree.is_dir():
+        return source_tree
+    return Path(importlib.import_module("graphctx.grammars").__file__).parent
+
+
+@cache
+def load(name: str) -> tuple[Language, Query]:
+    """The tree-sitter language and compiled fact query of a registered language (cached per process)."""
+    spec = next(s for s in LANGUAGES if s.name == name)
+    language = Language(getattr(importlib.import_module(spec.module), spec.entry)())
+    query_file = _grammar_dir() / f"{_query_stem(name)}.scm"
+    return language, Query(language, query_file.read_text(encoding="utf-8"))
+
+
+def _query_stem(name: str) -> str:
+    # TSX uses the TypeScript query plus JSX; the TypeScript grammar is a superset of JavaScript's.
+    return "typescript" if name == "tsx" else name
+
+
+@cache
+def parser(name: str) -> Parser:
+    return Parser(load(name)[0])
