@@ -1,0 +1,125 @@
+"""The `graphctx` command: argument parsing and printing over the library API, nothing more.
+Errors a user can fix print as one clear message (exit 2); the MCP server is imported only by
+`graphctx serve`, so every other command starts fast."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from graphctx.cli import printing
+from graphctx.errors import GraphctxError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="graphctx: %(message)s", stream=sys.stderr)
+    try:
+        return args.run(args) or 0
+    except GraphctxError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="graphctx", description="Code context for coding agents, from a tree-sitter entity graph.")
+    parser.set_defaults(run=lambda _: parser.print_help())
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    def command(name: str, run, help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        p.add_argument("--repo", type=Path, default=None, help="the repository (default: the one containing the current folder)")
+        p.set_defaults(run=run)
+        return p
+
+    p = command("index", cmd_index, "index a repository (incremental; --full rebuilds)")
+    p.add_argument("path", nargs="?", type=Path, help="the repository to index (default: --repo or the current one)")
+    p.add_argument("--full", action="store_true", help="rebuild from scratch")
+    p.add_argument("--quiet", action="store_true", help="print only the summary line")
+
+    p = command("stats", cmd_stats, "counts by language, entity kind, edge kind and resolution; parse errors; index age")
+    p.add_argument("--json", action="store_true")
+
+    p = command("search", cmd_search, "find entities by exact, prefix, full-text and fuzzy match")
+    p.add_argument("query")
+    p.add_argument("--kind", help="only entities of this kind (function, method, class, ...)")
+    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--json", action="store_true")
+
+    p = command("show", cmd_show, "one entity with its incoming and outgoing edges")
+    p.add_argument("entity", help="an id (path::Qualified.name), a qualified name or a name")
+    p.add_argument("--file", help="a path suffix that narrows an ambiguous name")
+    p.add_argument("--json", action="store_true")
+
+    p = command("export", cmd_export, "the graph as networkx node-link JSON or GraphML")
+    p.add_argument("--format", choices=("json", "graphml"), default="json")
+    p.add_argument("-o", "--output", type=Path, help="write to this file instead of standard output")
+    return parser
+
+
+def _root(args: argparse.Namespace) -> Path:
+    from graphctx.context import api
+
+    return api.find_root(getattr(args, "path", None) or args.repo)
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from graphctx.context import api
+
+    root = _root(args)
+    with printing.progress_bar("parsing", enabled=not args.quiet) as progress:
+        result = api.index(root, full=args.full, progress=progress)
+    for path, message in result.warnings[:20]:
+        print(f"warning: {path}: {message}", file=sys.stderr)
+    if len(result.warnings) > 20:
+        print(f"warning: ... and {len(result.warnings) - 20} more (graphctx stats lists them all)", file=sys.stderr)
+    print(f"indexed {root}: {result.summary()}")
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from graphctx.context import api
+
+    answer = api.stats(_root(args))
+    print(answer.model_dump_json(indent=2) if args.json else printing.stats(answer))
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from graphctx.context import api
+
+    answer = api.search(_root(args), args.query, args.kind, args.limit)
+    print(answer.model_dump_json(indent=2) if args.json else printing.search(answer))
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from graphctx.context import api
+
+    answer = api.show(_root(args), args.entity, args.file)
+    print(answer.model_dump_json(indent=2) if args.json else printing.entity_edges(answer))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from graphctx.context import api
+
+    text = api.export(_root(args), args.format)
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

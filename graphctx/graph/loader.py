@@ -1,0 +1,106 @@
+"""Loads the index into an in-memory graph once per process and keeps it current: each call
+checks the index generation (one indexed SQLite read) and reloads only when it moved. Holds the
+networkx MultiDiGraph of repository entities and their resolved edges, plus the lookup tables
+and sparse adjacency that traversal and ranking need."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import networkx as nx
+
+from graphctx.index import store
+
+# Edges to names outside the repository stay in the store (graphctx show lists them); the graph
+# holds only edges between repository entities.
+ENTITY_COLUMNS = (
+    "id", "kind", "name", "qualified_name", "language", "path", "start_line", "end_line",
+    "signature", "doc", "sig_hash", "body_hash", "parent",
+)
+
+
+@dataclass
+class CodeGraph:
+    root: Path
+    generation: int
+    graph: nx.MultiDiGraph
+    by_name: dict[str, list[str]] = field(default_factory=dict)
+    by_qualified_name: dict[str, list[str]] = field(default_factory=dict)
+    files: dict[str, dict] = field(default_factory=dict)  # path -> {language, size, mtime_ns, lines, is_test}
+    cache: dict = field(default_factory=dict)  # derived structures (sparse matrices), per generation
+
+    def entity(self, entity_id: str) -> dict:
+        return self.graph.nodes[entity_id]
+
+    def __contains__(self, entity_id: str) -> bool:
+        return entity_id in self.graph
+
+
+class GraphCache:
+    """One loaded graph per repository root, refreshed when the index generation changes."""
+
+    def __init__(self) -> None:
+        self._graphs: dict[Path, CodeGraph] = {}
+        self._connections: dict[tuple[Path, int], sqlite3.Connection] = {}
+        self._lock = threading.Lock()
+
+    def connection(self, root: Path) -> sqlite3.Connection:
+        """A read-only connection to the root's index, one per thread."""
+        key = (root, threading.get_ident())
+        conn = self._connections.get(key)
+        if conn is None:
+            conn = self._connections[key] = store.connect(store.index_path(root), readonly=True)
+        return conn
+
+    def get(self, root: Path) -> CodeGraph:
+        root = root.resolve()
+        conn = self.connection(root)
+        current = store.generation(conn)
+        graph = self._graphs.get(root)
+        if graph is None or graph.generation != current:
+            with self._lock:
+                graph = self._graphs.get(root)
+                if graph is None or graph.generation != current:
+                    graph = self._graphs[root] = load(root, conn)
+        return graph
+
+
+def load(root: Path, conn: sqlite3.Connection) -> CodeGraph:
+    """Read entities and internal edges in one read transaction, so they agree on a generation."""
+    conn.execute("BEGIN")
+    try:
+        generation = store.generation(conn)
+        entities = conn.execute(f"SELECT {', '.join(ENTITY_COLUMNS)} FROM entities").fetchall()
+        edges = conn.execute(
+            "SELECT source, target, kind, resolution, confidence, line FROM edges WHERE target NOT LIKE 'ext:%'"
+        ).fetchall()
+        files = conn.execute("SELECT path, language, size, mtime_ns, lines, is_test FROM files").fetchall()
+    finally:
+        conn.execute("COMMIT")
+    graph = nx.MultiDiGraph()
+    graph.add_nodes_from((row[0], dict(zip(ENTITY_COLUMNS[1:], row[1:]))) for row in entities)
+    graph.add_edges_from(
+        (source, target, kind, {"kind": kind, "resolution": resolution, "confidence": confidence, "line": line})
+        for source, target, kind, resolution, confidence, line in edges
+    )
+    by_name: dict[str, list[str]] = defaultdict(list)
+    by_qualified: dict[str, list[str]] = defaultdict(list)
+    for row in entities:
+        by_name[row[2]].append(row[0])
+        by_qualified[row[3]].append(row[0])
+    return CodeGraph(
+        root=root,
+        generation=generation,
+        graph=graph,
+        by_name=dict(by_name),
+        by_qualified_name=dict(by_qualified),
+        files={p: {"language": lang, "size": size, "mtime_ns": mtime, "lines": lines, "is_test": bool(test)}
+               for p, lang, size, mtime, lines, test in files},
+    )
+
+
+GRAPHS = GraphCache()
