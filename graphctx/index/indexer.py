@@ -29,6 +29,10 @@ from graphctx.parse.languages import language_for_path
 log = logging.getLogger(__name__)
 
 PARALLEL_THRESHOLD = 64  # below this many files to parse, worker start-up costs more than it saves
+# A file whose mtime is this close to (or after) the moment the previous run looked at it may have
+# been rewritten within the same file-system clock tick, same size: its stat proves nothing, so it
+# is hashed again (git's "racily clean" entries). Two seconds covers the coarsest common clocks.
+RACY_NS = 2_000_000_000
 Progress = Callable[[int, int], None]
 
 
@@ -76,6 +80,7 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
                      workers: int | None = None) -> IndexResult:
     """Bring `<root>/.graphctx/index.db` up to date with the files under root, in one transaction."""
     started = time.perf_counter()
+    scanned_ns = time.time_ns()
     root = Path(root)
     if not root.is_dir():
         raise IndexRunError(f"{root} is not a directory; pass the repository's folder (graphctx index PATH)")
@@ -86,7 +91,7 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            result = _run(conn, root, config, candidates, full, progress, workers)
+            result = _run(conn, root, config, candidates, full, progress, workers, scanned_ns)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -99,14 +104,15 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
 
 
 def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[Candidate], full: bool,
-         progress: Progress | None, workers: int | None) -> IndexResult:
+         progress: Progress | None, workers: int | None, scanned_ns: int) -> IndexResult:
     fresh = store.ensure_schema(conn)
     if full and not fresh:
         store.delete_files(conn, [p for (p,) in conn.execute("SELECT path FROM files")])
     known = {path: (size, mtime, digest) for path, size, mtime, digest in conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
     present = {c.path for c in candidates}
     deleted = sorted(set(known) - present)
-    stale = [c for c in candidates if known.get(c.path, (None, None))[:2] != (c.size, c.mtime_ns)]
+    racy_after = int(store.get_meta(conn, "scanned_ns", "0")) - RACY_NS
+    stale = [c for c in candidates if known.get(c.path, (None, None))[:2] != (c.size, c.mtime_ns) or c.mtime_ns >= racy_after]
 
     parsed = _parse_all(root, config, stale, {p: v[2] for p, v in known.items()}, progress, workers or config.workers)
     result = IndexResult(str(root))
@@ -128,6 +134,7 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     if changed or deleted or fresh or full:
         _apply(conn, root, changed, {i.path: i for i in parsed}, deleted, full or fresh)
         store.set_meta(conn, generation=store.generation(conn) + 1, indexed_at=f"{time.time():.3f}", root=str(root))
+    store.set_meta(conn, scanned_ns=scanned_ns)
     conn.execute("DELETE FROM warnings WHERE path NOT IN (SELECT path FROM files)")
     conn.executemany("INSERT INTO warnings(path, message) VALUES (?, ?)", [w for w in result.warnings if w[0] not in changed])
     _count(conn, result)
@@ -147,6 +154,13 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
     added_or_removed = [p for p in changed if old_facts.get(p) is None and not everything] + deleted
     for path in added_or_removed:
         delta |= _module_names(path)
+    # A package's __init__.py coming or going changes the names every module below it is importable by.
+    packages = {posixpath.dirname(p) + "/" for p in added_or_removed if posixpath.basename(p) == "__init__.py"} - {"/"}
+    if packages:
+        below = {p for (p,) in conn.execute("SELECT path FROM files")} | set(changed)
+        for path in below:
+            if path.startswith(tuple(packages)):
+                delta |= _module_names(path)
 
     store.delete_files(conn, [*deleted, *changed])
     for path, facts in changed.items():

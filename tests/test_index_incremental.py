@@ -1,0 +1,361 @@
+"""Incremental indexing equals a full rebuild: plain add/modify/delete/rename cases, no-op and
+touch runs, and a property test that applies random edit sequences to a small multi-file Python
+project (real tree-sitter, real SQLite, real files) and compares the incremental index with a
+`--full` rebuild of the same tree after every step."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import index_tables, write_tree
+from graphctx.index import store
+from graphctx.index.indexer import index_repository
+
+# ---------------------------------------------------------------- a structured Python project
+
+FUNC_NAMES = ("helper", "run", "step", "build", "load", "go", "alpha")
+CLASS_NAMES = ("Base", "Engine", "Widget", "Mixin")
+ATTRS = ("tool", "part")
+PATHS = (
+    "app.py", "util.py", "core.py", "helpers.py",
+    "pkg/__init__.py", "pkg/core.py", "pkg/extra.py",
+    "pkg/sub/__init__.py", "pkg/sub/deep.py", "lib/tools.py",
+    "tests/test_core.py", "test_util.py",
+)
+MODULES = (
+    "util", "core", "helpers", "pkg", "pkg.core", "pkg.extra", "pkg.sub", "pkg.sub.deep",
+    "sub.deep", "tools", "lib.tools", ".core", ".", "..", ".extra", ".sub.deep", "os.path", "json",
+)
+
+
+@dataclass
+class Func:
+    name: str
+    params: tuple[str, ...] = ()
+    body: tuple[str, ...] = ("return 1",)
+
+    def render(self, indent: str, method: bool) -> list[str]:
+        params = ("self", *self.params) if method else self.params
+        lines = [f"{indent}def {self.name}({', '.join(params)}):"]
+        body = [s for s in self.body if method or "self" not in s] or ["pass"]
+        return lines + [f"{indent}    {s}" for s in body]
+
+
+@dataclass
+class Klass:
+    name: str
+    base: str | None = None
+    methods: list[Func] = field(default_factory=list)
+
+    def render(self) -> list[str]:
+        head = f"class {self.name}({self.base}):" if self.base else f"class {self.name}:"
+        lines = [head]
+        for m in self.methods:
+            lines += m.render("    ", method=True)
+        return lines + ([] if self.methods else ["    pass"])
+
+
+@dataclass
+class Module:
+    imports: list[tuple[str, str | None, str | None]] = field(default_factory=list)  # (module, name, alias)
+    classes: list[Klass] = field(default_factory=list)
+    functions: list[Func] = field(default_factory=list)
+
+    def render(self) -> str:
+        lines = []
+        for module, name, alias in self.imports:
+            alias_part = f" as {alias}" if alias else ""
+            if name is None:
+                lines.append(f"import {module.lstrip('.') or 'os'}{alias_part}")
+            else:
+                lines.append(f"from {module} import {name}{alias_part}")
+        for c in self.classes:
+            lines += ["", *c.render()]
+        for f in self.functions:
+            lines += ["", *f.render("", method=False)]
+        return "\n".join(lines) + "\n"
+
+
+# Statements a body is made of: calls by plain name, through imports, on self, on instances
+# built from constructors or annotations, attribute chains, externals.
+names = st.sampled_from(FUNC_NAMES)
+classes = st.sampled_from(CLASS_NAMES)
+statements = st.one_of(
+    names.map(lambda f: f"{f}()"),
+    names.map(lambda f: f"self.{f}()"),
+    st.tuples(classes, names).map(lambda t: f"obj = {t[0]}()\n    obj.{t[1]}()".replace("\n    ", "; ")),
+    st.tuples(classes, names).map(lambda t: f"x: {t[0]} = make(); x.{t[1]}()"),
+    st.tuples(st.sampled_from(ATTRS), classes).map(lambda t: f"self.{t[0]} = {t[1]}()"),
+    st.tuples(st.sampled_from(ATTRS), names).map(lambda t: f"self.{t[0]}.{t[1]}()"),
+    st.tuples(st.sampled_from(("util", "core", "pkg", "tools", "os.path", "mod")), names).map(lambda t: f"{t[0]}.{t[1]}()"),
+    st.tuples(classes, names).map(lambda t: f"{t[0]}().{t[1]}()"),
+    st.tuples(classes, st.sampled_from(ATTRS), names).map(lambda t: f"e = {t[0]}(); e.{t[1]}.{t[2]}()"),
+    st.just("return len([])"),
+)
+bodies = st.lists(statements, min_size=1, max_size=3).map(tuple)
+params = st.lists(st.sampled_from(("a", "b", "c: Widget", "d: Engine")), max_size=2, unique=True).map(tuple)
+funcs = st.builds(Func, names, params, bodies)
+imports = st.tuples(
+    st.sampled_from(MODULES),
+    st.one_of(st.none(), names, classes),
+    st.one_of(st.none(), st.none(), st.sampled_from(("mod", "Alias"))),
+)
+klasses = st.builds(Klass, classes, st.one_of(st.none(), classes, st.just("core.Base"), st.just("pkg.Engine")),
+                    st.lists(funcs, max_size=3))
+modules = st.builds(Module, st.lists(imports, max_size=3), st.lists(klasses, max_size=2), st.lists(funcs, max_size=2))
+
+
+def starting_project() -> dict[str, Module]:
+    """Several modules, a package re-exporting a name, inheritance across files, calls through
+    imports, self-calls, instance calls and a test file."""
+    return {
+        "pkg/__init__.py": Module(imports=[(".core", "Engine", None)]),
+        "pkg/core.py": Module(
+            imports=[("util", "helper", None)],
+            classes=[
+                Klass("Base", None, [Func("run", (), ("return self.step()",)), Func("step", (), ("return helper()",))]),
+                Klass("Engine", "Base", [Func("go", ("a",), ("self.tool = Widget()", "return self.run()"))]),
+            ],
+        ),
+        "pkg/extra.py": Module(
+            imports=[("..util", "helper", None)],
+            classes=[Klass("Widget", None, [Func("build", (), ("return 1",))])],
+        ),
+        "util.py": Module(functions=[Func("helper", (), ("return len([])",)), Func("load", ("a",), ("return helper()",))]),
+        "app.py": Module(
+            imports=[("pkg", "Engine", None), ("util", None, None)],
+            classes=[Klass("Widget", "Engine", [Func("go", (), ("super().go()", "self.tool.build()"))])],
+            functions=[Func("alpha", (), ("e = Engine(); e.go()", "util.load()", "x: Widget = make(); x.run()"))],
+        ),
+        "tests/test_core.py": Module(
+            imports=[("pkg.core", "Base", None), ("app", "alpha", None)],
+            functions=[Func("test_run", (), ("b = Base(); b.run()", "alpha()"))],
+        ),
+    }
+
+
+def render(project: dict[str, Module]) -> dict[str, str]:
+    return {path: module.render() for path, module in project.items()}
+
+
+# ---------------------------------------------------------------- edits
+
+def _pick(data, seq):
+    return data.draw(st.sampled_from(seq)) if seq else None
+
+
+def _all_funcs(module: Module) -> list[tuple[list[Func], int]]:
+    out = [(module.functions, i) for i in range(len(module.functions))]
+    for c in module.classes:
+        out += [(c.methods, i) for i in range(len(c.methods))]
+    return out
+
+
+def apply_edit(data, project: dict[str, Module]) -> str:
+    """Apply one random edit to the project in place; returns its description."""
+    ops = ["add_file", "add_function", "add_method", "remove_function", "rename_function",
+           "change_body", "change_signature", "change_import", "change_base", "delete_file", "rename_file",
+           "add_class"]
+    op = data.draw(st.sampled_from(ops))
+    paths = sorted(project)
+    if op == "add_file" or not paths:
+        path = data.draw(st.sampled_from(PATHS))
+        project[path] = data.draw(modules)
+        return f"add {path}"
+    path = _pick(data, paths)
+    module = project[path]
+    if op == "add_function":
+        module.functions.append(data.draw(funcs))
+    elif op == "add_method" and module.classes:
+        _pick(data, module.classes).methods.append(data.draw(funcs))
+    elif op == "add_class":
+        module.classes.append(data.draw(klasses))
+    elif op in ("remove_function", "rename_function", "change_body", "change_signature") and _all_funcs(module):
+        owner, i = _pick(data, _all_funcs(module))
+        if op == "remove_function":
+            del owner[i]
+        elif op == "rename_function":
+            owner[i].name = data.draw(names)
+        elif op == "change_body":
+            owner[i].body = data.draw(bodies)
+        else:
+            owner[i].params = data.draw(params)
+    elif op == "change_import":
+        if module.imports and data.draw(st.booleans()):
+            del module.imports[data.draw(st.integers(0, len(module.imports) - 1))]
+        module.imports.append(data.draw(imports))
+    elif op == "change_base" and module.classes:
+        _pick(data, module.classes).base = data.draw(st.one_of(st.none(), classes, st.just("core.Base")))
+    elif op == "delete_file":
+        del project[path]
+    elif op == "rename_file":
+        new = data.draw(st.sampled_from(PATHS))
+        project[new] = project.pop(path)
+        return f"rename {path} -> {new}"
+    else:
+        return "nothing"
+    return f"{op} {path}"
+
+
+# ---------------------------------------------------------------- syncing trees and comparing
+
+
+def sync(root: Path, files: dict[str, str]) -> None:
+    """Make root's Python files exactly `files` (the index folder is left alone)."""
+    for existing in list(root.rglob("*.py")):
+        rel = existing.relative_to(root).as_posix()
+        if rel not in files:
+            existing.unlink()
+        elif existing.read_text(encoding="utf-8") != files[rel]:
+            existing.write_text(files[rel], encoding="utf-8")
+    for rel, text in files.items():
+        if not (root / rel).exists():
+            write_tree(root, {rel: text})
+
+
+def full_rebuild_tables(root: Path, scratch: Path) -> dict:
+    """Copy root's sources to scratch and index them with --full there."""
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    shutil.copytree(root, scratch, ignore=shutil.ignore_patterns(".graphctx"))
+    index_repository(scratch, full=True, workers=1)
+    return index_tables(scratch)
+
+
+def assert_same_as_full(root: Path, scratch: Path, history: list[str] | None = None) -> None:
+    incremental = index_tables(root)
+    full = full_rebuild_tables(root, scratch)
+    for table in ("entities", "edges", "files"):
+        extra = incremental[table] - full[table]
+        missing = full[table] - incremental[table]
+        assert not extra and not missing, (
+            f"{table} differ after {history}:\n only incremental: {sorted(extra)}\n only full: {sorted(missing)}"
+        )
+
+
+# ---------------------------------------------------------------- the property
+
+
+@settings(max_examples=int(os.environ.get("GRAPHCTX_PROPERTY_EXAMPLES", "30")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_random_edit_sequences_equal_full_rebuild(data):
+    with tempfile.TemporaryDirectory() as tmp:
+        root, scratch = Path(tmp) / "repo", Path(tmp) / "full"
+        project = starting_project()
+        write_tree(root, render(project))
+        index_repository(root, workers=1)
+        history: list[str] = []
+        steps = data.draw(st.integers(1, 6))
+        for _ in range(steps):
+            edits = data.draw(st.integers(1, 2))  # one or two edits between runs
+            for _ in range(edits):
+                history.append(apply_edit(data, project))
+            sync(root, render(project))
+            index_repository(root, workers=1)
+            assert_same_as_full(root, scratch, history)
+
+
+# ---------------------------------------------------------------- plain cases
+
+
+@pytest.fixture
+def project_root(tmp_path: Path) -> Path:
+    root = write_tree(tmp_path / "repo", render(starting_project()))
+    index_repository(root, workers=1)
+    return root
+
+
+def test_add_file_equals_full(project_root, tmp_path):
+    write_tree(project_root, {"helpers.py": "from pkg import Engine\n\ndef go():\n    return Engine().run()\n"})
+    result = index_repository(project_root, workers=1)
+    assert result.parsed == 1
+    assert_same_as_full(project_root, tmp_path / "full")
+
+
+def test_modify_file_equals_full(project_root, tmp_path):
+    # rename a method that other files call and change a base class
+    text = (project_root / "pkg/core.py").read_text()
+    text = text.replace("def run(self)", "def start(self)").replace("class Engine(Base)", "class Engine")
+    (project_root / "pkg/core.py").write_text(text)
+    result = index_repository(project_root, workers=1)
+    assert result.parsed == 1
+    assert_same_as_full(project_root, tmp_path / "full")
+
+
+def test_delete_file_equals_full(project_root, tmp_path):
+    (project_root / "util.py").unlink()
+    result = index_repository(project_root, workers=1)
+    assert (result.parsed, result.removed) == (0, 1)
+    assert_same_as_full(project_root, tmp_path / "full")
+
+
+def test_rename_file_equals_full(project_root, tmp_path):
+    (project_root / "pkg/extra.py").rename(project_root / "pkg/widgets.py")
+    result = index_repository(project_root, workers=1)
+    assert (result.parsed, result.removed) == (1, 1)
+    assert_same_as_full(project_root, tmp_path / "full")
+
+
+def test_adding_package_init_renames_modules(tmp_path):
+    """Adding an __init__.py changes the names every module below it is importable by."""
+    root = write_tree(tmp_path / "repo", {
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/deep.py": "def helper():\n    return 1\n",
+        "app.py": "import sub.deep\n\ndef main():\n    sub.deep.helper()\n",
+    })
+    index_repository(root, workers=1)
+    write_tree(root, {"pkg/__init__.py": ""})
+    index_repository(root, workers=1)
+    assert_same_as_full(root, tmp_path / "full")
+    (root / "pkg/__init__.py").unlink()
+    index_repository(root, workers=1)
+    assert_same_as_full(root, tmp_path / "full")
+
+
+def test_noop_run_parses_nothing_and_keeps_generation(project_root):
+    conn = store.connect(store.index_path(project_root), readonly=True)
+    before = store.generation(conn)
+    conn.close()
+    result = index_repository(project_root, workers=1)
+    assert result.parsed == 0 and result.removed == 0
+    assert result.generation == before
+
+
+def test_touch_without_change_parses_nothing(project_root):
+    before = index_tables(project_root)
+    generation = index_repository(project_root, workers=1).generation
+    path = project_root / "util.py"
+    st_ = path.stat()
+    os.utime(path, ns=(st_.st_atime_ns, st_.st_mtime_ns + 5_000_000_000))
+    result = index_repository(project_root, workers=1)
+    assert result.parsed == 0
+    assert result.generation == generation
+    assert index_tables(project_root)["edges"] == before["edges"]
+    # and the next run does not even read it again: the new mtime was remembered
+    conn = store.connect(store.index_path(project_root), readonly=True)
+    (mtime,) = conn.execute("SELECT mtime_ns FROM files WHERE path='util.py'").fetchone()
+    conn.close()
+    assert mtime == path.stat().st_mtime_ns
+
+
+def test_same_size_edit_within_the_same_clock_tick_is_seen(project_root, tmp_path):
+    """An edit that keeps the size and lands on the same mtime (coarse file-system clocks) must
+    still be picked up: a stat match alone cannot prove a file recorded right after it was
+    written is unchanged."""
+    path = project_root / "util.py"
+    st_ = path.stat()
+    text = path.read_text()
+    path.write_text(text.replace("def load(", "def lowd("))
+    os.utime(path, ns=(st_.st_atime_ns, st_.st_mtime_ns))
+    assert path.stat().st_size == st_.st_size
+    result = index_repository(project_root, workers=1)
+    assert result.parsed == 1
+    assert_same_as_full(project_root, tmp_path / "full")
