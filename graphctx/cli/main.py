@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 
 from graphctx.cli import printing
+from graphctx.context.intents import INTENTS
 from graphctx.errors import GraphctxError
+from graphctx.models import DEFAULT_BUDGET
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("index", cmd_index, "index a repository (incremental; --full rebuilds)")
     p.add_argument("path", nargs="?", type=Path, help="the repository to index (default: --repo or the current one)")
     p.add_argument("--full", action="store_true", help="rebuild from scratch")
-    p.add_argument("--quiet", action="store_true", help="print only the summary line")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
 
     p = command("stats", cmd_stats, "counts by language, entity kind, edge kind and resolution; parse errors; index age")
     p.add_argument("--json", action="store_true")
@@ -57,6 +59,42 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("entity", help="an id (path::Qualified.name), a qualified name or a name")
     p.add_argument("--file", help="a path suffix that narrows an ambiguous name")
     p.add_argument("--json", action="store_true")
+
+    def answer_options(p: argparse.ArgumentParser, depth: int | None = None) -> None:
+        p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help=f"token budget (default {DEFAULT_BUDGET})")
+        p.add_argument("--format", choices=("compact", "json"), default="compact")
+        if depth is not None:
+            p.add_argument("--depth", type=int, default=depth, help=f"hops to follow (default {depth})")
+
+    p = command("context", cmd_context, "an entity with its most relevant neighbourhood, within a token budget")
+    p.add_argument("entity", help="an id (path::Qualified.name), a qualified name or a name")
+    p.add_argument("--file", help="a path suffix that narrows an ambiguous name")
+    p.add_argument("--intent", choices=INTENTS, help="shape the ranking for a purpose")
+    p.add_argument("--detail", choices=("summary", "neighbors", "full"), default="full")
+    p.add_argument("--no-inferred", action="store_true", help="drop heuristic, inferred and ambiguous edges")
+    p.add_argument("--known-hash", help="the body hash you already have: an unchanged entity gets a short answer")
+    answer_options(p, depth=2)
+
+    p = command("intent", cmd_intent, "context for a purpose: modify, understand, review, debug, add or plan")
+    p.add_argument("intent", choices=INTENTS)
+    p.add_argument("target", help="an entity, a file path, or free text; - reads the text from standard input")
+    p.add_argument("--no-inferred", action="store_true", help="drop heuristic, inferred and ambiguous edges")
+    answer_options(p, depth=2)
+
+    p = command("path", cmd_path, "the shortest call chain from one entity to another, with its code")
+    p.add_argument("source", metavar="FROM")
+    p.add_argument("target", metavar="TO")
+    p.add_argument("--no-inferred", action="store_true", help="use only sure edges")
+    answer_options(p)
+
+    p = command("file", cmd_file, "every entity in a file, in line order, with signatures and doc lines")
+    p.add_argument("file")
+    answer_options(p)
+
+    p = command("impact", cmd_impact, "what depends on a symbol, or on everything in some files, in tiers")
+    p.add_argument("symbol", nargs="?")
+    p.add_argument("--files", nargs="+", help="the files of a change (a pull request)")
+    answer_options(p, depth=3)
 
     p = command("export", cmd_export, "the graph as networkx node-link JSON or GraphML")
     p.add_argument("--format", choices=("json", "graphml"), default="json")
@@ -105,6 +143,53 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     answer = api.show(_root(args), args.entity, args.file)
     print(answer.model_dump_json(indent=2) if args.json else printing.entity_edges(answer))
+    return 0
+
+
+def cmd_context(args: argparse.Namespace) -> int:
+    from graphctx.context import api
+
+    _, text = api.get_context(
+        _root(args), args.entity, file=args.file, depth=args.depth, token_budget=args.budget, intent=args.intent,
+        detail_level=args.detail, format=args.format, include_inferred=not args.no_inferred, known_hash=args.known_hash,
+    )
+    print(text)
+    return 0
+
+
+def cmd_intent(args: argparse.Namespace) -> int:
+    from graphctx.context import api
+
+    target = sys.stdin.read() if args.target == "-" else args.target
+    _, text = api.get_intent(_root(args), args.intent, target, depth=args.depth, token_budget=args.budget,
+                             format=args.format, include_inferred=not args.no_inferred)
+    print(text)
+    return 0
+
+
+def cmd_path(args: argparse.Namespace) -> int:
+    from graphctx.context import api
+
+    _, text = api.get_path(_root(args), args.source, args.target, token_budget=args.budget, format=args.format,
+                           include_inferred=not args.no_inferred)
+    print(text)
+    return 0
+
+
+def cmd_file(args: argparse.Namespace) -> int:
+    from graphctx.context import api
+
+    _, text = api.get_file_context(_root(args), args.file, token_budget=args.budget, format=args.format)
+    print(text)
+    return 0
+
+
+def cmd_impact(args: argparse.Namespace) -> int:
+    from graphctx.context import api
+
+    _, text = api.get_impact(_root(args), args.symbol, args.files, depth=args.depth, token_budget=args.budget,
+                             format=args.format)
+    print(text)
     return 0
 
 

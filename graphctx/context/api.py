@@ -11,13 +11,20 @@ from pathlib import Path
 
 import networkx as nx
 
-from graphctx.errors import InvalidRequest, NoIndex
+from graphctx.context.engine import get_context, get_file_context, get_impact, get_intent, get_path, rank_text
+from graphctx.errors import InvalidRequest
 from graphctx.graph import lookup
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import store
 from graphctx.index.indexer import IndexResult, Progress, index_repository
 from graphctx.index.resolve import RESOLVED
 from graphctx.models import Edge, Entity, EntityEdges, IndexStats, SearchAnswer, SearchHit
+
+
+__all__ = [
+    "find_root", "index", "graph", "stats", "show", "search", "export",
+    "get_context", "get_intent", "get_path", "get_file_context", "get_impact", "rank_text",
+]
 
 
 def find_root(start: Path | str | None = None) -> Path:
@@ -42,10 +49,7 @@ def index(root: Path, *, full: bool = False, progress: Progress | None = None) -
 
 
 def graph(root: Path) -> CodeGraph:
-    try:
-        return GRAPHS.get(root)
-    except store.IndexMissing as exc:
-        raise NoIndex(f"{root} has no index yet; run `graphctx index {root}` first") from exc
+    return GRAPHS.get(root)
 
 
 def stats(root: Path) -> IndexStats:
@@ -115,8 +119,5 @@ def export(root: Path, fmt: str = "json") -> str:
 
 
 def _conn(root: Path):
-    try:
-        return GRAPHS.connection(root.resolve())
-    except store.IndexMissing as exc:
-        raise NoIndex(f"{root} has no index yet; run `graphctx index {root}` first") from exc
+    return GRAPHS.connection(root.resolve())
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import networkx as nx
 
+from graphctx.errors import NoIndex
 from graphctx.index import store
 
 # Edges to names outside the repository stay in the store (graphctx show lists them); the graph
@@ -53,7 +54,11 @@ class GraphCache:
         key = (root, threading.get_ident())
         conn = self._connections.get(key)
         if conn is None:
-            conn = self._connections[key] = store.connect(store.index_path(root), readonly=True)
+            try:
+                conn = store.connect(store.index_path(root), readonly=True)
+            except store.IndexMissing:
+                raise NoIndex(f"{root} has no index yet; run `graphctx index {root}` first") from None
+            self._connections[key] = conn
         return conn
 
     def get(self, root: Path) -> CodeGraph:

@@ -1,0 +1,260 @@
+"""The context engine: turns get_context (context, intent and path modes), get_file_context and
+get_impact requests into ranked candidates over the graph and packs them into the caller's token
+budget. Every function returns the answer model and its rendering in the format asked for."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphctx.context import seeds as text_seeds
+from graphctx.context.intents import CONTEXT, DETAIL_SHAPES, INTENTS, SHAPES, WEIGHTS, Shape
+from graphctx.context.packer import Candidate, pack
+from graphctx.context.tokens import DEFAULT_ENCODING
+from graphctx.context.views import Views
+from graphctx.errors import Ambiguous, InvalidRequest, NotFound
+from graphctx.graph import lookup, paths, rank
+from graphctx.graph.loader import GRAPHS, CodeGraph
+from graphctx.models import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswer
+
+Answer = tuple[ContextAnswer, str]
+LARGE_NEIGHBOURHOOD = 300  # beyond this many reached entities, personalized PageRank ranks them
+MAX_DEPTH = 6
+IMPACT_WEIGHTS = {"calls": (0.0, 1.0), "imports": (0.0, 0.6), "inherits": (0.0, 0.9), "implements": (0.0, 0.9),
+                  "references": (0.0, 0.6), "tests": (0.0, 0.9)}
+FORMATS = ("compact", "json")
+
+
+def get_context(root: Path, entity: str, *, file: str | None = None, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
+                intent: str | None = None, detail_level: str = "full", format: str = "compact",
+                include_inferred: bool = True, known_hash: str | None = None, encoding: str = DEFAULT_ENCODING) -> Answer:
+    """The entity and its neighbourhood, ranked by decayed, weighted, confidence-scaled relevance."""
+    _check(token_budget, format, depth)
+    if intent is not None and intent not in WEIGHTS:
+        raise InvalidRequest(f"unknown intent {intent!r}; use one of {', '.join(INTENTS)}")
+    if detail_level not in DETAIL_SHAPES:
+        raise InvalidRequest(f"unknown detail_level {detail_level!r}; use summary, neighbors or full")
+    g = _graph(root)
+    root_id = lookup.resolve_entity(g, entity, file)
+    answer = _answer(g, "context", entity, root_id, token_budget)
+    if known_hash and known_hash == g.entity(root_id)["body_hash"]:
+        answer.notes.append(f"unchanged: {root_id} still has body hash {known_hash}; what you have is current")
+        return pack(answer, [Candidate(root_id, 1.0, "root", 0, max_detail="line")], Views(g), format, encoding)
+    weights = WEIGHTS[intent] if intent else CONTEXT
+    shape = SHAPES[intent] if intent else DETAIL_SHAPES[detail_level]
+    if intent and detail_level != "full":
+        shape = _narrower(shape, DETAIL_SHAPES[detail_level])
+    candidates = _around(g, root_id, depth, weights, include_inferred, shape)
+    return pack(answer, candidates, Views(g), format, encoding)
+
+
+def get_intent(root: Path, intent: str, target: str, *, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
+               format: str = "compact", include_inferred: bool = True, encoding: str = DEFAULT_ENCODING) -> Answer:
+    """Context for a purpose: `target` is an entity, a file path, or free text (an issue, a task, a trace)."""
+    _check(token_budget, format, depth)
+    if intent not in WEIGHTS:
+        raise InvalidRequest(f"unknown intent {intent!r}; use one of {', '.join(INTENTS)}")
+    target = (target or "").strip()
+    if not target:
+        raise InvalidRequest("target is empty: give an entity, a file path or a description of the task")
+    g = _graph(root)
+    weights, shape = WEIGHTS[intent], SHAPES[intent]
+    root_id = _as_entity(g, target)
+    if root_id is not None:
+        answer = _answer(g, f"intent/{intent}", target, root_id, token_budget)
+        candidates = _around(g, root_id, depth, weights, include_inferred, shape)
+    else:
+        answer = _answer(g, f"intent/{intent}", _clip(target), None, token_budget)
+        candidates = _from_text(g, target, weights, include_inferred, shape)
+        if not candidates:
+            answer.notes.append("nothing in the index matches this text; name an entity, a file or an identifier")
+    if shape.files_first:
+        candidates.sort(key=lambda c: (g.entity(c.id)["kind"] != "file", -c.score))
+    return pack(answer, candidates, Views(g), format, encoding)
+
+
+def rank_text(root: Path, text: str, *, intent: str = "debug", limit: int = 100) -> list[tuple[str, float]]:
+    """The entities most relevant to free text, best first, as (id, score): the ranking intent mode packs."""
+    if intent not in WEIGHTS:
+        raise InvalidRequest(f"unknown intent {intent!r}; use one of {', '.join(INTENTS)}")
+    g = _graph(root)
+    return [(c.id, c.score) for c in _from_text(g, text, WEIGHTS[intent], True, SHAPES[intent])[:limit]]
+
+
+def get_path(root: Path, source: str, target: str, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact",
+             include_inferred: bool = True, encoding: str = DEFAULT_ENCODING) -> Answer:
+    """The shortest call chain from `source` to `target`, preferring sure edges, with the code along it."""
+    _check(token_budget, format)
+    g = _graph(root)
+    start, end = lookup.resolve_entity(g, source), lookup.resolve_entity(g, target)
+    answer = _answer(g, "path", f"{source} -> {target}", start, token_budget)
+    chain = paths.call_chain(g, start, end, include_inferred)
+    if chain is None:
+        out_n, out_depth = paths.reach(g, start, forward=True)
+        in_n, in_depth = paths.reach(g, end, forward=False)
+        answer.notes.append(
+            f"no call chain from {start} to {end}. {start} reaches {out_n} entities (up to {out_depth} calls deep); "
+            f"{end} is reached from {in_n} entities (up to {in_depth} calls up)"
+        )
+        candidates = [Candidate(start, 1.0, "from", 0, max_detail="summary"), Candidate(end, 1.0, "to", 0, max_detail="summary")]
+    else:
+        answer.notes.append(" -> ".join(node for node, _ in chain))
+        candidates = [
+            Candidate(node, 1.0 / (i + 1), "root" if edge is None else "calls", i,
+                      edge["resolution"] if edge else "exact", edge["confidence"] if edge else 1.0)
+            for i, (node, edge) in enumerate(chain)
+        ]
+    return pack(answer, candidates, Views(g), format, encoding)
+
+
+def get_file_context(root: Path, file: str, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact",
+                     encoding: str = DEFAULT_ENCODING) -> Answer:
+    """Every entity in a file, in line order, with its signature and the first line of its doc."""
+    _check(token_budget, format)
+    g = _graph(root)
+    path = _repo_path(g, file)
+    entities = sorted(
+        (n for n in _file_entities(g, path) if n != path),
+        key=lambda n: (g.entity(n)["start_line"], g.entity(n)["end_line"]),
+    )
+    answer = _answer(g, "file", path, path, token_budget)
+    candidates = [Candidate(path, 1.0, "file", 0, max_detail="summary")]
+    candidates += [Candidate(n, 1.0, g.entity(n)["kind"], 0, max_detail="summary") for n in entities]
+    return pack(answer, candidates, Views(g, summary_doc_lines=1), format, encoding)
+
+
+def get_impact(root: Path, symbol: str | None = None, files: list[str] | None = None, *, depth: int = 3,
+               token_budget: int = DEFAULT_BUDGET, format: str = "compact", encoding: str = DEFAULT_ENCODING) -> Answer:
+    """What depends on a symbol, or on everything defined in a set of files: callers, importers,
+    subclasses and tests, in tiers by distance and confidence."""
+    _check(token_budget, format, depth)
+    if bool(symbol) == bool(files):
+        raise InvalidRequest("give either a symbol or a list of files, not both and not neither")
+    g = _graph(root)
+    if symbol:
+        starts = [lookup.resolve_entity(g, symbol)]
+        subject = symbol
+    else:
+        starts = [n for f in files for n in _file_entities(g, _repo_path(g, f))]
+        subject = ", ".join(files)
+    reached: dict[str, rank.Reached] = {}
+    for start in starts:
+        for node, hit in rank.spread(g, start, depth, IMPACT_WEIGHTS, decay=0.7).items():
+            if node not in reached or hit.score > reached[node].score:
+                reached[node] = hit
+    answer = _answer(g, "impact", subject, starts[0] if symbol else None, token_budget)
+    start_set = set(starts)
+    impacted = sorted((h for n, h in reached.items() if n not in start_set), key=lambda h: (_tier(h), -h.score, h.id))
+    answer.notes.append(
+        "tiers: 1 = direct and sure (confidence >= 0.8); 2 = direct but guessed, or two hops; 3 = further"
+        f"; {len(impacted)} dependents over {len(starts)} changed entities"
+    )
+    candidates = [Candidate(s, 1.0, "changed", 0, max_detail="line") for s in starts[:50]] if files else \
+        [Candidate(starts[0], 1.0, "root", 0, max_detail="summary")]
+    candidates += [
+        Candidate(h.id, h.score, f"tier{_tier(h)} {h.relation}", h.distance, h.resolution, h.confidence, "summary")
+        for h in impacted
+    ]
+    return pack(answer, candidates, Views(g), format, encoding)
+
+
+# ---- helpers
+
+def _around(g: CodeGraph, root_id: str, depth: int, weights: rank.Weights, include_inferred: bool, shape: Shape) -> list[Candidate]:
+    reached = rank.spread(g, root_id, depth, weights, include_inferred=include_inferred)
+    if len(reached) > LARGE_NEIGHBOURHOOD:
+        pr = rank.pagerank(g, {root_id: 1.0}, weights, include_inferred=include_inferred)
+        top = pr.get(root_id) or 1.0
+        for node, hit in reached.items():
+            hit.score = 1.0 if node == root_id else min(0.99, pr.get(node, 0.0) / top)
+    ordered = sorted(reached.values(), key=lambda h: (h.id != root_id, -h.score, h.distance, h.id))
+    return [
+        Candidate(h.id, h.score, h.relation, h.distance, h.resolution, h.confidence,
+                  shape.root if h.id == root_id else shape.others)
+        for h in ordered
+    ]
+
+
+def _from_text(g: CodeGraph, text: str, weights: rank.Weights, include_inferred: bool, shape: Shape) -> list[Candidate]:
+    found = text_seeds.from_text(g, GRAPHS.connection(g.root), text)
+    seed_weights = found.top()
+    if not seed_weights:
+        return []
+    scores = rank.pagerank(g, seed_weights, weights, include_inferred=include_inferred)
+    top = max(scores.values(), default=1.0)
+    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:500]
+    return [
+        Candidate(node, score / top, "seed" if node in seed_weights else "related", 0 if node in seed_weights else 1,
+                  max_detail=shape.others)
+        for node, score in ordered
+    ]
+
+
+def _as_entity(g: CodeGraph, target: str) -> str | None:
+    """The entity a target names, or None when it reads as free text."""
+    if any(ch.isspace() for ch in target):
+        return None
+    try:
+        return lookup.resolve_entity(g, target)
+    except NotFound:
+        return None
+    except Ambiguous:
+        raise
+
+
+def _file_entities(g: CodeGraph, path: str) -> list[str]:
+    return [n for n, d in g.graph.nodes(data=True) if d["path"] == path] if path in g.files else []
+
+
+def _repo_path(g: CodeGraph, file: str) -> str:
+    """A repository-relative path for `file`; paths outside the repository are refused."""
+    if not file or not file.strip():
+        raise InvalidRequest("file is empty: give a path inside the repository")
+    candidate = Path(file)
+    absolute = (candidate if candidate.is_absolute() else g.root / candidate).resolve()
+    try:
+        relative = absolute.relative_to(g.root.resolve()).as_posix()
+    except ValueError:
+        raise InvalidRequest(f"{file} is outside the repository {g.root}; give a path inside it") from None
+    if relative in g.files:
+        return relative
+    hits = [p for p in g.files if p.endswith("/" + file.lstrip("./"))]
+    if len(hits) == 1:
+        return hits[0]
+    if hits:
+        raise Ambiguous(f"{file!r} matches {len(hits)} indexed files; give more of the path", sorted(hits)[:10])
+    raise NotFound(f"{file} is not an indexed source file", [p for p in g.files if Path(p).name == Path(file).name][:5])
+
+
+def _tier(hit: rank.Reached) -> int:
+    if hit.distance == 1 and hit.confidence >= 0.8:
+        return 1
+    return 2 if hit.distance <= 2 else 3
+
+
+def _narrower(a: Shape, b: Shape) -> Shape:
+    order = ("full", "summary", "line")
+    pick = lambda x, y: order[max(order.index(x), order.index(y))]  # noqa: E731
+    return Shape(pick(a.root, b.root), pick(a.others, b.others), a.files_first)
+
+
+def _answer(g: CodeGraph, mode: str, query: str, root_id: str | None, budget: int) -> ContextAnswer:
+    return ContextAnswer(mode=mode, query=query, root=root_id, items=[], truncated=False, omitted=[], omitted_count=0,
+                         total_candidates=0, tokens_used=0, token_budget=budget, generation=g.generation)
+
+
+def _graph(root: Path) -> CodeGraph:
+    return GRAPHS.get(root)
+
+
+def _check(budget: int, fmt: str, depth: int | None = None) -> None:
+    if not isinstance(budget, int) or not MIN_BUDGET <= budget <= MAX_BUDGET:
+        raise InvalidRequest(f"token_budget {budget} is out of range: use {MIN_BUDGET} to {MAX_BUDGET}")
+    if fmt not in FORMATS:
+        raise InvalidRequest(f"unknown format {fmt!r}; use compact or json")
+    if depth is not None and (not isinstance(depth, int) or not 0 <= depth <= MAX_DEPTH):
+        raise InvalidRequest(f"depth {depth} is out of range: use 0 to {MAX_DEPTH}")
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -1,0 +1,87 @@
+"""Packs ranked candidates into an exact token budget. Each entity degrades before it is dropped
+(full body -> signature and doc -> one line); the rendered answer, in the format asked for, is
+counted with the real tokenizer and trimmed until it fits, so it never exceeds the budget."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from graphctx.context.render import MAX_OMITTED_LISTED, item_text, render
+from graphctx.context.tokens import count
+from graphctx.models import ContextAnswer, Omitted, PacketItem
+
+LEVELS = ("full", "summary", "line")
+NEIGHBOUR_SHARE = 0.5  # one neighbour's full body may take at most this share of what is left
+
+
+@dataclass(slots=True)
+class Candidate:
+    id: str
+    score: float
+    relation: str
+    distance: int
+    resolution: str = "exact"
+    confidence: float = 1.0
+    max_detail: str = "full"
+
+
+View = Callable[[Candidate, str], PacketItem]
+
+
+def pack(answer: ContextAnswer, candidates: list[Candidate], view: View, fmt: str, encoding: str) -> tuple[ContextAnswer, str]:
+    """Fill `answer` (its header fields set, no items) with candidates, best first, within answer.token_budget."""
+    budget = answer.token_budget
+    listed = min(MAX_OMITTED_LISTED, budget // 200)  # the omitted list may not crowd out the code
+    answer.total_candidates = len(candidates)
+    by_id = {c.id: c for c in candidates}
+    _set_items(answer, [], candidates, by_id, listed)
+    answer.tokens_used = budget
+    remaining = budget - count(render(answer, fmt), encoding)
+    chosen: list[PacketItem] = []
+    for candidate in candidates:
+        for level in LEVELS[LEVELS.index(candidate.max_detail):]:
+            item = view(candidate, level)
+            cost = count(item_text(item, fmt), encoding) + 1
+            if level == "full" and candidate.distance > 0 and cost > remaining * NEIGHBOUR_SHARE:
+                continue
+            if cost <= remaining:
+                chosen.append(item)
+                remaining -= cost
+                break
+    return _finalise(answer, chosen, candidates, by_id, listed, view, fmt, encoding)
+
+
+def _finalise(answer: ContextAnswer, chosen: list[PacketItem], candidates: list[Candidate], by_id: dict[str, Candidate],
+              listed: int, view: View, fmt: str, encoding: str) -> tuple[ContextAnswer, str]:
+    """Render for real and trim from the lowest-ranked end until the exact count fits."""
+    while True:
+        _set_items(answer, chosen, candidates, by_id, listed)
+        answer.tokens_used = answer.token_budget  # the widest the number can be: the true count is no larger
+        answer.tokens_used = count(render(answer, fmt), encoding)
+        text = render(answer, fmt)
+        if count(text, encoding) <= answer.token_budget:
+            return answer, text
+        if chosen:
+            last = chosen[-1]
+            lower = LEVELS.index(last.detail) + 1
+            if lower < len(LEVELS):
+                chosen[-1] = view(by_id[last.id], LEVELS[lower])
+            else:
+                chosen.pop()
+        elif listed:
+            listed //= 2
+        elif answer.notes:
+            answer.notes = answer.notes[:-1]
+        else:
+            raise ValueError(f"a budget of {answer.token_budget} tokens cannot hold even an empty answer")
+
+
+def _set_items(answer: ContextAnswer, chosen: list[PacketItem], candidates: list[Candidate],
+               by_id: dict[str, Candidate], listed: int) -> None:
+    taken = {item.id for item in chosen}
+    left_out = [c for c in candidates if c.id not in taken]
+    answer.items = chosen
+    answer.omitted = [Omitted(id=c.id, score=round(c.score, 4)) for c in left_out[:listed]]
+    answer.omitted_count = len(left_out)
+    answer.truncated = bool(left_out) or any(item.detail != by_id[item.id].max_detail for item in chosen)

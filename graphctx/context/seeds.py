@@ -1,0 +1,115 @@
+"""Turns free text (an issue report, a task, a stack trace) into weighted seed entities: stack
+frames (file and line), file paths, code spans, identifiers that name entities (weighted by how
+rare the name is), and full-text matches over names, signatures and docs."""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from graphctx.graph.loader import CodeGraph
+from graphctx.graph.lookup import find_entities, full_text
+
+_FRAME = re.compile(
+    r'File "(?P<py>[^"]+)", line (?P<pyline>\d+)'  # Python traceback
+    r"|(?P<path>[\w./\\-]+\.(?:py|pyi|js|jsx|mjs|ts|tsx|go|rs|java)):(?P<line>\d+)"  # path:line (Go, Rust, JS, Java)
+)
+_PATH = re.compile(r"(?<![\w/.-])([\w.-]+(?:/[\w.-]+)*\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java))\b")
+_SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.S)
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
+FRAME_WEIGHT, PATH_WEIGHT, SPAN_WEIGHT, IDENT_WEIGHT, TEXT_WEIGHT = 3.0, 2.0, 2.0, 1.0, 0.8
+FULL_TEXT_LIMIT = 40
+MAX_SEEDS = 60
+
+
+@dataclass
+class Seeds:
+    weights: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    evidence: dict[str, str] = field(default_factory=dict)
+
+    def add(self, entity_id: str, weight: float, why: str) -> None:
+        self.weights[entity_id] += weight
+        self.evidence.setdefault(entity_id, why)
+
+    def top(self, limit: int = MAX_SEEDS) -> dict[str, float]:
+        return dict(sorted(self.weights.items(), key=lambda kv: -kv[1])[:limit])
+
+
+def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str) -> Seeds:
+    seeds = Seeds()
+    _frames(graph, text, seeds)
+    for match in _PATH.finditer(text):
+        for path in _files_matching(graph, match.group(1)):
+            seeds.add(path, PATH_WEIGHT, f"path {match.group(1)}")
+    spans = " ".join(m.group(0).strip("`") for m in _SPAN.finditer(text))
+    _identifiers(graph, spans, seeds, SPAN_WEIGHT, code=True)
+    _identifiers(graph, _SPAN.sub(" ", text), seeds, IDENT_WEIGHT, code=False)
+    for rank, entity_id in enumerate(full_text(conn, text, FULL_TEXT_LIMIT)):
+        if entity_id in graph:
+            seeds.add(entity_id, TEXT_WEIGHT * (1 - rank / FULL_TEXT_LIMIT), "full-text")
+    return seeds
+
+
+def _frames(graph: CodeGraph, text: str, seeds: Seeds) -> None:
+    frames = list(_FRAME.finditer(text))
+    for position, match in enumerate(frames):
+        path = (match.group("py") or match.group("path")).replace("\\", "/")
+        line = int(match.group("pyline") or match.group("line"))
+        weight = FRAME_WEIGHT * (1 + position / max(1, len(frames)))  # the innermost frame is where it broke
+        for file in _files_matching(graph, path):
+            entity = _innermost(graph, file, line)
+            seeds.add(entity, weight, f"frame {path}:{line}")
+
+
+def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, code: bool) -> None:
+    total = max(1, graph.graph.number_of_nodes())
+    seen: set[str] = set()
+    for match in _IDENT.finditer(text):
+        token = match.group(0).replace("::", ".")
+        if token in seen or len(token) < 3:
+            continue
+        seen.add(token)
+        looks_like_code = code or "_" in token or "." in token or re.search(r"[a-z][A-Z]", token) or token[:1].isupper()
+        ids = find_entities(graph, token) if "." in token else graph.by_name.get(token, [])
+        if not ids and "." in token:
+            ids = graph.by_name.get(token.rsplit(".", 1)[-1], [])
+        if not ids:
+            continue
+        rarity = math.log(total / len(ids)) / math.log(total) if total > 1 else 1.0
+        share = weight * rarity * (1.0 if looks_like_code else 0.3) / math.sqrt(len(ids))
+        for entity_id in ids:
+            seeds.add(entity_id, share, f"name {token}")
+
+
+def _files_matching(graph: CodeGraph, path: str) -> list[str]:
+    path = path.lstrip("./")
+    parts = path.split("/")
+    for start in range(len(parts)):  # absolute paths from another machine: try ever shorter suffixes
+        suffix = "/".join(parts[start:])
+        hits = [p for p in graph.files if p == suffix or p.endswith("/" + suffix)]
+        if hits:
+            return hits if len(hits) <= 3 else []
+    return []
+
+
+def _innermost(graph: CodeGraph, path: str, line: int) -> str:
+    best, best_span = path, math.inf
+    g = graph.graph
+    for _, member in _descendants(graph, path):
+        e = g.nodes[member]
+        if e["start_line"] <= line <= e["end_line"] and e["end_line"] - e["start_line"] < best_span:
+            best, best_span = member, e["end_line"] - e["start_line"]
+    return best
+
+
+def _descendants(graph: CodeGraph, path: str):
+    stack = [path]
+    while stack:
+        node = stack.pop()
+        for _, child, kind in graph.graph.out_edges(node, data="kind"):
+            if kind == "contains" and graph.graph.nodes[child]["path"] == path:
+                yield node, child
+                stack.append(child)

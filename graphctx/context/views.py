@@ -1,0 +1,85 @@
+"""The three views of an entity an answer can show: `full` (its code; for a class with members
+or a file, an outline of them instead of a copy of their bodies), `summary` (signature and doc)
+and `line` (the heading alone). Reads source from disk and flags files changed since indexing."""
+
+from __future__ import annotations
+
+import os
+
+from graphctx.context.packer import Candidate
+from graphctx.graph.loader import CodeGraph
+from graphctx.models import PacketItem
+
+CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
+SUMMARY_DOC_LINES = 3
+
+
+class Views:
+    def __init__(self, graph: CodeGraph, summary_doc_lines: int = SUMMARY_DOC_LINES):
+        self.graph = graph
+        self.summary_doc_lines = summary_doc_lines
+        self._sources: dict[str, tuple[list[str] | None, bool]] = {}
+
+    def __call__(self, candidate: Candidate, detail: str) -> PacketItem:
+        e = self.graph.entity(candidate.id)
+        lines, stale = self.source(e["path"])
+        if detail == "full":
+            text = self._full(candidate.id, e, lines)
+        elif detail == "summary":
+            text = self._summary(e)
+        else:
+            text = ""
+        return PacketItem(
+            id=candidate.id, kind=e["kind"], path=e["path"], start_line=e["start_line"], end_line=e["end_line"],
+            score=round(candidate.score, 4), relation=candidate.relation, distance=candidate.distance, detail=detail,
+            text=text, resolution=candidate.resolution, confidence=candidate.confidence, stale=stale,
+        )
+
+    def source(self, path: str) -> tuple[list[str] | None, bool]:
+        """The file's lines (None when unreadable) and whether it changed since it was indexed."""
+        if path not in self._sources:
+            full = self.graph.root / path
+            known = self.graph.files.get(path, {})
+            try:
+                st = os.stat(full)
+                stale = (st.st_size, st.st_mtime_ns) != (known.get("size"), known.get("mtime_ns"))
+                lines = full.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                lines, stale = None, True
+            self._sources[path] = (lines, stale)
+        return self._sources[path]
+
+    def _full(self, entity_id: str, e: dict, lines: list[str] | None) -> str:
+        members = self.members(entity_id)
+        if e["kind"] == "file" or (e["kind"] in CLASS_KINDS and members):
+            return self._outline(e, members, lines)
+        if lines is None:
+            return self._summary(e)
+        return "\n".join(lines[e["start_line"] - 1: e["end_line"]])
+
+    def _summary(self, e: dict) -> str:
+        doc = [line for line in e["doc"].splitlines() if line.strip()][: self.summary_doc_lines]
+        head = e["signature"] or e["name"]
+        return "\n".join([head, *(f"  {line}" for line in doc)]) if e["kind"] != "file" else "\n".join(doc)
+
+    def _outline(self, e: dict, members: list[str], lines: list[str] | None) -> str:
+        """A class's header and doc then its members' signatures; a file's doc then its top-level entities."""
+        out = []
+        if e["kind"] != "file":
+            first_member = self.graph.entity(members[0])["start_line"] if members else e["end_line"] + 1
+            if lines is not None:
+                out += lines[e["start_line"] - 1: min(first_member - 1, e["end_line"])]
+            else:
+                out.append(e["signature"])
+        elif e["doc"]:
+            out += e["doc"].splitlines()[: self.summary_doc_lines]
+        for member in members:
+            m = self.graph.entity(member)
+            doc = m["doc"].splitlines()[0] if m["doc"] else ""
+            out.append(f"  L{m['start_line']} {m['signature'] or m['name']}" + (f"  # {doc}" if doc else ""))
+        return "\n".join(out)
+
+    def members(self, entity_id: str) -> list[str]:
+        g = self.graph.graph
+        found = {t for _, t, kind in g.out_edges(entity_id, data="kind") if kind == "contains"}
+        return sorted(found, key=lambda m: (g.nodes[m]["path"], g.nodes[m]["start_line"]))
