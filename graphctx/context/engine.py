@@ -179,7 +179,8 @@ def _from_text(g: CodeGraph, text: str, weights: rank.Weights, include_inferred:
     seed_weights = found.top()
     if not seed_weights:
         return []
-    scores = rank.pagerank(g, seed_weights, weights, include_inferred=include_inferred)
+    # A short walk (alpha 0.5): the text named these seeds, so their neighbours inform but do not outrank them.
+    scores = rank.pagerank(g, seed_weights, weights, include_inferred=include_inferred, alpha=0.5)
     top = max(scores.values(), default=1.0)
     ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:500]
     return [

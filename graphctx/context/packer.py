@@ -57,10 +57,8 @@ def _finalise(answer: ContextAnswer, chosen: list[PacketItem], candidates: list[
     """Render for real and trim from the lowest-ranked end until the exact count fits."""
     while True:
         _set_items(answer, chosen, candidates, by_id, listed)
-        answer.tokens_used = answer.token_budget  # the widest the number can be: the true count is no larger
-        answer.tokens_used = count(render(answer, fmt), encoding)
-        text = render(answer, fmt)
-        if count(text, encoding) <= answer.token_budget:
+        text = _render_counted(answer, fmt, encoding)
+        if text is not None:
             return answer, text
         if chosen:
             last = chosen[-1]
@@ -75,6 +73,22 @@ def _finalise(answer: ContextAnswer, chosen: list[PacketItem], candidates: list[
             answer.notes = answer.notes[:-1]
         else:
             raise ValueError(f"a budget of {answer.token_budget} tokens cannot hold even an empty answer")
+
+
+def _render_counted(answer: ContextAnswer, fmt: str, encoding: str) -> str | None:
+    """The rendering whose `tokens_used` states its own exact token count, or None if it is over budget.
+    The count sits inside the text it counts, so settle it: start from the budget (the widest the
+    number can be) and repeat until the stated count is the true one."""
+    answer.tokens_used = answer.token_budget
+    for _ in range(4):
+        text = render(answer, fmt)
+        used = count(text, encoding)
+        if used > answer.token_budget:
+            return None
+        if used == answer.tokens_used:
+            return text
+        answer.tokens_used = used
+    return text if count(text, encoding) <= answer.token_budget else None
 
 
 def _set_items(answer: ContextAnswer, chosen: list[PacketItem], candidates: list[Candidate],

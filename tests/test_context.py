@@ -1,0 +1,301 @@
+"""The context engine on a small project with known answers: every mode, its parameters, bad
+input, and the budget invariant as a property over random projects, queries and budgets."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graphctx.context import api
+from graphctx.context.tokens import count
+from graphctx.errors import Ambiguous, InvalidRequest, NotFound
+from graphctx.index.indexer import index_repository
+
+PROJECT = {
+    "app/__init__.py": "",
+    "app/models.py": '''
+        """Storage models."""
+
+
+        class Repo:
+            """Keeps items."""
+
+            def save(self, item):
+                """Store one item."""
+                self._write(item)
+
+            def _write(self, item):
+                print(item)
+
+
+        class CachedRepo(Repo):
+            def save(self, item):
+                super().save(item)
+    ''',
+    "app/service.py": '''
+        from app.models import Repo
+
+
+        def create_item(name):
+            """Validate and store a new item."""
+            repo = Repo()
+            repo.save(name)
+            return validate(name)
+
+
+        def validate(name):
+            if not name:
+                raise ValueError("empty name")
+            return name
+    ''',
+    "app/api.py": '''
+        from app.service import create_item
+
+
+        def handle(request):
+            return create_item(request)
+    ''',
+    "app/unrelated.py": '''
+        def lonely():
+            return 1
+    ''',
+    "tests/test_service.py": '''
+        from app.service import create_item
+
+
+        def test_create_item():
+            assert create_item("x") == "x"
+    ''',
+}
+
+
+def write_project(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return root
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory) -> Path:
+    root = write_project(tmp_path_factory.mktemp("project"), PROJECT)
+    index_repository(root)
+    return root
+
+
+def ids(answer) -> list[str]:
+    return [item.id for item in answer.items]
+
+
+def test_context_ranks_the_neighbourhood(repo):
+    answer, text = api.get_context(repo, "create_item")
+    assert answer.root == "app/service.py::create_item"
+    assert ids(answer)[0] == answer.root and answer.items[0].detail == "full"
+    relations = {item.id: item.relation for item in answer.items}
+    assert relations["app/api.py::handle"] == "called-by"
+    assert relations["app/service.py::validate"] == "calls"
+    assert relations["app/models.py::Repo.save"] == "calls"  # through `repo = Repo()`
+    assert "tests/test_service.py::test_create_item" in relations
+    assert "app/unrelated.py::lonely" not in relations
+    assert "def create_item(name):" in text and answer.tokens_used == count(text)
+    assert answer.total_candidates >= len(answer.items) and answer.generation >= 1
+
+
+def test_context_depth_limits_hops(repo):
+    near, _ = api.get_context(repo, "handle", depth=1)
+    far, _ = api.get_context(repo, "handle", depth=3)
+    assert "app/models.py::Repo.save" not in ids(near)
+    assert "app/models.py::Repo.save" in ids(far)
+    assert all(item.distance <= 1 for item in near.items)
+
+
+def test_exclude_inferred_edges(repo):
+    answer, _ = api.get_context(repo, "create_item", depth=1, include_inferred=False)
+    assert "app/models.py::Repo.save" not in ids(answer)  # reached only through an inferred edge
+    assert "app/service.py::validate" in ids(answer)
+
+
+def test_detail_levels(repo):
+    summary, _ = api.get_context(repo, "create_item", detail_level="summary")
+    assert {item.detail for item in summary.items} <= {"summary", "line"}
+    neighbors, _ = api.get_context(repo, "create_item", detail_level="neighbors")
+    assert neighbors.items[0].detail == "full"
+    assert {item.detail for item in neighbors.items[1:]} <= {"summary", "line"}
+
+
+def test_known_hash_gives_a_short_unchanged_answer(repo):
+    shown = api.show(repo, "create_item")
+    answer, text = api.get_context(repo, "create_item", known_hash=shown.entity.body_hash)
+    assert any("unchanged" in note for note in answer.notes)
+    assert "def create_item" not in text and len(answer.items) == 1
+
+
+def test_json_format_is_the_answer_model(repo):
+    answer, text = api.get_context(repo, "create_item", format="json", token_budget=600)
+    data = json.loads(text)
+    assert data["root"] == "app/service.py::create_item" and data["tokens_used"] == count(text) <= 600
+    assert {"items", "omitted", "truncated", "total_candidates", "generation"} <= set(data)
+
+
+def test_small_budget_degrades_before_dropping(repo):
+    answer, text = api.get_context(repo, "create_item", token_budget=150)
+    assert count(text) <= 150 and answer.truncated
+    assert answer.items and answer.items[0].id == "app/service.py::create_item"
+
+
+def test_names_ids_and_file_filter(repo):
+    assert api.get_context(repo, "app/models.py::Repo.save")[0].root == "app/models.py::Repo.save"
+    assert api.get_context(repo, "Repo.save")[0].root == "app/models.py::Repo.save"
+    assert api.get_context(repo, "app.service.create_item")[0].root == "app/service.py::create_item"
+    with pytest.raises(Ambiguous) as ambiguous:
+        api.get_context(repo, "save")
+    assert set(ambiguous.value.suggestions) == {"app/models.py::Repo.save", "app/models.py::CachedRepo.save"}
+
+
+def test_unknown_name_suggests(repo):
+    with pytest.raises(NotFound) as missing:
+        api.get_context(repo, "creat_item")
+    assert "app/service.py::create_item" in missing.value.suggestions
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"token_budget": 10}, {"token_budget": 10**9}, {"depth": -1}, {"format": "xml"}, {"intent": "dance"},
+     {"detail_level": "everything"}],
+)
+def test_malformed_parameters(repo, kwargs):
+    with pytest.raises(InvalidRequest):
+        api.get_context(repo, "create_item", **kwargs)
+
+
+def test_intent_on_entity_modify_brings_callers_and_tests(repo):
+    answer, _ = api.get_intent(repo, "modify", "create_item")
+    top = ids(answer)[:4]
+    assert "app/api.py::handle" in top and "tests/test_service.py::test_create_item" in top
+
+
+def test_intent_on_free_text_finds_the_seeds(repo):
+    text = 'Saving fails: Traceback\n  File "app/models.py", line 9, in save\nValueError from `validate`'
+    answer, _ = api.get_intent(repo, "debug", text)
+    assert answer.root is None
+    top = ids(answer)[:5]
+    assert "app/models.py::Repo.save" in top and "app/service.py::validate" in top
+
+
+def test_intent_on_file_path_and_plan(repo):
+    answer, _ = api.get_intent(repo, "plan", "app/service.py")
+    assert answer.root == "app/service.py"
+    assert answer.items[0].kind == "file"
+
+
+def test_unknown_intent_and_empty_target(repo):
+    with pytest.raises(InvalidRequest):
+        api.get_intent(repo, "dance", "create_item")
+    with pytest.raises(InvalidRequest):
+        api.get_intent(repo, "debug", "   ")
+
+
+def test_path_along_a_known_chain(repo):
+    answer, text = api.get_path(repo, "handle", "Repo._write")
+    assert ids(answer) == [
+        "app/api.py::handle", "app/service.py::create_item", "app/models.py::Repo.save", "app/models.py::Repo._write",
+    ]
+    assert "def _write" in text
+
+
+def test_path_without_a_chain_says_how_far_each_side_reaches(repo):
+    answer, _ = api.get_path(repo, "lonely", "handle")
+    assert "no call chain" in answer.notes[0] and "reaches 0 entities" in answer.notes[0]
+
+
+def test_file_context_orders_by_line_and_truncates(repo):
+    answer, _ = api.get_file_context(repo, "app/models.py")
+    assert ids(answer) == [
+        "app/models.py", "app/models.py::Repo", "app/models.py::Repo.save", "app/models.py::Repo._write",
+        "app/models.py::CachedRepo", "app/models.py::CachedRepo.save",
+    ]
+    assert answer.items[2].text.splitlines() == ["def save(self, item)", "  Store one item."]
+    small, text = api.get_file_context(repo, "models.py", token_budget=100)
+    assert small.truncated and count(text) <= 100 and small.total_candidates == 6
+    assert ids(small) == ids(answer)[: len(small.items)]
+
+
+def test_file_context_refuses_paths_outside_the_repository(repo):
+    with pytest.raises(InvalidRequest):
+        api.get_file_context(repo, "../../etc/passwd")
+    with pytest.raises(NotFound):
+        api.get_file_context(repo, "app/nothing.py")
+
+
+def test_impact_tiers(repo):
+    answer, _ = api.get_impact(repo, "Repo.save")
+    tiers = {item.id: item.relation.split()[0] for item in answer.items[1:]}
+    assert tiers["app/service.py::create_item"] == "tier1"
+    assert tiers["app/models.py::CachedRepo.save"] == "tier1"
+    assert tiers["app/api.py::handle"] == "tier2"
+    assert "app/unrelated.py::lonely" not in tiers
+
+
+def test_impact_of_files(repo):
+    answer, _ = api.get_impact(repo, files=["app/service.py"])
+    found = ids(answer)
+    assert "app/api.py::handle" in found and "tests/test_service.py::test_create_item" in found
+    with pytest.raises(InvalidRequest):
+        api.get_impact(repo)
+
+
+def test_search_ranks_exact_then_prefix(repo):
+    hits = api.search(repo, "create").hits
+    assert hits[0].id == "app/service.py::create_item"
+    assert api.search(repo, "Repo", kind="class").hits[0].id == "app/models.py::Repo"
+
+
+# ---- the budget invariant, over random projects, queries and budgets
+
+names = st.sampled_from(["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"])
+
+
+@st.composite
+def projects(draw):
+    modules = draw(st.integers(1, 4))
+    files, defined = {}, []
+    for m in range(modules):
+        body = []
+        for name in draw(st.lists(names, min_size=1, max_size=5, unique=True)):
+            callees = draw(st.lists(st.sampled_from(defined) if defined else names, max_size=3))
+            lines = draw(st.integers(1, 30))
+            calls = "".join(f"    {c}()\n" for c in callees)
+            filler = "".join(f"    x{i} = {i} * {i}  # filler line {i}\n" for i in range(lines))
+            body.append(f"def {name}():\n    \"\"\"Does {name}.\"\"\"\n{calls}{filler}")
+            defined.append(name)
+        files[f"pkg/mod{m}.py"] = "\n\n".join(body)
+    return files
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(files=projects(), budget=st.integers(100, 3000), fmt=st.sampled_from(["compact", "json"]),
+       mode=st.sampled_from(["context", "intent", "file", "impact"]), data=st.data())
+def test_answers_never_exceed_their_budget(tmp_path_factory, files, budget, fmt, mode, data):
+    root = write_project(tmp_path_factory.mktemp("random"), files)
+    index_repository(root)
+    g = api.graph(root)
+    entity = data.draw(st.sampled_from(sorted(n for n in g.graph.nodes if "::" in n)))
+    if mode == "context":
+        answer, text = api.get_context(root, entity, token_budget=budget, format=fmt, depth=data.draw(st.integers(0, 4)))
+    elif mode == "intent":
+        query = data.draw(st.sampled_from([entity, "why does alpha call beta", "fix gamma in pkg/mod0.py"]))
+        answer, text = api.get_intent(root, data.draw(st.sampled_from(["modify", "debug", "plan"])), query,
+                                      token_budget=budget, format=fmt)
+    elif mode == "file":
+        answer, text = api.get_file_context(root, entity.split("::")[0], token_budget=budget, format=fmt)
+    else:
+        answer, text = api.get_impact(root, entity, token_budget=budget, format=fmt)
+    assert count(text) <= budget
+    assert answer.tokens_used == count(text)
+    assert answer.omitted_count == answer.total_candidates - len(answer.items)
