@@ -40,12 +40,12 @@ def stats(s: IndexStats) -> str:
         f"repository  {s.root}",
         f"index       generation {s.generation}, built {age}",
         f"files       {s.files:,}   entities {s.entities:,}   edges {s.edges:,}",
-        f"calls       {s.calls_resolved_share:.1%} resolved (external calls excluded)",
+        f"calls       {s.calls_resolved_share:.1%} of call sites resolved (external calls excluded)",
         f"parse       {s.parse_errors} error node(s) in {s.files_with_errors} file(s)",
         _table("languages", s.languages),
         _table("entities", s.entity_kinds),
         _table("edges", s.edge_kinds),
-        _table("call resolution", s.resolutions),
+        _table("call edges by resolution", s.resolutions),
     ]
     if s.warnings:
         lines.append(f"warnings ({len(s.warnings)})")

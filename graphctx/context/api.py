@@ -17,7 +17,6 @@ from graphctx.graph import lookup
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import store
 from graphctx.index.indexer import IndexResult, Progress, index_repository
-from graphctx.index.resolve import RESOLVED
 from graphctx.models import Edge, Entity, EntityEdges, IndexStats, SearchAnswer, SearchHit
 
 
@@ -56,7 +55,7 @@ def stats(root: Path) -> IndexStats:
     conn = _conn(root)
     counts = lambda sql: dict(conn.execute(sql).fetchall())  # noqa: E731
     resolutions = counts("SELECT resolution, count(*) FROM edges WHERE kind='calls' GROUP BY resolution")
-    considered = sum(n for r, n in resolutions.items() if r != "external")
+    calls, resolved = conn.execute("SELECT coalesce(sum(calls), 0), coalesce(sum(calls_resolved), 0) FROM files").fetchone()
     indexed_at = store.get_meta(conn, "indexed_at")
     return IndexStats(
         root=str(root),
@@ -70,7 +69,7 @@ def stats(root: Path) -> IndexStats:
         entity_kinds=counts("SELECT kind, count(*) FROM entities GROUP BY kind"),
         edge_kinds=counts("SELECT kind, count(*) FROM edges GROUP BY kind"),
         resolutions=resolutions,
-        calls_resolved_share=round(sum(n for r, n in resolutions.items() if r in RESOLVED) / considered, 4) if considered else 1.0,
+        calls_resolved_share=round(resolved / calls, 4) if calls else 1.0,
         parse_errors=conn.execute("SELECT coalesce(sum(error_count), 0) FROM files").fetchone()[0],
         files_with_errors=conn.execute("SELECT count(*) FROM files WHERE error_count > 0").fetchone()[0],
         warnings=conn.execute("SELECT path, message FROM warnings ORDER BY path").fetchall(),

@@ -81,7 +81,7 @@ def load(root: Path, conn: sqlite3.Connection) -> CodeGraph:
         generation = store.generation(conn)
         entities = conn.execute(f"SELECT {', '.join(ENTITY_COLUMNS)} FROM entities").fetchall()
         edges = conn.execute(
-            "SELECT source, target, kind, resolution, confidence, line FROM edges WHERE target NOT LIKE 'ext:%'"
+            "SELECT source, target, kind, resolution, confidence FROM edges WHERE target NOT LIKE 'ext:%'"
         ).fetchall()
         files = conn.execute("SELECT path, language, size, mtime_ns, lines, is_test FROM files").fetchall()
     finally:
@@ -89,8 +89,8 @@ def load(root: Path, conn: sqlite3.Connection) -> CodeGraph:
     graph = nx.MultiDiGraph()
     graph.add_nodes_from((row[0], dict(zip(ENTITY_COLUMNS[1:], row[1:]))) for row in entities)
     graph.add_edges_from(
-        (source, target, kind, {"kind": kind, "resolution": resolution, "confidence": confidence, "line": line})
-        for source, target, kind, resolution, confidence, line in edges
+        (source, target, kind, {"kind": kind, "resolution": resolution, "confidence": confidence})
+        for source, target, kind, resolution, confidence in edges
     )
     by_name: dict[str, list[str]] = defaultdict(list)
     by_qualified: dict[str, list[str]] = defaultdict(list)

@@ -5,6 +5,7 @@ and write it all in one SQLite transaction. A run that dies midway leaves the la
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import posixpath
@@ -19,7 +20,7 @@ from graphctx.index import store
 from graphctx.index.discover import Candidate, Config, discover, is_indexable_content, load_config
 from graphctx.index.modules import ModuleMap
 from graphctx.index.resolve import (
-    RESOLVED, FileResolver, SymbolTable, defined_names, entity_id, file_stem, is_test_file, names_of,
+    FileResolver, SymbolTable, defined_names, entity_id, file_stem, is_test_file, names_of,
     reference_names, tested_stem,
 )
 from graphctx.parse.extract import extract
@@ -151,6 +152,8 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
         old_keys = defined_names(old) if old else set()
         new_keys = defined_names(new) if new else set()
         delta |= names_of(old_keys ^ new_keys)
+        if old and new and old.package != new.package:  # its definitions moved to another package
+            delta |= names_of(k for k in old_keys | new_keys if k[0] == "def")
     added_or_removed = [p for p in changed if old_facts.get(p) is None and not everything] + deleted
     for path in added_or_removed:
         delta |= _module_names(path)
@@ -180,7 +183,7 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
     if everything:
         targets = [p for (p,) in conn.execute("SELECT path FROM files")]
     else:
-        dependents = _paths_referring_to(conn, delta)
+        dependents = _paths_referring_to(conn, _through_attributes(conn, delta))
         targets = sorted(set(changed) | (dependents - set(deleted)))
     conn.executemany("DELETE FROM edges WHERE origin=?", [(p,) for p in targets])
 
@@ -210,6 +213,8 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
             "INSERT INTO edges(source, target, kind, resolution, confidence, line, origin) VALUES (?,?,?,?,?,?,?)",
             [(*edge, resolver.path) for edge in resolver.resolve_uses()],
         )
+        conn.execute("UPDATE files SET calls=?, calls_resolved=? WHERE path=?",
+                     (resolver.calls, resolver.calls_resolved, resolver.path))
 
 
 def _entity_rows(facts: FileFacts) -> Iterable[tuple]:
@@ -236,6 +241,24 @@ def _module_names(path: str) -> set[str]:
     if tested:
         names.add(tested)
     return names
+
+
+def _through_attributes(conn: sqlite3.Connection, delta: set[str]) -> set[str]:
+    """Delta grown by the classes whose attribute types may have changed meaning: `self.tool = Widget()`
+    in class Engine makes `e.tool.run()` elsewhere depend on Widget through Engine, so a change to
+    Widget adds Engine (and, through chains of attributes, whatever holds an Engine)."""
+    delta = set(delta)
+    frontier = set(delta)
+    while frontier:
+        found: set[str] = set()
+        for path in _paths_referring_to(conn, frontier):
+            row = conn.execute("SELECT json_extract(facts, '$[11]') FROM files WHERE path=?", (path,)).fetchone()
+            for scope, variable, type_name, _line in json.loads(row[0]) if row and row[0] else ():
+                if variable.startswith("self.") and not frontier.isdisjoint(type_name.split(".")):
+                    found.update(p for p in scope.split(".") if p)
+        frontier = found - delta
+        delta |= frontier
+    return delta
 
 
 def _paths_referring_to(conn: sqlite3.Connection, names: set[str]) -> set[str]:
@@ -281,10 +304,8 @@ def _count(conn: sqlite3.Connection, result: IndexResult) -> None:
     result.entities = conn.execute("SELECT count(*) FROM entities").fetchone()[0]
     result.edges = conn.execute("SELECT count(*) FROM edges").fetchone()[0]
     result.parse_errors = conn.execute("SELECT coalesce(sum(error_count), 0) FROM files").fetchone()[0]
-    for resolution, count in conn.execute("SELECT resolution, count(*) FROM edges WHERE kind='calls' GROUP BY resolution"):
-        if resolution != "external":
-            result.calls += count
-            result.calls_resolved += count if resolution in RESOLVED else 0
+    result.calls, result.calls_resolved = conn.execute("SELECT sum(calls), sum(calls_resolved) FROM files").fetchone()
+    result.calls, result.calls_resolved = result.calls or 0, result.calls_resolved or 0
     result.generation = store.generation(conn)
 
 

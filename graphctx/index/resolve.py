@@ -10,7 +10,7 @@ import builtins
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -26,11 +26,35 @@ CONFIDENCE = {
 AMBIGUOUS = 0.5
 UNKNOWN_RECEIVER = 0.3  # obj.name() with obj untyped: a unique method name is only a hint
 MAX_CANDIDATES = 8  # a name defined more often than this is left unresolved
+MAX_RECEIVER_CANDIDATES = 4  # the same for obj.name() on an untyped obj, where a common method name says little
 RESOLVED = frozenset({"exact", "import", "same-scope", "inferred", "heuristic"})
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
 CALLABLE_KINDS = frozenset({"function", "class", "struct", "enum", "method"})
 PYTHON_BUILTINS = frozenset(dir(builtins))
-SELF = frozenset({"self", "cls"})
+# Names every file of a family sees without an import: calls through them are external, and a
+# repository method that happens to share the member's name (console.log, Math.max) is not a candidate.
+GLOBALS = {
+    "python": PYTHON_BUILTINS,
+    "javascript": frozenset({
+        "console", "Math", "JSON", "Object", "Array", "Promise", "Number", "String", "Boolean", "Date",
+        "Symbol", "Reflect", "Map", "Set", "WeakMap", "Intl", "Error", "RegExp", "URL", "Buffer",
+        "process", "globalThis", "window", "document", "parseInt", "parseFloat", "setTimeout",
+        "clearTimeout", "setInterval", "clearInterval", "fetch", "structuredClone",
+    }),
+    "java": frozenset({  # java.lang
+        "System", "Math", "String", "StringBuilder", "Integer", "Long", "Double", "Float", "Short", "Byte",
+        "Boolean", "Character", "Object", "Thread", "Runtime", "Class", "Enum", "Record", "Iterable",
+        "Comparable", "Runnable", "Exception", "RuntimeException", "Error", "IllegalArgumentException",
+        "IllegalStateException", "NullPointerException", "UnsupportedOperationException",
+    }),
+    "go": frozenset({
+        "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min",
+        "new", "panic", "print", "println", "real", "recover",
+    }),
+}
+SELF = frozenset({"self", "cls", "Self"})
+# Families where `super.m()` calls a base's method (Rust's `super::` is a module path instead).
+SUPER_FAMILIES = frozenset({"python", "javascript", "java"})
 EXTERNAL_PREFIX = "ext:"
 
 Edge = tuple  # (source, target, kind, resolution, confidence, line)
@@ -112,14 +136,20 @@ class SymbolTable:
             elif "." not in qualified:
                 self.top_by_name[name].append(sym)
         self.bases: dict[str, list[str]] = {}
+        self.external_bases: dict[str, list[str]] = {}
 
     def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
-        """The resolved (class, base) pairs of the whole repository, for method lookup through bases."""
+        """The resolved (class, base) pairs of the whole repository, for method lookup through bases;
+        bases outside the repository (`ext:` targets) are kept apart, as where unknown members live."""
         bases: dict[str, list[str]] = defaultdict(list)
+        external: dict[str, list[str]] = defaultdict(list)
         for source, target in inherits:
             if target in self.by_id:
                 bases[source].append(target)
+            elif target.startswith(EXTERNAL_PREFIX) and _last_name(target) not in self.names:
+                external[source].append(target)  # (a name the repository defines is unresolved, not external)
         self.bases = {k: sorted(set(v)) for k, v in bases.items()}
+        self.external_bases = {k: sorted(set(v)) for k, v in external.items()}
 
     @cached_property
     def members(self) -> dict[str, dict[str, Symbol]]:
@@ -151,18 +181,29 @@ class SymbolTable:
 
     def find_member(self, class_id: str, name: str) -> tuple[Symbol, int] | None:
         """The member `name` of a class or its bases (breadth first), with the depth it was found at."""
-        seen = {class_id}
-        frontier = [class_id]
-        depth = 0
-        while frontier:
-            for cid in frontier:
+        for depth, level in enumerate(self._lineage(class_id)):
+            for cid in level:
                 found = self.members.get(cid, {}).get(name)
                 if found is not None:
                     return found, depth
+        return None
+
+    def external_base(self, class_id: str) -> str | None:
+        """The nearest base outside the repository in a class's hierarchy (an `ext:` id), if any."""
+        for level in self._lineage(class_id):
+            for cid in level:
+                if cid in self.external_bases:
+                    return self.external_bases[cid][0]
+        return None
+
+    def _lineage(self, class_id: str) -> Iterator[list[str]]:
+        """A class, then its repository bases, level by level."""
+        seen = {class_id}
+        frontier = [class_id]
+        while frontier:
+            yield frontier
             frontier = [b for cid in frontier for b in self.bases.get(cid, ()) if b not in seen]
             seen.update(frontier)
-            depth += 1
-        return None
 
     def top_level(self, paths: Iterable[str], name: str) -> Symbol | None:
         for path in paths:
@@ -190,6 +231,7 @@ class FileResolver:
         self.family = family(facts.language)
         self.defs = table.file_defs.get(self.path, {})
         self.edges: dict[tuple[str, str, str], Edge] = {}
+        self.calls = self.calls_resolved = 0
         self.locals: dict[str, Value] = {}
         self.bindings: dict[tuple[str, str], str] = {(b.scope, b.variable): b.type_name for b in facts.bindings}
 
@@ -207,10 +249,15 @@ class FileResolver:
         return pairs
 
     def resolve_uses(self) -> list[Edge]:
-        """Calls, references and tests; returns every edge of the file, sorted."""
+        """Calls, references and tests; returns every edge of the file, sorted. Counts call sites
+        (not edges: an ambiguous call has several) in `calls` and `calls_resolved`, externals excluded."""
         for call in self.facts.calls:
             source = self._scope_id(call.scope)
-            for target, resolution, confidence in self._resolve_call(call.name, call.receiver, call.scope):
+            targets = self._resolve_call(call.name, call.receiver, call.scope)
+            if targets[0][1] != "external":
+                self.calls += 1
+                self.calls_resolved += targets[0][1] in RESOLVED
+            for target, resolution, confidence in targets:
                 self._add(source, target, "calls", resolution, confidence, call.line)
         for ref in self.facts.type_refs:
             targets = self._resolve_type(ref.name, ref.scope)
@@ -319,7 +366,7 @@ class FileResolver:
     def _resolve_call(self, name: str, receiver: str | None, scope: str) -> list[Target]:
         if receiver is None:
             return self._resolve_name(name, scope, CALLABLE_KINDS)
-        if receiver in SELF or (receiver == "super" and self.family == "python"):
+        if receiver in SELF or (receiver == "super" and self.family in SUPER_FAMILIES):
             cls = self._enclosing_class(scope)
             if cls is not None:
                 start = self.table.bases.get(cls.id, []) if receiver == "super" else [cls.id]
@@ -328,6 +375,7 @@ class FileResolver:
                     if found is not None:
                         sym, depth = found
                         return [(sym.id, "exact", 1.0 if depth == 0 and receiver != "super" else 0.9)]
+                return self._inherited_external(cls.id, name)
         elif receiver != "?":
             value = self._value(receiver, scope)
             if value is not None:
@@ -347,13 +395,22 @@ class FileResolver:
             if found is not None:
                 resolution = "inferred" if value.kind == "instance" else value.resolution
                 return [(found[0].id, resolution, CONFIDENCE[resolution])]
+            return self._inherited_external(value.ref, name)
+        return self._unknown_receiver(name)
+
+    def _inherited_external(self, class_id: str, name: str) -> list[Target]:
+        """A member a known class lacks: inherited from its external base when it has one
+        (self.assertEqual in a TestCase, this.emit in an EventEmitter), else any method of that name."""
+        base = self.table.external_base(class_id)
+        if base is not None:
+            return [(f"{base}.{name}", "external", 1.0)]
         return self._unknown_receiver(name)
 
     def _unknown_receiver(self, name: str) -> list[Target]:
         candidates = [s for s in self.table.methods_by_name.get(name, ()) if s.family == self.family]
         if not candidates:
             return [(external_id("?." + name), "external", 1.0)]
-        return self._candidates(candidates, name, UNKNOWN_RECEIVER)
+        return self._candidates(candidates, name, UNKNOWN_RECEIVER, MAX_RECEIVER_CANDIDATES)
 
     def _resolve_type(self, name: str, scope: str) -> list[Target]:
         if "." in name:
@@ -390,7 +447,7 @@ class FileResolver:
             found = self.table.find_member(cls.id, name) if cls else None
             if found is not None:
                 return [(found[0].id, "exact", 0.9)]
-        if self.family == "python" and name in PYTHON_BUILTINS:
+        if name in GLOBALS.get(self.family, ()):
             return [(external_id(name), "external", 1.0)]
         candidates = [s for s in self.table.top_by_name.get(name, ()) if s.family == self.family and s.kind in kinds]
         if not candidates:
@@ -398,10 +455,10 @@ class FileResolver:
             return [(external_id(name), resolution, CONFIDENCE[resolution])]
         return self._candidates(candidates, name, CONFIDENCE["heuristic"])
 
-    def _candidates(self, candidates: list[Symbol], name: str, confidence: float) -> list[Target]:
+    def _candidates(self, candidates: list[Symbol], name: str, confidence: float, limit: int = MAX_CANDIDATES) -> list[Target]:
         if len(candidates) == 1:
             return [(candidates[0].id, "heuristic", confidence)]
-        if len(candidates) > MAX_CANDIDATES:
+        if len(candidates) > limit:
             return [(external_id(name), "unresolved", 0.0)]
         share = min(confidence, AMBIGUOUS) / len(candidates)
         return [(s.id, "ambiguous", share) for s in candidates]
@@ -460,6 +517,8 @@ class FileResolver:
         sym = self._lexical(expr, scope) or self._same_package(expr)
         if sym is not None:
             return Value(_value_kind(sym), sym.id, "exact")
+        if expr in GLOBALS.get(self.family, ()):
+            return Value("external", expr, "external")
         candidates = [s for s in self.table.top_by_name.get(expr, ()) if s.family == self.family and s.kind in CLASS_KINDS]
         if len(candidates) == 1:
             return Value("class", candidates[0].id, "heuristic")
@@ -542,6 +601,10 @@ class FileResolver:
         here = posixpath.dirname(self.path)
         same_dir = [p for p in paths if posixpath.dirname(p) == here]
         return same_dir or (paths if len(paths) <= MAX_CANDIDATES else [])
+
+
+def _last_name(external: str) -> str:
+    return external[len(EXTERNAL_PREFIX):].rpartition(".")[2]
 
 
 def _value_kind(sym: Symbol) -> str:

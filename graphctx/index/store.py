@@ -12,7 +12,7 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 INDEX_DIR = ".graphctx"
 INDEX_FILE = "index.db"
 # The index folder is committed (records live there later); the database is not.
@@ -23,6 +23,7 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE files (
     path TEXT PRIMARY KEY, language TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     hash TEXT NOT NULL, lines INTEGER NOT NULL, error_count INTEGER NOT NULL, is_test INTEGER NOT NULL,
+    calls INTEGER NOT NULL DEFAULT 0, calls_resolved INTEGER NOT NULL DEFAULT 0,  -- call sites, externals excluded
     facts TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE entities (

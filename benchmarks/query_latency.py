@@ -1,0 +1,116 @@
+"""Query latency of the context engine: graph load time, then p50/p95 per mode (context, intent
+on free text, path, file, impact) over random entities and queries, and peak RSS.
+
+    python benchmarks/query_latency.py                 # a copy of the standard library
+    python benchmarks/query_latency.py --path REPO     # any repository (indexed in place)
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import shutil
+import statistics
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+from graphctx.context import api
+from graphctx.graph.loader import load
+from graphctx.index import store
+
+TARGETS_MS = {"context": (20, 100), "intent": (150, None), "path": (50, None)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--path", type=Path, help="repository to index and query (default: a copy of the stdlib)")
+    parser.add_argument("--samples", type=int, default=300)
+    parser.add_argument("--budget", type=int, default=4000)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+
+    root = args.path.resolve() if args.path else _stdlib_copy()
+    started = time.perf_counter()
+    result = api.index(root)
+    print(f"index: {result.summary()} (setup, {time.perf_counter() - started:.1f} s)")
+
+    conn = store.connect(store.index_path(root), readonly=True)
+    t = time.perf_counter()
+    graph = load(root, conn)
+    load_s = time.perf_counter() - t
+    print(f"graph load: {load_s * 1000:.0f} ms ({graph.graph.number_of_nodes():,} nodes, {graph.graph.number_of_edges():,} edges)"
+          f"  [target <= 1000 ms]")
+    api.graph(root)  # warm the process cache the timed calls use
+
+    rng = random.Random(args.seed)
+    entities = [n for n, d in graph.graph.nodes(data=True) if d["kind"] in ("function", "method", "class")]
+    unique = [n for n in entities if len(graph.by_name.get(graph.entity(n)["name"], ())) == 1]
+    sample = rng.sample(entities, min(args.samples, len(entities)))
+    texts = _free_texts(graph, rng, args.samples // 3)
+    pairs = _call_pairs(graph, rng, args.samples // 3)
+    files = rng.sample(sorted(graph.files), min(args.samples // 3, len(graph.files)))
+
+    timings = {
+        "context": _time(lambda e: api.get_context(root, e, token_budget=args.budget), sample),
+        "intent": _time(lambda q: api.get_intent(root, "debug", q, token_budget=args.budget), texts),
+        "path": _time(lambda p: api.get_path(root, p[0], p[1], token_budget=args.budget), pairs),
+        "file": _time(lambda f: api.get_file_context(root, f, token_budget=args.budget), files),
+        "impact": _time(lambda e: api.get_impact(root, e, token_budget=args.budget), rng.sample(unique, min(len(unique), args.samples // 3))),
+    }
+    print(f"{'mode':<8} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}  target")
+    for mode, values in timings.items():
+        p50, p95 = _percentile(values, 50), _percentile(values, 95)
+        target = TARGETS_MS.get(mode)
+        goal = f"p50 <= {target[0]}" + (f", p95 <= {target[1]}" if target and target[1] else "") if target else ""
+        print(f"{mode:<8} {len(values):>5} {p50:>8.1f} {p95:>8.1f} {max(values):>8.1f}  {goal}")
+    print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+
+
+def _stdlib_copy() -> Path:
+    cache = Path(tempfile.gettempdir()) / "graphctx-bench-stdlib"
+    if not (cache / store.INDEX_DIR / store.INDEX_FILE).exists():
+        shutil.rmtree(cache, ignore_errors=True)
+        shutil.copytree(sysconfig.get_paths()["stdlib"], cache, ignore=shutil.ignore_patterns("__pycache__", "site-packages"))
+    return cache
+
+
+def _free_texts(graph, rng: random.Random, n: int) -> list[str]:
+    """Issue-like texts: an entity's doc line wrapped in words an issue would use."""
+    documented = [d for _, d in graph.graph.nodes(data=True) if d["doc"] and d["kind"] in ("function", "method")]
+    picks = rng.sample(documented, min(n, len(documented)))
+    return [f"Bug: {d['doc'].splitlines()[0]} fails when called from {d['path']} with an empty argument" for d in picks]
+
+
+def _call_pairs(graph, rng: random.Random, n: int) -> list[tuple[str, str]]:
+    g = graph.graph
+    callers = [s for s, _, k in g.edges(data="kind") if k == "calls"]
+    pairs = []
+    for _ in range(n):
+        start = node = rng.choice(callers)
+        for _ in range(rng.randint(1, 4)):
+            nxt = [t for _, t, k in g.out_edges(node, data="kind") if k == "calls"]
+            if not nxt:
+                break
+            node = rng.choice(nxt)
+        pairs.append((start, node if node != start else rng.choice(callers)))
+    return pairs
+
+
+def _time(call, items) -> list[float]:
+    out = []
+    for item in items:
+        t = time.perf_counter()
+        call(item)
+        out.append((time.perf_counter() - t) * 1000)
+    return out or [0.0]
+
+
+def _percentile(values: list[float], q: int) -> float:
+    return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else values[0]
+
+
+if __name__ == "__main__":
+    main()
