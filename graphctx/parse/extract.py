@@ -78,7 +78,10 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
                 seen_refs.add(key)
                 facts.type_refs.append(TypeRef(key[0], key[1], node.start_point[0] + 1))
         elif "binding" in caps:
-            var = _text(caps["binding.var"][0]).replace("this.", "self.")
+            if "binding.field" in caps:  # a declared field or parameter property: an attribute
+                var = "self." + _text(caps["binding.field"][0])
+            else:
+                var = _text(caps["binding.var"][0]).replace("this.", "self.")
             scope = scope_at(caps["binding"][0])
             if var.startswith("self."):  # attributes belong to the class, not the method
                 while scope is not None and scope.kind not in CLASS_LIKE:
@@ -217,6 +220,7 @@ def _dedent(text: str) -> str:
 def _receiver(node: Node) -> str:
     text = _text(node).replace("::", ".").replace("this.", "self.")
     text = "self" if text == "this" else text
+    text = "super" if text == "super()" else text  # Python's super().m() is super.m() elsewhere
     text = re.sub(r"\s+", "", text)
     return text if _DOTTED.match(text) else "?"
 

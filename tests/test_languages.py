@@ -1,0 +1,422 @@
+"""Golden tests for every supported language: each small project under tests/fixtures/<language>/
+is indexed, and its entities and edges are compared with sets written by hand from what the code
+means. The tables are read as (id, kind) and (source, target, kind, resolution); `contains` edges
+follow from the entity ids, plus the ones a language adds across files (Go and Rust methods)."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from graphctx.index.indexer import index_repository
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CHECKED_KINDS = ("calls", "imports", "inherits", "implements", "tests", "contains")
+
+
+@dataclass(frozen=True)
+class Golden:
+    language: str
+    entities: str  # "id kind" lines
+    edges: str  # "source target kind resolution" lines; `contains` edges that follow from ids are implied
+    ambiguous: tuple[tuple[str, str, frozenset[str]], ...]  # (caller, called name, candidates)
+    references: str = ""  # "source target resolution" lines that must be among the references edges
+    extra_contains: str = ""  # "source target resolution" lines: containment across files
+
+    def entity_set(self) -> set[tuple[str, str]]:
+        return {tuple(line.split()) for line in _lines(self.entities)}
+
+    def edge_set(self) -> set[tuple[str, str, str, str]]:
+        edges = {tuple(line.split()) for line in _lines(self.edges)}
+        edges |= {(s, t, "contains", r) for s, t, r in (line.split() for line in _lines(self.extra_contains))}
+        ids = {entity_id for entity_id, kind in self.entity_set() if kind != "file"}
+        for entity_id in ids:
+            path, _, qualified = entity_id.partition("::")
+            owner = f"{path}::{qualified.rpartition('.')[0]}"
+            edges.add((owner if owner in ids else path, entity_id, "contains", "exact"))
+        return edges
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")]
+
+
+@dataclass
+class Indexed:
+    entities: set[tuple[str, str]]
+    edges: list[tuple[str, str, str, str, float]]
+    errors: dict[str, int] = field(default_factory=dict)
+
+    def edge_set(self, kinds=CHECKED_KINDS) -> set[tuple[str, str, str, str]]:
+        return {(s, t, k, r) for s, t, k, r, _ in self.edges if k in kinds}
+
+
+def index_fixture(language: str, base: Path) -> Indexed:
+    root = base / language
+    shutil.copytree(FIXTURES / language, root)
+    index_repository(root)
+    conn = sqlite3.connect(root / ".graphctx" / "index.db")
+    try:
+        return Indexed(
+            entities=set(conn.execute("SELECT id, kind FROM entities")),
+            edges=list(conn.execute("SELECT source, target, kind, resolution, confidence FROM edges")),
+            errors=dict(conn.execute("SELECT path, error_count FROM files WHERE error_count > 0")),
+        )
+    finally:
+        conn.close()
+
+
+# ---------------------------------------------------------------- Python
+
+PYTHON = Golden(
+    "python",
+    entities="""
+        inventory/__init__.py                       file
+        inventory/labels.py                         file
+        inventory/labels.py::check                  function
+        inventory/models.py                         file
+        inventory/models.py::MAX_QUANTITY           constant
+        inventory/models.py::Item                   class
+        inventory/models.py::Item.__init__          method
+        inventory/models.py::Item.total             method
+        inventory/models.py::Item.describe          method
+        inventory/models.py::Perishable             class
+        inventory/models.py::Perishable.__init__    method
+        inventory/models.py::Perishable.is_expired  method
+        inventory/pricing.py                        file
+        inventory/pricing.py::round_price           function
+        inventory/pricing.py::check                 function
+        inventory/store.py                          file
+        inventory/store.py::Store                   class
+        inventory/store.py::Store.__init__          method
+        inventory/store.py::Store.add               method
+        inventory/store.py::Store._record           method
+        inventory/store.py::Store.value             method
+        inventory/store.py::open_store              function
+        inventory/store.py::audit                   function
+        tests/test_store.py                         file
+        tests/test_store.py::test_open_store_adds_welcome_card  function
+        tests/test_store.py::test_perishable_expiry             function
+    """,
+    edges="""
+        # calls: same file, through self and super(), imported, on typed instances, external
+        inventory/models.py::Item.describe        inventory/models.py::Item.total         calls exact
+        inventory/models.py::Perishable.__init__  inventory/models.py::Item.__init__      calls exact
+        inventory/models.py::Perishable.__init__  ext:super                               calls external
+        inventory/pricing.py::check               inventory/pricing.py::round_price       calls exact
+        inventory/pricing.py::round_price         ext:math.floor                          calls external
+        inventory/labels.py::check                ext:bool                                calls external
+        inventory/labels.py::check                ext:str.strip                           calls external
+        inventory/store.py                        ext:logging.getLogger                   calls external
+        inventory/store.py::Store._record         ext:logging.getLogger.info              calls external
+        inventory/store.py::Store._record         inventory/models.py::Item.describe      calls inferred
+        inventory/store.py::Store.add             inventory/models.py::Item               calls import
+        inventory/store.py::Store.add             inventory/pricing.py::round_price       calls import
+        inventory/store.py::Store.add             inventory/store.py::Store._record       calls exact
+        inventory/store.py::Store.add             ext:min                                 calls external
+        inventory/store.py::Store.value           ext:sum                                 calls external
+        inventory/store.py::Store.value           ext:?.values                            calls external
+        inventory/store.py::Store.value           inventory/models.py::Item.total         calls heuristic
+        inventory/store.py::open_store            inventory/store.py::Store               calls exact
+        inventory/store.py::open_store            inventory/store.py::Store.add           calls inferred
+        inventory/store.py::audit                 inventory/labels.py::check              calls ambiguous
+        inventory/store.py::audit                 inventory/pricing.py::check             calls ambiguous
+        tests/test_store.py::test_open_store_adds_welcome_card  inventory/store.py::open_store   calls import
+        tests/test_store.py::test_open_store_adds_welcome_card  inventory/store.py::Store.value  calls heuristic
+        tests/test_store.py::test_perishable_expiry  inventory/models.py::Perishable             calls import
+        tests/test_store.py::test_perishable_expiry  inventory/models.py::Perishable.is_expired  calls inferred
+        tests/test_store.py::test_perishable_expiry  ext:datetime.date                           calls external
+        # imports
+        inventory/models.py   ext:datetime.date                   imports external
+        inventory/pricing.py  ext:math                            imports external
+        inventory/store.py    ext:logging                         imports external
+        inventory/store.py    inventory/models.py::MAX_QUANTITY   imports import
+        inventory/store.py    inventory/models.py::Item           imports import
+        inventory/store.py    inventory/pricing.py::round_price   imports import
+        tests/test_store.py   inventory/models.py::Perishable     imports import
+        tests/test_store.py   inventory/store.py::open_store      imports import
+        tests/test_store.py   ext:datetime.date                   imports external
+        # inheritance
+        inventory/models.py::Perishable  inventory/models.py::Item  inherits exact
+        # tests
+        tests/test_store.py  inventory/models.py  tests import
+        tests/test_store.py  inventory/store.py   tests import
+        tests/test_store.py::test_open_store_adds_welcome_card  inventory/store.py::open_store   tests import
+        tests/test_store.py::test_open_store_adds_welcome_card  inventory/store.py::Store.value  tests heuristic
+        tests/test_store.py::test_perishable_expiry  inventory/models.py::Perishable             tests import
+        tests/test_store.py::test_perishable_expiry  inventory/models.py::Perishable.is_expired  tests inferred
+    """,
+    ambiguous=(
+        ("inventory/store.py::audit", "check", frozenset({"inventory/labels.py::check", "inventory/pricing.py::check"})),
+    ),
+    references="""
+        inventory/store.py::Store._record  inventory/models.py::Item  import
+        inventory/store.py::open_store     inventory/store.py::Store  exact
+    """,
+)
+
+# ---------------------------------------------------------------- JavaScript
+
+JAVASCRIPT = Golden(
+    "javascript",
+    entities="""
+        scripts/report.cjs                   file
+        scripts/report.cjs::main             function
+        src/cart.js                          file
+        src/cart.js::Cart                    class
+        src/cart.js::Cart.constructor        method
+        src/cart.js::Cart.add                method
+        src/cart.js::Cart.useCoupon          method
+        src/cart.js::Cart.total              method
+        src/cart.js::Cart.check              method
+        src/cart.js::Cart.summary            method
+        src/catalog.js                       file
+        src/catalog.js::Product              class
+        src/catalog.js::Product.constructor  method
+        src/catalog.js::Product.label        method
+        src/catalog.js::Product.validate     method
+        src/catalog.js::DigitalProduct       class
+        src/catalog.js::DigitalProduct.label method
+        src/catalog.js::findProduct          function
+        src/coupon.js                        file
+        src/coupon.js::Coupon                class
+        src/coupon.js::Coupon.constructor    method
+        src/coupon.js::Coupon.validate       method
+        src/coupon.js::Coupon.discount       method
+        src/money.js                         file
+        src/money.js::CURRENCY               constant
+        src/money.js::formatPrice            function
+        src/money.js::toUnits                function
+        src/money.js::applyRate              function
+        test/cart.test.js                    file
+    """,
+    edges="""
+        # calls
+        src/money.js::formatPrice              src/money.js::toUnits           calls exact
+        src/money.js::toUnits                  ext:?.toFixed                   calls external
+        src/money.js::applyRate                ext:Math.round                  calls external
+        src/catalog.js::Product.label          src/money.js::formatPrice       calls import
+        src/catalog.js::Product.validate       ext:RangeError                  calls external
+        src/catalog.js::DigitalProduct.label   src/catalog.js::Product.label   calls exact
+        src/catalog.js::findProduct            ext:?.find                      calls external
+        src/coupon.js::Coupon.validate         ext:Error                       calls external
+        src/coupon.js::Coupon.discount         src/money.js::applyRate         calls import
+        src/cart.js::Cart.add                  src/catalog.js::Product         calls import
+        src/cart.js::Cart.add                  src/catalog.js::Product.validate  calls inferred
+        src/cart.js::Cart.add                  ext:?.push                      calls external
+        src/cart.js::Cart.add                  ext:node:events.EventEmitter.emit  calls external
+        src/cart.js::Cart.useCoupon            src/coupon.js::Coupon           calls import
+        src/cart.js::Cart.total                ext:?.reduce                    calls external
+        src/cart.js::Cart.total                src/coupon.js::Coupon.discount  calls inferred
+        src/cart.js::Cart.check                ext:?.forEach                   calls external
+        src/cart.js::Cart.check                src/catalog.js::Product.validate  calls ambiguous
+        src/cart.js::Cart.check                src/coupon.js::Coupon.validate  calls ambiguous
+        src/cart.js::Cart.summary              src/money.js::formatPrice       calls import
+        src/cart.js::Cart.summary              src/cart.js::Cart.total         calls exact
+        scripts/report.cjs                     scripts/report.cjs::main        calls exact
+        scripts/report.cjs::main               src/cart.js::Cart               calls import
+        scripts/report.cjs::main               src/cart.js::Cart.add           calls inferred
+        scripts/report.cjs::main               src/cart.js::Cart.summary       calls inferred
+        scripts/report.cjs::main               src/catalog.js::findProduct     calls import
+        scripts/report.cjs::main               ext:console.log                 calls external
+        scripts/report.cjs::main               ext:node:path.basename          calls external
+        test/cart.test.js                      ext:vitest.describe             calls external
+        test/cart.test.js                      ext:vitest.test                 calls external
+        test/cart.test.js                      ext:vitest.expect               calls external
+        test/cart.test.js                      ext:?.toBe                      calls external
+        test/cart.test.js                      src/cart.js::Cart               calls import
+        test/cart.test.js                      src/cart.js::Cart.add           calls inferred
+        test/cart.test.js                      src/cart.js::Cart.useCoupon     calls inferred
+        test/cart.test.js                      src/cart.js::Cart.total         calls inferred
+        # imports: named, renamed, default, namespace, CommonJS
+        src/catalog.js      src/money.js::formatPrice      imports import
+        src/coupon.js       src/money.js::applyRate        imports import
+        src/cart.js         ext:node:events.EventEmitter   imports external
+        src/cart.js         src/catalog.js::Product        imports import
+        src/cart.js         src/coupon.js::Coupon          imports import
+        src/cart.js         src/money.js                   imports import
+        scripts/report.cjs  ext:node:path                  imports external
+        scripts/report.cjs  src/cart.js::Cart              imports import
+        scripts/report.cjs  src/catalog.js                 imports import
+        test/cart.test.js   ext:vitest.describe            imports external
+        test/cart.test.js   ext:vitest.expect              imports external
+        test/cart.test.js   ext:vitest.test                imports external
+        test/cart.test.js   src/cart.js::Cart              imports import
+        # inheritance
+        src/cart.js::Cart               ext:node:events.EventEmitter  inherits external
+        src/catalog.js::DigitalProduct  src/catalog.js::Product       inherits exact
+        # tests
+        test/cart.test.js  src/cart.js  tests import
+    """,
+    ambiguous=(
+        ("src/cart.js::Cart.check", "validate",
+         frozenset({"src/catalog.js::Product.validate", "src/coupon.js::Coupon.validate"})),
+    ),
+)
+
+# ---------------------------------------------------------------- TypeScript and TSX
+
+TYPESCRIPT = Golden(
+    "typescript",
+    entities="""
+        src/audit.ts                           file
+        src/audit.ts::AuditLog                 class
+        src/audit.ts::AuditLog.record          method
+        src/audit.ts::AuditLog.flush           method
+        src/components/TaskList.tsx            file
+        src/components/TaskList.tsx::Props     interface
+        src/components/TaskList.tsx::TaskList  function
+        src/format.ts                          file
+        src/format.ts::MAX_TITLE               constant
+        src/format.ts::formatTitle             function
+        src/models/task.ts                     file
+        src/models/task.ts::Task               interface
+        src/models/task.ts::TaskId             interface
+        src/models/task.ts::Priority           enum
+        src/models/task.ts::TaskNotFound       class
+        src/models/task.ts::TaskNotFound.constructor  method
+        src/service.test.ts                    file
+        src/service.ts                         file
+        src/service.ts::TaskService            class
+        src/service.ts::TaskService.constructor  method
+        src/service.ts::TaskService.add        method
+        src/service.ts::TaskService.complete   method
+        src/service.ts::flushAll               function
+        src/store.ts                           file
+        src/store.ts::Repository               interface
+        src/store.ts::Repository.get           method
+        src/store.ts::Repository.save          method
+        src/store.ts::MemoryStore              class
+        src/store.ts::MemoryStore.get          method
+        src/store.ts::MemoryStore.save         method
+        src/store.ts::MemoryStore.nextId       method
+        src/store.ts::MemoryStore.flush        method
+    """,
+    edges="""
+        # calls; self.tasks is a Map (a field initialiser), self.repo a Repository (a parameter property)
+        src/audit.ts::AuditLog.record       ext:?.push                       calls external
+        src/audit.ts::AuditLog.record       ext:Date.now                     calls external
+        src/audit.ts::AuditLog.flush        ext:?.splice                     calls external
+        src/format.ts::formatTitle          ext:?.trim                       calls external
+        src/format.ts::formatTitle          ext:?.slice                      calls external
+        src/store.ts::MemoryStore           ext:Map                          calls external
+        src/store.ts::MemoryStore.get       ext:Map.get                      calls external
+        src/store.ts::MemoryStore.get       src/models/task.ts::TaskNotFound  calls import
+        src/store.ts::MemoryStore.save      ext:Map.set                      calls external
+        src/store.ts::MemoryStore.nextId    ext:node:crypto.randomUUID       calls external
+        src/store.ts::MemoryStore.flush     ext:Map.values                   calls external
+        src/store.ts::MemoryStore.flush     ext:Map.clear                    calls external
+        src/service.ts::TaskService         src/audit.ts::AuditLog           calls import
+        src/service.ts::TaskService.constructor  src/store.ts::MemoryStore   calls import
+        src/service.ts::TaskService.add     ext:String                       calls external
+        src/service.ts::TaskService.add     ext:Date.now                     calls external
+        src/service.ts::TaskService.add     src/format.ts::formatTitle       calls import
+        src/service.ts::TaskService.add     src/store.ts::Repository.save    calls inferred
+        src/service.ts::TaskService.add     src/audit.ts::AuditLog.record    calls inferred
+        src/service.ts::TaskService.complete  src/store.ts::Repository.get   calls inferred
+        src/service.ts::TaskService.complete  src/store.ts::Repository.save  calls inferred
+        src/service.ts::flushAll            ext:?.forEach                    calls external
+        src/service.ts::flushAll            src/store.ts::MemoryStore.flush  calls ambiguous
+        src/service.ts::flushAll            src/audit.ts::AuditLog.flush     calls ambiguous
+        # a destructured callback parameter is not a repository definition
+        src/components/TaskList.tsx::TaskList  ext:?.filter                  calls external
+        src/components/TaskList.tsx::TaskList  ext:?.map                     calls external
+        src/components/TaskList.tsx::TaskList  ext:onSelect                  calls external
+        src/components/TaskList.tsx::TaskList  src/format.ts::formatTitle    calls import
+        src/service.test.ts  ext:vitest.describe                calls external
+        src/service.test.ts  ext:vitest.it                      calls external
+        src/service.test.ts  ext:vitest.expect                  calls external
+        src/service.test.ts  ext:?.toBe                         calls external
+        src/service.test.ts  src/store.ts::MemoryStore          calls import
+        src/service.test.ts  src/store.ts::MemoryStore.get      calls inferred
+        src/service.test.ts  src/service.ts::TaskService        calls import
+        src/service.test.ts  src/service.ts::TaskService.add    calls inferred
+        src/service.test.ts  src/service.ts::TaskService.complete  calls inferred
+        # imports
+        src/store.ts                 ext:node:crypto.randomUUID        imports external
+        src/store.ts                 src/models/task.ts::Task          imports import
+        src/store.ts                 src/models/task.ts::TaskId        imports import
+        src/store.ts                 src/models/task.ts::TaskNotFound  imports import
+        src/service.ts               src/audit.ts::AuditLog            imports import
+        src/service.ts               src/format.ts::formatTitle        imports import
+        src/service.ts               src/models/task.ts::Task          imports import
+        src/service.ts               src/models/task.ts::TaskId        imports import
+        src/service.ts               src/store.ts::MemoryStore         imports import
+        src/service.ts               src/store.ts::Repository          imports import
+        src/components/TaskList.tsx  src/models/task.ts::Task          imports import
+        src/components/TaskList.tsx  src/format.ts::formatTitle        imports import
+        src/service.test.ts          ext:vitest.describe               imports external
+        src/service.test.ts          ext:vitest.expect                 imports external
+        src/service.test.ts          ext:vitest.it                     imports external
+        src/service.test.ts          src/service.ts::TaskService       imports import
+        src/service.test.ts          src/store.ts::MemoryStore         imports import
+        # inheritance
+        src/models/task.ts::TaskNotFound  ext:Error                  inherits external
+        src/store.ts::MemoryStore         src/store.ts::Repository   implements exact
+        # tests
+        src/service.test.ts  src/service.ts  tests import
+        src/service.test.ts  src/store.ts    tests import
+    """,
+    ambiguous=(
+        ("src/service.ts::flushAll", "flush",
+         frozenset({"src/store.ts::MemoryStore.flush", "src/audit.ts::AuditLog.flush"})),
+    ),
+    references="""
+        src/service.ts::TaskService.constructor  src/store.ts::Repository           import
+        src/store.ts::MemoryStore.get            src/models/task.ts::Task           import
+        src/models/task.ts::Task                 src/models/task.ts::TaskId         exact
+        src/components/TaskList.tsx::TaskList    src/components/TaskList.tsx::Props  exact
+    """,
+)
+
+GOLDENS = [PYTHON, JAVASCRIPT, TYPESCRIPT]
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory) -> dict[str, Indexed]:
+    base = tmp_path_factory.mktemp("languages")
+    return {golden.language: index_fixture(golden.language, base) for golden in GOLDENS}
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
+def test_fixture_parses_cleanly(golden: Golden, indexed):
+    assert indexed[golden.language].errors == {}
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
+def test_entities(golden: Golden, indexed):
+    assert indexed[golden.language].entities == golden.entity_set()
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
+def test_edges(golden: Golden, indexed):
+    found = indexed[golden.language].edge_set()
+    expected = golden.edge_set()
+    assert sorted(found - expected) == [], "unexpected edges"
+    assert sorted(expected - found) == [], "missing edges"
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
+def test_references(golden: Golden, indexed):
+    found = indexed[golden.language].edge_set(("references",))
+    expected = {(s, t, "references", r) for s, t, r in (line.split() for line in _lines(golden.references))}
+    assert sorted(expected - found) == []
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
+def test_ambiguous_calls_stay_ambiguous(golden: Golden, indexed):
+    """A name two unrelated files define, called without import or type evidence: low-confidence
+    edges to each candidate, and no exact (or otherwise resolved) edge invented for it."""
+    edges = indexed[golden.language].edges
+    for caller, name, candidates in golden.ambiguous:
+        to_name = [e for e in edges if e[0] == caller and e[2] == "calls" and _named(e[1], name)]
+        assert {e[1] for e in to_name} == candidates
+        assert all(e[3] == "ambiguous" and e[4] < 0.5 for e in to_name), to_name
+
+
+def _named(target: str, name: str) -> bool:
+    return target.rpartition("::")[2].rpartition(".")[2] == name
