@@ -163,7 +163,7 @@ def apply_edit(data, project: dict[str, Module]) -> str:
     """Apply one random edit to the project in place; returns its description."""
     ops = ["add_file", "add_function", "add_method", "remove_function", "rename_function",
            "change_body", "change_signature", "change_import", "change_base", "delete_file", "rename_file",
-           "add_class"]
+           "add_class", "remove_class", "copy_class"]
     op = data.draw(st.sampled_from(ops))
     paths = sorted(project)
     if op == "add_file" or not paths:
@@ -178,6 +178,13 @@ def apply_edit(data, project: dict[str, Module]) -> str:
         _pick(data, module.classes).methods.append(data.draw(funcs))
     elif op == "add_class":
         module.classes.append(data.draw(klasses))
+    elif op == "remove_class" and module.classes:
+        del module.classes[data.draw(st.integers(0, len(module.classes) - 1))]
+    elif op == "copy_class" and module.classes:  # the same class name in two files: ambiguity comes and goes
+        source = _pick(data, module.classes)
+        target = data.draw(st.sampled_from(paths))
+        project[target].classes.append(Klass(source.name, source.base, [Func(f.name, f.params, f.body) for f in source.methods]))
+        return f"copy class {source.name} from {path} to {target}"
     elif op in ("remove_function", "rename_function", "change_body", "change_signature") and _all_funcs(module):
         owner, i = _pick(data, _all_funcs(module))
         if op == "remove_function":
@@ -316,6 +323,30 @@ def test_adding_package_init_renames_modules(tmp_path):
     index_repository(root, workers=1)
     assert_same_as_full(root, tmp_path / "full")
     (root / "pkg/__init__.py").unlink()
+    index_repository(root, workers=1)
+    assert_same_as_full(root, tmp_path / "full")
+
+
+def test_attribute_type_defined_in_another_class(tmp_path):
+    """`e.tool.run()` depends on the type Engine gives `self.tool`, and on what that type's name
+    means: when Widget stops being ambiguous, the call resolves, though the caller never names Widget."""
+    root = write_tree(tmp_path / "repo", {
+        "y.py": "from z import Engine\n\ndef main():\n    e = Engine()\n    e.tool.run()\n",
+        "z.py": "class Engine:\n    def __init__(self):\n        self.tool = Widget()\n",
+        "k.py": "from z import Engine\n\nclass Holder:\n    def __init__(self):\n        self.engine = Engine()\n",
+        "x.py": "from k import Holder\n\ndef main():\n    h = Holder()\n    h.engine.tool.run()\n",
+        "w1.py": "class Widget:\n    def run(self):\n        pass\n",
+        "w2.py": "class Widget:\n    pass\n",
+        "other.py": "class Other:\n    def run(self):\n        pass\n",
+    })
+    index_repository(root, workers=1)
+    (root / "w2.py").unlink()
+    index_repository(root, workers=1)
+    assert_same_as_full(root, tmp_path / "full")
+    edges = index_tables(root)["edges"]
+    assert ("y.py::main", "w1.py::Widget.run", "calls", "inferred", 0.8, 5, "y.py") in edges
+    assert ("x.py::main", "w1.py::Widget.run", "calls", "inferred", 0.8, 5, "x.py") in edges
+    write_tree(root, {"w2.py": "class Widget:\n    pass\n"})
     index_repository(root, workers=1)
     assert_same_as_full(root, tmp_path / "full")
 

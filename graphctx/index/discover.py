@@ -6,6 +6,7 @@ file is read, in `is_indexable_content`."""
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import tomllib
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pathspec
 
+from graphctx.errors import GraphctxError
 from graphctx.parse.languages import language_for_path
 
 CONFIG_FILE = Path(".graphctx") / "config.toml"
@@ -40,8 +42,8 @@ class Config:
         object.__setattr__(self, "spec", pathspec.GitIgnoreSpec.from_lines(patterns))
 
 
-class ConfigError(ValueError):
-    pass
+class ConfigError(GraphctxError, ValueError):
+    """`.graphctx/config.toml` cannot be used; the message names the file and the fix."""
 
 
 def load_config(root: Path) -> Config:
@@ -52,12 +54,23 @@ def load_config(root: Path) -> Config:
         table = tomllib.loads(path.read_text(encoding="utf-8")).get("index", {})
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc}); fix or delete the file") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it ({exc.strerror}); fix or delete it") from exc
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: `index` must be a table ([index]), not {type(table).__name__}")
     known = {"max_file_bytes", "exclude", "extra_exclude", "skip_generated", "workers"}
     unknown = set(table) - known
     if unknown:
         raise ConfigError(f"{path}: unknown [index] keys {sorted(unknown)}; known keys are {sorted(known)}")
+    for key in ("max_file_bytes", "workers"):
+        if key in table and (not isinstance(table[key], int) or isinstance(table[key], bool) or table[key] < 0):
+            raise ConfigError(f"{path}: [index] {key} must be a non-negative integer, not {table[key]!r}")
+    if "skip_generated" in table and not isinstance(table["skip_generated"], bool):
+        raise ConfigError(f"{path}: [index] skip_generated must be true or false, not {table['skip_generated']!r}")
     for key in ("exclude", "extra_exclude"):
         if key in table:
+            if not isinstance(table[key], list) or not all(isinstance(p, str) for p in table[key]):
+                raise ConfigError(f"{path}: [index] {key} must be a list of gitignore-style patterns (strings)")
             table[key] = tuple(table[key])
     return Config(**table)
 
@@ -81,9 +94,14 @@ def discover(root: Path, config: Config) -> tuple[list[Candidate], list[tuple[st
             continue
         try:
             st = os.stat(root / rel)
-        except OSError as exc:  # deleted but still in git's index, a broken symlink, no permission
+        except OSError as exc:  # deleted but still in git's index, a broken symlink, a symlink loop
             if not isinstance(exc, FileNotFoundError):
                 warnings.append((rel, f"cannot stat: {exc.strerror}"))
+            elif os.path.islink(root / rel):
+                warnings.append((rel, "skipped: broken symbolic link"))
+            continue
+        if not stat.S_ISREG(st.st_mode):  # a named pipe would block the read forever; a folder named x.py
+            warnings.append((rel, "skipped: not a regular file"))
             continue
         if st.st_size > config.max_file_bytes:
             warnings.append((rel, f"skipped: {st.st_size} bytes is over max_file_bytes={config.max_file_bytes}"))

@@ -16,6 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graphctx.errors import GraphctxError
 from graphctx.index import store
 from graphctx.index.discover import Candidate, Config, discover, is_indexable_content, load_config
 from graphctx.index.modules import ModuleMap
@@ -37,7 +38,7 @@ RACY_NS = 2_000_000_000
 Progress = Callable[[int, int], None]
 
 
-class IndexRunError(Exception):
+class IndexRunError(GraphctxError):
     """A run that cannot start: the message names the problem and the fix."""
 
 
@@ -92,20 +93,20 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
-            result = _run(conn, root, config, candidates, full, progress, workers, scanned_ns)
+            result = _run(conn, root, config, candidates, full, progress, workers, scanned_ns, warnings)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
     finally:
         conn.close()
-    result.warnings = warnings + result.warnings
     result.seconds = time.perf_counter() - started
     return result
 
 
 def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[Candidate], full: bool,
-         progress: Progress | None, workers: int | None, scanned_ns: int) -> IndexResult:
+         progress: Progress | None, workers: int | None, scanned_ns: int,
+         discovery_warnings: list[tuple[str, str]]) -> IndexResult:
     fresh = store.ensure_schema(conn)
     if full and not fresh:
         store.delete_files(conn, [p for (p,) in conn.execute("SELECT path FROM files")])
@@ -116,7 +117,7 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     stale = [c for c in candidates if known.get(c.path, (None, None))[:2] != (c.size, c.mtime_ns) or c.mtime_ns >= racy_after]
 
     parsed = _parse_all(root, config, stale, {p: v[2] for p, v in known.items()}, progress, workers or config.workers)
-    result = IndexResult(str(root))
+    result = IndexResult(str(root), warnings=list(discovery_warnings))
     changed: dict[str, FileFacts] = {}
     skipped: list[str] = []
     for item in parsed:
@@ -128,7 +129,9 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
             elif not item.hash:
                 skipped.append(item.path)
             continue
-        changed[item.path] = FileFacts.from_json(item.facts)
+        changed[item.path] = facts = FileFacts.from_json(item.facts)
+        if facts.error_count:
+            result.warnings.append((item.path, f"{facts.error_count} syntax error node(s); kept what parsed"))
     deleted += [p for p in skipped if p in known]
     result.parsed, result.removed = len(changed), len(deleted)
 
@@ -136,8 +139,10 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
         _apply(conn, root, changed, {i.path: i for i in parsed}, deleted, full or fresh)
         store.set_meta(conn, generation=store.generation(conn) + 1, indexed_at=f"{time.time():.3f}", root=str(root))
     store.set_meta(conn, scanned_ns=scanned_ns)
+    # Warnings of files indexed before and not read again stay; every other path's are this run's.
     conn.execute("DELETE FROM warnings WHERE path NOT IN (SELECT path FROM files)")
-    conn.executemany("INSERT INTO warnings(path, message) VALUES (?, ?)", [w for w in result.warnings if w[0] not in changed])
+    kept = {p for (p,) in conn.execute("SELECT path FROM files")} - set(changed)
+    conn.executemany("INSERT INTO warnings(path, message) VALUES (?, ?)", [w for w in result.warnings if w[0] not in kept])
     _count(conn, result)
     return result
 
@@ -176,9 +181,6 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
         )
         store.insert_entities(conn, list(_entity_rows(facts)))
         conn.executemany("INSERT OR IGNORE INTO file_refs(name, path) VALUES (?, ?)", [(n, path) for n in reference_names(facts)])
-        if facts.error_count:
-            conn.execute("INSERT INTO warnings(path, message) VALUES (?, ?)",
-                         (path, f"{facts.error_count} syntax error node(s); kept what parsed"))
 
     if everything:
         targets = [p for (p,) in conn.execute("SELECT path FROM files")]

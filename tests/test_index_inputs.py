@@ -1,0 +1,295 @@
+"""Bad and unusual input: each case gives a warning (or one clear error) and the run goes on;
+what is skipped by default (binary, oversized, minified, generated, vendored) and what
+`.graphctx/config.toml` changes; file discovery in and outside a git work tree."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import index_tables
+from graphctx.errors import GraphctxError
+from graphctx.index.discover import ConfigError
+from graphctx.index.indexer import IndexRunError, index_repository
+
+GOOD = "def good():\n    return 1\n"
+
+
+def indexed_paths(root) -> set[str]:
+    return {row[0] for row in index_tables(root)["files"]}
+
+
+def entity_ids(root) -> set[str]:
+    return {row[0] for row in index_tables(root)["entities"]}
+
+
+def warned(result, path: str) -> str:
+    """The warning message given for path (fails when there is none)."""
+    messages = [message for p, message in result.warnings if p == path]
+    assert messages, f"no warning for {path}: {result.warnings}"
+    return messages[0]
+
+
+# ---------------------------------------------------------------- unreadable and odd files
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_unreadable_file_is_skipped_with_a_warning(tree):
+    root = tree({"good.py": GOOD, "secret.py": "def hidden():\n    pass\n"})
+    (root / "secret.py").chmod(0)
+    try:
+        result = index_repository(root, workers=1)
+    finally:
+        (root / "secret.py").chmod(0o644)
+    assert "cannot read" in warned(result, "secret.py")
+    assert indexed_paths(root) == {"good.py"}
+
+
+def test_dangling_symlink_is_skipped_with_a_warning(tree):
+    root = tree({"good.py": GOOD})
+    (root / "gone.py").symlink_to(root / "missing.py")
+    result = index_repository(root, workers=1)
+    assert "broken symbolic link" in warned(result, "gone.py")
+    assert indexed_paths(root) == {"good.py"}
+
+
+def test_symlink_loops_are_skipped(tree):
+    root = tree({"good.py": GOOD, "pkg/mod.py": GOOD})
+    (root / "a.py").symlink_to("b.py")
+    (root / "b.py").symlink_to("a.py")
+    (root / "pkg" / "again").symlink_to("..", target_is_directory=True)  # a folder loop: not followed
+    result = index_repository(root, workers=1)
+    assert "symbolic links" in warned(result, "a.py")
+    assert indexed_paths(root) == {"good.py", "pkg/mod.py"}
+
+
+def test_folder_named_like_a_file_and_named_pipe(tree):
+    root = tree({"good.py": GOOD, "looks_like.py/inner.py": GOOD})
+    os.mkfifo(root / "pipe.py")  # reading it would block forever
+    result = index_repository(root, workers=1)
+    assert "not a regular file" in warned(result, "pipe.py")
+    assert indexed_paths(root) == {"good.py", "looks_like.py/inner.py"}
+
+
+def test_invalid_utf8_is_indexed_with_a_warning(tree):
+    root = tree({"latin.py": b"def caf\xe9():\n    pass\n\ndef ok():\n    return '\xff\xfe'\n"})
+    result = index_repository(root, workers=1)
+    assert "invalid UTF-8" in warned(result, "latin.py")
+    assert "latin.py::ok" in entity_ids(root)
+
+
+def test_syntax_errors_keep_what_parses_and_count_error_nodes(tree):
+    root = tree({
+        "broken.py": "def ok():\n    pass\n\ndef broken(:\n    return\n\nclass Kept:\n    def method(self):\n        ok()\n",
+        "good.py": GOOD,
+    })
+    result = index_repository(root, workers=1)
+    assert result.parse_errors > 0
+    ids = entity_ids(root)
+    assert {"broken.py::ok", "broken.py::Kept", "broken.py::Kept.method", "good.py::good"} <= ids
+    assert "syntax error" in warned(result, "broken.py")
+    files = {row[0]: row for row in index_tables(root)["files"]}
+    assert files["broken.py"][5] > 0 and files["good.py"][5] == 0  # error_count per file
+
+
+def test_deeply_nested_file_does_not_crash(tree):
+    depth = 5000
+    root = tree({
+        "parens.py": "x = " + "(\n" * depth + "1" + ")\n" * depth + "\ndef after():\n    pass\n",
+        "brackets.py": "y = " + "[\n" * depth + "\ndef unclosed():\n    pass\n",
+        "calls.py": "z = " + "f(\n" * depth + ")\n" * depth,
+        "blocks.py": "def f():\n" + "".join("    " * (i + 1) + "if x:\n" for i in range(300)) + "    " * 301 + "g()\n",
+        "good.py": GOOD,
+    })
+    result = index_repository(root, workers=1)
+    assert "parens.py::after" in entity_ids(root)
+    assert "good.py::good" in entity_ids(root)
+    assert "blocks.py::f" in entity_ids(root)
+    assert result.files == 5
+
+
+def test_huge_file_of_many_definitions(tree):
+    source = "".join(f"def f{i}(x):\n    return f{i - 1}(x) + {i}\n\n" for i in range(5000))
+    root = tree({"huge.py": source})
+    result = index_repository(root, workers=1)
+    assert result.entities == 5001  # the file and its functions
+    assert result.calls_resolved >= 4999
+
+
+def test_binary_file_with_source_extension_is_skipped(tree):
+    root = tree({"blob.py": b"\x00\x01\x02binary\x00" * 100, "good.py": GOOD})
+    result = index_repository(root, workers=1)
+    assert "binary" in warned(result, "blob.py")
+    assert indexed_paths(root) == {"good.py"}
+
+
+def test_file_over_max_file_bytes_is_skipped(tree):
+    big = "# filler\n" * (1 << 17)  # 1.1 MiB
+    root = tree({"big.py": big + GOOD, "good.py": GOOD})
+    result = index_repository(root, workers=1)
+    assert "max_file_bytes" in warned(result, "big.py")
+    assert indexed_paths(root) == {"good.py"}
+
+
+def test_minified_and_generated_files_are_skipped(tree):
+    minified = "var a=function(){return 1};" * 400  # one 10 KB line
+    root = tree({
+        "dist_like/bundle.js": minified,
+        "lib.min.js": minified,  # excluded by name, silently
+        "api_pb.py": "# Code generated by protoc-gen-py. DO NOT EDIT.\n" + GOOD,
+        "schema.js": "// @generated by a tool\nfunction f() { return 1; }\n",
+        "app.js": "function main() { return 1; }\n",
+        "good.py": GOOD,
+    })
+    result = index_repository(root, workers=1)
+    assert "minified" in warned(result, "dist_like/bundle.js")
+    assert "generated" in warned(result, "api_pb.py")
+    assert "generated" in warned(result, "schema.js")
+    assert indexed_paths(root) == {"app.js", "good.py"}
+
+
+def test_vendored_folders_are_skipped(tree):
+    root = tree({
+        "src/app.py": GOOD,
+        "node_modules/lib/index.js": "function f() {}\n",
+        "vendor/dep.py": GOOD,
+        ".venv/lib/site.py": GOOD,
+        "build/out.py": GOOD,
+        "dist/pkg.js": "function g() {}\n",
+        "pkg/__pycache__/x.py": GOOD,
+        "third_party/t.py": GOOD,
+    })
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {"src/app.py"}
+
+
+# ---------------------------------------------------------------- configuration
+
+
+def test_config_overrides_extra_exclude_and_max_file_bytes(tree):
+    root = tree({
+        ".graphctx/config.toml": '[index]\nextra_exclude = ["generated/", "*_old.py"]\nmax_file_bytes = 200\n',
+        "app.py": GOOD,
+        "generated/models.py": GOOD,
+        "legacy_old.py": GOOD,
+        "medium.py": GOOD + "# padding\n" * 30,
+    })
+    result = index_repository(root, workers=1)
+    assert indexed_paths(root) == {"app.py"}
+    assert "max_file_bytes=200" in warned(result, "medium.py")
+
+
+def test_config_can_index_generated_files_and_vendor(tree):
+    root = tree({
+        ".graphctx/config.toml": '[index]\nskip_generated = false\nexclude = ["node_modules/"]\n',
+        "api_pb.py": "# Code generated by protoc. DO NOT EDIT.\n" + GOOD,
+        "vendor/dep.py": GOOD,
+    })
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {"api_pb.py", "vendor/dep.py"}
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("[index\nmax_file_bytes = 1", "not valid TOML"),
+    ("[index]\nmax_files = 3\n", "unknown [index] keys"),
+    ('[index]\nmax_file_bytes = "big"\n', "max_file_bytes must be"),
+    ("[index]\nextra_exclude = 3\n", "extra_exclude must be"),
+    ("[index]\nskip_generated = 1\n", "skip_generated must be"),
+    ("index = 3\n", "must be a table"),
+])
+def test_invalid_config_is_a_clear_error(tree, text, expected):
+    root = tree({".graphctx/config.toml": text, "app.py": GOOD})
+    with pytest.raises(ConfigError) as info:
+        index_repository(root, workers=1)
+    assert expected in str(info.value) and "config.toml" in str(info.value)
+    assert isinstance(info.value, GraphctxError)  # the CLI prints it as one line, exit 2
+
+
+def test_path_that_is_not_a_directory_is_a_clear_error(tmp_path):
+    file = tmp_path / "file.py"
+    file.write_text(GOOD)
+    for path in (file, tmp_path / "missing"):
+        with pytest.raises(IndexRunError, match="is not a directory"):
+            index_repository(path)
+
+
+# ---------------------------------------------------------------- discovery
+
+
+def git(root, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+                   check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_git_work_tree_tracked_and_untracked_not_ignored(tree):
+    root = tree({
+        ".gitignore": "ignored.py\nlogs/\n",
+        "tracked.py": GOOD,
+        "pkg/tracked2.py": GOOD,
+    })
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "start")
+    (root / "untracked.py").write_text(GOOD)
+    (root / "ignored.py").write_text(GOOD)
+    (root / "logs").mkdir()
+    (root / "logs" / "x.py").write_text(GOOD)
+    (root / "pkg" / "tracked2.py").unlink()  # deleted in the work tree, still in git's index: no warning
+    result = index_repository(root, workers=1)
+    assert indexed_paths(root) == {"tracked.py", "untracked.py"}
+    assert not [w for w in result.warnings if w[0] == "pkg/tracked2.py"]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_git_subfolder_is_walked_with_gitignore(tree):
+    """Indexing a folder below the top of a work tree walks it, honouring the .gitignore files."""
+    root = tree({".gitignore": "skip_me.py\n", "sub/.gitignore": "*.gen.py\n", "sub/a.py": GOOD,
+                 "sub/b.gen.py": GOOD, "sub/skip_me.py": GOOD})
+    git(root, "init", "-q")
+    index_repository(root / "sub", workers=1)
+    assert indexed_paths(root / "sub") == {"a.py", "skip_me.py"}  # the parent's rules are git's business
+
+
+def test_outside_git_gitignore_rules_are_honoured(tree):
+    root = tree({
+        ".gitignore": "*.gen.py\nscratch/\n!keep.gen.py\n",
+        "app.py": GOOD,
+        "x.gen.py": GOOD,
+        "keep.gen.py": GOOD,
+        "scratch/tmp.py": GOOD,
+        "pkg/.gitignore": "local.py\n/rooted.py\n",
+        "pkg/local.py": GOOD,
+        "pkg/rooted.py": GOOD,
+        "pkg/deeper/rooted.py": GOOD,
+        "pkg/mod.py": GOOD,
+        "notes.txt": "not source",
+    })
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {"app.py", "keep.gen.py", "pkg/mod.py", "pkg/deeper/rooted.py"}
+
+
+def test_warnings_are_stored_and_survive_a_noop_run(tree):
+    import sqlite3
+
+    root = tree({"latin.py": b"def ok():\n    return '\xff'\n", "broken.py": "def f(:\n", "good.py": GOOD})
+    (root / "gone.py").symlink_to(root / "missing.py")
+    index_repository(root, workers=1)
+
+    def stored() -> set[str]:
+        conn = sqlite3.connect(root / ".graphctx" / "index.db")
+        try:
+            return {path for path, _ in conn.execute("SELECT path, message FROM warnings")}
+        finally:
+            conn.close()
+
+    assert stored() == {"latin.py", "broken.py", "gone.py"}
+    assert index_repository(root, workers=1).parsed == 0
+    assert stored() == {"latin.py", "broken.py", "gone.py"}
+    (root / "broken.py").write_text(GOOD)
+    (root / "gone.py").unlink()
+    index_repository(root, workers=1)
+    assert stored() == {"latin.py"}
