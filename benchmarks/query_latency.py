@@ -79,7 +79,7 @@ def _stdlib_copy() -> Path:
 
 def _free_texts(graph, rng: random.Random, n: int) -> list[str]:
     """Issue-like texts: an entity's doc line wrapped in words an issue would use."""
-    documented = [d for _, d in graph.graph.nodes(data=True) if d["doc"] and d["kind"] in ("function", "method")]
+    documented = [d for d in map(graph.entity, graph.graph.nodes) if d["doc"] and d["kind"] in ("function", "method")]
     picks = rng.sample(documented, min(n, len(documented)))
     return [f"Bug: {d['doc'].splitlines()[0]} fails when called from {d['path']} with an empty argument" for d in picks]
 

@@ -19,6 +19,7 @@ from graphctx.models import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswe
 Answer = tuple[ContextAnswer, str]
 LARGE_NEIGHBOURHOOD = 300  # beyond this many reached entities, personalized PageRank ranks them
 MAX_DEPTH = 6
+MAX_TEXT_CANDIDATES = 500
 IMPACT_WEIGHTS = {"calls": (0.0, 1.0), "imports": (0.0, 0.6), "inherits": (0.0, 0.9), "implements": (0.0, 0.9),
                   "references": (0.0, 0.6), "tests": (0.0, 0.9)}
 FORMATS = ("compact", "json")
@@ -162,7 +163,7 @@ def get_impact(root: Path, symbol: str | None = None, files: list[str] | None = 
 def _around(g: CodeGraph, root_id: str, depth: int, weights: rank.Weights, include_inferred: bool, shape: Shape) -> list[Candidate]:
     reached = rank.spread(g, root_id, depth, weights, include_inferred=include_inferred)
     if len(reached) > LARGE_NEIGHBOURHOOD:
-        pr = rank.pagerank(g, {root_id: 1.0}, weights, include_inferred=include_inferred)
+        pr = rank.pagerank(g, {root_id: 1.0}, weights, include_inferred=include_inferred, limit=len(reached) * 4)
         top = pr.get(root_id) or 1.0
         for node, hit in reached.items():
             hit.score = 1.0 if node == root_id else min(0.99, pr.get(node, 0.0) / top)
@@ -180,9 +181,9 @@ def _from_text(g: CodeGraph, text: str, weights: rank.Weights, include_inferred:
     if not seed_weights:
         return []
     # A short walk (alpha 0.5): the text named these seeds, so their neighbours inform but do not outrank them.
-    scores = rank.pagerank(g, seed_weights, weights, include_inferred=include_inferred, alpha=0.5)
+    scores = rank.pagerank(g, seed_weights, weights, include_inferred=include_inferred, alpha=0.5, limit=MAX_TEXT_CANDIDATES)
     top = max(scores.values(), default=1.0)
-    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:500]
+    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     return [
         Candidate(node, score / top, "seed" if node in seed_weights else "related", 0 if node in seed_weights else 1,
                   max_detail=shape.others)

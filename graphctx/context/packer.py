@@ -4,8 +4,8 @@ counted with the real tokenizer and trimmed until it fits, so it never exceeds t
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from graphctx.context.render import MAX_OMITTED_LISTED, item_text, render
 from graphctx.context.tokens import count
@@ -26,7 +26,16 @@ class Candidate:
     max_detail: str = "full"
 
 
-View = Callable[[Candidate, str], PacketItem]
+class View(Protocol):
+    """What the packer needs of the views: an entity at a detail level, and a cheap lower bound on
+    the size of its full view, so that what cannot fit is never read."""
+
+    def __call__(self, candidate: Candidate, detail: str) -> PacketItem: ...
+
+    def min_full_tokens(self, entity_id: str) -> int: ...
+
+
+MIN_ITEM_TOKENS = 8  # below this much room not even a heading fits: stop trying
 
 
 def pack(answer: ContextAnswer, candidates: list[Candidate], view: View, fmt: str, encoding: str) -> tuple[ContextAnswer, str]:
@@ -40,7 +49,11 @@ def pack(answer: ContextAnswer, candidates: list[Candidate], view: View, fmt: st
     remaining = budget - count(render(answer, fmt), encoding)
     chosen: list[PacketItem] = []
     for candidate in candidates:
+        if remaining < MIN_ITEM_TOKENS:
+            break
         for level in LEVELS[LEVELS.index(candidate.max_detail):]:
+            if level == "full" and view.min_full_tokens(candidate.id) > remaining:
+                continue
             item = view(candidate, level)
             cost = count(item_text(item, fmt), encoding) + 1
             if level == "full" and candidate.distance > 0 and cost > remaining * NEIGHBOUR_SHARE:

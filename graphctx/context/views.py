@@ -18,13 +18,14 @@ class Views:
     def __init__(self, graph: CodeGraph, summary_doc_lines: int = SUMMARY_DOC_LINES):
         self.graph = graph
         self.summary_doc_lines = summary_doc_lines
-        self._sources: dict[str, tuple[list[str] | None, bool]] = {}
+        self._sources: dict[str, list[str] | None] = {}
+        self._stale: dict[str, bool] = {}
 
     def __call__(self, candidate: Candidate, detail: str) -> PacketItem:
         e = self.graph.entity(candidate.id)
-        lines, stale = self.source(e["path"])
+        stale = self.stale(e["path"])
         if detail == "full":
-            text = self._full(candidate.id, e, lines)
+            text = self._full(candidate.id, e, self.source(e["path"]))
         elif detail == "summary":
             text = self._summary(e)
         else:
@@ -35,19 +36,31 @@ class Views:
             text=text, resolution=candidate.resolution, confidence=candidate.confidence, stale=stale,
         )
 
-    def source(self, path: str) -> tuple[list[str] | None, bool]:
-        """The file's lines (None when unreadable) and whether it changed since it was indexed."""
+    def source(self, path: str) -> list[str] | None:
+        """The file's lines, read once per answer; None when unreadable."""
         if path not in self._sources:
-            full = self.graph.root / path
+            try:
+                text = (self.graph.root / path).read_text(encoding="utf-8", errors="replace")
+                self._sources[path] = text.splitlines()
+            except OSError:
+                self._sources[path] = None
+        return self._sources[path]
+
+    def stale(self, path: str) -> bool:
+        """Whether the file changed on disk since it was indexed (its lines may have moved)."""
+        if path not in self._stale:
             known = self.graph.files.get(path, {})
             try:
-                st = os.stat(full)
-                stale = (st.st_size, st.st_mtime_ns) != (known.get("size"), known.get("mtime_ns"))
-                lines = full.read_text(encoding="utf-8", errors="replace").splitlines()
+                st = os.stat(self.graph.root / path)
+                self._stale[path] = (st.st_size, st.st_mtime_ns) != (known.get("size"), known.get("mtime_ns"))
             except OSError:
-                lines, stale = None, True
-            self._sources[path] = (lines, stale)
-        return self._sources[path]
+                self._stale[path] = True
+        return self._stale[path]
+
+    def min_full_tokens(self, entity_id: str) -> int:
+        """A cheap lower bound on the tokens of the full view, to skip reading what cannot fit."""
+        e = self.graph.graph.nodes[entity_id]
+        return 0 if e["kind"] in CLASS_KINDS or e["kind"] == "file" else e["end_line"] - e["start_line"] + 1
 
     def _full(self, entity_id: str, e: dict, lines: list[str] | None) -> str:
         members = self.members(entity_id)

@@ -18,10 +18,11 @@ from graphctx.index import store
 
 # Edges to names outside the repository stay in the store (graphctx show lists them); the graph
 # holds only edges between repository entities.
-ENTITY_COLUMNS = (
-    "id", "kind", "name", "qualified_name", "language", "path", "start_line", "end_line",
-    "signature", "doc", "sig_hash", "body_hash", "parent",
+NODE_COLUMNS = (
+    "id", "kind", "name", "qualified_name", "language", "path", "start_line", "end_line", "sig_hash", "body_hash", "parent",
 )
+# Signatures and docs are most of an entity's bytes and few answers need them: read on first use.
+DETAIL_COLUMNS = ("signature", "doc")
 
 
 @dataclass
@@ -35,7 +36,14 @@ class CodeGraph:
     cache: dict = field(default_factory=dict)  # derived structures (sparse matrices), per generation
 
     def entity(self, entity_id: str) -> dict:
-        return self.graph.nodes[entity_id]
+        """The entity's attributes, signature and doc included."""
+        node = self.graph.nodes[entity_id]
+        if "doc" not in node:
+            row = GRAPHS.connection(self.root).execute(
+                f"SELECT {', '.join(DETAIL_COLUMNS)} FROM entities WHERE id=?", (entity_id,)
+            ).fetchone()
+            node.update(zip(DETAIL_COLUMNS, row or ("", "")))
+        return node
 
     def __contains__(self, entity_id: str) -> bool:
         return entity_id in self.graph
@@ -79,7 +87,7 @@ def load(root: Path, conn: sqlite3.Connection) -> CodeGraph:
     conn.execute("BEGIN")
     try:
         generation = store.generation(conn)
-        entities = conn.execute(f"SELECT {', '.join(ENTITY_COLUMNS)} FROM entities").fetchall()
+        entities = conn.execute(f"SELECT {', '.join(NODE_COLUMNS)} FROM entities").fetchall()
         edges = conn.execute(
             "SELECT source, target, kind, resolution, confidence FROM edges WHERE target NOT LIKE 'ext:%'"
         ).fetchall()
@@ -87,7 +95,7 @@ def load(root: Path, conn: sqlite3.Connection) -> CodeGraph:
     finally:
         conn.execute("COMMIT")
     graph = nx.MultiDiGraph()
-    graph.add_nodes_from((row[0], dict(zip(ENTITY_COLUMNS[1:], row[1:]))) for row in entities)
+    graph.add_nodes_from((row[0], dict(zip(NODE_COLUMNS[1:], row[1:]))) for row in entities)
     graph.add_edges_from(
         (source, target, kind, {"kind": kind, "resolution": resolution, "confidence": confidence})
         for source, target, kind, resolution, confidence in edges

@@ -69,8 +69,9 @@ def spread(graph: CodeGraph, root: str, depth: int, weights: Weights, *, include
 
 
 def pagerank(graph: CodeGraph, seeds: dict[str, float], weights: Weights, *, include_inferred: bool = True,
-             alpha: float = 0.85, iterations: int = 30, tol: float = 1e-7) -> dict[str, float]:
-    """Personalized PageRank restarting at the seeds (weights normalised), over the weighted graph."""
+             alpha: float = 0.85, iterations: int = 30, tol: float = 1e-7, limit: int | None = None) -> dict[str, float]:
+    """Personalized PageRank restarting at the seeds (weights normalised), over the weighted graph;
+    the `limit` best nodes only, when given."""
     nodes, index, transition = _transition(graph, weights, include_inferred)
     restart = np.zeros(len(nodes))
     for node, weight in seeds.items():
@@ -89,6 +90,8 @@ def pagerank(graph: CodeGraph, seeds: dict[str, float], weights: Weights, *, inc
         if done:
             break
     top = np.flatnonzero(rank > 1e-9)
+    if limit is not None and len(top) > limit:
+        top = top[np.argpartition(-rank[top], limit)[:limit]]
     return {nodes[i]: float(rank[i]) for i in top}
 
 

@@ -26,6 +26,7 @@ CONFIDENCE = {
 AMBIGUOUS = 0.5
 UNKNOWN_RECEIVER = 0.3  # obj.name() with obj untyped: a unique method name is only a hint
 MAX_CANDIDATES = 8  # a name defined more often than this is left unresolved
+MAX_REEXPORT_DEPTH = 3
 MAX_RECEIVER_CANDIDATES = 4  # the same for obj.name() on an untyped obj, where a common method name says little
 RESOLVED = frozenset({"exact", "import", "same-scope", "inferred", "heuristic"})
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
@@ -136,6 +137,7 @@ class SymbolTable:
             elif "." not in qualified:
                 self.top_by_name[name].append(sym)
         self.bases: dict[str, list[str]] = {}
+        self._resolvers: dict[str, FileResolver | None] = {}
         self.external_bases: dict[str, list[str]] = {}
 
     def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
@@ -204,6 +206,16 @@ class SymbolTable:
             yield frontier
             frontier = [b for cid in frontier for b in self.bases.get(cid, ()) if b not in seen]
             seen.update(frontier)
+
+    def resolver(self, path: str) -> FileResolver | None:
+        """A resolver for another file, its imports bound: type names written there are read there."""
+        if path not in self._resolvers:
+            facts = self.load_facts(path)
+            resolver = FileResolver(facts, self) if facts is not None else None
+            if resolver is not None:
+                resolver._imports()
+            self._resolvers[path] = resolver
+        return self._resolvers[path]
 
     def top_level(self, paths: Iterable[str], name: str) -> Symbol | None:
         for path in paths:
@@ -332,29 +344,46 @@ class FileResolver:
             else:
                 self._add(self.path, value.ref, "imports", value.resolution, CONFIDENCE[value.resolution], imp.line)
 
-    def _imported_symbol(self, importer: str, module: str, name: str, files: list[str], depth: int = 0) -> Value:
-        """What `from module import name` in `importer` binds: a definition, a submodule, a re-export, or something external."""
-        sym = self.table.top_level(files, name)
-        if sym is not None:
-            return Value(_value_kind(sym), sym.id, "import")
-        separator = {"rust": "::", "javascript": "/", "go": "/"}.get(self.family, ".")
-        joiner = "" if module.endswith((".", "/", "::")) else separator
-        sub = self.table.modules.resolve(importer, module + joiner + name)
+    def _imported_symbol(self, importer: str, module: str, name: str, files: list[str]) -> Value:
+        """What `from module import name` in `importer` binds: a definition, a re-export, a submodule, or something external."""
+        found = self._module_member(files, name)
+        if found is not None:
+            return found
+        sub = self._submodule(importer, module, name)
         if sub:
             return Value("module", tuple(sub), "import")
-        if depth < 3:  # follow re-exports: pkg/__init__.py doing `from .impl import name`
-            for path in files:
-                facts = self.table.load_facts(path)
-                for imp in facts.imports if facts else ():
-                    if imp.name and (imp.alias or imp.name) == name:
-                        inner_files = self.table.modules.resolve(path, imp.module)
-                        found = self._imported_symbol(path, imp.module, imp.name, inner_files, depth + 1)
-                        if found.kind != "external":
-                            return found
         if files:
             return Value("module", tuple(files), "import")  # defined dynamically: the module is what we know
         dotted = module.replace("::", ".").replace("/", ".").strip(".")
         return Value("external", f"{dotted}.{name}" if dotted else name, "external")
+
+    def _module_member(self, files: Iterable[str], name: str, depth: int = 0) -> Value | None:
+        """A name a module defines or re-exports (`from .impl import name`, `from .impl import *` in a
+        package's __init__), followed a few links deep."""
+        files = tuple(files)
+        sym = self.table.top_level(files, name)
+        if sym is not None:
+            return Value(_value_kind(sym), sym.id, "import")
+        if depth >= MAX_REEXPORT_DEPTH:
+            return None
+        for path in files:
+            facts = self.table.load_facts(path)
+            for imp in facts.imports if facts else ():
+                if not (imp.wildcard or (imp.name and (imp.alias or imp.name) == name)):
+                    continue
+                inner = self.table.modules.resolve(path, imp.module)
+                found = self._module_member(inner, name if imp.wildcard else imp.name, depth + 1)
+                if found is None and not imp.wildcard:
+                    sub = self._submodule(path, imp.module, imp.name)
+                    found = Value("module", tuple(sub), "import") if sub else None
+                if found is not None:
+                    return found
+        return None
+
+    def _submodule(self, importer: str, module: str, name: str) -> list[str]:
+        separator = {"rust": "::", "javascript": "/", "go": "/"}.get(self.family, ".")
+        joiner = "" if module.endswith((".", "/", "::")) else separator
+        return self.table.modules.resolve(importer, module + joiner + name)
 
     def _module_local_name(self, module: str) -> str:
         if self.family == "python":
@@ -386,9 +415,9 @@ class FileResolver:
         if value.kind == "external":
             return [(external_id(f"{value.ref}.{name}"), "external", 1.0)]
         if value.kind == "module":
-            sym = self.table.top_level(value.ref, name)
-            if sym is not None:
-                return [(sym.id, "import", CONFIDENCE["import"])]
+            member = self._module_member(value.ref, name)
+            if member is not None and member.kind != "module":
+                return [(member.ref, "import", CONFIDENCE["import"])]
             return self._unknown_receiver(name)
         if value.kind in ("class", "instance"):
             found = self.table.find_member(value.ref, name)
@@ -421,8 +450,10 @@ class FileResolver:
             if value.kind == "external":
                 return [(external_id(name), "external", 1.0)]
             if value.kind == "module":
-                sym = self.table.top_level(value.ref, last)
-                return [(sym.id, "import", CONFIDENCE["import"])] if sym else [(external_id(name), "unresolved", 0.0)]
+                member = self._module_member(value.ref, last)
+                if member is not None and member.kind != "module":
+                    return [(member.ref, "import", CONFIDENCE["import"])]
+                return [(external_id(name), "unresolved", 0.0)]
             return self._member(value, last)
         return self._resolve_name(name, scope, CLASS_KINDS)
 
@@ -509,6 +540,12 @@ class FileResolver:
         if expr in self.locals:
             return self.locals[expr]
         head, _, rest = expr.partition(".")
+        if rest and head in SELF and variables:  # self.x declared on the class, maybe in another file
+            cls = self._enclosing_class(scope)
+            value = Value("instance", cls.id, "exact") if cls is not None else None
+            for attr in rest.split("."):
+                value = self._attribute(value, attr)
+            return value
         if rest:
             value = self._value(head, scope, variables)
             for attr in rest.split("."):
@@ -530,9 +567,9 @@ class FileResolver:
         if value.kind == "external":
             return Value("external", f"{value.ref}.{attr}", "external")
         if value.kind == "module":
-            sym = self.table.top_level(value.ref, attr)
-            if sym is not None:
-                return Value(_value_kind(sym), sym.id, "import")
+            member = self._module_member(value.ref, attr)
+            if member is not None:
+                return member
             sub = [p for path in value.ref for p in self.table.modules.resolve(path, "." + attr)] if self.family == "python" else []
             return Value("module", tuple(sub), "import") if sub else None
         if value.kind in ("class", "instance"):
@@ -548,7 +585,8 @@ class FileResolver:
         type_name = self.table_bindings(sym.path).get((sym.qualified_name, "self." + attr))
         if type_name is None:
             return None
-        value = self._value(type_name, "", variables=False)
+        home = self if sym.path == self.path else self.table.resolver(sym.path)
+        value = home._value(type_name, "", variables=False) if home is not None else None
         return Value("instance", value.ref, "inferred") if value is not None and value.kind == "class" else None
 
     def table_bindings(self, path: str) -> dict[tuple[str, str], str]:

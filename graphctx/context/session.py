@@ -1,0 +1,295 @@
+"""session_init: the onboarding packet an agent reads first in a new session. Project overview
+(the README's first paragraph), languages and size, index freshness, the main entry points, and
+the most central entities (PageRank over the whole graph, computed once per generation) as a
+ranked map, packed to the caller's token budget by the same packer as every other answer.
+
+`project_facts` is the cheap part (SQL counts and a few small files, no graph load); the MCP
+server builds its instructions from it at start-up."""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+import time
+import tomllib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from graphctx.context.engine import _answer, _check
+from graphctx.context.packer import Candidate, pack
+from graphctx.context.tokens import DEFAULT_ENCODING
+from graphctx.context.views import Views
+from graphctx.graph import rank
+from graphctx.graph.loader import GRAPHS, CodeGraph
+from graphctx.index import store
+from graphctx.models import DEFAULT_BUDGET, ContextAnswer
+
+# Centrality: relevance flows to what is called, subclassed, used as a type and imported; a class
+# gets a little from its members. Tests and files are left out of the map.
+CENTRALITY: rank.Weights = {
+    "calls": (1.0, 0.0), "inherits": (0.8, 0.0), "implements": (0.8, 0.0), "references": (0.5, 0.0),
+    "imports": (0.3, 0.0), "contains": (0.0, 0.3),
+}
+MAP_CANDIDATES = 150  # the ranked map offers at most this many entities to the packer
+MAP_SUMMARIES = 20  # the best ones with signature and doc, the rest one line each
+MAX_ENTRY_POINTS = 12
+MAX_OVERVIEW_CHARS = 600
+README_NAMES = ("README.md", "README.rst", "README.txt", "README", "readme.md", "Readme.md")
+ENTRY_FILES = {
+    "__main__.py": 0, "main.py": 1, "cli.py": 1, "manage.py": 1, "main.go": 1, "main.rs": 1, "app.py": 2,
+    "server.py": 2, "wsgi.py": 2, "asgi.py": 2, "index.js": 2, "index.ts": 2, "main.js": 2, "main.ts": 2,
+    "server.js": 2, "server.ts": 2, "cli.js": 2, "cli.ts": 2, "Main.java": 2, "Application.java": 2,
+}
+
+
+@dataclass
+class ProjectFacts:
+    """What a newcomer needs to know first, read from the index and a few small files."""
+
+    root: str
+    name: str
+    overview: str
+    files: int
+    entities: int
+    edges: int
+    languages: dict[str, int]
+    generation: int
+    indexed_at: float | None
+    entry_points: list[str] = field(default_factory=list)  # "label -> entity id" or an entity id
+
+    def languages_text(self) -> str:
+        return ", ".join(f"{lang} {n}" for lang, n in sorted(self.languages.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def project_facts(root: Path) -> ProjectFacts:
+    root = Path(root).resolve()
+    conn = GRAPHS.connection(root)
+    count = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+    indexed_at = store.get_meta(conn, "indexed_at")
+    meta = _manifests(root)
+    return ProjectFacts(
+        root=str(root),
+        name=meta.get("name") or root.name,
+        overview=_readme_paragraph(root) or meta.get("description", ""),
+        files=count("SELECT count(*) FROM files"),
+        entities=count("SELECT count(*) FROM entities WHERE kind != 'file'"),
+        edges=count("SELECT count(*) FROM edges"),
+        languages=dict(conn.execute("SELECT language, count(*) FROM files GROUP BY language").fetchall()),
+        generation=store.generation(conn),
+        indexed_at=float(indexed_at) if indexed_at else None,
+        entry_points=_entry_points(root, conn, meta),
+    )
+
+
+def session_init(root: Path, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact",
+                 encoding: str = DEFAULT_ENCODING) -> tuple[ContextAnswer, str]:
+    """The onboarding packet: overview, languages, freshness and entry points as notes, then the most
+    central entities, best first, within `token_budget`."""
+    _check(token_budget, format)
+    g = GRAPHS.get(Path(root))
+    facts = project_facts(g.root)
+    answer = _answer(g, "session", facts.name, None, token_budget)
+    central = _centrality(g)
+    answer.notes = [note for note in (
+        f"project {facts.name}: {_clip(facts.overview, token_budget)}" if facts.overview else f"project {facts.name}",
+        f"size: {facts.files:,} files ({facts.languages_text()}), {facts.entities:,} entities, {facts.edges:,} edges",
+        _freshness(g, facts),
+        "entry points: " + "; ".join(facts.entry_points) if facts.entry_points else "",
+        _central_files(g, central),
+        "next: get_context(entity) for code with its neighbourhood, search(query) to find names, "
+        "get_file_context(file) for a file outline, get_impact(symbol) before changing an interface",
+    ) if note]
+    candidates = [
+        Candidate(node, score, "central", 0, max_detail="summary" if i < MAP_SUMMARIES else "line")
+        for i, (node, score) in enumerate(central[:MAP_CANDIDATES])
+    ]
+    return pack(answer, candidates, Views(g, summary_doc_lines=1), format, encoding)
+
+
+# ---- centrality
+
+def _centrality(g: CodeGraph) -> list[tuple[str, float]]:
+    """Non-test, non-file entities by PageRank with uniform restart, best first, scaled to the best = 1."""
+    cached = g.cache.get("session_centrality")
+    if cached is not None:
+        return cached
+    nodes = g.graph.nodes
+    keep = [n for n, d in nodes(data=True) if d["kind"] != "file" and not g.files.get(d["path"], {}).get("is_test")]
+    scores = rank.pagerank(g, {n: 1.0 for n in keep}, CENTRALITY) if keep else {}
+    ordered = sorted(((n, scores.get(n, 0.0)) for n in keep), key=lambda kv: (-kv[1], kv[0]))
+    top = ordered[0][1] if ordered and ordered[0][1] > 0 else 1.0
+    result = [(n, round(s / top, 4)) for n, s in ordered]
+    g.cache["session_centrality"] = result
+    return result
+
+
+def _central_files(g: CodeGraph, central: list[tuple[str, float]], limit: int = 10) -> str:
+    by_file: dict[str, float] = defaultdict(float)
+    for node, score in central:
+        by_file[g.graph.nodes[node]["path"]] += score
+    best = sorted(by_file.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    return "central files: " + ", ".join(path for path, _ in best) if best else ""
+
+
+# ---- freshness
+
+def _freshness(g: CodeGraph, facts: ProjectFacts) -> str:
+    changed = []
+    for path, known in g.files.items():
+        try:
+            st = os.stat(g.root / path)
+        except OSError:
+            changed.append(path)
+            continue
+        if (st.st_size, st.st_mtime_ns) != (known["size"], known["mtime_ns"]):
+            changed.append(path)
+    age = f"built {_age(time.time() - facts.indexed_at)} ago" if facts.indexed_at else "build time unknown"
+    state = (f"{len(changed)} indexed file(s) changed on disk since: {', '.join(sorted(changed)[:5])}"
+             + (" ..." if len(changed) > 5 else "") + "; answers flag them") if changed else "every indexed file matches the disk"
+    return f"index: generation {g.generation}, {age}; {state}"
+
+
+def _clip(text: str, budget: int) -> str:
+    """At most about a quarter of a small budget for the overview (a token is about four characters)."""
+    limit = max(80, min(MAX_OVERVIEW_CHARS, budget))
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + " …"
+
+
+def _age(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f} {unit}"
+    return f"{seconds:.0f} s"
+
+
+# ---- project files
+
+def _manifests(root: Path) -> dict:
+    """Name, description and declared entry points from pyproject.toml, package.json, Cargo.toml, go.mod."""
+    out: dict = {"scripts": {}}
+    pyproject = _read(root / "pyproject.toml")
+    if pyproject:
+        try:
+            data = tomllib.loads(pyproject)
+        except tomllib.TOMLDecodeError:
+            data = {}
+        project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
+        poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
+        out["name"] = project.get("name") or poetry.get("name")
+        out["description"] = project.get("description") or poetry.get("description") or ""
+        for table in (project.get("scripts"), project.get("gui-scripts"), poetry.get("scripts")):
+            if isinstance(table, dict):
+                out["scripts"].update({k: v for k, v in table.items() if isinstance(v, str)})
+    package = _read(root / "package.json")
+    if package:
+        try:
+            data = json.loads(package)
+        except ValueError:
+            data = {}
+        if isinstance(data, dict):
+            out["name"] = out.get("name") or data.get("name")
+            out["description"] = out.get("description") or data.get("description") or ""
+            bins = data.get("bin")
+            if isinstance(bins, str):
+                out["scripts"][data.get("name") or "bin"] = bins
+            elif isinstance(bins, dict):
+                out["scripts"].update({k: v for k, v in bins.items() if isinstance(v, str)})
+            if isinstance(data.get("main"), str):
+                out["scripts"].setdefault("main", data["main"])
+    cargo = _read(root / "Cargo.toml")
+    if cargo and not out.get("name"):
+        try:
+            out["name"] = tomllib.loads(cargo).get("package", {}).get("name")
+        except tomllib.TOMLDecodeError:
+            pass
+    gomod = _read(root / "go.mod")
+    if gomod and not out.get("name"):
+        match = re.search(r"^module\s+(\S+)", gomod, re.M)
+        out["name"] = match.group(1) if match else None
+    return out
+
+
+def _readme_paragraph(root: Path) -> str:
+    """The README's first paragraph of prose: headings, badges, images, HTML and rule lines skipped."""
+    for name in README_NAMES:
+        text = _read(root / name)
+        if text:
+            break
+    else:
+        return ""
+    paragraphs: list[str] = []
+    current: list[str] = []
+    in_code = False
+    for line in [*text.splitlines(), ""]:
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_code = not in_code
+            continue
+        if in_code:
+            continue
+        skip = (not stripped or stripped.startswith(("#", "<", "![", "[![", "..", "|", "---", "===", "***"))
+                or set(stripped) <= set("=-~^*#+`"))
+        if not skip:
+            current.append(stripped)
+        elif current:
+            paragraphs.append(" ".join(current))
+            current = []
+    # A paragraph ending in a colon introduces a code block ("Install it:"); prefer the first that says what it is.
+    flat = next((p for p in paragraphs if not p.endswith(":")), paragraphs[0] if paragraphs else "")
+    return flat if len(flat) <= MAX_OVERVIEW_CHARS else flat[: MAX_OVERVIEW_CHARS - 1].rsplit(" ", 1)[0] + " …"
+
+
+def _entry_points(root: Path, conn, meta: dict) -> list[str]:
+    """Declared scripts first (mapped to their entity when indexed), then __main__ and main files,
+    then non-test functions named main; shallow paths before deep ones."""
+    files = {path: bool(test) for path, test in conn.execute("SELECT path, is_test FROM files")}
+    found: list[str] = []
+    for label, target in meta.get("scripts", {}).items():
+        entity = _script_entity(conn, files, target)
+        found.append(f"{label} -> {entity}" if entity else f"{label} -> {target}")
+    ranked_files = sorted(
+        (ENTRY_FILES[posixpath.basename(p)], p.count("/"), p) for p, test in files.items()
+        if posixpath.basename(p) in ENTRY_FILES and not test
+    )
+    mains = sorted(
+        (path.count("/"), entity_id) for entity_id, path in
+        conn.execute("SELECT id, path FROM entities WHERE name = 'main' AND kind IN ('function', 'method')")
+        if not files.get(path)
+    )
+    seen = {f.split(" -> ")[-1] for f in found}
+    for item in [p for _, _, p in ranked_files[:MAX_ENTRY_POINTS]] + [e for _, e in mains[:MAX_ENTRY_POINTS]]:
+        if item not in seen and (item.split("::")[0] not in seen or "::" not in item):
+            found.append(item)
+            seen.add(item)
+    return found[:MAX_ENTRY_POINTS]
+
+
+def _script_entity(conn, files: dict[str, bool], target: str) -> str | None:
+    """`package.module:function` (Python) or a file path (package.json bin) -> an indexed entity id."""
+    if ":" in target and "/" not in target:
+        module, _, attr = target.partition(":")
+        stem = module.strip().replace(".", "/")
+        attr = attr.strip().split("[")[0].strip()
+        for prefix in ("", "src/", "lib/"):
+            for path in (f"{prefix}{stem}.py", f"{prefix}{stem}/__init__.py"):
+                if path in files:
+                    row = conn.execute("SELECT id FROM entities WHERE path=? AND qualified_name=?", (path, attr)).fetchone()
+                    return row[0] if row else path
+        return None
+    path = posixpath.normpath(target.removeprefix("./"))
+    return path if path in files else None
+
+
+def _read(path: Path, limit: int = 200_000) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read(limit)
+    except OSError:
+        return ""
+
+
+__all__ = ["ProjectFacts", "project_facts", "session_init"]
