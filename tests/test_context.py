@@ -60,6 +60,14 @@ PROJECT = {
         def handle(request):
             return create_item(request)
     ''',
+    "app/memory.py": '''
+        from app.models import Repo
+
+
+        class MemoryRepo(Repo):
+            def _write(self, item):
+                self.items = [item]
+    ''',
     "app/unrelated.py": '''
         def lonely():
             return 1
@@ -299,3 +307,11 @@ def test_answers_never_exceed_their_budget(tmp_path_factory, files, budget, fmt,
     assert count(text) <= budget
     assert answer.tokens_used == count(text)
     assert answer.omitted_count == answer.total_candidates - len(answer.items)
+
+
+def test_methods_bring_their_overrides(repo):
+    answer, _ = api.get_intent(repo, "modify", "Repo._write", depth=1)
+    relations = {item.id: item.relation for item in answer.items}
+    assert relations["app/memory.py::MemoryRepo._write"] == "overridden-by"
+    base, _ = api.get_context(repo, "MemoryRepo._write", depth=1)
+    assert {item.id: item.relation for item in base.items}["app/models.py::Repo._write"] == "overrides"

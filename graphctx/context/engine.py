@@ -12,7 +12,7 @@ from graphctx.context.packer import Candidate, pack
 from graphctx.context.tokens import DEFAULT_ENCODING
 from graphctx.context.views import Views
 from graphctx.errors import Ambiguous, InvalidRequest, NotFound
-from graphctx.graph import lookup, paths, rank
+from graphctx.graph import hierarchy, lookup, paths, rank
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.models import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswer
 
@@ -167,12 +167,24 @@ def _around(g: CodeGraph, root_id: str, depth: int, weights: rank.Weights, inclu
         top = pr.get(root_id) or 1.0
         for node, hit in reached.items():
             hit.score = 1.0 if node == root_id else min(0.99, pr.get(node, 0.0) / top)
+    if g.entity(root_id)["kind"] == "method" and depth > 0:
+        _add_overrides(g, root_id, reached, weights)
     ordered = sorted(reached.values(), key=lambda h: (h.id != root_id, -h.score, h.distance, h.id))
     return [
         Candidate(h.id, h.score, h.relation, h.distance, h.resolution, h.confidence,
                   shape.root if h.id == root_id else shape.others)
         for h in ordered
     ]
+
+
+def _add_overrides(g: CodeGraph, method_id: str, reached: dict[str, rank.Reached], weights: rank.Weights) -> None:
+    """Methods this one overrides, and those that override or implement it, scored like inheritance."""
+    forward, backward = weights.get("inherits", (0.5, 0.5))
+    for upward, weight, relation in ((True, forward, "overrides"), (False, backward, "overridden-by")):
+        for other, steps in hierarchy.related_methods(g, method_id, upward):
+            score = weight * 0.9 ** (steps - 1)
+            if other not in reached or reached[other].score < score:
+                reached[other] = rank.Reached(other, score, steps, relation, method_id)
 
 
 def _from_text(g: CodeGraph, text: str, weights: rank.Weights, include_inferred: bool, shape: Shape) -> list[Candidate]:

@@ -1,0 +1,45 @@
+"""Class hierarchy questions over the graph: which methods a method overrides (the same name in
+a base class) and which override or implement it (the same name in a subclass or implementor)."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from graphctx.graph.loader import CodeGraph
+
+BASE_KINDS = frozenset({"inherits", "implements"})
+MAX_CLASSES = 200
+
+
+def owner(graph: CodeGraph, entity_id: str) -> str | None:
+    """The class (or struct, trait, ...) that contains a method."""
+    for source, _, kind in graph.graph.in_edges(entity_id, data="kind"):
+        if kind == "contains" and graph.graph.nodes[source]["kind"] not in ("file", "function", "method"):
+            return source
+    return None
+
+
+def related_methods(graph: CodeGraph, method_id: str, upward: bool) -> list[tuple[str, int]]:
+    """Methods with the same name in base classes (upward) or in subclasses (downward), with the
+    number of inheritance steps between the classes, nearest first."""
+    g = graph.graph
+    cls = owner(graph, method_id)
+    if cls is None:
+        return []
+    name = g.nodes[method_id]["name"]
+    found: list[tuple[str, int]] = []
+    seen = {cls}
+    queue = deque([(cls, 0)])
+    while queue and len(seen) < MAX_CLASSES:
+        node, steps = queue.popleft()
+        edges = g.out_edges(node, data="kind") if upward else g.in_edges(node, data="kind")
+        for source, target, kind in edges:
+            other = target if upward else source
+            if kind not in BASE_KINDS or other in seen:
+                continue
+            seen.add(other)
+            queue.append((other, steps + 1))
+            for _, member, member_kind in g.out_edges(other, data="kind"):
+                if member_kind == "contains" and g.nodes[member]["name"] == name:
+                    found.append((member, steps + 1))
+    return found
