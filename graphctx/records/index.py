@@ -1,0 +1,464 @@
+"""The derived search index of records, `<repo>/.graphctx/records.db`: FTS5 over titles, bodies and
+fields, plus anchor, tag and supersedes tables. It is rebuilt from the record files whenever they
+changed (a stat fingerprint tells, per file), so it never holds the only copy of anything and can
+be deleted at any time. The same class, in memory, indexes the ephemeral scope."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import TypeAdapter
+
+from graphctx.index.store import words
+from graphctx.records import files
+from graphctx.records.errors import BrokenRecordFile
+from graphctx.records.models import ENACTED, Decision, Knowledge, Problem, Record
+from graphctx.records.staleness import entity_file
+
+SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE files (
+    path TEXT PRIMARY KEY, scope TEXT NOT NULL, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
+    inode INTEGER NOT NULL, record_id TEXT
+) WITHOUT ROWID;
+CREATE TABLE records (
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, scope TEXT NOT NULL, path TEXT,
+    title TEXT NOT NULL, type TEXT, category TEXT, key TEXT, stored_status TEXT, status TEXT,
+    confidence REAL, updated TEXT NOT NULL, retracted INTEGER NOT NULL, data TEXT NOT NULL
+);
+CREATE INDEX records_key ON records(scope, category, key);
+CREATE INDEX records_updated ON records(updated);
+CREATE TABLE tags (record_id TEXT NOT NULL, tag TEXT NOT NULL);
+CREATE INDEX tags_tag ON tags(tag);
+CREATE INDEX tags_record ON tags(record_id);
+CREATE TABLE anchors (record_id TEXT NOT NULL, entity TEXT NOT NULL, file TEXT NOT NULL);
+CREATE INDEX anchors_entity ON anchors(entity);
+CREATE INDEX anchors_file ON anchors(file);
+CREATE INDEX anchors_record ON anchors(record_id);
+CREATE TABLE supersedes (record_id TEXT NOT NULL, target TEXT NOT NULL);
+CREATE INDEX supersedes_target ON supersedes(target);
+CREATE INDEX supersedes_record ON supersedes(record_id);
+CREATE TABLE problems (path TEXT PRIMARY KEY, message TEXT NOT NULL) WITHOUT ROWID;
+CREATE VIRTUAL TABLE records_fts USING fts5(title, body, fields, tokenize = 'unicode61 remove_diacritics 2');
+"""
+# bm25 weights of the FTS columns: a word in the title counts most.
+WEIGHTS = (5.0, 1.0, 2.0)
+
+RECORD = TypeAdapter(Record)
+_WORD = re.compile(r"\w+")
+
+
+@dataclass
+class Filters:
+    kind: str | None = None
+    type: str | None = None
+    category: str | None = None  # matches the category and everything under it
+    status: str | None = None
+    tags: list[str] = field(default_factory=list)  # all must be present
+    entity: str | None = None  # an entity id, or a file or folder path its anchors are in
+    min_confidence: float | None = None  # applies to knowledge; decisions carry no confidence
+    scope: str | None = None
+    include_retracted: bool = False
+
+
+@dataclass
+class Hit:
+    record: Record
+    score: float | None
+    snippet: str
+
+
+def time_key(record: Record) -> str:
+    return files.format_time(record.updated)
+
+
+def terms(*texts: str) -> list[str]:
+    """Lowercase words of any script, plus the parts of identifiers (snake_case, CamelCase, dotted)."""
+    out: list[str] = []
+    for text in texts:
+        for token in _WORD.findall(text or ""):
+            for word in (token.lower(), *words(token).split()):
+                if word not in out:
+                    out.append(word)
+    return out
+
+
+def fts_query(text: str) -> str | None:
+    """A safe FTS5 expression from free text: every word quoted, any may match, longer ones as
+    prefixes; bm25 ranks the records matching more of them first."""
+    found = [f'"{word}"*' if len(word) >= 3 else f'"{word}"' for word in terms(text)]
+    return " OR ".join(found) if found else None
+
+
+class RecordIndex:
+    """One records database: a file (shared and private scopes) or memory (the ephemeral scope)."""
+
+    def __init__(self, db_path: Path | None):
+        self.db_path = db_path
+        self._lock = threading.RLock()
+        self.conn = self._open()
+
+    # ---- opening
+
+    def _open(self) -> sqlite3.Connection:
+        if self.db_path is None:
+            conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            self._create(conn)
+            return conn
+        try:
+            return self._open_file()
+        except sqlite3.DatabaseError:
+            # Unreadable (corrupt, or not a database): it is derived, so start it again from the files.
+            for suffix in ("", "-wal", "-shm"):
+                try:
+                    os.unlink(f"{self.db_path}{suffix}")
+                except FileNotFoundError:
+                    pass
+            return self._open_file()
+
+    def _open_file(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.db_path, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA busy_timeout=10000")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            if self._version(conn) != SCHEMA_VERSION:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    if self._version(conn) != SCHEMA_VERSION:  # another process may have just built it
+                        self._create(conn)
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    @staticmethod
+    def _version(conn: sqlite3.Connection) -> int | None:
+        try:
+            row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except sqlite3.OperationalError:
+            return None
+        return int(row[0]) if row else None
+
+    @staticmethod
+    def _create(conn: sqlite3.Connection) -> None:
+        names = [n for (n,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+            " AND name NOT LIKE 'records_fts_%'")]
+        for name in names:
+            conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()
+
+    # ---- keeping up with the files
+
+    def sync(self, root: Path) -> None:
+        """Bring the index up to date with the record files: re-read only files whose stat changed."""
+        with self._lock:
+            if self._meta("fingerprint") == _fingerprint(_listing(root)):
+                return
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                # List again under the write lock, so a file another process wrote meanwhile is seen.
+                listing = _listing(root)
+                fingerprint = _fingerprint(listing)
+                if self._meta("fingerprint") != fingerprint:
+                    self._apply(root, listing)
+                    self._set_meta(fingerprint=fingerprint)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+
+    def _apply(self, root: Path, listing: dict[str, tuple[str, tuple[int, int, int]]]) -> None:
+        known = {path: (mtime, size, inode) for path, mtime, size, inode in
+                 self.conn.execute("SELECT path, mtime_ns, size, inode FROM files")}
+        broken = {path for (path,) in self.conn.execute("SELECT path FROM problems")}
+        for path in set(known) - set(listing):
+            self._forget_file(path)
+        # Files that failed before are read again: a duplicate id may have gone away since.
+        todo = sorted(path for path, (_, stat) in listing.items() if known.get(path) != stat or path in broken)
+        for path in todo:
+            self._forget_file(path)
+        for path in todo:
+            self._load_file(root, path, listing[path][0])
+        self._derive_status()
+
+    def _forget_file(self, path: str) -> None:
+        row = self.conn.execute("SELECT record_id FROM files WHERE path=?", (path,)).fetchone()
+        if row and row[0]:
+            self._delete(row[0])
+        self.conn.execute("DELETE FROM files WHERE path=?", (path,))
+        self.conn.execute("DELETE FROM problems WHERE path=?", (path,))
+
+    def _load_file(self, root: Path, path: str, scope: str) -> None:
+        full = root / path
+        try:
+            with open(full, "rb") as handle:
+                # The stat of the very file read, so content and stat always agree.
+                stat = os.fstat(handle.fileno())
+                raw = handle.read()
+        except FileNotFoundError:
+            return  # removed between listing and reading: the next sync sees it gone
+        record_id = None
+        try:
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise BrokenRecordFile(path, f"not UTF-8 text (byte {exc.start})") from None
+            record = files.parse(text, path, scope)
+            clash = self.conn.execute("SELECT path FROM records WHERE id=?", (record.id,)).fetchone()
+            if clash:
+                raise BrokenRecordFile(path, f"its id {record.id} is also the id of {clash[0]}; give one of them"
+                                             " a new id (or delete the copy)")
+            self._insert(record)
+            record_id = record.id
+        except BrokenRecordFile as exc:
+            self.conn.execute("INSERT OR REPLACE INTO problems(path, message) VALUES (?, ?)", (path, str(exc)))
+        self.conn.execute(
+            "INSERT OR REPLACE INTO files(path, scope, mtime_ns, size, inode, record_id) VALUES (?,?,?,?,?,?)",
+            (path, scope, stat.st_mtime_ns, stat.st_size, stat.st_ino, record_id),
+        )
+
+    # ---- direct writes (the ephemeral scope)
+
+    def put(self, record: Record) -> None:
+        with self._lock:
+            self._delete(record.id)
+            self._insert(record)
+            self._derive_status()
+
+    def drop(self, record_id: str) -> None:
+        with self._lock:
+            self._delete(record_id)
+            self._derive_status()
+
+    # ---- rows
+
+    def _insert(self, record: Record) -> None:
+        is_knowledge = isinstance(record, Knowledge)
+        cursor = self.conn.execute(
+            "INSERT INTO records(id, kind, scope, path, title, type, category, key, stored_status, status,"
+            " confidence, updated, retracted, data) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (record.id, record.kind, record.scope, record.path, record.title,
+             record.type if is_knowledge else None, record.category if is_knowledge else None,
+             record.key if is_knowledge else None,
+             None if is_knowledge else record.status, None if is_knowledge else record.status,
+             record.confidence if is_knowledge else None, time_key(record), int(record.retracted),
+             record.model_dump_json(exclude={"staleness"})),
+        )
+        rowid = cursor.lastrowid
+        self.conn.execute("INSERT INTO records_fts(rowid, title, body, fields) VALUES (?,?,?,?)",
+                          (rowid, record.title, record.markdown(), _field_words(record)))
+        self.conn.executemany("INSERT INTO tags(record_id, tag) VALUES (?,?)", [(record.id, t) for t in record.tags])
+        self.conn.executemany("INSERT INTO anchors(record_id, entity, file) VALUES (?,?,?)",
+                              [(record.id, a.entity, entity_file(a.entity)) for a in record.anchors])
+        if isinstance(record, Decision):
+            self.conn.executemany("INSERT INTO supersedes(record_id, target) VALUES (?,?)",
+                                  [(record.id, t) for t in record.supersedes])
+
+    def _delete(self, record_id: str) -> None:
+        row = self.conn.execute("SELECT rowid FROM records WHERE id=?", (record_id,)).fetchone()
+        if row is None:
+            return
+        self.conn.execute("DELETE FROM records_fts WHERE rowid=?", (row[0],))
+        self.conn.execute("DELETE FROM records WHERE rowid=?", (row[0],))
+        for table in ("tags", "anchors", "supersedes"):
+            self.conn.execute(f"DELETE FROM {table} WHERE record_id=?", (record_id,))
+
+    def _derive_status(self) -> None:
+        # A decision listed in `supersedes` by one that was enacted reads as superseded, whatever
+        # its own file says; so filters on status agree with what get() shows.
+        enacted = ",".join(f"'{s}'" for s in ENACTED)
+        self.conn.execute(
+            "UPDATE records SET status = CASE WHEN EXISTS (SELECT 1 FROM supersedes s JOIN records r"
+            " ON r.id = s.record_id WHERE s.target = records.id AND r.retracted = 0"
+            f" AND r.stored_status IN ({enacted})) THEN 'superseded' ELSE stored_status END WHERE kind='decision'"
+        )
+
+    def _meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _set_meta(self, **values: str) -> None:
+        self.conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(values.items()))
+
+    # ---- reads
+
+    def get(self, record_id: str) -> Record | None:
+        with self._lock:
+            row = self.conn.execute("SELECT data FROM records WHERE id=?", (record_id,)).fetchone()
+        return RECORD.validate_json(row[0]) if row else None
+
+    def get_many(self, record_ids: list[str]) -> list[Record]:
+        out = []
+        with self._lock:
+            for i in range(0, len(record_ids), 500):
+                chunk = record_ids[i:i + 500]
+                rows = self.conn.execute(
+                    f"SELECT data FROM records WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+                out.extend(RECORD.validate_json(data) for (data,) in rows)
+        return out
+
+    def names(self) -> list[tuple[str, str]]:
+        """(id, title) of every record, for did-you-mean."""
+        with self._lock:
+            return self.conn.execute("SELECT id, title FROM records").fetchall()
+
+    def find_key(self, scope: str, category: str, key: str) -> str | None:
+        with self._lock:
+            row = self.conn.execute("SELECT id FROM records WHERE scope=? AND category=? AND key=?",
+                                    (scope, category, key)).fetchone()
+        return row[0] if row else None
+
+    def superseders(self, record_id: str) -> list[tuple[str, str, bool]]:
+        """(id, stored status, retracted) of the decisions that list `record_id` in `supersedes`."""
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT r.id, r.stored_status, r.retracted FROM supersedes s JOIN records r ON r.id = s.record_id"
+                " WHERE s.target=? ORDER BY r.id", (record_id,)).fetchall()
+        return [(rid, status, bool(retracted)) for rid, status, retracted in rows]
+
+    def problems(self) -> list[Problem]:
+        with self._lock:
+            return [Problem(path=p, message=m) for p, m in self.conn.execute("SELECT path, message FROM problems ORDER BY path")]
+
+    def search(self, filters: Filters, text: str = "", sort: str = "relevance", limit: int = 10) -> list[Hit]:
+        """The first `limit` matches, best (or newest) first."""
+        query = fts_query(text) if text else None
+        where, params = _where(filters)
+        if query:
+            sql = (f"SELECT r.data, -bm25(records_fts, {', '.join(map(str, WEIGHTS))}),"
+                   " snippet(records_fts, 1, '[', ']', '…', 16)"
+                   " FROM records r JOIN records_fts ON records_fts.rowid = r.rowid"
+                   f" WHERE records_fts MATCH ? {where}")
+            params = [query, *params]
+            order = "2 DESC, r.updated DESC, r.id DESC" if sort == "relevance" else "r.updated DESC, r.id DESC"
+        else:
+            sql = f"SELECT r.data, NULL, '' FROM records r WHERE 1=1 {where}"
+            order = "r.updated DESC, r.id DESC"
+        with self._lock:
+            rows = self.conn.execute(f"{sql} ORDER BY {order} LIMIT ?", [*params, limit]).fetchall()
+        return [Hit(RECORD.validate_json(data), score, snippet or "") for data, score, snippet in rows]
+
+    def count(self, filters: Filters, text: str = "") -> int:
+        query = fts_query(text) if text else None
+        where, params = _where(filters)
+        if query:
+            sql = (f"SELECT count(*) FROM records r JOIN records_fts ON records_fts.rowid = r.rowid"
+                   f" WHERE records_fts MATCH ? {where}")
+            params = [query, *params]
+        else:
+            sql = f"SELECT count(*) FROM records r WHERE 1=1 {where}"
+        with self._lock:
+            return self.conn.execute(sql, params).fetchone()[0]
+
+    def anchored(self, entity_ids: list[str], paths: list[str]) -> dict[str, list[str]]:
+        """record id -> the anchored entities that are among `entity_ids` or in the files or folders `paths`."""
+        out: dict[str, list[str]] = {}
+        clauses, params = [], []
+        if entity_ids:
+            clauses.append(f"entity IN ({','.join('?' * len(entity_ids))})")
+            params += entity_ids
+        for path in paths:
+            path = path.strip().strip("/")
+            if not path:
+                continue
+            clauses.append("(file = ? OR file LIKE ? ESCAPE '\\')")
+            params += [path, _like(path) + "/%"]
+        if not clauses:
+            return out
+        with self._lock:
+            rows = self.conn.execute(
+                f"SELECT record_id, entity FROM anchors WHERE {' OR '.join(clauses)} ORDER BY record_id, entity", params)
+            for record_id, entity in rows:
+                out.setdefault(record_id, []).append(entity)
+        return out
+
+
+def _listing(root: Path) -> dict[str, tuple[str, tuple[int, int, int]]]:
+    """Record files as relative path -> (scope, (mtime_ns, size, inode)). The inode catches a
+    rewrite within the file system's timestamp granularity: every atomic write is a new inode."""
+    out = {}
+    for scope, path in files.list_files(root):
+        try:
+            stat = path.stat()
+        except FileNotFoundError:
+            continue
+        out[files.relative(root, path)] = (scope, (stat.st_mtime_ns, stat.st_size, stat.st_ino))
+    return out
+
+
+def _fingerprint(listing: dict[str, tuple[str, tuple[int, int, int]]]) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    for path in sorted(listing):
+        digest.update(json.dumps([path, *listing[path]]).encode())
+    return digest.hexdigest()
+
+
+def _field_words(record: Record) -> str:
+    """The searchable words of a record besides its title and body: identifiers split into words."""
+    parts = [*record.tags, record.author, *(a.entity for a in record.anchors), record.title]
+    if isinstance(record, Knowledge):
+        parts += [record.type, record.category, record.key or "", *record.refs]
+    else:
+        parts += [record.status]
+    # The body's compound identifiers in parts, so 'factory' finds ConnectionPoolFactory; the
+    # body itself is already indexed word by word.
+    compound = [token for token in _WORD.findall(record.markdown()) if len(words(token).split()) > 1]
+    return " ".join(terms(*parts, *compound))
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _where(f: Filters) -> tuple[str, list]:
+    clauses, params = [], []
+    if f.kind:
+        clauses.append("r.kind = ?")
+        params.append(f.kind)
+    if f.type:
+        clauses.append("r.type = ?")
+        params.append(f.type)
+    if f.category:
+        clauses.append("(r.category = ? OR r.category LIKE ? ESCAPE '\\')")
+        params += [f.category, _like(f.category) + ".%"]
+    if f.status:
+        clauses.append("r.status = ?")
+        params.append(f.status)
+    for tag in f.tags:
+        clauses.append("EXISTS (SELECT 1 FROM tags t WHERE t.record_id = r.id AND t.tag = ?)")
+        params.append(tag)
+    if f.entity:
+        target = f.entity.strip()
+        clauses.append("EXISTS (SELECT 1 FROM anchors a WHERE a.record_id = r.id AND (a.entity = ? OR a.file = ?"
+                       " OR a.file LIKE ? ESCAPE '\\'))")
+        params += [target, target, _like(target.strip("/")) + "/%"]
+    if f.min_confidence is not None:
+        clauses.append("(r.confidence IS NULL OR r.confidence >= ?)")
+        params.append(f.min_confidence)
+    if f.scope:
+        clauses.append("r.scope = ?")
+        params.append(f.scope)
+    if not f.include_retracted:
+        clauses.append("r.retracted = 0")
+    return "".join(f" AND {c}" for c in clauses), params
