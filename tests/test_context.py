@@ -315,3 +315,15 @@ def test_methods_bring_their_overrides(repo):
     assert relations["app/memory.py::MemoryRepo._write"] == "overridden-by"
     base, _ = api.get_context(repo, "MemoryRepo._write", depth=1)
     assert {item.id: item.relation for item in base.items}["app/models.py::Repo._write"] == "overrides"
+
+
+def test_loaded_graph_equals_networkx_built_one(repo):
+    import networkx as nx
+
+    g = api.graph(repo).graph
+    rebuilt = nx.MultiDiGraph()
+    rebuilt.add_nodes_from(g.nodes(data=True))
+    rebuilt.add_edges_from(g.edges(keys=True, data=True))
+    assert nx.utils.graphs_equal(g, rebuilt)
+    assert all(d["kind"] == k for _, _, k, d in g.edges(keys=True, data=True))
+    assert set(g.predecessors("app/service.py::create_item")) >= {"app/api.py::handle"}

@@ -12,6 +12,7 @@ from pathlib import Path
 import networkx as nx
 
 from graphctx.context.engine import get_context, get_file_context, get_impact, get_intent, get_path, rank_text
+from graphctx.context.session import session_init
 from graphctx.errors import InvalidRequest
 from graphctx.graph import lookup
 from graphctx.graph.loader import GRAPHS, CodeGraph
@@ -22,7 +23,7 @@ from graphctx.models import Edge, Entity, EntityEdges, IndexStats, SearchAnswer,
 
 __all__ = [
     "find_root", "index", "graph", "stats", "show", "search", "export",
-    "get_context", "get_intent", "get_path", "get_file_context", "get_impact", "rank_text",
+    "get_context", "get_intent", "get_path", "get_file_context", "get_impact", "rank_text", "session_init",
 ]
 
 

@@ -9,8 +9,7 @@ from collections import deque
 
 import networkx as nx
 
-from graphctx.graph.loader import CodeGraph
-from graphctx.graph.rank import INFERRED
+from graphctx.graph.loader import INFERRED, CodeGraph
 
 HOP_COST = 0.05
 

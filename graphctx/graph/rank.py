@@ -9,10 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from graphctx.graph.loader import CodeGraph
+from graphctx.graph.loader import EDGE_KINDS, INFERRED, CodeGraph
 
 Weights = dict[str, tuple[float, float]]  # edge kind -> (weight along the edge, weight against it)
-INFERRED = frozenset({"heuristic", "inferred", "ambiguous"})
 # How an edge reads from the entity it is reached from, forward and backward.
 RELATION = {
     "calls": ("calls", "called-by"),
@@ -101,44 +100,21 @@ def _transition(graph: CodeGraph, weights: Weights, include_inferred: bool):
     cached = graph.cache.get(key)
     if cached is not None:
         return cached
-    nodes, index, arrays = _edge_arrays(graph)
-    sources, targets, kinds, confidence, inferred = arrays
-    kind_names = graph.cache["edge_kind_names"]
-    forward = np.array([weights.get(k, (0.0, 0.0))[0] for k in kind_names])[kinds] * confidence
-    backward = np.array([weights.get(k, (0.0, 0.0))[1] for k in kind_names])[kinds] * confidence
+    a = graph.arrays
+    forward = np.array([weights.get(k, (0.0, 0.0))[0] for k in EDGE_KINDS])[a.kinds] * a.confidence
+    backward = np.array([weights.get(k, (0.0, 0.0))[1] for k in EDGE_KINDS])[a.kinds] * a.confidence
     if not include_inferred:
-        forward = np.where(inferred, 0.0, forward)
-        backward = np.where(inferred, 0.0, backward)
-    n = len(nodes)
+        forward = np.where(a.inferred, 0.0, forward)
+        backward = np.where(a.inferred, 0.0, backward)
+    n = len(a.nodes)
     # Column j holds the mass node j sends: along its edges (forward) and back along edges into it.
     matrix = sp.csc_matrix(
-        (np.concatenate([forward, backward]), (np.concatenate([targets, sources]), np.concatenate([sources, targets]))),
+        (np.concatenate([forward, backward]),
+         (np.concatenate([a.targets, a.sources]), np.concatenate([a.sources, a.targets]))),
         shape=(n, n),
     )
     out_mass = np.asarray(matrix.sum(axis=0)).ravel()
     scale = np.divide(1.0, out_mass, out=np.zeros_like(out_mass), where=out_mass > 0)
     transition = (matrix @ sp.diags(scale)).tocsr()
-    graph.cache[key] = (nodes, index, transition)
-    return nodes, index, transition
-
-
-def _edge_arrays(graph: CodeGraph):
-    cached = graph.cache.get("edge_arrays")
-    if cached is not None:
-        return cached
-    nodes = list(graph.graph.nodes)
-    index = {node: i for i, node in enumerate(nodes)}
-    kind_names = sorted(RELATION)
-    kind_index = {k: i for i, k in enumerate(kind_names)}
-    rows = [
-        (index[s], index[t], kind_index[d["kind"]], d["confidence"], d["resolution"] in INFERRED)
-        for s, t, d in graph.graph.edges(data=True)
-    ]
-    columns = list(zip(*rows)) if rows else [(), (), (), (), ()]
-    arrays = (
-        np.array(columns[0], dtype=np.int64), np.array(columns[1], dtype=np.int64), np.array(columns[2], dtype=np.int64),
-        np.array(columns[3], dtype=float), np.array(columns[4], dtype=bool),
-    )
-    graph.cache["edge_kind_names"] = kind_names
-    graph.cache["edge_arrays"] = (nodes, index, arrays)
-    return graph.cache["edge_arrays"]
+    graph.cache[key] = (a.nodes, a.index, transition)
+    return graph.cache[key]
