@@ -7,6 +7,7 @@
 
 (function_definition
   name: (identifier) @name
+  return_type: (type [(identifier) (attribute)] @returns)?
   body: (block . (expression_statement (string) @doc)?) @body) @definition.function
 
 ; module-level constants: UPPER_CASE = ...

@@ -89,11 +89,11 @@ class ModuleMap:
         for mod_dir, mod_path in self.go_modules.items():
             if import_path == mod_path or import_path.startswith(mod_path + "/"):
                 sub = import_path[len(mod_path) + 1:]
-                return sorted(self.go_dirs.get(posixpath.join(mod_dir, sub).strip("/") if sub else mod_dir, ()))
+                return _go_package(self.go_dirs.get(posixpath.join(mod_dir, sub).strip("/") if sub else mod_dir, ()))
         if self.go_modules:
             return []  # a module is declared and this path is not in it: external
         matches = [d for d in self.go_dirs if d and (import_path == d or import_path.endswith("/" + d))]
-        return sorted(self.go_dirs[max(matches, key=len)]) if matches else []
+        return _go_package(self.go_dirs[max(matches, key=len)]) if matches else []
 
     def _rust(self, importer: str, path: str) -> list[str]:
         root, here = self.rust_module_of.get(importer, ("", ""))
@@ -131,6 +131,11 @@ def _python_names(path: str, package_dirs: set[str]) -> Iterable[str]:
     if root and stem.startswith(root + "/"):
         names.add(stem[len(root) + 1:].replace("/", "."))
     return names
+
+
+def _go_package(paths: Iterable[str]) -> list[str]:
+    """The files an importer of a Go package sees: its _test.go files are not part of it."""
+    return sorted(p for p in paths if not p.endswith("_test.go"))
 
 
 def _crate_root(path: str, crate_roots: set[str]) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from graphctx.index.modules import ModuleMap
-from graphctx.parse.facts import FileFacts
+from graphctx.parse.facts import RETURN, FileFacts
 from graphctx.parse.languages import family
 
 # How sure each way of resolving is; ambiguous edges share AMBIGUOUS among their candidates.
@@ -532,6 +532,8 @@ class FileResolver:
         type_name = self._binding(expr, scope) if variables else None
         if type_name is not None:
             value = self._value(type_name, scope, variables=False)
+            if value is not None and value.kind == "function":  # x = make_foo(): what make_foo returns
+                value = self._returned(value.ref)
             if value is not None and value.kind == "class":
                 return Value("instance", value.ref, "inferred")
             if value is not None and value.kind == "external":
@@ -573,10 +575,26 @@ class FileResolver:
             sub = [p for path in value.ref for p in self.table.modules.resolve(path, "." + attr)] if self.family == "python" else []
             return Value("module", tuple(sub), "import") if sub else None
         if value.kind in ("class", "instance"):
-            type_name = self._class_attribute_type(value.ref, attr)
-            if type_name is not None:
-                return type_name
+            attribute = self._class_attribute_type(value.ref, attr)
+            if attribute is not None:
+                return attribute
+            member = self.table.find_member(value.ref, attr)
+            if member is not None and member[0].kind in ("function", "method"):  # Foo::new, Foo.create
+                return Value("function", member[0].id, "inferred")
         return None
+
+    def _returned(self, function_id: str) -> Value | None:
+        """The class (or external type) a function declares it returns, read in the function's own file."""
+        sym = self.table.by_id.get(function_id)
+        type_name = self.table_bindings(sym.path).get((sym.qualified_name, RETURN)) if sym else None
+        if type_name is None:
+            return None
+        if type_name == "Self":  # Rust: the impl's type
+            owner = self.table.owner_of(sym)
+            return Value("class", owner.id, "inferred") if owner is not None else None
+        home = self if sym.path == self.path else self.table.resolver(sym.path)
+        value = home._value(type_name, sym.qualified_name, variables=False) if home is not None else None
+        return value if value is not None and value.kind in ("class", "external") else None
 
     def _class_attribute_type(self, class_id: str, attr: str) -> Value | None:
         sym = self.table.by_id.get(class_id)
@@ -685,7 +703,10 @@ def defined_names(facts: FileFacts) -> set[tuple[str, str]]:
     out: set[tuple[str, str]] = {("def", f"{d.qualified_name}:{d.kind}") for d in facts.definitions}
     out.update(("import", f"{i.module}:{i.name}:{i.alias}:{i.wildcard}") for i in facts.imports)
     out.update(("base", f"{b.scope}:{b.name}:{b.kind}") for b in facts.bases)
-    out.update(("bind", f"{b.scope}:{b.variable}:{b.type_name}") for b in facts.bindings if b.variable.startswith("self."))
+    out.update(
+        ("bind", f"{b.scope}:{b.variable}:{b.type_name}") for b in facts.bindings
+        if b.variable.startswith("self.") or b.variable == RETURN
+    )
     out.add(("package", str(facts.package)))
     return out
 

@@ -12,12 +12,16 @@ from dataclasses import dataclass
 from tree_sitter import Node, Query, QueryCursor
 
 from graphctx.parse import languages
-from graphctx.parse.facts import Base, Binding, Call, Definition, FileFacts, Import, TypeRef
+from graphctx.parse.facts import RETURN, Base, Binding, Call, Definition, FileFacts, Import, TypeRef
 
 CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"})
 # Wrappers whose span belongs to the definition inside them (decorators, `export`).
 WRAPPERS = frozenset({"decorated_definition", "export_statement"})
+# Go declarations that may group several specs: they belong to a spec only when it is alone in them.
+GROUPS = frozenset({"type_declaration", "const_declaration", "var_declaration"})
 COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+# Between a doc comment and its definition (Rust `#[derive(...)]`).
+ATTRIBUTES = frozenset({"attribute_item"})
 _DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 _SPACE = re.compile(rb"\s+")
 _ERRORS = {}  # language name -> compiled query for ERROR and MISSING nodes
@@ -130,13 +134,15 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
             qualified = _join(owner, name)
             scope = _Scope(node.start_byte, node.end_byte, kind, name, qualified, parent)
             facts.definitions.append(_definition(node, kind, name, qualified, caps))
+            if "returns" in caps:  # what a call evidently yields: a binding of the function itself
+                facts.bindings.append(Binding(qualified, RETURN, _type_name(caps["returns"][0]), node.start_point[0] + 1))
         scopes.append(scope)
         stack.append(scope)
     return scopes
 
 
 def _definition(node: Node, kind: str, name: str, qualified: str, caps: dict) -> Definition:
-    outer = node.parent if node.parent is not None and node.parent.type in WRAPPERS else node
+    outer = _outer(node)
     body = caps.get("body")
     if body:
         head = node.text[: body[0].start_byte - node.start_byte]
@@ -156,6 +162,18 @@ def _definition(node: Node, kind: str, name: str, qualified: str, caps: dict) ->
         sig_hash=_hash(signature.encode()),
         body_hash=_hash(_SPACE.sub(b" ", outer.text).strip()),
     )
+
+
+def _outer(node: Node) -> Node:
+    """The node whose span, text and leading comment are the definition's."""
+    parent = node.parent
+    if parent is None:
+        return node
+    if parent.type in WRAPPERS:
+        return parent
+    if parent.type in GROUPS and sum(c.type not in COMMENTS for c in parent.named_children) == 1:
+        return parent
+    return node
 
 
 def _add_import(facts: FileFacts, caps: dict) -> None:
@@ -188,6 +206,9 @@ def _leading_comment(node: Node) -> str:
     lines: list[str] = []
     expected_row = node.start_point[0]
     sibling = node.prev_sibling
+    while sibling is not None and sibling.type in ATTRIBUTES:
+        expected_row = sibling.start_point[0]
+        sibling = sibling.prev_sibling
     while sibling is not None and sibling.type in COMMENTS and sibling.end_point[0] >= expected_row - 1:
         lines[:0] = _text(sibling).splitlines()
         expected_row = sibling.start_point[0]

@@ -53,10 +53,14 @@ class TypeRef:
     line: int
 
 
+# The variable of a function's binding to its declared result type (a keyword: never a real variable).
+RETURN = "return"
+
+
 @dataclass(slots=True)
 class Binding:
     scope: str  # the function (or class, for "self.x") where the variable lives
-    variable: str  # "repo", or "self.repo" for attributes
+    variable: str  # "repo", "self.repo" for attributes, RETURN for a function's declared result type
     type_name: str  # the evident type: a constructor call or an annotation
     line: int
 
