@@ -99,6 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("export", cmd_export, "the graph as networkx node-link JSON or GraphML")
     p.add_argument("--format", choices=("json", "graphml"), default="json")
     p.add_argument("-o", "--output", type=Path, help="write to this file instead of standard output")
+
+    p = sub.add_parser("bench", help="the retrieval benchmark: graphctx against BM25 and repo-map baselines (bench -h)",
+                       add_help=False, prefix_chars="\0")  # every argument goes to graphctx.bench.cli
+    p.add_argument("bench_args", nargs=argparse.REMAINDER)
+    p.set_defaults(run=cmd_bench)
     return parser
 
 
@@ -205,6 +210,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text + "\n")
     return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from graphctx.bench.cli import main as bench_main
+
+    return bench_main(args.bench_args)
 
 
 if __name__ == "__main__":
