@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from graphctx.bench.gitrepo import BenchError, Commit, FileDiff, commit_diff, first_parent_log, show_file
+from graphctx.bench.gitrepo import BenchError, Commit, FileDiff, commit_diff, first_parent_log, git, show_file
 from graphctx.index.resolve import is_test_file
 from graphctx.parse.extract import extract
 from graphctx.parse.languages import language_for_path
@@ -201,14 +201,16 @@ def derive_instance(git_dir: Path, repo: str, commit: Commit, options: HistoryOp
     if reason:
         return None, reason
     parent = commit.parents[0]
-    diffs = commit_diff(git_dir, parent, commit.sha, ignore_whitespace=True)
-    source = [d for d in diffs if language_for_path(d.old_path or d.new_path or "") is not None]
-    non_test = [d for d in source if not is_test_file(d.old_path or d.new_path)]
-    if not non_test:
-        return None, "no source change" if not source else "tests only"
-    if len(non_test) > options.max_files:
+    names = str(git(git_dir, "diff", "--name-only", "--no-renames", parent, commit.sha)).split("\n")
+    source_names = [n for n in names if n and language_for_path(n) is not None]
+    changed = [n for n in source_names if not is_test_file(n)]
+    if not changed:
+        return None, "no source change" if not source_names else "tests only"
+    if len(changed) > options.max_files:
         return None, "too many files"
-    if all(_only_comments_or_blank(d) for d in non_test):
+    diffs = commit_diff(git_dir, parent, commit.sha, ignore_whitespace=True)
+    non_test = [d for d in diffs if (d.old_path or d.new_path) in changed]
+    if all(_only_comments_or_blank(d) for d in non_test):  # also true when only whitespace changed
         return None, "formatting or comments only"
     functions: set[str] = set()
     modules: set[str] = set()
