@@ -4,7 +4,6 @@ edits and re-indexing, concurrent writers, bad input, upserts, superseding, sear
 from __future__ import annotations
 
 import multiprocessing
-import os
 import subprocess
 from pathlib import Path
 

@@ -23,9 +23,9 @@ from graphctx.records import files, gitio, ids, markdown
 from graphctx.records.errors import (
     BrokenRecordFile, InvalidRecord, RecordError, RecordNotFound, StaleVersion, validation_message,
 )
-from graphctx.records.index import Filters, Hit, RecordIndex
+from graphctx.records.index import Filters, RecordIndex
 from graphctx.records.models import (
-    ENACTED, KINDS, SCOPES, STATUSES, TYPES, Anchor, AnchoredRecord, CheckItem, CheckReport, Decision,
+    ENACTED, KINDS, SCOPES, STATUSES, Anchor, AnchoredRecord, CheckItem, CheckReport, Decision,
     EntityChange, Heading, HistoryEntry, Knowledge, Overview, Problem, RecallPage, Record, RecordHit, Section,
     Table, WriteResult, normalize_category, normalize_type, now, one_of,
 )
@@ -169,7 +169,7 @@ class RecordStore:
             if purge:
                 self._delete(current)
                 return self._present_results([(WriteResult(action="deleted", record=current), [])])[0]
-            if current.retracted and current.retracted_reason == reason.strip():
+            if current.retracted and current.retracted_reason == " ".join(reason.split()):
                 return self._present_results([(WriteResult(action="unchanged", record=current), [])])[0]
             retracted = current.model_copy(update=dict(
                 retracted_at=current.retracted_at or now(), retracted_reason=" ".join(reason.split()),
@@ -210,7 +210,7 @@ class RecordStore:
         """One record, whole, with its staleness and (for decisions) superseded_by."""
         record = self._find(record_id)
         with self._code() as code:
-            return self._present(record, code)
+            return self._present(record, code, self._sources(sync=False))
 
     def recall(self, query: str = "", *, kind: str | None = None, type: str | None = None,
                category: str | None = None, status: str | None = None, tags: Iterable[str] | str = (),
@@ -236,10 +236,10 @@ class RecordStore:
         page = hits[offset:offset + limit]
         total = sum(source.count(filters, query) for source in sources)
         with self._code() as code:
-            out = [self._hit(h.record, code, h.score, h.snippet) for h in page]
+            out = [self._hit(h.record, code, sources, h.score, h.snippet) for h in page]
         more = len(hits) > offset + limit
         return RecallPage(hits=out, total=total, next_cursor=_cursor(offset + limit, signature) if more else None,
-                          problems=self.problems())
+                          problems=self._problems(sources))
 
     def outline(self, record_id: str) -> list[Heading]:
         """The headings of a record's Markdown (a decision's sections included), to read it by parts."""
@@ -276,14 +276,15 @@ class RecordStore:
         entity_ids, paths = list(dict.fromkeys(entity_ids)), list(dict.fromkeys(paths))
         matched: dict[str, list[str]] = {}
         records: list[Record] = []
-        for source in self._sources():
+        sources = self._sources()
+        for source in sources:
             found = source.anchored(entity_ids, paths)
             matched.update(found)
             records += source.get_many(list(found))
         out = []
         with self._code() as code:
             for record in records:
-                record = self._present(record, code)
+                record = self._present(record, code, sources)
                 if record.retracted and not include_retracted:
                     continue
                 if isinstance(record, Decision) and record.status in ("rejected", "superseded") and not include_inactive:
@@ -299,9 +300,10 @@ class RecordStore:
         candidates = self._select(Filters(kind="decision", status="accepted")) \
             + self._select(Filters(kind="knowledge", type="convention"))
         candidates = [r for r in candidates if r.anchors]
+        sources = self._sources(sync=False)  # _select just synced them
         notes = []
         changed_files = gitio.changed_files(self.root, base) if base else set()
-        sources = SourceCache(self.root)
+        source_code = SourceCache(self.root)
         items = []
         with self._code() as code:
             if not code.available:
@@ -312,13 +314,14 @@ class RecordStore:
                            for a in staleness.anchors if a.state not in ("fresh", "unknown")]
                 if base:
                     seen = {c.entity for c in changes}
-                    changes += [c for c in changes_since(base, record.anchors, changed_files, sources)
+                    changes += [c for c in changes_since(base, record.anchors, changed_files, source_code)
                                 if c.entity not in seen]
                 if changes:
-                    hit = self._hit(record, code)
+                    hit = self._hit(record, code, sources)
                     items.append(CheckItem(record=hit, changes=changes))
         items.sort(key=lambda item: (item.record.kind != "decision", item.record.id))
-        return CheckReport(base=base, checked=len(candidates), items=items, problems=self.problems(), notes=notes)
+        return CheckReport(base=base, checked=len(candidates), items=items, problems=self._problems(sources),
+                           notes=notes)
 
     def overview(self, limit: int = 20) -> Overview:
         """For session_init: conventions and accepted decisions (newest first, capped at `limit` each)
@@ -326,23 +329,23 @@ class RecordStore:
         conventions = self._select(Filters(kind="knowledge", type="convention"))
         decisions = self._select(Filters(kind="decision", status="accepted"))
         anchored = [r for r in self._select(Filters()) if r.anchors]
+        sources = self._sources(sync=False)  # _select just synced them
         with self._code() as code:
             stale = []
             if code.available:
                 for record in anchored:
-                    hit = self._hit(record, code)
+                    hit = self._hit(record, code, sources)
                     if hit.staleness and hit.staleness.state not in ("fresh", "unbound", "unknown"):
                         stale.append(hit)
             counts = {"conventions": len(conventions), "decisions": len(decisions), "stale": len(stale),
-                      "records": sum(s.count(Filters()) for s in self._sources())}
-            return Overview(conventions=[self._hit(r, code) for r in conventions[:limit]],
-                            decisions=[self._hit(r, code) for r in decisions[:limit]],
-                            stale=stale[:limit], counts=counts, problems=self.problems())
+                      "records": sum(s.count(Filters()) for s in sources)}
+            return Overview(conventions=[self._hit(r, code, sources) for r in conventions[:limit]],
+                            decisions=[self._hit(r, code, sources) for r in decisions[:limit]],
+                            stale=stale[:limit], counts=counts, problems=self._problems(sources))
 
     def problems(self) -> list[Problem]:
         """Record files that could not be loaded (broken front matter, duplicate ids), and why."""
-        index = self._file_index()
-        return index.problems() if index is not None else []
+        return self._problems(self._sources())
 
     def rebuild(self) -> None:
         """Throw the derived search index away and build it again from the record files."""
@@ -360,7 +363,7 @@ class RecordStore:
 
     # ================================================================ internals: indexes and reads
 
-    def _file_index(self) -> RecordIndex | None:
+    def _file_index(self, sync: bool = True) -> RecordIndex | None:
         """The records.db index, synced with the files; None while the repository has no .graphctx."""
         with self._lock:
             if self._files is None:
@@ -369,12 +372,18 @@ class RecordStore:
                     return None
                 files.ensure_layout(self.root)  # records.db must be gitignored before it exists
                 self._files = RecordIndex(folder / files.RECORDS_DB)
-            self._files.sync(self.root)
+            if sync:
+                self._files.sync(self.root)
             return self._files
 
-    def _sources(self) -> list[RecordIndex]:
-        index = self._file_index()
+    def _sources(self, sync: bool = True) -> list[RecordIndex]:
+        """The indexes to read: records.db (synced with the files, once per call) and the ephemeral one."""
+        index = self._file_index(sync)
         return [index, self._ephemeral] if index is not None else [self._ephemeral]
+
+    @staticmethod
+    def _problems(sources: list[RecordIndex]) -> list[Problem]:
+        return [p for source in sources for p in source.problems()]
 
     def _select(self, filters: Filters) -> list[Record]:
         out = [hit.record for source in self._sources() for hit in source.search(filters, "", "recent", -1)]
@@ -382,8 +391,9 @@ class RecordStore:
         return out
 
     def _lookup(self, record_id: str) -> Record | None:
+        sources = self._sources()
         for candidate in dict.fromkeys((record_id.strip(), ids.normalize(record_id))):
-            for source in self._sources():
+            for source in sources:
                 record = source.get(candidate)
                 if record is not None:
                     return record
@@ -410,10 +420,12 @@ class RecordStore:
         given = record_id.strip()
         if not given:
             return InvalidRecord("record id is empty: give the id of a record (see recall for ids)")
-        broken = [p for p in self.problems() if Path(p.path).stem.upper().startswith(given.upper())]
+        sources = self._sources(sync=False)  # the lookup that failed has just synced them
+        problems = self._problems(sources)
+        broken = [p for p in problems if Path(p.path).stem.upper().startswith(given.upper())]
         if broken:
             return BrokenRecordFile(broken[0].path, broken[0].message.split(": ", 1)[-1].split("; fix")[0])
-        names = [n for source in self._sources() for n in source.names()]
+        names = [n for source in sources for n in source.names()]
         upper = given.upper()
         close = [rid for rid, _ in names if rid.startswith(upper) or upper.startswith(rid)]
         close += difflib.get_close_matches(upper, [rid for rid, _ in names], n=5, cutoff=0.6)
@@ -423,7 +435,7 @@ class RecordStore:
         shown = list(dict.fromkeys(close))[:8]
         by_id = dict(names)
         hint = "did you mean one of these?" if shown else "use recall to search records by words"
-        broken_note = f" ({len(self.problems())} record file(s) could not be read: see problems)" if self.problems() else ""
+        broken_note = f" ({len(problems)} record file(s) could not be read: see problems)" if problems else ""
         return RecordNotFound(f"no record with id {given!r}{broken_note}; {hint}",
                               [f"{rid}  {by_id[rid]}" for rid in shown])
 
@@ -435,11 +447,11 @@ class RecordStore:
         finally:
             code.close()
 
-    def _present(self, record: Record, code: CodeIndex) -> Record:
+    def _present(self, record: Record, code: CodeIndex, sources: list[RecordIndex]) -> Record:
         """The record as answers show it: with staleness, and a decision's derived status and superseded_by."""
         update: dict[str, Any] = {"staleness": verdict(record.anchors, code)}
         if isinstance(record, Decision):
-            superseders = [s for source in self._sources() for s in source.superseders(record.id) if not s[2]]
+            superseders = [s for source in sources for s in source.superseders(record.id) if not s[2]]
             update["superseded_by"] = [s[0] for s in superseders]
             if any(status in ENACTED for _, status, _ in superseders):
                 update["status"] = "superseded"
@@ -447,14 +459,16 @@ class RecordStore:
 
     def _present_results(self, results: list[tuple[WriteResult, list[str]]]) -> list[WriteResult]:
         out = []
+        sources = self._sources()
         with self._code() as code:
             for result, changed in results:
-                record = self._present(result.record, code)
+                record = self._present(result.record, code, sources)
                 out.append(WriteResult(action=result.action, record=record, changed=changed))
         return out
 
-    def _hit(self, record: Record, code: CodeIndex, score: float | None = None, snippet: str = "") -> RecordHit:
-        record = self._present(record, code)
+    def _hit(self, record: Record, code: CodeIndex, sources: list[RecordIndex], score: float | None = None,
+             snippet: str = "") -> RecordHit:
+        record = self._present(record, code, sources)
         knowledge = isinstance(record, Knowledge)
         return RecordHit(
             id=record.id, kind=record.kind, title=record.title, scope=record.scope,
@@ -494,7 +508,7 @@ class RecordStore:
             raise InvalidRecord(f"version {version!r} is not a number: pass the version of the record you read") from None
         if given != current.version:
             with self._code() as code:
-                raise StaleVersion(current.id, given, self._present(current, code))
+                raise StaleVersion(current.id, given, self._present(current, code, self._sources()))
 
     def _write(self, record: Record, previous: Record | None = None) -> Record:
         """Store a record in its scope (a file, or memory), moving it if its scope changed."""

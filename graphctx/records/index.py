@@ -6,7 +6,6 @@ be deleted at any time. The same class, in memory, indexes the ephemeral scope."
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import sqlite3
@@ -397,20 +396,14 @@ class RecordIndex:
 def _listing(root: Path) -> dict[str, tuple[str, tuple[int, int, int]]]:
     """Record files as relative path -> (scope, (mtime_ns, size, inode)). The inode catches a
     rewrite within the file system's timestamp granularity: every atomic write is a new inode."""
-    out = {}
-    for scope, path in files.list_files(root):
-        try:
-            stat = path.stat()
-        except FileNotFoundError:
-            continue
-        out[files.relative(root, path)] = (scope, (stat.st_mtime_ns, stat.st_size, stat.st_ino))
-    return out
+    return files.scan(root)
 
 
 def _fingerprint(listing: dict[str, tuple[str, tuple[int, int, int]]]) -> str:
     digest = hashlib.blake2b(digest_size=16)
     for path in sorted(listing):
-        digest.update(json.dumps([path, *listing[path]]).encode())
+        scope, (mtime, size, inode) = listing[path]
+        digest.update(f"{path}\0{scope}\0{mtime}\0{size}\0{inode}\n".encode())
     return digest.hexdigest()
 
 

@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphctx.index import store
-from graphctx.parse.extract import extract
-from graphctx.parse.languages import language_for_path
 from graphctx.records import gitio
 from graphctx.records.models import Anchor, AnchorStatus, EntityChange, Staleness
 
@@ -199,6 +197,10 @@ class SourceCache:
     def _parse(path: str, data: bytes | None) -> dict[str, tuple[str, str]] | None:
         if data is None:
             return {}
+        # Imported here: only check --base parses code, and the parsers are heavy to load.
+        from graphctx.parse.extract import extract
+        from graphctx.parse.languages import language_for_path
+
         spec = language_for_path(path)
         if spec is None:
             return None
