@@ -689,3 +689,56 @@ def test_overview_for_session_start(store: RecordStore, repo: Path):
     assert [h.title for h in overview.decisions] == ["sqlite"]
     assert [(h.title, h.staleness.state) for h in overview.stale] == [("sqlite", "drifted")]
     assert overview.counts["records"] == 3
+
+
+def test_verify_only_some_anchors_and_without_following_moves(store: RecordStore, repo: Path):
+    record = store.remember(title="two anchors", body="x",
+                            anchors=["pkg/app.py::add", "pkg/util.py::helper"])[0].record
+    edit(repo, "pkg/app.py", "return a + b", "return a + b  # changed")
+    git(repo, "mv", "pkg/util.py", "pkg/other.py")
+    reindex(repo)
+    assert store.get(record.id).staleness.state == "drifted"
+    with pytest.raises(InvalidRecord, match="not anchored to pkg/app.py::scale"):
+        store.verify(record.id, entities=["pkg/app.py::scale"])
+    partly = store.verify(record.id, entities=["pkg/app.py::add"], version=record.version).record
+    assert [a.state for a in partly.staleness.anchors] == ["fresh", "moved"]
+    assert store.verify(record.id, follow_moves=False).action == "unchanged"
+    assert store.verify(record.id).record.staleness.state == "fresh"
+    with pytest.raises(StaleVersion):
+        store.verify(record.id, version=1)
+
+
+def test_served_entity_models_are_accepted(store: RecordStore):
+    from graphctx.models import Entity
+
+    served = Entity(id="pkg/app.py::scale", kind="function", name="scale", qualified_name="scale", language="python",
+                    path="pkg/app.py", start_line=6, end_line=7, sig_hash="old-sig", body_hash="old-body")
+    store.note_served([served])
+    record = store.decide("scale doubles", "x", anchors=["pkg/app.py::scale"]).record
+    assert record.anchors[0].sig_hash == "old-sig" and record.staleness.state == "contract-changed"
+
+
+def test_inactive_decisions_are_left_out_of_anchored_lookups_unless_asked(store: RecordStore):
+    old = store.decide("old way", "x", anchors=["pkg/app.py::add"]).record
+    store.decide("rejected way", "x", status="rejected", anchors=["pkg/app.py::add"])
+    new = store.decide("new way", "y", supersedes=[old.id], anchors=["pkg/app.py::add"]).record
+    assert [i.record.id for i in store.records_for_entities(["pkg/app.py::add"])] == [new.id]
+    every = store.records_for_entities(["pkg/app.py::add"], include_inactive=True)
+    assert len(every) == 3
+
+
+def test_ephemeral_decisions_supersede_only_ephemeral_ones(store: RecordStore):
+    shared = store.decide("shared", "x").record
+    with pytest.raises(InvalidRecord, match="ephemeral decision cannot supersede the shared"):
+        store.decide("mine", "y", supersedes=[shared.id], scope="ephemeral")
+    first = store.decide("draft 1", "x", scope="ephemeral").record
+    second = store.decide("draft 2", "y", scope="ephemeral", supersedes=[first.id]).record
+    assert store.get(first.id).status == "superseded" and store.get(first.id).superseded_by == [second.id]
+
+
+def test_check_without_a_code_index_says_so(tmp_path: Path):
+    with RecordStore(tmp_path) as store:
+        store.decide("d", "x", anchors=[{"entity": "a.py::f", "sig_hash": "s", "body_hash": "b"}])
+        report = store.check()
+        assert report.items == [] and report.checked == 1 and "no code index" in report.notes[0]
+        assert store.get(store.recall("").hits[0].id).staleness.state == "unknown"
