@@ -252,13 +252,13 @@ def test_check_lists_decisions_and_conventions_on_changed_code(store: RecordStor
                                 anchors=["pkg/util.py::helper"])[0].record.id
     store.remember(title="a plain note", body="x", anchors=["pkg/app.py::add"])  # notes are not checked
     store.decide("proposal", "x", status="proposed", anchors=["pkg/app.py::add"])  # nor proposals
-    assert store.check().items == [] and store.check(base="HEAD").items == []
+    assert store.check().items == [] and store.check(base_rev="HEAD").items == []
     base = git(repo, "rev-parse", "HEAD").strip()
 
     edit(repo, "pkg/app.py", "return a + b", "return a + b + 0")
     git(repo, "commit", "-qam", "change add")
     # Against base, even before re-indexing: the code of add differs between base and the working tree.
-    report = store.check(base=base)
+    report = store.check(base_rev=base)
     assert [(i.record.id, [c.change for c in i.changes]) for i in report.items] == [(decision, ["body"])]
     assert report.checked == 2
     edit(repo, "pkg/util.py", "def helper():", "def helper(x=1):")
@@ -266,7 +266,7 @@ def test_check_lists_decisions_and_conventions_on_changed_code(store: RecordStor
     report = store.check()
     assert {i.record.id: i.changes[0].change for i in report.items} == {decision: "drifted", convention: "contract-changed"}
     with pytest.raises(RecordError, match="cannot compare"):
-        store.check(base="no-such-rev")
+        store.check(base_rev="no-such-rev")
 
 
 # ---------------------------------------------------------------- concurrency

@@ -293,16 +293,16 @@ class RecordStore:
         out.sort(key=lambda item: (_weight(item.record), -item.record.updated.timestamp(), item.record.id))
         return out
 
-    def check(self, base: str | None = None) -> CheckReport:
+    def check(self, base_rev: str | None = None) -> CheckReport:
         """Accepted decisions and conventions anchored to code that changed: anchors no longer fresh
-        against the index, and (with `base`, a git revision) entities whose code differs between base
+        against the index, and (with `base_rev`, a git revision) entities whose code differs between base
         and the working tree."""
         candidates = self._select(Filters(kind="decision", status="accepted")) \
             + self._select(Filters(kind="knowledge", type="convention"))
         candidates = [r for r in candidates if r.anchors]
         sources = self._sources(sync=False)  # _select just synced them
         notes = []
-        changed_files = gitio.changed_files(self.root, base) if base else set()
+        changed_files = gitio.changed_files(self.root, base_rev) if base_rev else set()
         source_code = SourceCache(self.root)
         items = []
         with self._code() as code:
@@ -312,15 +312,15 @@ class RecordStore:
                 staleness = verdict(record.anchors, code)
                 changes = [EntityChange(entity=a.entity, change=a.state, detail=a.message)
                            for a in staleness.anchors if a.state not in ("fresh", "unknown")]
-                if base:
+                if base_rev:
                     seen = {c.entity for c in changes}
-                    changes += [c for c in changes_since(base, record.anchors, changed_files, source_code)
+                    changes += [c for c in changes_since(base_rev, record.anchors, changed_files, source_code)
                                 if c.entity not in seen]
                 if changes:
                     hit = self._hit(record, code, sources)
                     items.append(CheckItem(record=hit, changes=changes))
         items.sort(key=lambda item: (item.record.kind != "decision", item.record.id))
-        return CheckReport(base=base, checked=len(candidates), items=items, problems=self._problems(sources),
+        return CheckReport(base=base_rev, checked=len(candidates), items=items, problems=self._problems(sources),
                            notes=notes)
 
     def overview(self, limit: int = 20) -> Overview:
