@@ -100,6 +100,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("json", "graphml"), default="json")
     p.add_argument("-o", "--output", type=Path, help="write to this file instead of standard output")
 
+    p = command("session", cmd_session, "the onboarding packet: overview, languages, freshness, entry points, central entities")
+    answer_options(p)
+
+    p = command("serve", cmd_serve, "serve the repository over MCP (stdio; --http for streamable HTTP)")
+    p.add_argument("--http", action="store_true", help="streamable HTTP at http://HOST:PORT/mcp instead of stdio")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP address to bind (default 127.0.0.1, loopback only)")
+    p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    p.add_argument("--no-watch", action="store_true", help="do not watch the tree (answers still check the files they name)")
+
     p = sub.add_parser("bench", help="the retrieval benchmark: graphctx against BM25 and repo-map baselines (bench -h)",
                        add_help=False, prefix_chars="\0")  # every argument goes to graphctx.bench.cli
     p.add_argument("bench_args", nargs=argparse.REMAINDER)
@@ -198,6 +207,20 @@ def cmd_impact(args: argparse.Namespace) -> int:
                              format=args.format)
     print(text)
     return 0
+
+
+def cmd_session(args: argparse.Namespace) -> int:
+    from graphctx.context import api
+
+    _, text = api.session_init(_root(args), token_budget=args.budget, format=args.format)
+    print(text)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from graphctx.server import serve  # the MCP SDK is slow to import: only this command loads it
+
+    return serve(args.repo, http=args.http, host=args.host, port=args.port, watch=not args.no_watch)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -1,0 +1,352 @@
+"""The MCP server: graphctx's library API as MCP tools, resources and prompts, on the official SDK.
+Thin by design: each tool checks freshness, calls one library function, and turns the answer into
+a tool result (compact text; or, for format=json, the answer as structured content with a one-line
+text, so nothing is sent twice). Errors a model can fix come back as isError results carrying the
+message and suggestions; nothing a caller sends can take the server down."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel, Field
+
+from graphctx.context import api
+from graphctx.context.render import header
+from graphctx.errors import GraphctxError, InvalidRequest, NotFound
+from graphctx.models import (
+    DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswer, DetailLevel, Format, Intent, Mode, SearchAnswer,
+)
+from graphctx.server.agents import Agents
+from graphctx.server.freshness import Freshness
+from graphctx.server.instructions import build_instructions
+
+log = logging.getLogger("graphctx.server")
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+MAX_DEPTH = 6
+
+# Parameter types: the schema a model sees, with bounds and a line on each.
+Budget = Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET,
+                              description=f"most tokens the answer may use ({MIN_BUDGET}-{MAX_BUDGET})")]
+Fmt = Annotated[Format, Field(description="compact text (best for reading) or json (structured)")]
+EntityName = Annotated[str | None, Field(description="an id (path::Qualified.name), a qualified name or a bare name")]
+AgentId = Annotated[str | None, Field(description="optional: a name for yourself, kept for this session")]
+
+
+class ServerState:
+    """What every tool shares: the repository, its freshness keeper and the agents seen."""
+
+    def __init__(self, root: Path, *, watch: bool = True, transport: str = "stdio"):
+        self.root = Path(root).resolve()
+        self.fresh = Freshness(self.root, watch=watch)
+        self.agents = Agents(transport)
+
+    # ---- answering
+
+    def answer(self, compute: Callable[[], tuple[Any, str]], names: Callable[[Any], list[str]]) -> tuple[Any, str, list[str]]:
+        """Compute an answer from an index no older than the files it names: changes the watcher saw
+        are indexed first; a named file that changed anyway is indexed and the answer computed again.
+        Returns the answer, its text and the named files still out of date (normally none)."""
+        self.fresh.sync()
+        try:
+            model, text = compute()
+        except NotFound:
+            if not self.fresh.settle_for_unknown():  # perhaps the name was written a moment ago
+                raise
+            model, text = compute()
+        stale = self.fresh.stale(names(model))
+        if stale:
+            self.fresh.reindex()
+            model, text = compute()
+            stale = self.fresh.stale(names(model))
+        return model, text, stale
+
+
+def build_server(root: Path, *, watch: bool = True, transport: str = "stdio", start: bool = True) -> MCPServer:
+    """An MCP server for the indexed repository at `root` (the index must exist)."""
+    state = ServerState(root, watch=watch, transport=transport)
+    server = MCPServer(
+        "graphctx",
+        title="graphctx code context",
+        version=_version(),
+        instructions=build_instructions(state.root),
+        log_level="WARNING",
+    )
+    server.graphctx_state = state  # type: ignore[attr-defined]  # for tests and the transports
+    _register_tools(server, state)
+    _register_resources(server, state)
+    _register_prompts(server, state)
+    if start:
+        state.fresh.start()
+    return server
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("graphctx")
+    except PackageNotFoundError:
+        return "0"
+
+
+# ---- tools
+
+def _register_tools(server: MCPServer, state: ServerState) -> None:
+    root = state.root
+
+    def tool(fn: Callable) -> Callable:
+        # One flowing paragraph (hosts show the description as is), read-only hints, and no output
+        # schema: results are compact text, or structured content with a short text for format=json.
+        server.add_tool(fn, description=" ".join(inspect.cleandoc(fn.__doc__ or "").split()), annotations=READ_ONLY,
+                        structured_output=False)
+        return fn
+
+    @tool
+    def get_context(
+        ctx: Context,
+        mode: Annotated[Mode, Field(
+            description="context: an entity and its neighbourhood; intent: context shaped for a purpose, around an "
+                        "entity, a file or free text (target); path: the call chain from_entity -> to_entity")] = "context",
+        entity: EntityName = None,
+        file: Annotated[str | None, Field(description="context mode: a path suffix that narrows an ambiguous name")] = None,
+        depth: Annotated[int, Field(ge=0, le=MAX_DEPTH, description="hops to follow (context, intent)")] = 2,
+        token_budget: Budget = DEFAULT_BUDGET,
+        intent: Annotated[Intent | None, Field(
+            description="the purpose: required in intent mode; in context mode it reshapes the ranking")] = None,
+        detail_level: Annotated[DetailLevel, Field(
+            description="context mode: full code, or signatures only (summary, neighbors)")] = "full",
+        format: Fmt = "compact",
+        include_inferred: Annotated[bool, Field(description="follow guessed (heuristic, ambiguous) edges too")] = True,
+        known_hash: Annotated[str | None, Field(
+            description="context mode: the body hash you already have; if unchanged the answer is one line")] = None,
+        target: Annotated[str | None, Field(
+            description="intent mode: an entity, a file path, or free text (an issue, a task, a stack trace)")] = None,
+        from_entity: Annotated[str | None, Field(description="path mode: where the call chain starts")] = None,
+        to_entity: Annotated[str | None, Field(description="path mode: where the call chain ends")] = None,
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Code you need, ranked and packed to a token budget: an entity with its callers, callees, types and
+        tests (mode=context), context for a purpose from an entity, file or task text (mode=intent), or the
+        call chain between two entities (mode=path). Use it instead of reading whole files."""
+        state.agents.identify(ctx, agent_id)
+
+        def compute() -> tuple[ContextAnswer, str]:
+            if mode == "context":
+                name = entity or target
+                if not name:
+                    raise InvalidRequest("mode=context needs `entity` (an id, qualified name or name); for a task "
+                                         "description use mode=intent with `target`")
+                return api.get_context(root, name, file=file, depth=depth, token_budget=token_budget, intent=intent,
+                                       detail_level=detail_level, format=format, include_inferred=include_inferred,
+                                       known_hash=known_hash)
+            if mode == "intent":
+                if not intent:
+                    raise InvalidRequest("mode=intent needs `intent`: modify, understand, review, debug, add or plan")
+                subject = target or entity or file
+                if not subject:
+                    raise InvalidRequest("mode=intent needs `target`: an entity, a file path or a description of the task")
+                return api.get_intent(root, intent, subject, depth=depth, token_budget=token_budget, format=format,
+                                      include_inferred=include_inferred)
+            start, end = from_entity or entity, to_entity or target
+            if not (start and end):
+                raise InvalidRequest("mode=path needs `from_entity` and `to_entity`")
+            return api.get_path(root, start, end, token_budget=token_budget, format=format,
+                                include_inferred=include_inferred)
+
+        return _tool(state, compute, _item_paths, format)
+
+    @tool
+    def get_file_context(
+        ctx: Context,
+        file: Annotated[str, Field(description="a path inside the repository (relative, or a unique suffix)")],
+        token_budget: Budget = DEFAULT_BUDGET,
+        format: Fmt = "compact",
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Outline of one file: every class, function and method in line order with its signature and the first
+        line of its doc. Use it to see what a file holds before asking for an entity's code."""
+        state.agents.identify(ctx, agent_id)
+        return _tool(state, lambda: api.get_file_context(root, file, token_budget=token_budget, format=format),
+                     _item_paths, format)
+
+    @tool
+    def search(
+        ctx: Context,
+        query: Annotated[str, Field(description="a name, a prefix, or words from names, signatures and docs")],
+        kind: Annotated[str | None, Field(description="only this kind: function, method, class, interface, file, ...")] = None,
+        limit: Annotated[int, Field(ge=1, le=100, description="most hits to return (1-100)")] = 20,
+        format: Fmt = "compact",
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Find entities by name or words (exact, prefix, full-text, fuzzy), best first, with their ids. Use it when
+        you do not know an entity's exact name or id; then call get_context with the id."""
+        state.agents.identify(ctx, agent_id)
+        return _tool(state, lambda: _search(root, query, kind, limit, format), lambda a: [h.path for h in a.hits], format)
+
+    @tool
+    def get_impact(
+        ctx: Context,
+        symbol: EntityName = None,
+        files: Annotated[list[str] | None, Field(description="instead of a symbol: the files of a change")] = None,
+        depth: Annotated[int, Field(ge=0, le=MAX_DEPTH, description="hops to follow back from the change")] = 3,
+        token_budget: Budget = DEFAULT_BUDGET,
+        format: Fmt = "compact",
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """What depends on a symbol, or on everything in a set of files: callers, importers, subclasses and tests,
+        in tiers by distance and confidence. Use it before changing an interface or to review a change."""
+        state.agents.identify(ctx, agent_id)
+        return _tool(state, lambda: api.get_impact(root, symbol, files, depth=depth, token_budget=token_budget,
+                                                   format=format), _item_paths, format)
+
+    @tool
+    def session_init(
+        ctx: Context,
+        token_budget: Budget = DEFAULT_BUDGET,
+        format: Fmt = "compact",
+        agent_id: AgentId = None,
+    ) -> CallToolResult:
+        """Start here in a new session: the project's overview, languages and size, index freshness, entry points
+        and its most central entities as a ranked map, within a token budget."""
+        state.agents.identify(ctx, agent_id)
+        return _tool(state, lambda: api.session_init(root, token_budget=token_budget, format=format), _item_paths, format)
+
+
+def _search(root: Path, query: str, kind: str | None, limit: int, fmt: str) -> tuple[SearchAnswer, str]:
+    answer = api.search(root, query, kind, limit)
+    if fmt == "json":
+        return answer, answer.model_dump_json()
+    lines = [f"# graphctx search: {query} | gen {answer.generation} | {len(answer.hits)} hits"]
+    lines += [f"{h.id} {h.kind} L{h.start_line} {h.match} {h.score:.2f}" + (f" | {_clip(h.signature)}" if h.signature else "")
+              for h in answer.hits]
+    if not answer.hits:
+        lines.append(f"no entity matches {query!r}; try fewer or other words, or a prefix")
+    return answer, "\n".join(lines)
+
+
+def _item_paths(answer: ContextAnswer) -> list[str]:
+    return [item.path for item in answer.items]
+
+
+def _tool(state: ServerState, compute: Callable[[], tuple[Any, str]], names: Callable[[Any], list[str]],
+          fmt: str) -> CallToolResult:
+    try:
+        model, text, stale = state.answer(compute, names)
+    except GraphctxError as exc:
+        return error_result(exc)
+    except Exception as exc:  # a bug, not the caller's fault: say so, keep serving
+        log.error("graphctx: internal error\n%s", traceback.format_exc())
+        return CallToolResult(content=[TextContent(type="text", text=f"internal error: {type(exc).__name__}: {exc}")],
+                              is_error=True)
+    warning = (f"note: changed on disk while answering, may differ from the index: {', '.join(stale)}"
+               if stale else "")
+    if fmt == "json":
+        data = json.loads(text)
+        if warning:
+            data.setdefault("notes", []).append(warning.removeprefix("note: "))
+        summary = header(model) if isinstance(model, ContextAnswer) else text_summary(model)
+        short = f"{summary}\n(the full answer is in structuredContent)" + (f"\n{warning}" if warning else "")
+        return CallToolResult(content=[TextContent(type="text", text=short)], structured_content=data)
+    return CallToolResult(content=[TextContent(type="text", text=f"{text}\n{warning}" if warning else text)])
+
+
+def text_summary(model: BaseModel) -> str:
+    if isinstance(model, SearchAnswer):
+        return f"# graphctx search: {model.query} | gen {model.generation} | {len(model.hits)} hits"
+    return f"# graphctx {type(model).__name__}"
+
+
+def error_result(exc: GraphctxError) -> CallToolResult:
+    text = exc.message.replace("`graphctx search`", "the search tool")
+    if exc.suggestions:
+        text += "\nsuggestions:\n" + "\n".join(f"  - {s}" for s in exc.suggestions)
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+def _clip(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+# ---- resources
+
+def _register_resources(server: MCPServer, state: ServerState) -> None:
+    root = state.root
+
+    @server.resource("graphctx://status", name="status", mime_type="application/json",
+                     description="Index statistics (files, entities, edges by kind, languages, parse errors, age) "
+                                 "and the server's freshness state")
+    def status() -> str:
+        state.fresh.sync()
+        data = _resource(lambda: api.stats(root)).model_dump(mode="json")
+        data["server"] = state.fresh.status()
+        data["sessions"] = [a.as_dict() for a in state.agents.all()]
+        return json.dumps(data, indent=1)
+
+    @server.resource("graphctx://file/{+path}", name="file", mime_type="text/plain",
+                     description="Outline of a file: its entities in line order with signatures and doc lines")
+    def file_resource(path: str) -> str:
+        return _resource(lambda: state.answer(lambda: api.get_file_context(root, path), _item_paths)[1])
+
+    @server.resource("graphctx://entity/{+id}", name="entity", mime_type="application/json",
+                     description="One entity (id path::Qualified.name) with every edge into and out of it")
+    def entity_resource(id: str) -> str:
+        return _resource(lambda: state.answer(lambda: (api.show(root, id), ""), lambda e: [e.entity.path])[0]
+                         ).model_dump_json(indent=1)
+
+
+def _resource(compute: Callable[[], Any]) -> Any:
+    try:
+        return compute()
+    except NotFound as exc:
+        raise ResourceNotFoundError(str(exc)) from None
+    except GraphctxError as exc:
+        raise ResourceError(str(exc)) from None
+
+
+# ---- prompts
+
+def _register_prompts(server: MCPServer, state: ServerState) -> None:
+    root = state.root
+
+    @server.prompt(title="Explain an entity")
+    def explain_entity(entity: str) -> str:
+        """Explain what an entity does, how it is used and what it relies on, from its code and neighbourhood."""
+        _, text, _ = _prompt(lambda: state.answer(
+            lambda: api.get_intent(root, "understand", entity, token_budget=6000), _item_paths))
+        return (f"Explain `{entity}` in this repository: what it does, how it is used, what it relies on, and anything "
+                f"surprising. Cite entity ids. Here is its context from graphctx:\n\n{text}")
+
+    @server.prompt(title="Review a change")
+    def review_change(files: str) -> str:
+        """Review a change to some files (comma- or space-separated paths): what it can break and what to test."""
+        paths = [p for p in files.replace(",", " ").split() if p]
+        _, text, _ = _prompt(lambda: state.answer(
+            lambda: api.get_impact(root, None, paths, token_budget=6000), _item_paths))
+        return (f"Review the change to {', '.join(paths)}. Using the dependents below (in tiers: 1 = direct and sure), "
+                f"say what could break, which callers and tests to check, and what is missing. Dependents from "
+                f"graphctx:\n\n{text}")
+
+    @server.prompt(title="Onboard")
+    def onboard() -> str:
+        """A tour of the repository for someone new to it: structure, entry points, central code."""
+        _, text, _ = _prompt(lambda: state.answer(lambda: api.session_init(root, token_budget=4000), _item_paths))
+        return ("Give me a tour of this repository: what it is for, how it is organised, where execution starts and "
+                f"which code matters most. Here is graphctx's overview:\n\n{text}")
+
+
+def _prompt(compute: Callable[[], Any]) -> Any:
+    try:
+        return compute()
+    except GraphctxError as exc:
+        raise ValueError(str(exc)) from None

@@ -1,0 +1,185 @@
+"""Keeps the index as fresh as the files an answer names. A background thread watches the tree
+(watchfiles) and re-indexes changed files incrementally after each quiet spell; every tool call
+first waits for changes the watcher has seen, and after answering checks the files the answer
+names against the disk: a changed one triggers an index run and a second answer, and if it is
+still out of date the answer says so."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from graphctx.graph.loader import GRAPHS
+from graphctx.index import store
+from graphctx.index.indexer import IndexResult, index_repository
+
+log = logging.getLogger("graphctx.server")
+
+IGNORED_DIRS = frozenset({
+    store.INDEX_DIR, ".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", ".tox", ".nox",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis",
+})
+STEP_MS = 50  # the watcher yields a batch once no change arrived for this long
+DEBOUNCE_MS = 1600  # ... or after this long in a burst of changes
+MIN_RETRY_SECONDS = 1.0  # without a watcher, an unknown name re-indexes at most this often
+SETTLE_SECONDS = 0.25  # with one, an unknown name waits this long for news of a change
+
+
+class Freshness:
+    def __init__(self, root: Path, *, watch: bool = True):
+        self.root = Path(root).resolve()
+        self.watch_enabled = watch
+        self._lock = threading.Lock()  # one index run at a time
+        self._state = threading.Lock()  # guards the counters
+        self._seen = 0  # change batches the watcher reported (plus forced runs)
+        self._done = 0  # batches covered by a finished index run
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.runs = 0
+        self.last_run: IndexResult | None = None
+        self.last_run_at: float | None = None
+        self.last_error: str | None = None
+        self.watching = False
+
+    # ---- lifecycle
+
+    def start(self, catch_up: bool = True) -> None:
+        """Start watching; with catch_up, the first thing the thread does is an incremental run
+        (files may have changed while no server was running). Tool calls wait for it."""
+        if catch_up:
+            self._mark()
+        if not self.watch_enabled:
+            return
+        self._thread = threading.Thread(target=self._watch, name="graphctx-watch", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _watch(self) -> None:
+        try:
+            self.sync()
+            from watchfiles import watch
+
+            self.watching = True
+            for changes in watch(self.root, watch_filter=self._relevant, stop_event=self._stop, step=STEP_MS,
+                                 debounce=DEBOUNCE_MS, raise_interrupt=False, ignore_permission_denied=True):
+                if changes:
+                    self._mark()
+                    self.sync()
+        except Exception as exc:  # a watcher that dies leaves the per-answer checks in charge
+            self.last_error = f"file watcher stopped: {exc}"
+            log.warning("graphctx: %s; answers still check the files they name", self.last_error)
+        finally:
+            self.watching = False
+
+    def _relevant(self, _change, path: str) -> bool:
+        try:
+            parts = Path(path).relative_to(self.root).parts
+        except ValueError:
+            return False
+        return bool(parts) and not any(part in IGNORED_DIRS for part in parts[:-1]) and parts[-1] not in IGNORED_DIRS
+
+    # ---- index runs
+
+    def _mark(self) -> None:
+        with self._state:
+            self._seen += 1
+
+    @property
+    def pending(self) -> bool:
+        return self._seen > self._done
+
+    def sync(self) -> None:
+        """Bring the index up to date with every change seen so far (waits for a run in progress)."""
+        if not self.pending:
+            return
+        with self._lock:
+            target = self._seen
+            if self._done >= target:
+                return
+            self._run()
+            self._done = max(self._done, target)
+
+    def reindex(self) -> None:
+        """An incremental run now, whatever the watcher has seen."""
+        self._mark()
+        self.sync()
+
+    def settle_for_unknown(self) -> bool:
+        """Before saying a name does not exist: it may have been written a moment ago. With the watcher
+        running, wait briefly for it to report a change (it reports within about STEP_MS of the last
+        write); without it, re-index, at most once a second. True when an index run happened."""
+        runs = self.runs
+        if self.watching:
+            deadline = time.monotonic() + SETTLE_SECONDS
+            while not self.pending and time.monotonic() < deadline:
+                time.sleep(0.01)
+            self.sync()
+        elif self.last_run_at is None or time.monotonic() - self.last_run_at >= MIN_RETRY_SECONDS:
+            self.reindex()
+        return self.runs > runs
+
+    def _run(self) -> None:
+        started = time.perf_counter()
+        try:
+            # Serial parsing: forking worker processes from a threaded server is not safe.
+            result = index_repository(self.root, workers=1)
+        except Exception as exc:
+            self.last_error = f"index run failed: {exc}"
+            log.warning("graphctx: %s", self.last_error)
+            return
+        finally:
+            self.last_run_at = time.monotonic()
+        self.runs += 1
+        self.last_run, self.last_error = result, None
+        if result.parsed or result.removed:
+            log.info("graphctx: re-indexed %d file(s), %d removed, in %.2f s", result.parsed, result.removed,
+                     time.perf_counter() - started)
+
+    # ---- checks
+
+    def stale(self, paths: Iterable[str]) -> list[str]:
+        """The indexed files among `paths` whose content on disk differs from what was indexed."""
+        g = GRAPHS.get(self.root)
+        out = []
+        for path in dict.fromkeys(paths):
+            known = g.files.get(path)
+            if known is None:
+                continue
+            try:
+                st = os.stat(self.root / path)
+            except OSError:
+                out.append(path)
+                continue
+            if (st.st_size, st.st_mtime_ns) == (known["size"], known["mtime_ns"]):
+                continue
+            if not self._same_content(path):
+                out.append(path)
+        return out
+
+    def _same_content(self, path: str) -> bool:
+        """A touched file whose bytes did not change is not stale (the index hashes content)."""
+        row = GRAPHS.connection(self.root).execute("SELECT hash FROM files WHERE path=?", (path,)).fetchone()
+        try:
+            data = (self.root / path).read_bytes()
+        except OSError:
+            return False
+        return bool(row) and hashlib.blake2b(data, digest_size=16).hexdigest() == row[0]
+
+    def status(self) -> dict:
+        return {
+            "watching": self.watching,
+            "pending_changes": self.pending,
+            "index_runs": self.runs,
+            "last_run_seconds_ago": round(time.monotonic() - self.last_run_at, 1) if self.last_run_at else None,
+            "last_run": self.last_run.summary() if self.last_run else None,
+            "last_error": self.last_error,
+        }

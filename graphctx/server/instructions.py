@@ -1,0 +1,40 @@
+"""The server's instructions, built at start-up from the index: what the project is, its languages
+and size, its entry points, and which tool to reach for when. Hosts cut long instructions (about
+2 KB), so the text is capped and the least important lines go first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from graphctx.context.session import project_facts
+
+MAX_BYTES = 2000
+
+
+def build_instructions(root: Path) -> str:
+    facts = project_facts(root)
+    lines = [
+        f"graphctx serves code context for the repository {facts.name} ({facts.root}): {facts.files:,} files "
+        f"({facts.languages_text()}), {facts.entities:,} entities, {facts.edges:,} edges, index generation "
+        f"{facts.generation}. The index follows file changes while the server runs.",
+        "Call session_init first in a new session. Then get_context(entity=...) for an entity's code with its "
+        "callers, callees, types and tests, ranked and packed to token_budget; mode=intent with target= (an issue, "
+        "a task, a stack trace) for context shaped for a purpose; mode=path for the call chain between two entities. "
+        "search(query) finds ids when you do not know a name; get_file_context(file) outlines a file; "
+        "get_impact(symbol or files) lists what a change can break. Prefer these to reading whole files.",
+        "Entity ids look like path/to/file.py::Class.method; a bare or qualified name works when it is unique, "
+        "and an error lists the candidates when it is not.",
+    ]
+    if facts.overview:
+        lines.insert(1, f"About: {_clip(facts.overview, 400)}")
+    if facts.entry_points:
+        lines.append("Entry points: " + "; ".join(facts.entry_points[:8]))
+    text = "\n".join(lines)
+    while len(text.encode()) > MAX_BYTES and len(lines) > 1:
+        lines.pop(1 if lines[1].startswith("About:") else -1)
+        text = "\n".join(lines)
+    return text.encode()[:MAX_BYTES].decode(errors="ignore")
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + " …"
