@@ -327,3 +327,26 @@ def test_loaded_graph_equals_networkx_built_one(repo):
     assert nx.utils.graphs_equal(g, rebuilt)
     assert all(d["kind"] == k for _, _, k, d in g.edges(keys=True, data=True))
     assert set(g.predecessors("app/service.py::create_item")) >= {"app/api.py::handle"}
+
+
+def test_answers_carry_the_records_anchored_to_their_code(tmp_path):
+    from graphctx.context.anchored import store_for
+
+    root = write_project(tmp_path, PROJECT)
+    index_repository(root)
+    api.get_context(root, "validate")  # serves validate: the record below anchors to what was seen
+    store = store_for(root)
+    store.decide("Names are never empty", "validate() rejects empty names with ValueError",
+                 anchors=["app/service.py::validate"])
+    store.remember(title="Repo writes go through _write", body="Subclasses override _write, never save.",
+                   type="convention", category="storage", anchors=["app/models.py::Repo"])
+    answer, text = api.get_context(root, "create_item")
+    records = [item for item in answer.items if item.relation == "record"]
+    assert {r.kind for r in records} == {"decision", "knowledge"}
+    assert "decision [accepted] Names are never empty (anchors fresh)" in text
+    (root / "app/service.py").write_text((root / "app/service.py").read_text().replace("empty name", "no name"))
+    index_repository(root)
+    _, text = api.get_context(root, "create_item")
+    assert "Names are never empty (anchors drifted)" in text
+    answer, text = api.get_context(root, "create_item", token_budget=200)
+    assert count(text) <= 200

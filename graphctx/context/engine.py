@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from graphctx.context import anchored
 from graphctx.context import seeds as text_seeds
 from graphctx.context.intents import CONTEXT, DETAIL_SHAPES, INTENTS, SHAPES, WEIGHTS, Shape
 from graphctx.context.packer import Candidate, pack
@@ -45,7 +46,7 @@ def get_context(root: Path, entity: str, *, file: str | None = None, depth: int 
     if intent and detail_level != "full":
         shape = _narrower(shape, DETAIL_SHAPES[detail_level])
     candidates = _around(g, root_id, depth, weights, include_inferred, shape)
-    return pack(answer, candidates, Views(g), format, encoding)
+    return _pack_served(g, answer, candidates, format, encoding)
 
 
 def get_intent(root: Path, intent: str, target: str, *, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
@@ -70,7 +71,7 @@ def get_intent(root: Path, intent: str, target: str, *, depth: int = 2, token_bu
             answer.notes.append("nothing in the index matches this text; name an entity, a file or an identifier")
     if shape.files_first:
         candidates.sort(key=lambda c: (g.entity(c.id)["kind"] != "file", -c.score))
-    return pack(answer, candidates, Views(g), format, encoding)
+    return _pack_served(g, answer, candidates, format, encoding)
 
 
 def rank_text(root: Path, text: str, *, intent: str = "debug", limit: int = 100) -> list[tuple[str, float]]:
@@ -159,6 +160,19 @@ def get_impact(root: Path, symbol: str | None = None, files: list[str] | None = 
 
 
 # ---- helpers
+
+def _pack_served(g: CodeGraph, answer: ContextAnswer, candidates: list[Candidate], fmt: str, encoding: str) -> Answer:
+    """Pack with the records anchored to the candidates, and remember which code the agent was served
+    (a record it writes next anchors to the hashes of what it saw)."""
+    candidates, records = anchored.with_records(g.root, candidates)
+    answer, text = pack(answer, candidates, Views(g, records=records), fmt, encoding)
+    served = [item.id for item in answer.items if item.id in g]
+    anchored.store_for(g.root).note_served(
+        {"id": i, "sig_hash": g.entity(i)["sig_hash"], "body_hash": g.entity(i)["body_hash"], "generation": g.generation}
+        for i in served
+    )
+    return answer, text
+
 
 def _around(g: CodeGraph, root_id: str, depth: int, weights: rank.Weights, include_inferred: bool, shape: Shape) -> list[Candidate]:
     reached = rank.spread(g, root_id, depth, weights, include_inferred=include_inferred)

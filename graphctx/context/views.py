@@ -6,22 +6,28 @@ from __future__ import annotations
 
 import os
 
+from graphctx.context.anchored import record_text
 from graphctx.context.packer import Candidate
 from graphctx.graph.loader import CodeGraph
 from graphctx.models import PacketItem
+from graphctx.records.models import AnchoredRecord
 
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
 SUMMARY_DOC_LINES = 3
 
 
 class Views:
-    def __init__(self, graph: CodeGraph, summary_doc_lines: int = SUMMARY_DOC_LINES):
+    def __init__(self, graph: CodeGraph, summary_doc_lines: int = SUMMARY_DOC_LINES,
+                 records: dict[str, AnchoredRecord] | None = None):
         self.graph = graph
+        self.records = records or {}
         self.summary_doc_lines = summary_doc_lines
         self._sources: dict[str, list[str] | None] = {}
         self._stale: dict[str, bool] = {}
 
     def __call__(self, candidate: Candidate, detail: str) -> PacketItem:
+        if candidate.id in self.records:
+            return self._record(candidate, detail)
         e = self.graph.entity(candidate.id)
         stale = self.stale(e["path"])
         if detail == "full":
@@ -34,6 +40,14 @@ class Views:
             id=candidate.id, kind=e["kind"], path=e["path"], start_line=e["start_line"], end_line=e["end_line"],
             score=round(candidate.score, 4), relation=candidate.relation, distance=candidate.distance, detail=detail,
             text=text, resolution=candidate.resolution, confidence=candidate.confidence, stale=stale,
+        )
+
+    def _record(self, candidate: Candidate, detail: str) -> PacketItem:
+        record = self.records[candidate.id].record
+        return PacketItem(
+            id=candidate.id, kind=record.kind, path=record.path or "", start_line=0, end_line=0,
+            score=round(candidate.score, 4), relation="record", distance=0, detail=detail,
+            text=record_text(self.records[candidate.id], detail),
         )
 
     def source(self, path: str) -> list[str] | None:
@@ -59,6 +73,8 @@ class Views:
 
     def min_full_tokens(self, entity_id: str) -> int:
         """A cheap lower bound on the tokens of the full view, to skip reading what cannot fit."""
+        if entity_id not in self.graph:
+            return 0
         e = self.graph.graph.nodes[entity_id]
         return 0 if e["kind"] in CLASS_KINDS or e["kind"] == "file" else e["end_line"] - e["start_line"] + 1
 

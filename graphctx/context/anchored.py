@@ -1,0 +1,72 @@
+"""Brings knowledge and decision records into answers: the records anchored to the entities an
+answer ranks (or to their files) join its candidates just below the entity they govern, each
+shown with its staleness verdict, and are packed within the same token budget. Holds one
+RecordStore per repository per process, so ephemeral records and served hashes persist."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from graphctx.context.packer import Candidate
+from graphctx.index.store import INDEX_DIR
+from graphctx.records import RecordStore
+from graphctx.records.models import AnchoredRecord, Decision
+
+RECORD_SHARE = 0.95  # a record ranks just below the best entity it is anchored to
+MAX_ANCHOR_LOOKUPS = 60  # the best-ranked entities whose records are looked up
+
+_stores: dict[Path, RecordStore] = {}
+_lock = threading.Lock()
+
+
+def store_for(root: Path) -> RecordStore:
+    root = root.resolve()
+    with _lock:
+        if root not in _stores:
+            _stores[root] = RecordStore(root)
+        return _stores[root]
+
+
+def may_have_records(root: Path) -> bool:
+    """Cheap test before opening anything: record files on disk, or a store already open here."""
+    folder = root / INDEX_DIR
+    return root.resolve() in _stores or (folder / "records").is_dir() or (folder / "private" / "records").is_dir()
+
+
+def with_records(root: Path, candidates: list[Candidate]) -> tuple[list[Candidate], dict[str, AnchoredRecord]]:
+    """The candidates with the records anchored to the best of them inserted, and those records by id."""
+    if not candidates or not may_have_records(root):
+        return candidates, {}
+    ranked = candidates[:MAX_ANCHOR_LOOKUPS]
+    score = {c.id: c.score for c in ranked}
+    paths = {c.id.split("::", 1)[0] for c in ranked}
+    found = store_for(root).records_for_entities([c.id for c in ranked], sorted(paths))
+    if not found:
+        return candidates, {}
+    records = {item.record.id: item for item in found}
+    added = []
+    for item in found:
+        best = max((score.get(e, score.get(e.split("::", 1)[0], 0.0)) for e in item.matched), default=0.0)
+        added.append(Candidate(item.record.id, best * RECORD_SHARE, "record", 0, max_detail="full"))
+    root_first = candidates[:1]
+    rest = sorted(candidates[1:] + added, key=lambda c: -c.score)
+    return root_first + rest, records
+
+
+def record_text(item: AnchoredRecord, detail: str) -> str:
+    """A record as an answer shows it: a status line with its staleness, then its substance."""
+    record = item.record
+    state = record.staleness.state if record.staleness else "unknown"
+    if isinstance(record, Decision):
+        head = f"decision [{record.status}] {record.title} (anchors {state})"
+        body = "\n".join(part for part in (record.decision, record.consequences and f"Consequences: {record.consequences}") if part)
+    else:
+        head = f"{record.type} {record.category} {record.title} (anchors {state}, confidence {record.confidence:.2f})"
+        body = record.body
+    if record.staleness and state not in ("fresh", "unbound"):
+        head += f"\n  {record.staleness.message}"
+    if detail == "line":
+        return head
+    lines = body.strip().splitlines()
+    return "\n".join([head, *(lines if detail == "full" else lines[:2])])
