@@ -480,7 +480,134 @@ GO = Golden(
     """,
 )
 
-GOLDENS = [PYTHON, JAVASCRIPT, TYPESCRIPT, GO]
+# ---------------------------------------------------------------- Rust
+
+RUST = Golden(
+    "rust",
+    entities="""
+        src/canvas.rs                           file
+        src/canvas.rs::Canvas                   struct
+        src/canvas.rs::Canvas.new               method
+        src/canvas.rs::Canvas.add               method
+        src/canvas.rs::Canvas.add_circle        method
+        src/canvas.rs::Canvas.total_area        method
+        src/canvas.rs::Canvas.border            method
+        src/canvas.rs::fence_length             function
+        src/lib.rs                              file
+        src/shapes/circle.rs                    file
+        src/shapes/circle.rs::Circle            struct
+        src/shapes/circle.rs::Circle.new        method
+        src/shapes/circle.rs::Circle.perimeter  method
+        src/shapes/circle.rs::Circle.area       method
+        src/shapes/mod.rs                       file
+        src/shapes/mod.rs::Shape                trait
+        src/shapes/mod.rs::Shape.area           method
+        src/shapes/mod.rs::Shape.describe       method
+        src/shapes/polygon.rs                   file
+        src/shapes/polygon.rs::Polygon          struct
+        src/shapes/polygon.rs::Polygon.square     method
+        src/shapes/polygon.rs::Polygon.perimeter  method
+        src/shapes/polygon.rs::Polygon.edges      method
+        src/shapes/polygon.rs::Polygon.area       method
+        src/units.rs                            file
+        src/units.rs::round2                    function
+        src/units.rs::EPSILON                   constant
+        tests/canvas.rs                         file
+        tests/canvas.rs::total_area_sums_every_shape  function
+        tests/canvas.rs::circle_describes_itself      function
+    """,
+    edges="""
+        # calls; fields and parameters are typed, Type::new() returns Self, std and primitives are external
+        src/canvas.rs::Canvas.new          ext:std.collections.BTreeMap.new     calls external
+        src/canvas.rs::Canvas.new          src/shapes/polygon.rs::Polygon.square  calls import
+        src/canvas.rs::Canvas.add          ext:std.collections.BTreeMap.insert  calls external
+        src/canvas.rs::Canvas.add          ext:str.to_string                    calls external
+        src/canvas.rs::Canvas.add_circle   src/shapes/circle.rs::Circle.new     calls import
+        src/canvas.rs::Canvas.add_circle   src/canvas.rs::Canvas.add            calls exact
+        src/canvas.rs::Canvas.add_circle   ext:Box.new                          calls external
+        src/canvas.rs::Canvas.total_area   ext:std.collections.BTreeMap.values  calls external
+        src/canvas.rs::Canvas.total_area   ext:?.map                            calls external
+        src/canvas.rs::Canvas.total_area   ext:?.sum                            calls external
+        # |s| s.area() on a boxed trait object: the trait's and both implementations
+        src/canvas.rs::Canvas.total_area   src/shapes/mod.rs::Shape.area        calls ambiguous
+        src/canvas.rs::Canvas.total_area   src/shapes/circle.rs::Circle.area    calls ambiguous
+        src/canvas.rs::Canvas.total_area   src/shapes/polygon.rs::Polygon.area  calls ambiguous
+        src/canvas.rs::Canvas.border       src/shapes/polygon.rs::Polygon.perimeter  calls inferred
+        src/canvas.rs::fence_length        ext:?.iter                           calls external
+        src/canvas.rs::fence_length        ext:?.map                            calls external
+        src/canvas.rs::fence_length        ext:?.sum                            calls external
+        src/canvas.rs::fence_length        src/shapes/circle.rs::Circle.perimeter    calls ambiguous
+        src/canvas.rs::fence_length        src/shapes/polygon.rs::Polygon.perimeter  calls ambiguous
+        src/shapes/circle.rs::Circle.area  ext:f64.powi                         calls external
+        src/shapes/mod.rs::Shape.describe  src/shapes/mod.rs::Shape.area        calls exact
+        src/shapes/mod.rs::Shape.describe  src/units.rs::round2                 calls import
+        src/shapes/polygon.rs::Polygon.perimeter  src/shapes/polygon.rs::Polygon.edges  calls exact
+        src/shapes/polygon.rs::Polygon.perimeter  src/units.rs::round2          calls import
+        src/shapes/polygon.rs::Polygon.perimeter  ext:?.hypot                   calls external
+        src/shapes/polygon.rs::Polygon.edges      ext:Vec.len                   calls external
+        src/shapes/polygon.rs::Polygon.edges      ext:?.map                     calls external
+        src/shapes/polygon.rs::Polygon.edges      ext:?.collect                 calls external
+        src/shapes/polygon.rs::Polygon.area       src/shapes/polygon.rs::Polygon.edges  calls exact
+        src/shapes/polygon.rs::Polygon.area       ext:?.iter                    calls external
+        src/shapes/polygon.rs::Polygon.area       ext:?.map                     calls external
+        src/shapes/polygon.rs::Polygon.area       ext:?.sum                     calls external
+        src/shapes/polygon.rs::Polygon.area       ext:f64.abs                   calls external
+        src/units.rs::round2                      ext:?.round                   calls external
+        # the integration test names the crate; calls inside assert! are seen
+        tests/canvas.rs::total_area_sums_every_shape  src/canvas.rs::Canvas.new         calls import
+        tests/canvas.rs::total_area_sums_every_shape  src/canvas.rs::Canvas.add_circle  calls inferred
+        tests/canvas.rs::total_area_sums_every_shape  src/canvas.rs::Canvas.total_area  calls inferred
+        tests/canvas.rs::total_area_sums_every_shape  ext:?.abs                         calls external
+        tests/canvas.rs::circle_describes_itself      src/shapes/circle.rs::Circle.new  calls import
+        tests/canvas.rs::circle_describes_itself      src/shapes/mod.rs::Shape.describe  calls inferred
+        tests/canvas.rs::circle_describes_itself      ext:?.starts_with                 calls external
+        # imports: `mod x;`, use paths with braces and renames, re-exports followed
+        src/lib.rs             src/canvas.rs                      imports import
+        src/lib.rs             src/shapes/mod.rs                  imports import
+        src/lib.rs             src/units.rs                       imports import
+        src/lib.rs             src/canvas.rs::Canvas              imports import
+        src/canvas.rs          ext:std.collections.BTreeMap       imports external
+        src/canvas.rs          src/shapes/circle.rs::Circle       imports import
+        src/canvas.rs          src/shapes/polygon.rs::Polygon     imports import
+        src/canvas.rs          src/shapes/mod.rs::Shape           imports import
+        src/shapes/mod.rs      src/shapes/circle.rs               imports import
+        src/shapes/mod.rs      src/shapes/polygon.rs              imports import
+        src/shapes/mod.rs      src/shapes/circle.rs::Circle       imports import
+        src/shapes/mod.rs      src/shapes/polygon.rs::Polygon     imports import
+        src/shapes/circle.rs   ext:std.f64.consts.PI              imports external
+        src/shapes/circle.rs   src/shapes/mod.rs::Shape           imports import
+        src/shapes/polygon.rs  src/shapes/mod.rs::Shape           imports import
+        src/shapes/polygon.rs  src/units.rs::round2               imports import
+        src/shapes/polygon.rs  src/units.rs::EPSILON              imports import
+        tests/canvas.rs        src/canvas.rs::Canvas              imports import
+        tests/canvas.rs        src/shapes/circle.rs::Circle       imports import
+        tests/canvas.rs        src/shapes/mod.rs::Shape           imports import
+        # supertrait and trait impls
+        src/shapes/mod.rs::Shape          ext:std.fmt.Debug         inherits external
+        src/shapes/circle.rs::Circle      src/shapes/mod.rs::Shape  implements import
+        src/shapes/polygon.rs::Polygon    src/shapes/mod.rs::Shape  implements import
+        # tests: #[test] functions are named freely
+        tests/canvas.rs  src/canvas.rs         tests import
+        tests/canvas.rs  src/shapes/circle.rs  tests import
+        tests/canvas.rs  src/shapes/mod.rs     tests import
+        tests/canvas.rs::total_area_sums_every_shape  src/canvas.rs::Canvas.new          tests import
+        tests/canvas.rs::total_area_sums_every_shape  src/canvas.rs::Canvas.add_circle   tests inferred
+        tests/canvas.rs::total_area_sums_every_shape  src/canvas.rs::Canvas.total_area   tests inferred
+        tests/canvas.rs::circle_describes_itself      src/shapes/circle.rs::Circle.new   tests import
+        tests/canvas.rs::circle_describes_itself      src/shapes/mod.rs::Shape.describe  tests inferred
+    """,
+    ambiguous=(
+        ("src/canvas.rs::fence_length", "perimeter",
+         frozenset({"src/shapes/circle.rs::Circle.perimeter", "src/shapes/polygon.rs::Polygon.perimeter"})),
+    ),
+    references="""
+        src/canvas.rs::Canvas      src/shapes/polygon.rs::Polygon  import
+        src/canvas.rs::Canvas      src/shapes/mod.rs::Shape        import
+        src/shapes/circle.rs::Circle.new  src/shapes/circle.rs::Circle  exact
+    """,
+)
+
+GOLDENS = [PYTHON, JAVASCRIPT, TYPESCRIPT, GO, RUST]
 
 
 @pytest.fixture(scope="module")

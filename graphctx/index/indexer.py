@@ -11,6 +11,7 @@ import os
 import posixpath
 import sqlite3
 import time
+import tomllib
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -199,7 +200,7 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
     files = {p: (lang, pkg) for p, lang, pkg in conn.execute("SELECT path, language, json_extract(facts, '$[4]') FROM files")}
     table = SymbolTable(
         conn.execute("SELECT id, kind, name, qualified_name, path, language FROM entities WHERE kind != 'file'"),
-        ModuleMap(files, _go_modules(root, files)),
+        ModuleMap(files, _go_modules(root, files), _rust_crates(root, files)),
         load,
     )
     resolvers = [FileResolver(facts, table) for facts in map(load, targets) if facts is not None]
@@ -299,6 +300,23 @@ def _go_modules(root: Path, files: dict[str, tuple[str, str | None]]) -> dict[st
                 modules[folder] = line.split()[1].strip('"')
                 break
     return modules
+
+
+def _rust_crates(root: Path, files: dict[str, tuple[str, str | None]]) -> dict[str, str]:
+    """Library crate name -> the folder of its lib.rs, named by the Cargo.toml beside that folder."""
+    crates = {}
+    for path, (language, _) in files.items():
+        if language != "rust" or posixpath.basename(path) != "lib.rs":
+            continue
+        folder = posixpath.dirname(path)
+        try:
+            manifest = tomllib.loads((root / posixpath.dirname(folder) / "Cargo.toml").read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue
+        name = manifest.get("lib", {}).get("name") or manifest.get("package", {}).get("name")
+        if isinstance(name, str):
+            crates[name.replace("-", "_")] = folder
+    return crates
 
 
 def _count(conn: sqlite3.Connection, result: IndexResult) -> None:

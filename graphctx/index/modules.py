@@ -1,6 +1,7 @@
 """Maps an import as written to the repository files it names, per language family: Python
 packages and relative imports, JS/TS relative specifiers, Go import paths (through go.mod),
-Java packages and Rust `crate::`/`super::` paths. An empty answer means the import is external."""
+Java packages and Rust paths (`crate::`, `super::`, child modules, the crate's own name from tests
+and binaries). An empty answer means the import is external."""
 
 from __future__ import annotations
 
@@ -16,10 +17,13 @@ JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", 
 class ModuleMap:
     """Every source file under the module names its language gives it."""
 
-    def __init__(self, files: dict[str, tuple[str, str | None]], go_modules: dict[str, str] | None = None):
-        """`files`: path -> (language, package); `go_modules`: go.mod folder -> module path."""
+    def __init__(self, files: dict[str, tuple[str, str | None]], go_modules: dict[str, str] | None = None,
+                 rust_crates: dict[str, str] | None = None):
+        """`files`: path -> (language, package); `go_modules`: go.mod folder -> module path;
+        `rust_crates`: library crate name -> the folder of its lib.rs."""
         self.files = files
         self.go_modules = go_modules or {}
+        self.rust_crates = rust_crates or {}
         self.python: dict[str, list[str]] = defaultdict(list)
         self.go_dirs: dict[str, list[str]] = defaultdict(list)
         self.java_packages: dict[str, list[str]] = defaultdict(list)
@@ -98,16 +102,21 @@ class ModuleMap:
     def _rust(self, importer: str, path: str) -> list[str]:
         root, here = self.rust_module_of.get(importer, ("", ""))
         parts = path.replace("::", ".").split(".")
+        base = here.split(".") if here else []
         if parts[0] == "crate":
             parts = parts[1:]
         elif parts[0] in ("self", "super"):
-            base = here.split(".") if here else []
             while parts and parts[0] in ("self", "super"):
                 if parts.pop(0) == "super" and base:
                     base.pop()
             parts = base + parts
-        module = ".".join(parts)
-        found = self.rust.get((root, module))
+        elif parts[0] in self.rust_crates:  # the crate's tests and binaries name it
+            root, parts = self.rust_crates[parts[0]], parts[1:]
+        else:  # `mod a;` / `use a::b`: a child module of this one first (Rust 2018), then from the root
+            child = self.rust.get((root, ".".join(base + parts)))
+            if child:
+                return [child]
+        found = self.rust.get((root, ".".join(parts)))
         return [found] if found else []
 
     def module_name(self, path: str) -> str:

@@ -48,6 +48,11 @@ GLOBALS = {
         "Comparable", "Runnable", "Exception", "RuntimeException", "Error", "IllegalArgumentException",
         "IllegalStateException", "NullPointerException", "UnsupportedOperationException",
     }),
+    "rust": frozenset({  # the standard crates, the prelude and the primitive types
+        "std", "core", "alloc", "Vec", "String", "Box", "Option", "Result", "Some", "None", "Ok", "Err",
+        "Default", "Iterator", "ToString", "str", "bool", "char", "f32", "f64", "i8", "i16", "i32", "i64",
+        "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
+    }),
     "go": frozenset({
         "append", "cap", "clear", "close", "complex", "copy", "delete", "imag", "len", "make", "max", "min",
         "new", "panic", "print", "println", "real", "recover",
@@ -78,6 +83,11 @@ _TEST_FILE = re.compile(
 
 def is_test_file(path: str) -> bool:
     return bool(_TEST_FILE.search(path))
+
+
+# Families whose tests are marked by an attribute or annotation (#[test], @Test), not by their name:
+# in their test files every function counts as test code.
+MARKED_TESTS = frozenset({"rust", "java"})
 
 
 def is_test_name(name: str) -> bool:
@@ -542,6 +552,8 @@ class FileResolver:
         if expr in self.locals:
             return self.locals[expr]
         head, _, rest = expr.partition(".")
+        if rest and self.family == "rust" and head in ("crate", "super"):
+            return self._rust_path(expr.split("."))
         if rest and head in SELF and variables:  # self.x declared on the class, maybe in another file
             cls = self._enclosing_class(scope)
             value = Value("instance", cls.id, "exact") if cls is not None else None
@@ -561,6 +573,17 @@ class FileResolver:
         candidates = [s for s in self.table.top_by_name.get(expr, ()) if s.family == self.family and s.kind in CLASS_KINDS]
         if len(candidates) == 1:
             return Value("class", candidates[0].id, "heuristic")
+        return None
+
+    def _rust_path(self, parts: list[str]) -> Value | None:
+        """crate::a::b::T: the longest prefix that names a module file, then members of it."""
+        for cut in range(len(parts), 0, -1):
+            files = self.table.modules.resolve(self.path, "::".join(parts[:cut]))
+            if files:
+                value = Value("module", tuple(files), "import")
+                for attr in parts[cut:]:
+                    value = self._attribute(value, attr)
+                return value
         return None
 
     def _attribute(self, value: Value | None, attr: str) -> Value | None:
@@ -630,7 +653,7 @@ class FileResolver:
         for source, target, kind, resolution, confidence, line in self.edges.values():
             if kind == "calls" and resolution in RESOLVED and target in self.table.by_id:
                 sym = self.table.by_id[source] if source in self.table.by_id else None
-                if sym is not None and is_test_name(sym.name.rsplit(".", 1)[-1]) and not is_test_file(self.table.by_id[target].path):
+                if sym is not None and (is_test_name(sym.name) or self.family in MARKED_TESTS) and not is_test_file(self.table.by_id[target].path):
                     test_edges.append((source, target, resolution, confidence * 0.9, line))
             elif kind == "imports" and source == self.path and resolution == "import":
                 target_path = self.table.by_id[target].path if target in self.table.by_id else target

@@ -60,14 +60,14 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
         return scope
 
     seen_refs: set[tuple[str, str]] = set()
+    calls: dict[int, Call] = {}  # by the called name's position: one call each
     for _, caps in matches:
         if "call" in caps:
             name = caps["call.name"][0]
             receiver = caps.get("call.receiver")
-            facts.calls.append(
-                Call(_qname(scope_at(name)), _text(name), _receiver(receiver[0]) if receiver else None,
-                     name.start_point[0] + 1)
-            )
+            if receiver or name.start_byte not in calls:  # a pattern that sees the receiver wins
+                calls[name.start_byte] = Call(_qname(scope_at(name)), _text(name),
+                                              _receiver(receiver[0]) if receiver else None, name.start_point[0] + 1)
         elif "import" in caps:
             _add_import(facts, caps)
         elif "inherits" in caps or "implements" in caps:
@@ -90,15 +90,18 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
             if var.startswith("self."):  # attributes belong to the class, not the method
                 while scope is not None and scope.kind not in CLASS_LIKE:
                     scope = scope.parent
-            facts.bindings.append(
-                Binding(_qname(scope), var, _type_name(caps["binding.type"][0]), caps["binding"][0].start_point[0] + 1)
-            )
+            type_name = _type_name(caps["binding.type"][0])
+            if type_name:  # a slice or tuple type names no class
+                facts.bindings.append(Binding(_qname(scope), var, type_name, caps["binding"][0].start_point[0] + 1))
         elif "package" in caps:
             facts.package = _text(caps["package"][0])
         elif "module.doc" in caps:
             facts.doc = _docstring(caps["module.doc"][0])[:MAX_DOC]
+    facts.calls = list(calls.values())
     if not facts.doc:
-        facts.doc = _opening_comment(root)[:MAX_DOC]
+        opening = _opening_comment(root)[:MAX_DOC]
+        if not any(d.doc == opening for d in facts.definitions):  # else it documents its definition
+            facts.doc = opening
     return facts
 
 
