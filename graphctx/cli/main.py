@@ -9,7 +9,7 @@ import logging
 import sys
 from pathlib import Path
 
-from graphctx.cli import printing
+from graphctx.cli import printing, records
 from graphctx.context.intents import INTENTS
 from graphctx.errors import GraphctxError
 from graphctx.models import DEFAULT_BUDGET
@@ -95,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("symbol", nargs="?")
     p.add_argument("--files", nargs="+", help="the files of a change (a pull request)")
     answer_options(p, depth=3)
+
+    records.register(command)
 
     p = command("export", cmd_export, "the graph as networkx node-link JSON or GraphML")
     p.add_argument("--format", choices=("json", "graphml"), default="json")

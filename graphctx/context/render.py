@@ -34,6 +34,9 @@ def header(answer: ContextAnswer) -> str:
 def item_text(item: PacketItem, fmt: str) -> str:
     if fmt == "json":
         return item.model_dump_json()
+    if item.relation == "record":
+        head = f"## record {item.id} {item.kind} s{item.score:.2f}"
+        return f"{head}\n{item.text}" if item.text else head
     lines = f"L{item.start_line}-{item.end_line}" if item.end_line > item.start_line else f"L{item.start_line}"
     how = "" if item.relation in ("root", "seed") or item.resolution == "exact" else f" [{item.resolution} {item.confidence:.2f}]"
     stale = " (file changed since indexing)" if item.stale else ""

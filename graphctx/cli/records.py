@@ -1,0 +1,192 @@
+"""The record commands: remember, decide, recall, revise, verify and check, as arguments and
+printing over RecordStore. `graphctx check --strict` fails a pre-commit hook or CI step when an
+accepted decision or convention is anchored to code that changed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+KNOWLEDGE_TYPES = ("note", "convention", "fact", "how-to", "pitfall")
+STATUSES = ("proposed", "accepted", "rejected", "superseded", "deprecated")
+SCOPES = ("shared", "private", "ephemeral")
+LIST_FIELDS = frozenset({"tags", "refs", "anchors", "supersedes"})  # --set tags=a,b
+
+
+def register(command: Callable[..., argparse.ArgumentParser]) -> None:
+    p = command("remember", cmd_remember, "write a knowledge record (or many, as JSON) anchored to code")
+    p.add_argument("--title")
+    p.add_argument("--body", help="Markdown; - reads it from standard input")
+    p.add_argument("--type", choices=KNOWLEDGE_TYPES, default="note")
+    p.add_argument("--category", default="general", help="dotted, e.g. infra.database")
+    p.add_argument("--key", help="unique within the category: writing it again updates the record")
+    p.add_argument("--confidence", type=float, default=1.0)
+    _common_fields(p)
+    p.add_argument("--from-json", dest="json_file", help="a JSON list of records to write at once (- for standard input)")
+
+    p = command("decide", cmd_decide, "record a decision (ADR), or supersede earlier ones")
+    p.add_argument("--title", required=True)
+    p.add_argument("--decision", required=True)
+    p.add_argument("--context", default="")
+    p.add_argument("--consequences", default="")
+    p.add_argument("--status", choices=STATUSES, default="accepted")
+    p.add_argument("--supersedes", action="append", default=[], metavar="ID")
+    _common_fields(p)
+
+    p = command("recall", cmd_recall, "search records, or read one (--id) with its outline, a section, tables or history")
+    p.add_argument("query", nargs="?", default="")
+    p.add_argument("--id", help="one record by id")
+    p.add_argument("--outline", action="store_true", help="with --id: the headings")
+    p.add_argument("--section", help="with --id: one section, by heading")
+    p.add_argument("--tables", action="store_true", help="with --id: the tables (in --section if given)")
+    p.add_argument("--history", action="store_true", help="with --id: its git history")
+    p.add_argument("--kind", choices=("knowledge", "decision"))
+    p.add_argument("--type", choices=KNOWLEDGE_TYPES)
+    p.add_argument("--category")
+    p.add_argument("--status", choices=STATUSES)
+    p.add_argument("--tag", action="append", dest="tags")
+    p.add_argument("--entity", help="records anchored to this entity id, file or folder")
+    p.add_argument("--min-confidence", type=float)
+    p.add_argument("--sort", choices=("relevance", "recent"), default="relevance")
+    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--cursor")
+    p.add_argument("--json", action="store_true")
+
+    p = command("revise", cmd_revise, "edit a record's fields or status, or retract it; refuses a stale version")
+    p.add_argument("id")
+    p.add_argument("--version", type=int, required=True, help="the version you read (recall --id shows it)")
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="a field to change (repeatable)")
+    p.add_argument("--retract", action="store_true")
+    p.add_argument("--reason", default="")
+    p.add_argument("--json", action="store_true")
+
+    p = command("verify", cmd_verify, "re-stamp a record's anchors after checking the code under them")
+    p.add_argument("id")
+    p.add_argument("--json", action="store_true")
+
+    p = command("check", cmd_check, "accepted decisions and conventions anchored to code that changed")
+    p.add_argument("--base", help="a git revision: also report code changed since it")
+    p.add_argument("--strict", action="store_true", help="exit 1 when anything is reported")
+    p.add_argument("--json", action="store_true")
+
+
+def _common_fields(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tag", action="append", default=[], dest="tags")
+    p.add_argument("--ref", action="append", default=[], dest="refs")
+    p.add_argument("--anchor", action="append", default=[], dest="anchors", metavar="ENTITY",
+                   help="an entity id (path::Qualified.name) or file path the record is about (repeatable)")
+    p.add_argument("--scope", choices=SCOPES, default="shared")
+    p.add_argument("--json", action="store_true", help="print the written record as JSON")
+
+
+def _store(args: argparse.Namespace):
+    from graphctx.context import api
+    from graphctx.records import RecordStore
+
+    return RecordStore(api.find_root(args.repo))
+
+
+def cmd_remember(args: argparse.Namespace) -> int:
+    from graphctx.errors import InvalidRequest
+
+    with _store(args) as store:
+        if args.json_file:
+            entries = json.loads(sys.stdin.read() if args.json_file == "-" else Path(args.json_file).read_text())
+            results = store.remember(entries if isinstance(entries, list) else [entries], scope=args.scope)
+        else:
+            if not args.title or args.body is None:
+                raise InvalidRequest("give --title and --body (or --from-json with a list of records)")
+            body = sys.stdin.read() if args.body == "-" else args.body
+            results = store.remember(title=args.title, body=body, type=args.type, category=args.category, key=args.key,
+                                     confidence=args.confidence, tags=args.tags, refs=args.refs, anchors=args.anchors,
+                                     scope=args.scope)
+    for result in results:
+        _print_write(result, args.json)
+    return 0
+
+
+def cmd_decide(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        result = store.decide(args.title, args.decision, context=args.context, consequences=args.consequences,
+                              status=args.status, supersedes=args.supersedes, tags=args.tags, anchors=args.anchors,
+                              scope=args.scope)
+    _print_write(result, args.json)
+    return 0
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        if args.id:
+            if args.outline:
+                out = [h.model_dump() for h in store.outline(args.id)]
+            elif args.tables:
+                out = [t.model_dump() for t in store.tables(args.id, args.section)]
+            elif args.section:
+                out = store.section(args.id, args.section).model_dump()
+            elif args.history:
+                out = [h.model_dump(mode="json") for h in store.history(args.id)]
+            else:
+                out = store.get(args.id).model_dump(mode="json")
+            print(json.dumps(out, indent=2, default=str))
+            return 0
+        page = store.recall(args.query, kind=args.kind, type=args.type, category=args.category, status=args.status,
+                            tags=args.tags or (), entity=args.entity, min_confidence=args.min_confidence, sort=args.sort,
+                            limit=args.limit, cursor=args.cursor)
+    if args.json:
+        print(page.model_dump_json(indent=2))
+        return 0
+    for hit in page.hits:
+        print(f"{hit.id}  {hit.kind:<9} {hit.status or hit.type or '':<11} {hit.title}")
+    if page.next_cursor:
+        print(f"more: --cursor {page.next_cursor}", file=sys.stderr)
+    return 0
+
+
+def cmd_revise(args: argparse.Namespace) -> int:
+    from graphctx.errors import InvalidRequest
+
+    changes = {}
+    for item in args.set:
+        field, sep, value = item.partition("=")
+        if not sep:
+            raise InvalidRequest(f"--set {item!r} is not FIELD=VALUE")
+        changes[field] = [v.strip() for v in value.split(",") if v.strip()] if field in LIST_FIELDS else value
+    with _store(args) as store:
+        if args.retract:
+            result = store.retract(args.id, args.version, args.reason)
+        else:
+            result = store.revise(args.id, args.version, **changes)
+    _print_write(result, args.json)
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        _print_write(store.verify(args.id), args.json)
+    return 0
+
+
+def _print_write(result, as_json: bool) -> None:
+    if as_json:
+        print(result.model_dump_json(indent=2))
+        return
+    record = result.record
+    state = record.staleness.state if record.staleness else "unknown"
+    extra = f"; also changed {', '.join(result.changed)}" if result.changed else ""
+    print(f"{result.action} {record.kind} {record.id} v{record.version} {record.title!r} (anchors {state}){extra}")
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    with _store(args) as store:
+        report = store.check(args.base)
+    if args.json:
+        print(report.model_dump_json(indent=2))
+    else:
+        for item in report.items:
+            changes = "; ".join(f"{c.entity}: {c.change}" for c in item.changes)
+            print(f"{item.record.id} {item.record.title}: {changes}")
+        print(f"{len(report.items)} of {report.checked} decisions and conventions have changed code under them")
+    return 1 if args.strict and report.items else 0
