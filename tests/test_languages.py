@@ -5,6 +5,7 @@ follow from the entity ids, plus the ones a language adds across files (Go and R
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 from dataclasses import dataclass, field
@@ -26,13 +27,22 @@ class Golden:
     ambiguous: tuple[tuple[str, str, frozenset[str]], ...]  # (caller, called name, candidates)
     references: str = ""  # "source target resolution" lines that must be among the references edges
     extra_contains: str = ""  # "source target resolution" lines: containment across files
+    folders: tuple[tuple[str, str], ...] = ()  # (short, long): a path written "short/x" stands for "long/x"
+
+    def rows(self, text: str) -> list[tuple[str, ...]]:
+        rows = []
+        for line in _lines(text):
+            for short, long in self.folders:
+                line = re.sub(rf"(?<!\S){re.escape(short)}/", long + "/", line)
+            rows.append(tuple(line.split()))
+        return rows
 
     def entity_set(self) -> set[tuple[str, str]]:
-        return {tuple(line.split()) for line in _lines(self.entities)}
+        return set(self.rows(self.entities))
 
     def edge_set(self) -> set[tuple[str, str, str, str]]:
-        edges = {tuple(line.split()) for line in _lines(self.edges)}
-        edges |= {(s, t, "contains", r) for s, t, r in (line.split() for line in _lines(self.extra_contains))}
+        edges = set(self.rows(self.edges))
+        edges |= {(s, t, "contains", r) for s, t, r in self.rows(self.extra_contains)}
         ids = {entity_id for entity_id, kind in self.entity_set() if kind != "file"}
         for entity_id in ids:
             path, _, qualified = entity_id.partition("::")
@@ -607,7 +617,130 @@ RUST = Golden(
     """,
 )
 
-GOLDENS = [PYTHON, JAVASCRIPT, TYPESCRIPT, GO, RUST]
+# ---------------------------------------------------------------- Java
+
+JAVA = Golden(
+    "java",
+    folders=(("M", "src/main/java/com/example/library"), ("T", "src/test/java/com/example/library")),
+    entities="""
+        M/Book.java                           file
+        M/Book.java::Book                     class
+        M/Book.java::Book.describe            method
+        M/Catalog.java                        file
+        M/Catalog.java::Catalog               interface
+        M/Catalog.java::Catalog.find          method
+        M/Catalog.java::Catalog.add           method
+        M/Library.java                        file
+        M/Library.java::Library               class
+        M/Library.java::Library.Library       method
+        M/Library.java::Library.lend          method
+        M/Library.java::Library.notify        method
+        M/Library.java::Library.notices       method
+        M/Library.java::Library.printAll      method
+        M/Member.java                         file
+        M/Member.java::Member                 class
+        M/Member.java::Member.Member          method
+        M/Member.java::Member.describe        method
+        M/MemoryCatalog.java                  file
+        M/MemoryCatalog.java::MemoryCatalog       class
+        M/MemoryCatalog.java::MemoryCatalog.find  method
+        M/MemoryCatalog.java::MemoryCatalog.add   method
+        M/notify/EmailNotifier.java                      file
+        M/notify/EmailNotifier.java::EmailNotifier       class
+        M/notify/EmailNotifier.java::EmailNotifier.send  method
+        M/notify/Notifier.java                file
+        M/notify/Notifier.java::Notifier      class
+        M/notify/Notifier.java::Notifier.send   method
+        M/notify/Notifier.java::Notifier.count  method
+        M/util/Strings.java                   file
+        M/util/Strings.java::Strings          class
+        M/util/Strings.java::Strings.MAX_ISBN   constant
+        M/util/Strings.java::Strings.Strings    method
+        M/util/Strings.java::Strings.normalize  method
+        T/LibraryTest.java                    file
+        T/LibraryTest.java::LibraryTest       class
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  method
+    """,
+    edges="""
+        # calls; fields are typed by their declarations (used with and without this.), java.lang is external
+        M/Library.java::Library             M/notify/EmailNotifier.java::EmailNotifier  calls import
+        M/Library.java::Library.lend        M/Catalog.java::Catalog.find        calls inferred
+        M/Library.java::Library.lend        ext:?.orElseThrow                   calls external
+        M/Library.java::Library.lend        ext:IllegalArgumentException        calls external
+        M/Library.java::Library.lend        M/Library.java::Library.notify      calls exact
+        M/Library.java::Library.lend        M/Book.java::Book.describe          calls inferred
+        M/Library.java::Library.notify      M/notify/Notifier.java::Notifier.send  calls inferred
+        M/Library.java::Library.notify      M/Member.java::Member.describe      calls inferred
+        M/Library.java::Library.notices     M/notify/Notifier.java::Notifier.count  calls inferred
+        M/Library.java::Library.printAll    ext:java.util.List.forEach          calls external
+        M/Library.java::Library.printAll    ext:System.out.println              calls external
+        # thing -> thing.describe(): a lambda parameter has no written type
+        M/Library.java::Library.printAll    M/Book.java::Book.describe          calls ambiguous
+        M/Library.java::Library.printAll    M/Member.java::Member.describe      calls ambiguous
+        M/MemoryCatalog.java::MemoryCatalog       ext:java.util.HashMap              calls external
+        M/MemoryCatalog.java::MemoryCatalog.find  ext:java.util.Optional.ofNullable  calls external
+        M/MemoryCatalog.java::MemoryCatalog.find  ext:java.util.Map.get              calls external
+        M/MemoryCatalog.java::MemoryCatalog.find  M/util/Strings.java::Strings.normalize  calls import
+        M/MemoryCatalog.java::MemoryCatalog.add   ext:java.util.Map.put              calls external
+        M/MemoryCatalog.java::MemoryCatalog.add   M/util/Strings.java::Strings.normalize  calls import
+        # a record's accessors are implicit: no entity to point at
+        M/MemoryCatalog.java::MemoryCatalog.add   ext:?.isbn                         calls external
+        M/notify/Notifier.java::Notifier          ext:java.util.ArrayList            calls external
+        M/notify/Notifier.java::Notifier.send     ext:java.util.List.add             calls external
+        M/notify/Notifier.java::Notifier.count    ext:java.util.List.size            calls external
+        M/notify/EmailNotifier.java::EmailNotifier.send  M/notify/Notifier.java::Notifier.send  calls exact
+        M/util/Strings.java::Strings.normalize    ext:String.replaceAll              calls external
+        M/util/Strings.java::Strings.normalize    ext:?.toUpperCase                  calls external
+        # the test shares the package: no imports needed
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/MemoryCatalog.java::MemoryCatalog  calls same-scope
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Catalog.java::Catalog.add          calls inferred
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Book.java::Book                    calls same-scope
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Library.java::Library              calls same-scope
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Library.java::Library.lend         calls inferred
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Member.java::Member                calls same-scope
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Library.java::Library.notices      calls inferred
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  ext:org.junit.jupiter.api.Assertions.assertEquals  calls external
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  ext:?.title                          calls external
+        # imports: classes, a static method
+        M/Catalog.java        ext:java.util.Optional                      imports external
+        M/Library.java        ext:java.util.List                          imports external
+        M/Library.java        M/notify/EmailNotifier.java::EmailNotifier  imports import
+        M/Library.java        M/notify/Notifier.java::Notifier            imports import
+        M/MemoryCatalog.java  ext:java.util.HashMap                       imports external
+        M/MemoryCatalog.java  ext:java.util.Map                           imports external
+        M/MemoryCatalog.java  ext:java.util.Optional                      imports external
+        M/MemoryCatalog.java  M/util/Strings.java::Strings.normalize      imports import
+        M/notify/Notifier.java  ext:java.util.ArrayList                   imports external
+        M/notify/Notifier.java  ext:java.util.List                        imports external
+        M/util/Strings.java   ext:java.util.Locale                        imports external
+        T/LibraryTest.java    ext:org.junit.jupiter.api.Assertions.assertEquals  imports external
+        T/LibraryTest.java    ext:org.junit.jupiter.api.Test              imports external
+        # inheritance within a package
+        M/notify/EmailNotifier.java::EmailNotifier  M/notify/Notifier.java::Notifier  inherits same-scope
+        M/MemoryCatalog.java::MemoryCatalog         M/Catalog.java::Catalog           implements same-scope
+        # tests: LibraryTest.java is named after Library.java; @Test methods are named freely
+        T/LibraryTest.java  M/Library.java  tests heuristic
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/MemoryCatalog.java::MemoryCatalog  tests same-scope
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Catalog.java::Catalog.add          tests inferred
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Book.java::Book                    tests same-scope
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Library.java::Library              tests same-scope
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Library.java::Library.lend         tests inferred
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Member.java::Member                tests same-scope
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Library.java::Library.notices      tests inferred
+    """,
+    ambiguous=(
+        ("src/main/java/com/example/library/Library.java::Library.printAll", "describe",
+         frozenset({"src/main/java/com/example/library/Book.java::Book.describe",
+                    "src/main/java/com/example/library/Member.java::Member.describe"})),
+    ),
+    references="""
+        M/Library.java::Library.notify        M/Member.java::Member       same-scope
+        M/MemoryCatalog.java::MemoryCatalog   M/Book.java::Book           same-scope
+        M/Library.java::Library               M/notify/Notifier.java::Notifier  import
+    """,
+)
+
+GOLDENS = [PYTHON, JAVASCRIPT, TYPESCRIPT, GO, RUST, JAVA]
 
 
 @pytest.fixture(scope="module")
@@ -637,7 +770,7 @@ def test_edges(golden: Golden, indexed):
 @pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
 def test_references(golden: Golden, indexed):
     found = indexed[golden.language].edge_set(("references",))
-    expected = {(s, t, "references", r) for s, t, r in (line.split() for line in _lines(golden.references))}
+    expected = {(s, t, "references", r) for s, t, r in golden.rows(golden.references)}
     assert sorted(expected - found) == []
 
 

@@ -63,7 +63,7 @@ class ModuleMap:
         if fam == "go":
             return self._go(module)
         if fam == "java":
-            return sorted(self.java_packages.get(module, ()))
+            return self._java(module)
         if fam == "rust":
             return self._rust(importer, module)
         return []
@@ -88,6 +88,13 @@ class ModuleMap:
         if bare:  # TypeScript sources imported as "./x.js"
             candidates += [bare + e for e in JS_EXTENSIONS]
         return next(([c] for c in candidates if c in self.files), [])
+
+    def _java(self, name: str) -> list[str]:
+        """A package's files, or the file of a class (`import static a.b.C.m` names the class a.b.C)."""
+        if name in self.java_packages:
+            return sorted(self.java_packages[name])
+        package, _, cls = name.rpartition(".")
+        return sorted(p for p in self.java_packages.get(package, ()) if posixpath.basename(p) == cls + ".java")
 
     def _go(self, import_path: str) -> list[str]:
         for mod_dir, mod_path in self.go_modules.items():

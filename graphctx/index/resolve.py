@@ -356,7 +356,7 @@ class FileResolver:
 
     def _imported_symbol(self, importer: str, module: str, name: str, files: list[str]) -> Value:
         """What `from module import name` in `importer` binds: a definition, a re-export, a submodule, or something external."""
-        found = self._module_member(files, name)
+        found = self._module_member(files, name) or self._static_member(module, name, files)
         if found is not None:
             return found
         sub = self._submodule(importer, module, name)
@@ -389,6 +389,13 @@ class FileResolver:
                 if found is not None:
                     return found
         return None
+
+    def _static_member(self, module: str, name: str, files: Iterable[str]) -> Value | None:
+        """Java `import static a.b.C.m`: the module is the class C and the name one of its members."""
+        if self.family != "java":
+            return None
+        sym = self.table.top_level(files, f"{module.rpartition('.')[2]}.{name}")
+        return Value(_value_kind(sym), sym.id, "import") if sym is not None else None
 
     def _submodule(self, importer: str, module: str, name: str) -> list[str]:
         separator = {"rust": "::", "javascript": "/", "go": "/"}.get(self.family, ".")
@@ -642,6 +649,8 @@ class FileResolver:
             return self.bindings.get((cls.qualified_name, variable)) if cls else None
         while True:
             found = self.bindings.get((scope, variable))
+            if found is None and self.family == "java":  # a field named without `this.`
+                found = self.bindings.get((scope, "self." + variable))
             if found is not None or not scope:
                 return found
             scope = scope.rpartition(".")[0]
