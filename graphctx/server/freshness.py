@@ -50,7 +50,8 @@ class Freshness:
 
     def start(self, catch_up: bool = True) -> None:
         """Start watching; with catch_up, the first thing the thread does is an incremental run
-        (files may have changed while no server was running). Tool calls wait for it."""
+        (files may have changed while no server was running; tool calls wait for it), then it loads
+        the graph and the tokenizer while the client is still shaking hands."""
         if catch_up:
             self._mark()
         if not self.watch_enabled:
@@ -66,6 +67,7 @@ class Freshness:
     def _watch(self) -> None:
         try:
             self.sync()
+            _warm(self.root)
             from watchfiles import watch
 
             self.watching = True
@@ -183,3 +185,14 @@ class Freshness:
             "last_run": self.last_run.summary() if self.last_run else None,
             "last_error": self.last_error,
         }
+
+
+def _warm(root: Path) -> None:
+    """Load what the first answer needs (the graph, the tokenizer) ahead of it."""
+    try:
+        from graphctx.context.tokens import count
+
+        GRAPHS.get(root)
+        count("warm-up")
+    except Exception as exc:  # the first answer will report whatever this was
+        log.debug("graphctx: warm-up failed: %s", exc)
