@@ -16,8 +16,10 @@
   name: (identifier) @name
   body: (enum_body) @body) @definition.enum
 
+; a declared return type is what `const x = f()` makes x
 (function_declaration
   name: (identifier) @name
+  return_type: (type_annotation [(type_identifier) (nested_type_identifier) (generic_type)] @returns)?
   body: (statement_block) @body) @definition.function
 
 (generator_function_declaration
@@ -26,11 +28,16 @@
 
 (method_definition
   name: [(property_identifier) (private_property_identifier)] @name
+  return_type: (type_annotation [(type_identifier) (nested_type_identifier) (generic_type)] @returns)?
   body: (statement_block) @body) @definition.function
 
 ; interface members and abstract methods: what calls through an interface type resolve to
-[(method_signature name: (property_identifier) @name)
- (abstract_method_signature name: (property_identifier) @name)] @definition.function
+(method_signature
+  name: (property_identifier) @name
+  return_type: (type_annotation [(type_identifier) (nested_type_identifier) (generic_type)] @returns)?) @definition.function
+(abstract_method_signature
+  name: (property_identifier) @name
+  return_type: (type_annotation [(type_identifier) (nested_type_identifier) (generic_type)] @returns)?) @definition.function
 
 ; module-level `const f = () => ...` / `const f = function () {...}`, exported or not
 (program
@@ -118,13 +125,18 @@
 (array_type [(type_identifier) (nested_type_identifier)] @reference.type)
 (union_type [(type_identifier) (nested_type_identifier)] @reference.type)
 
-; ---- evident variable types: annotations, new Foo(), this.x = new Foo(), fields, parameter properties
+; ---- evident variable types: annotations, new Foo(), f() (its return type), this.x = new Foo(), fields,
+; parameter properties
 (variable_declarator
   name: (identifier) @binding.var
   type: (type_annotation [(type_identifier) (nested_type_identifier) (generic_type)] @binding.type)) @binding
 (variable_declarator
   name: (identifier) @binding.var
   value: (new_expression constructor: [(identifier) (member_expression)] @binding.type)) @binding
+((variable_declarator
+  name: (identifier) @binding.var
+  value: (call_expression function: [(identifier) (member_expression)] @binding.type)) @binding
+  (#not-eq? @binding.type "require"))
 ([(required_parameter pattern: (identifier) @binding.var
     type: (type_annotation [(type_identifier) (nested_type_identifier) (generic_type)] @binding.type))
   (optional_parameter pattern: (identifier) @binding.var

@@ -5,7 +5,6 @@ follow from the entity ids, plus the ones a language adds across files (Go and R
 
 from __future__ import annotations
 
-import re
 import shutil
 import sqlite3
 from dataclasses import dataclass, field
@@ -28,14 +27,16 @@ class Golden:
     references: str = ""  # "source target resolution" lines that must be among the references edges
     extra_contains: str = ""  # "source target resolution" lines: containment across files
     folders: tuple[tuple[str, str], ...] = ()  # (short, long): a path written "short/x" stands for "long/x"
+    docs: tuple[tuple[str, str], ...] = ()  # (entity id, its doc): docstrings, doc comments, file headers
+
+    def expand(self, word: str) -> str:
+        for short, long in self.folders:
+            if word.startswith(short + "/"):
+                return long + word[len(short):]
+        return word
 
     def rows(self, text: str) -> list[tuple[str, ...]]:
-        rows = []
-        for line in _lines(text):
-            for short, long in self.folders:
-                line = re.sub(rf"(?<!\S){re.escape(short)}/", long + "/", line)
-            rows.append(tuple(line.split()))
-        return rows
+        return [tuple(self.expand(word) for word in line.split()) for line in _lines(text)]
 
     def entity_set(self) -> set[tuple[str, str]]:
         return set(self.rows(self.entities))
@@ -59,6 +60,7 @@ def _lines(text: str) -> list[str]:
 class Indexed:
     entities: set[tuple[str, str]]
     edges: list[tuple[str, str, str, str, float]]
+    docs: dict[str, str] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
 
     def edge_set(self, kinds=CHECKED_KINDS) -> set[tuple[str, str, str, str]]:
@@ -74,6 +76,7 @@ def index_fixture(language: str, base: Path) -> Indexed:
         return Indexed(
             entities=set(conn.execute("SELECT id, kind FROM entities")),
             edges=list(conn.execute("SELECT source, target, kind, resolution, confidence FROM edges")),
+            docs=dict(conn.execute("SELECT id, doc FROM entities")),
             errors=dict(conn.execute("SELECT path, error_count FROM files WHERE error_count > 0")),
         )
     finally:
@@ -163,6 +166,11 @@ PYTHON = Golden(
     """,
     ambiguous=(
         ("inventory/store.py::audit", "check", frozenset({"inventory/labels.py::check", "inventory/pricing.py::check"})),
+    ),
+    docs=(
+        ("inventory/models.py", "Stock items."),
+        ("inventory/models.py::Item", "A thing on a shelf."),
+        ("inventory/store.py::Store.add", "Add stock, capped at MAX_QUANTITY."),
     ),
     references="""
         inventory/store.py::Store._record  inventory/models.py::Item  import
@@ -263,6 +271,12 @@ JAVASCRIPT = Golden(
         # tests
         test/cart.test.js  src/cart.js  tests import
     """,
+    docs=(
+        ("src/money.js", "Money helpers: prices are integer cents."),
+        ("src/money.js::formatPrice", "Render cents as a price tag."),
+        ("src/cart.js::Cart", "The lines a customer is about to buy."),
+        ("scripts/report.cjs", "Prints a sample cart: node scripts/report.cjs"),
+    ),
     ambiguous=(
         ("src/cart.js::Cart.check", "validate",
          frozenset({"src/catalog.js::Product.validate", "src/coupon.js::Coupon.validate"})),
@@ -372,6 +386,13 @@ TYPESCRIPT = Golden(
         src/service.test.ts  src/service.ts  tests import
         src/service.test.ts  src/store.ts    tests import
     """,
+    docs=(
+        # the comment opening task.ts documents the interface right below it, not the file
+        ("src/models/task.ts", ""),
+        ("src/models/task.ts::Task", "A unit of work."),
+        ("src/store.ts::Repository", "Where tasks are kept."),
+        ("src/components/TaskList.tsx::TaskList", "The open tasks, as a clickable list."),
+    ),
     ambiguous=(
         ("src/service.ts::flushAll", "flush",
          frozenset({"src/store.ts::MemoryStore.flush", "src/audit.ts::AuditLog.flush"})),
@@ -408,6 +429,7 @@ GO = Golden(
         catalog/shelf.go::Library          struct
         catalog/shelf.go::NewShelf         function
         catalog/shelf.go::Shelf.Add        method
+        catalog/shelf.go::Shelf.keepSorted  method
         catalog/shelf.go::Shelf.Len        method
         catalog/shelf.go::Shelf.Log        method
         catalog/shelf_test.go              file
@@ -433,7 +455,8 @@ GO = Golden(
         catalog/lending.go::Shelf.Lend   ext:append                  calls external
         catalog/lending.go::Shelf.Lend   audit/log.go::Log.Record    calls inferred
         catalog/shelf.go::Shelf.Add      ext:append                  calls external
-        catalog/shelf.go::Shelf.Add      ext:sort.Slice              calls external
+        catalog/shelf.go::Shelf.Add      catalog/shelf.go::Shelf.keepSorted  calls inferred
+        catalog/shelf.go::Shelf.keepSorted  ext:sort.Slice           calls external
         catalog/shelf.go::Shelf.Add      audit/log.go::Log.Record    calls inferred
         catalog/shelf.go::Shelf.Add      catalog/book.go::Book.Label  calls inferred
         catalog/shelf.go::Shelf.Len      ext:len                     calls external
@@ -478,6 +501,12 @@ GO = Golden(
         catalog/shelf_test.go::TestLendRemovesTheBook  catalog/lending.go::Shelf.Lend  tests inferred
         catalog/shelf_test.go::TestLendRemovesTheBook  catalog/shelf.go::Shelf.Len     tests inferred
     """,
+    docs=(
+        ("catalog/book.go", "Package catalog keeps the books of a shelf."),
+        ("catalog/book.go::MaxTitle", "MaxTitle is the longest title a label shows."),
+        ("catalog/shelf.go::Shelf.Add", "Add puts a book on the shelf, keeping title order."),
+        ("catalog/lending.go::Shelf.Lend", "Lend takes a book off the shelf for someone; Shelf is a Lender."),
+    ),
     ambiguous=(
         ("cmd/shelf/main.go::printEvents", "Len",
          frozenset({"audit/log.go::Log.Len", "catalog/shelf.go::Shelf.Len"})),
@@ -606,6 +635,13 @@ RUST = Golden(
         tests/canvas.rs::circle_describes_itself      src/shapes/circle.rs::Circle.new   tests import
         tests/canvas.rs::circle_describes_itself      src/shapes/mod.rs::Shape.describe  tests inferred
     """,
+    docs=(
+        ("src/lib.rs", "Shapes and a canvas that sums their areas."),
+        ("src/units.rs", ""),
+        ("src/units.rs::round2", "Rounds to two decimals, for printing."),
+        ("src/shapes/circle.rs::Circle", "A circle around the origin."),  # above #[derive(...)]
+        ("src/canvas.rs::Canvas.total_area", "The sum of every shape's area."),
+    ),
     ambiguous=(
         ("src/canvas.rs::fence_length", "perimeter",
          frozenset({"src/shapes/circle.rs::Circle.perimeter", "src/shapes/polygon.rs::Polygon.perimeter"})),
@@ -728,6 +764,11 @@ JAVA = Golden(
         T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Member.java::Member                tests same-scope
         T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Library.java::Library.notices      tests inferred
     """,
+    docs=(
+        ("M/Book.java::Book", "A book the library owns, by ISBN."),
+        ("M/util/Strings.java::Strings.normalize", "Strips dashes and spaces from an ISBN."),
+        ("M/notify/EmailNotifier.java::EmailNotifier", "Sends messages by email; here it only prefixes them."),
+    ),
     ambiguous=(
         ("src/main/java/com/example/library/Library.java::Library.printAll", "describe",
          frozenset({"src/main/java/com/example/library/Book.java::Book.describe",
@@ -772,6 +813,13 @@ def test_references(golden: Golden, indexed):
     found = indexed[golden.language].edge_set(("references",))
     expected = {(s, t, "references", r) for s, t, r in golden.rows(golden.references)}
     assert sorted(expected - found) == []
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
+def test_docs(golden: Golden, indexed):
+    docs = indexed[golden.language].docs
+    expected = {golden.expand(entity_id): doc for entity_id, doc in golden.docs}
+    assert {entity_id: docs.get(entity_id) for entity_id in expected} == expected
 
 
 @pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)

@@ -82,17 +82,9 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
                 seen_refs.add(key)
                 facts.type_refs.append(TypeRef(key[0], key[1], node.start_point[0] + 1))
         elif "binding" in caps:
-            if "binding.field" in caps:  # a declared field or parameter property: an attribute
-                var = "self." + _text(caps["binding.field"][0])
-            else:
-                var = _text(caps["binding.var"][0]).replace("this.", "self.")
-            scope = scope_at(caps["binding"][0])
-            if var.startswith("self."):  # attributes belong to the class, not the method
-                while scope is not None and scope.kind not in CLASS_LIKE:
-                    scope = scope.parent
-            type_name = _type_name(caps["binding.type"][0])
-            if type_name:  # a slice or tuple type names no class
-                facts.bindings.append(Binding(_qname(scope), var, type_name, caps["binding"][0].start_point[0] + 1))
+            binding = _binding(caps, scope_at(caps["binding"][0]))
+            if binding is not None:
+                facts.bindings.append(binding)
         elif "package" in caps:
             facts.package = _text(caps["package"][0])
         elif "module.doc" in caps:
@@ -190,6 +182,20 @@ def _add_import(facts: FileFacts, caps: dict) -> None:
             facts.imports.append(Import(module, _text(node), alias, line))
     else:
         facts.imports.append(Import(module, None, alias, line))
+
+
+def _binding(caps: dict, scope: _Scope | None) -> Binding | None:
+    if "binding.field" in caps:  # a declared field or parameter property: an attribute
+        var = "self." + _text(caps["binding.field"][0])
+    else:
+        var = _text(caps["binding.var"][0]).replace("this.", "self.")
+    if var.startswith("self."):  # attributes belong to the class, not the method
+        while scope is not None and scope.kind not in CLASS_LIKE:
+            scope = scope.parent
+    type_name = _type_name(caps["binding.type"][0])
+    if not type_name:  # a slice or tuple type names no class
+        return None
+    return Binding(_qname(scope), var, type_name, caps["binding"][0].start_point[0] + 1)
 
 
 def _count_errors(language: str, root: Node) -> int:
