@@ -248,12 +248,14 @@ def _tool(state: ServerState, compute: Callable[[], tuple[Any, str]], names: Cal
         log.error("graphctx: internal error\n%s", traceback.format_exc())
         return CallToolResult(content=[TextContent(type="text", text=f"internal error: {type(exc).__name__}: {exc}")],
                               is_error=True)
+    # A context answer flags such items itself ("file changed since indexing") within its budget;
+    # other answers get a note.
     warning = (f"note: changed on disk while answering, may differ from the index: {', '.join(stale)}"
-               if stale else "")
+               if stale and not isinstance(model, ContextAnswer) else "")
     if fmt == "json":
         data = json.loads(text)
         if warning:
-            data.setdefault("notes", []).append(warning.removeprefix("note: "))
+            data["notes"] = [warning.removeprefix("note: ")]
         summary = header(model) if isinstance(model, ContextAnswer) else text_summary(model)
         short = f"{summary}\n(the full answer is in structuredContent)" + (f"\n{warning}" if warning else "")
         return CallToolResult(content=[TextContent(type="text", text=short)], structured_content=data)

@@ -60,9 +60,11 @@ class Freshness:
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop watching. An index run in progress is let finish (it would roll back if cut short, which
+        is safe but wasted); otherwise the daemon thread is not waited for."""
         self._stop.set()
         if self._thread is not None:
-            self._thread.join(timeout=5)
+            self._thread.join(timeout=10 if self._lock.locked() else 0.1)
 
     def _watch(self) -> None:
         try:
