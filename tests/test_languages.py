@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from graphctx.index.indexer import index_repository
+from graphctx.parse.extract import extract
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CHECKED_KINDS = ("calls", "imports", "inherits", "implements", "tests", "contains")
@@ -737,11 +738,11 @@ JAVA = Golden(
         T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Library.java::Library.notices      calls inferred
         T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  ext:org.junit.jupiter.api.Assertions.assertEquals  calls external
         T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  ext:?.title                          calls external
-        # imports: classes, a static method
+        # imports: classes, a package's classes (notify.*), a static method
         M/Catalog.java        ext:java.util.Optional                      imports external
         M/Library.java        ext:java.util.List                          imports external
-        M/Library.java        M/notify/EmailNotifier.java::EmailNotifier  imports import
-        M/Library.java        M/notify/Notifier.java::Notifier            imports import
+        M/Library.java        M/notify/EmailNotifier.java                 imports import
+        M/Library.java        M/notify/Notifier.java                      imports import
         M/MemoryCatalog.java  ext:java.util.HashMap                       imports external
         M/MemoryCatalog.java  ext:java.util.Map                           imports external
         M/MemoryCatalog.java  ext:java.util.Optional                      imports external
@@ -835,3 +836,57 @@ def test_ambiguous_calls_stay_ambiguous(golden: Golden, indexed):
 
 def _named(target: str, name: str) -> bool:
     return target.rpartition("::")[2].rpartition(".")[2] == name
+
+
+# ---------------------------------------------------------------- import forms, fact by fact
+
+IMPORT_FORMS = {
+    ("python", "m.py"): (
+        "import os.path\nimport numpy as np\nfrom . import sibling\nfrom ..pkg.mod import a, b as c\nfrom x import *\n",
+        {("os.path", None, None, False), ("numpy", None, "np", False), (".", "sibling", None, False),
+         ("..pkg.mod", "a", None, False), ("..pkg.mod", "b", "c", False), ("x", None, None, True)},
+    ),
+    ("javascript", "m.js"): (
+        "import def from './a';\nimport { b, c as d } from './b';\nimport * as ns from './c';\nimport './side';\n"
+        "export { e as f } from './e';\nexport * from './all';\n"
+        "const m = require('./m');\nconst { g, h: i } = require('./g');\n",
+        {("./a", "def", "def", False), ("./b", "b", None, False), ("./b", "c", "d", False),
+         ("./c", None, "ns", False), ("./side", None, None, False), ("./e", "e", "f", False),
+         ("./all", None, None, True), ("./m", None, "m", False), ("./g", "g", None, False), ("./g", "h", "i", False)},
+    ),
+    ("typescript", "m.ts"): (
+        "import type { T } from './t';\nimport fs = require('fs');\nimport { b as c } from './b';\n",
+        {("./t", "T", None, False), ("fs", None, "fs", False), ("./b", "b", "c", False)},
+    ),
+    ("tsx", "m.tsx"): (
+        "import React from 'react';\nimport type { T } from './t';\n"
+        "export const View = ({ t }: { t: T }) => <div>{t.name}</div>;\n",
+        {("react", "React", "React", False), ("./t", "T", None, False)},
+    ),
+    ("go", "m.go"): (
+        'package p\n\nimport (\n\t"fmt"\n\tstr "strings"\n\t. "math"\n\t_ "embed"\n)\n',
+        {("fmt", None, None, False), ("strings", None, "str", False), ("math", None, None, True),
+         ("embed", None, None, False)},
+    ),
+    ("rust", "m.rs"): (
+        "use std::fmt;\nuse crate::a::B;\nuse crate::a::C as D;\nuse super::m::{E, F as G, self};\n"
+        "use std::collections::*;\nuse serde;\nmod child;\nmod inline {}\n",
+        {("std", "fmt", None, False), ("crate::a", "B", None, False), ("crate::a", "C", "D", False),
+         ("super::m", "E", None, False), ("super::m", "F", "G", False), ("super::m", None, None, False),
+         ("std::collections", None, None, True), ("serde", None, None, False), ("child", None, None, False)},
+    ),
+    ("java", "M.java"): (
+        "package a.b;\n\nimport java.util.List;\nimport static a.b.C.m;\nimport a.c.*;\nimport static org.junit.Assert.*;\n"
+        "class M {}\n",
+        {("java.util", "List", None, False), ("a.b.C", "m", None, False), ("a.c", None, None, True),
+         ("org.junit.Assert", None, None, True)},
+    ),
+}
+
+
+@pytest.mark.parametrize(("language", "path"), list(IMPORT_FORMS), ids=[language for language, _ in IMPORT_FORMS])
+def test_import_forms(language: str, path: str):
+    source, expected = IMPORT_FORMS[language, path]
+    facts = extract(path, language, source.encode())
+    assert facts.error_count == 0
+    assert {(i.module, i.name, i.alias, i.wildcard) for i in facts.imports} == expected
