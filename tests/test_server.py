@@ -244,6 +244,27 @@ def test_session_init_never_exceeds_its_budget(server, budget):
             assert count(body) <= budget
 
 
+def test_session_command_and_library(repo, capsys, tmp_path):
+    from graphctx.cli.main import main
+
+    assert main(["session", "--repo", str(repo), "--budget", "600"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# graphctx session: shop") and count(out.rstrip("\n")) <= 600
+
+    from graphctx.context import api
+
+    root = make_repo(tmp_path / "edited")
+    (root / "shop" / "cli.py").write_text("def main():\n    pass\n")
+    _, text = api.session_init(root, token_budget=2000)
+    assert "1 indexed file(s) changed on disk since: shop/cli.py" in text
+
+
+def test_other_commands_do_not_import_the_sdk():
+    code = "import sys; from graphctx.cli.main import build_parser; build_parser(); print('mcp' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
 # ---- errors a model can fix
 
 @pytest.mark.parametrize("mode", MODES)
