@@ -109,8 +109,9 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
          progress: Progress | None, workers: int | None, scanned_ns: int,
          discovery_warnings: list[tuple[str, str]]) -> IndexResult:
     fresh = store.ensure_schema(conn)
-    if full and not fresh:
-        store.delete_files(conn, [p for (p,) in conn.execute("SELECT path FROM files")])
+    if full and not fresh:  # everything goes: emptying each table beats deleting file by file
+        for table in ("entities_fts", "entities", "edges", "file_refs", "warnings", "files"):
+            conn.execute(f"DELETE FROM {table}")
     known = {path: (size, mtime, digest) for path, size, mtime, digest in conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
     present = {c.path for c in candidates}
     deleted = sorted(set(known) - present)
@@ -171,7 +172,8 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
             if path.startswith(tuple(packages)):
                 delta |= _module_names(path)
 
-    store.delete_files(conn, [*deleted, *changed])
+    if not everything:  # (a full or fresh run starts from empty tables)
+        store.delete_files(conn, [*deleted, *changed])
     for path, facts in changed.items():
         item = parsed[path]
         conn.execute(
@@ -211,6 +213,13 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
         if origin not in target_set
     ]
     table.set_bases(pairs)
+    # Writing every edge: building the edge indexes once afterwards is much cheaper than keeping them up
+    # to date row by row (the DDL is part of the run's transaction like everything else).
+    deferred = conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type='index' AND tbl_name='edges' AND sql IS NOT NULL"
+    ).fetchall() if everything else []
+    for name, _ in deferred:
+        conn.execute(f'DROP INDEX "{name}"')
     for resolver in resolvers:
         conn.executemany(
             "INSERT INTO edges(source, target, kind, resolution, confidence, line, origin) VALUES (?,?,?,?,?,?,?)",
@@ -218,6 +227,8 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
         )
         conn.execute("UPDATE files SET calls=?, calls_resolved=? WHERE path=?",
                      (resolver.calls, resolver.calls_resolved, resolver.path))
+    for _, sql in deferred:
+        conn.execute(sql)
 
 
 def _entity_rows(facts: FileFacts) -> Iterable[tuple]:

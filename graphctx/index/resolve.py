@@ -164,6 +164,14 @@ class SymbolTable:
         self.external_bases = {k: sorted(set(v)) for k, v in external.items()}
 
     @cached_property
+    def files_by_stem(self) -> dict[str, list[str]]:
+        """File stem (see file_stem) -> the repository's files of that stem, for tests-by-name edges."""
+        out: dict[str, list[str]] = defaultdict(list)
+        for path in self.modules.files:
+            out[file_stem(path)].append(path)
+        return out
+
+    @cached_property
     def members(self) -> dict[str, dict[str, Symbol]]:
         """Class id -> {member name: symbol}; a Go or Rust method defined away from its type joins it
         when the type is found in the same folder (Go) or is the only one of that name (Rust)."""
@@ -674,8 +682,8 @@ class FileResolver:
         if stem:
             files = self.table.modules.files
             matches = [
-                p for p, (language, _) in files.items()
-                if file_stem(p) == stem and p != self.path and family(language) == self.family and not is_test_file(p)
+                p for p in self.table.files_by_stem.get(stem, ())
+                if p != self.path and family(files[p][0]) == self.family and not is_test_file(p)
             ]
             for p in self._prefer_near(matches):
                 self._add(self.path, p, "tests", "heuristic", 0.6 if len(matches) == 1 else AMBIGUOUS / len(matches), 0)
