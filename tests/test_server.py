@@ -186,17 +186,13 @@ def test_get_context_modes(server, mode):
 
 
 def test_known_hash_gives_a_one_line_answer(server):
-    data = call(server, "get_context", {"entity": "validate", "format": "json"}).structured_content
-    root = next(item for item in data["items"] if item["relation"] == "root")
-    body_hash = json.loads(json.dumps(root)).get("body_hash")
-    if body_hash is None:  # the packet does not carry hashes: take it from the entity resource
-        async def go():
-            async with Client(server) as client:
-                return await client.read_resource("graphctx://entity/shop/service.py::validate")
+    async def go():
+        async with Client(server) as client:
+            return await client.read_resource("graphctx://entity/shop/service.py::validate")
 
-        body_hash = json.loads(run(go).contents[0].text)["entity"]["body_hash"]
+    body_hash = json.loads(run(go).contents[0].text)["entity"]["body_hash"]
     text = text_of(call(server, "get_context", {"entity": "validate", "known_hash": body_hash}))
-    assert "unchanged" in text
+    assert "unchanged" in text and "raise ValueError" not in text
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -409,6 +405,34 @@ def test_without_watcher_answers_still_check_named_files(tmp_path):
     models.write_text(models.read_text().replace("print(item)", "print('written', item)"))
     text = text_of(call(srv, "get_context", {"entity": "Repo._write"}))
     assert "print('written', item)" in text
+
+
+def test_concurrent_calls_while_files_change(tmp_path):
+    root = make_repo(tmp_path / "busy")
+    srv = build_server(root)
+    models = root / "shop" / "models.py"
+    original = models.read_text()
+
+    async def go():
+        results = []
+        async with Client(srv, mode="legacy") as client:
+            async def one(i: int):
+                if i % 5 == 0:
+                    models.write_text(original.replace("print(item)", f"print({i}, item)"))
+                results.append(await client.call_tool("get_context", {"entity": "Repo._write" if i % 2 else "create_item"}))
+
+            async with anyio.create_task_group() as tg:
+                for i in range(30):
+                    tg.start_soon(one, i)
+        return results
+
+    try:
+        results = run(go)
+        assert len(results) == 30 and not any(r.is_error for r in results), [text_of(r) for r in results if r.is_error]
+        last = text_of(call(srv, "get_context", {"entity": "Repo._write"}))
+        assert "print(25, item)" in last and "changed since indexing" not in last
+    finally:
+        srv.graphctx_state.fresh.stop()
 
 
 # ---- stdio, as hosts run it

@@ -20,6 +20,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from graphctx.context import api
+from graphctx.context.engine import MAX_DEPTH
 from graphctx.context.render import header
 from graphctx.errors import GraphctxError, InvalidRequest, NotFound
 from graphctx.models import (
@@ -32,7 +33,6 @@ from graphctx.server.instructions import build_instructions
 log = logging.getLogger("graphctx.server")
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-MAX_DEPTH = 6
 
 # Parameter types: the schema a model sees, with bounds and a line on each.
 Budget = Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET,

@@ -49,15 +49,15 @@ class Freshness:
     # ---- lifecycle
 
     def start(self, catch_up: bool = True) -> None:
-        """Start watching; with catch_up, the first thing the thread does is an incremental run
-        (files may have changed while no server was running; tool calls wait for it), then it loads
-        the graph and the tokenizer while the client is still shaking hands."""
+        """Start watching at once, and meanwhile (another thread) run the catch-up: an incremental run
+        for files that changed while no server was running (tool calls wait for it), then load the
+        graph and the tokenizer while the client is still shaking hands."""
         if catch_up:
             self._mark()
-        if not self.watch_enabled:
-            return
-        self._thread = threading.Thread(target=self._watch, name="graphctx-watch", daemon=True)
-        self._thread.start()
+        if self.watch_enabled:
+            self._thread = threading.Thread(target=self._watch, name="graphctx-watch", daemon=True)
+            self._thread.start()
+        threading.Thread(target=self._catch_up, name="graphctx-catch-up", daemon=True).start()
 
     def stop(self) -> None:
         """Stop watching. An index run in progress is let finish (it would roll back if cut short, which
@@ -66,10 +66,12 @@ class Freshness:
         if self._thread is not None:
             self._thread.join(timeout=10 if self._lock.locked() else 0.1)
 
+    def _catch_up(self) -> None:
+        self.sync()
+        _warm(self.root)
+
     def _watch(self) -> None:
         try:
-            self.sync()
-            _warm(self.root)
             from watchfiles import watch
 
             self.watching = True
@@ -118,17 +120,23 @@ class Freshness:
         self.sync()
 
     def settle_for_unknown(self) -> bool:
-        """Before saying a name does not exist: it may have been written a moment ago. With the watcher
-        running, wait briefly for it to report a change (it reports within about STEP_MS of the last
-        write); without it, re-index, at most once a second. True when an index run happened."""
+        """Before saying a name does not exist: it may have been written a moment ago. Wait briefly for
+        the watcher to report a change (it reports within about STEP_MS of the last write) and index
+        it; failing that, index if an indexed file differs from the disk (the watcher may have missed
+        it, or an index run may have read a file half written); without a watcher, index anyway (for
+        new files), at most once a second. True when an index run happened."""
         runs = self.runs
         if self.watching:
             deadline = time.monotonic() + SETTLE_SECONDS
             while not self.pending and time.monotonic() < deadline:
                 time.sleep(0.01)
             self.sync()
-        elif self.last_run_at is None or time.monotonic() - self.last_run_at >= MIN_RETRY_SECONDS:
-            self.reindex()
+        if self.runs == runs:
+            if self.dirty():
+                self.reindex()
+            elif not self.watching and (self.last_run_at is None
+                                        or time.monotonic() - self.last_run_at >= MIN_RETRY_SECONDS):
+                self.reindex()
         return self.runs > runs
 
     def _run(self) -> None:
@@ -150,7 +158,7 @@ class Freshness:
 
     # ---- checks
 
-    def stale(self, paths: Iterable[str]) -> list[str]:
+    def stale(self, paths: Iterable[str], first_only: bool = False) -> list[str]:
         """The indexed files among `paths` whose content on disk differs from what was indexed."""
         g = GRAPHS.get(self.root)
         out = []
@@ -167,7 +175,13 @@ class Freshness:
                 continue
             if not self._same_content(path):
                 out.append(path)
+                if first_only:
+                    break
         return out
+
+    def dirty(self) -> bool:
+        """Whether any indexed file's content differs from the index (a stat per file)."""
+        return bool(self.stale(GRAPHS.get(self.root).files, first_only=True))
 
     def _same_content(self, path: str) -> bool:
         """A touched file whose bytes did not change is not stale (the index hashes content)."""
