@@ -199,7 +199,10 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
             cache[path] = _load_facts(conn, path)
         return cache[path]
 
-    files = {p: (lang, pkg) for p, lang, pkg in conn.execute("SELECT path, language, json_extract(facts, '$[4]') FROM files")}
+    # Only Java's module map needs the package declaration: reading it out of every file's facts JSON costs
+    # a parse of all of them, a good part of a one-file run.
+    files = {p: (lang, pkg) for p, lang, pkg in conn.execute(
+        "SELECT path, language, CASE WHEN language = 'java' THEN json_extract(facts, '$[4]') END FROM files")}
     table = SymbolTable(
         conn.execute("SELECT id, kind, name, qualified_name, path, language FROM entities WHERE kind != 'file'"),
         ModuleMap(files, _go_modules(root, files), _rust_crates(root, files)),
