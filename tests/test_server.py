@@ -398,6 +398,18 @@ def test_edits_while_serving_are_seen(tmp_path):
         srv.graphctx_state.fresh.stop()
 
 
+def test_a_touched_file_is_not_reported_as_changed(tmp_path):
+    root = make_repo(tmp_path / "touched")
+    srv = build_server(root)
+    try:
+        service = root / "shop" / "service.py"
+        os.utime(service, ns=(time.time_ns(), time.time_ns() + 5_000_000_000))
+        text = text_of(call(srv, "get_context", {"entity": "validate"}))
+        assert "empty name" in text and "changed since indexing" not in text
+    finally:
+        srv.graphctx_state.fresh.stop()
+
+
 def test_without_watcher_answers_still_check_named_files(tmp_path):
     root = make_repo(tmp_path / "nowatch")
     srv = build_server(root, watch=False)

@@ -23,6 +23,7 @@ from graphctx.context import api
 from graphctx.context.engine import MAX_DEPTH
 from graphctx.context.render import header
 from graphctx.errors import GraphctxError, InvalidRequest, NotFound
+from graphctx.graph.loader import GRAPHS
 from graphctx.models import (
     DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswer, DetailLevel, Format, Intent, Mode, SearchAnswer,
 )
@@ -54,8 +55,9 @@ class ServerState:
 
     def answer(self, compute: Callable[[], tuple[Any, str]], names: Callable[[Any], list[str]]) -> tuple[Any, str, list[str]]:
         """Compute an answer from an index no older than the files it names: changes the watcher saw
-        are indexed first; a named file that changed anyway is indexed and the answer computed again.
-        Returns the answer, its text and the named files still out of date (normally none)."""
+        are indexed first; a named file that changed anyway is indexed and the answer computed again
+        (as it is when the index moved on while answering). Returns the answer, its text and the
+        named files still out of date (normally none; the answer flags them)."""
         self.fresh.sync()
         try:
             model, text = compute()
@@ -63,11 +65,15 @@ class ServerState:
             if not self.fresh.settle_for_unknown():  # perhaps the name was written a moment ago
                 raise
             model, text = compute()
-        stale = self.fresh.stale(names(model))
-        if stale:
-            self.fresh.reindex()
+        for attempt in range(3):
+            stale, refreshed = self.fresh.check(names(model))
+            if stale and attempt < 2:
+                self.fresh.reindex()
+            generation = getattr(model, "generation", None)
+            behind = generation is not None and generation != GRAPHS.get(self.root).generation
+            if attempt == 2 or not (stale or refreshed or behind):
+                break
             model, text = compute()
-            stale = self.fresh.stale(names(model))
         return model, text, stale
 
 

@@ -158,10 +158,15 @@ class Freshness:
 
     # ---- checks
 
-    def stale(self, paths: Iterable[str], first_only: bool = False) -> list[str]:
-        """The indexed files among `paths` whose content on disk differs from what was indexed."""
+    def check(self, paths: Iterable[str], first_only: bool = False) -> tuple[list[str], bool]:
+        """The indexed files among `paths` whose content on disk differs from the loaded index, and
+        whether some were only touched (same bytes): their stats in the loaded graph are brought up to
+        date, so answers stop flagging them (an index run that only re-stats files does not make
+        the graph reload)."""
         g = GRAPHS.get(self.root)
-        out = []
+        conn = GRAPHS.connection(self.root)
+        stale: list[str] = []
+        refreshed = False
         for path in dict.fromkeys(paths):
             known = g.files.get(path)
             if known is None:
@@ -169,28 +174,33 @@ class Freshness:
             try:
                 st = os.stat(self.root / path)
             except OSError:
-                out.append(path)
+                stale.append(path)
                 continue
             if (st.st_size, st.st_mtime_ns) == (known["size"], known["mtime_ns"]):
                 continue
-            if not self._same_content(path):
-                out.append(path)
-                if first_only:
-                    break
-        return out
+            if self._same_content(conn, g.generation, path):
+                known["size"], known["mtime_ns"] = st.st_size, st.st_mtime_ns
+                refreshed = True
+                continue
+            stale.append(path)
+            if first_only:
+                break
+        return stale, refreshed
 
     def dirty(self) -> bool:
         """Whether any indexed file's content differs from the index (a stat per file)."""
-        return bool(self.stale(GRAPHS.get(self.root).files, first_only=True))
+        return bool(self.check(GRAPHS.get(self.root).files, first_only=True)[0])
 
-    def _same_content(self, path: str) -> bool:
-        """A touched file whose bytes did not change is not stale (the index hashes content)."""
-        row = GRAPHS.connection(self.root).execute("SELECT hash FROM files WHERE path=?", (path,)).fetchone()
+    def _same_content(self, conn, generation: int, path: str) -> bool:
+        """Whether the file's bytes are the ones the loaded generation indexed (the index hashes content)."""
+        row = conn.execute("SELECT hash FROM files WHERE path=?", (path,)).fetchone()
+        if not row or store.generation(conn) != generation:
+            return False
         try:
             data = (self.root / path).read_bytes()
         except OSError:
             return False
-        return bool(row) and hashlib.blake2b(data, digest_size=16).hexdigest() == row[0]
+        return hashlib.blake2b(data, digest_size=16).hexdigest() == row[0]
 
     def status(self) -> dict:
         return {
