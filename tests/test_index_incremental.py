@@ -390,3 +390,19 @@ def test_same_size_edit_within_the_same_clock_tick_is_seen(project_root, tmp_pat
     result = index_repository(project_root, workers=1)
     assert result.parsed == 1
     assert_same_as_full(project_root, tmp_path / "full")
+
+
+def test_file_that_becomes_skipped_leaves_the_index(project_root, tmp_path):
+    """A file that turns binary, or grows over max_file_bytes, is dropped like a deleted file."""
+    (project_root / "util.py").write_bytes(b"\0\1\2 not source any more")
+    write_tree(project_root, {".graphctx/config.toml": "[index]\nmax_file_bytes = 400\n"})
+    (project_root / "pkg/extra.py").write_text((project_root / "pkg/extra.py").read_text() + "# padding\n" * 60)
+    result = index_repository(project_root, workers=1)
+    assert result.removed == 2
+    paths = {row[0] for row in index_tables(project_root)["files"]}
+    assert "util.py" not in paths and "pkg/extra.py" not in paths
+    scratch = tmp_path / "full"
+    shutil.copytree(project_root, scratch, ignore=shutil.ignore_patterns("index.db*"))
+    index_repository(scratch, full=True, workers=1)
+    for table in ("entities", "edges"):
+        assert index_tables(project_root)[table] == index_tables(scratch)[table]

@@ -752,9 +752,12 @@ def defined_names(facts: FileFacts) -> set[tuple[str, str]]:
 
 
 def names_of(keys: Iterable[tuple[str, str]]) -> set[str]:
-    """The plain names in defined_names keys: the last segment of each dotted part."""
+    """The plain names in defined_names keys: the last segment of each dotted part. The trailing field of
+    a definition (its kind), a base (inherits/implements) or an import (the wildcard flag) is not a name:
+    left in, "function" or "False" would make every file that mentions such a word a dependent."""
     out: set[str] = set()
-    for _, key in keys:
-        for part in key.split(":"):
-            out.update(p for p in re.split(r"[^\w$]+", part) if p)
+    for what, key in keys:
+        if what in ("def", "base", "import"):
+            key = key.rpartition(":")[0]
+        out.update(p for p in re.split(r"[^\w$]+", key) if p)
     return out
