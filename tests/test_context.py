@@ -350,3 +350,17 @@ def test_answers_carry_the_records_anchored_to_their_code(tmp_path):
     assert "Names are never empty (anchors drifted)" in text
     answer, text = api.get_context(root, "create_item", token_budget=200)
     assert count(text) <= 200
+
+
+def test_stale_only_when_the_content_changed(tmp_path):
+    import os
+
+    root = write_project(tmp_path, PROJECT)
+    index_repository(root)
+    service = root / "app/service.py"
+    os.utime(service, ns=(1, 1))  # touched: new stat, same bytes
+    answer, _ = api.get_context(root, "create_item")
+    assert not answer.items[0].stale
+    service.write_text(service.read_text() + "\n# edited\n")
+    answer, text = api.get_context(root, "create_item")
+    assert answer.items[0].stale and "(file changed since indexing)" in text

@@ -36,6 +36,7 @@ class View(Protocol):
 
 
 MIN_ITEM_TOKENS = 8  # below this much room not even a heading fits: stop trying
+MAX_MISSES = 25  # after this many candidates in a row fit in no form, the rest will not either
 
 
 def pack(answer: ContextAnswer, candidates: list[Candidate], view: View, fmt: str, encoding: str) -> tuple[ContextAnswer, str]:
@@ -48,21 +49,37 @@ def pack(answer: ContextAnswer, candidates: list[Candidate], view: View, fmt: st
     answer.tokens_used = budget
     remaining = budget - count(render(answer, fmt), encoding)
     chosen: list[PacketItem] = []
+    misses = 0
     for candidate in candidates:
-        if remaining < MIN_ITEM_TOKENS:
+        if remaining < MIN_ITEM_TOKENS or misses >= MAX_MISSES:
             break
-        for level in LEVELS[LEVELS.index(candidate.max_detail):]:
-            if level == "full" and view.min_full_tokens(candidate.id) > remaining:
-                continue
-            item = view(candidate, level)
-            cost = count(item_text(item, fmt), encoding) + 1
-            if level == "full" and candidate.distance > 0 and cost > remaining * NEIGHBOUR_SHARE:
-                continue
-            if cost <= remaining:
-                chosen.append(item)
-                remaining -= cost
-                break
+        fitted = _fit(candidate, view, fmt, encoding, remaining)
+        if fitted is None:
+            misses += 1
+            continue
+        misses = 0
+        chosen.append(fitted[0])
+        remaining -= fitted[1]
     return _finalise(answer, chosen, candidates, by_id, listed, view, fmt, encoding)
+
+
+def _fit(candidate: Candidate, view: View, fmt: str, encoding: str, remaining: int) -> tuple[PacketItem, int] | None:
+    """The most detailed view of a candidate that fits, with its cost, or None. The one-line view is
+    measured first: when even that does not fit, nothing bigger is built or counted."""
+    line = view(candidate, "line")
+    line_cost = count(item_text(line, fmt), encoding) + 1
+    if line_cost > remaining:
+        return None
+    for level in LEVELS[LEVELS.index(candidate.max_detail):-1]:
+        if level == "full" and view.min_full_tokens(candidate.id) > remaining:
+            continue
+        item = view(candidate, level)
+        cost = count(item_text(item, fmt), encoding) + 1
+        if level == "full" and candidate.distance > 0 and cost > remaining * NEIGHBOUR_SHARE:
+            continue
+        if cost <= remaining:
+            return item, cost
+    return line, line_cost
 
 
 def _finalise(answer: ContextAnswer, chosen: list[PacketItem], candidates: list[Candidate], by_id: dict[str, Candidate],

@@ -9,6 +9,7 @@ import os
 from graphctx.context.anchored import record_text
 from graphctx.context.packer import Candidate
 from graphctx.graph.loader import CodeGraph
+from graphctx.index.store import content_hash
 from graphctx.models import PacketItem
 from graphctx.records.models import AnchoredRecord
 
@@ -61,12 +62,15 @@ class Views:
         return self._sources[path]
 
     def stale(self, path: str) -> bool:
-        """Whether the file changed on disk since it was indexed (its lines may have moved)."""
+        """Whether the file's content changed on disk since it was indexed (its lines may have moved).
+        A touched file keeps its content hash: only a new stat with new bytes counts."""
         if path not in self._stale:
             known = self.graph.files.get(path, {})
+            full = self.graph.root / path
             try:
-                st = os.stat(self.graph.root / path)
-                self._stale[path] = (st.st_size, st.st_mtime_ns) != (known.get("size"), known.get("mtime_ns"))
+                st = os.stat(full)
+                same_stat = (st.st_size, st.st_mtime_ns) == (known.get("size"), known.get("mtime_ns"))
+                self._stale[path] = not same_stat and content_hash(full.read_bytes()) != known.get("hash")
             except OSError:
                 self._stale[path] = True
         return self._stale[path]

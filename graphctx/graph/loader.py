@@ -49,7 +49,7 @@ class CodeGraph:
     arrays: EdgeArrays
     by_name: dict[str, list[str]] = field(default_factory=dict)
     by_qualified_name: dict[str, list[str]] = field(default_factory=dict)
-    files: dict[str, dict] = field(default_factory=dict)  # path -> {language, size, mtime_ns, lines, is_test}
+    files: dict[str, dict] = field(default_factory=dict)  # path -> {language, size, mtime_ns, hash, lines, is_test}
     cache: dict = field(default_factory=dict)  # derived structures (sparse matrices), per generation
 
     def entity(self, entity_id: str) -> dict:
@@ -108,7 +108,7 @@ def load(root: Path, conn: sqlite3.Connection) -> CodeGraph:
         edges = conn.execute(
             "SELECT source, target, kind, resolution, confidence FROM edges WHERE target NOT LIKE 'ext:%'"
         ).fetchall()
-        files = conn.execute("SELECT path, language, size, mtime_ns, lines, is_test FROM files").fetchall()
+        files = conn.execute("SELECT path, language, size, mtime_ns, hash, lines, is_test FROM files").fetchall()
     finally:
         conn.execute("COMMIT")
     nodes = [row[0] for row in entities]
@@ -138,8 +138,8 @@ def load(root: Path, conn: sqlite3.Connection) -> CodeGraph:
         arrays=arrays,
         by_name=dict(by_name),
         by_qualified_name=dict(by_qualified),
-        files={p: {"language": lang, "size": size, "mtime_ns": mtime, "lines": lines, "is_test": bool(test)}
-               for p, lang, size, mtime, lines, test in files},
+        files={p: {"language": lang, "size": size, "mtime_ns": mtime, "hash": digest, "lines": lines, "is_test": bool(test)}
+               for p, lang, size, mtime, digest, lines, test in files},
     )
 
 

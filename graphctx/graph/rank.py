@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from graphctx.graph.loader import EDGE_KINDS, INFERRED, CodeGraph
 
@@ -36,34 +35,33 @@ class Reached:
 
 
 def spread(graph: CodeGraph, root: str, depth: int, weights: Weights, *, include_inferred: bool = True,
-           decay: float = 0.6, max_nodes: int = 5000) -> dict[str, Reached]:
-    """Best-path scores from root out to `depth` hops; an edge kind missing from weights is not followed."""
+           decay: float = 0.6, max_nodes: int = 2000) -> dict[str, Reached]:
+    """Best-path scores from root out to `depth` hops; an edge kind missing from weights is not followed.
+    Each hop expands the best-scored entities first and stops taking new ones at `max_nodes`, so a hub
+    (a base class every test calls into) cannot flood the answer with thousands of weak neighbours."""
     g = graph.graph
     best = {root: Reached(root, 1.0, 0, "root", None)}
     frontier = [root]
     for distance in range(1, depth + 1):
         next_frontier = []
-        for node in frontier:
+        for node in sorted(frontier, key=lambda n: -best[n].score):
             base = best[node].score * decay
             for edges, forward in ((g.out_edges(node, data=True), True), (g.in_edges(node, data=True), False)):
                 for source, target, data in edges:
                     kind = data["kind"]
                     if kind not in weights or (not include_inferred and data["resolution"] in INFERRED):
                         continue
-                    weight = weights[kind][0 if forward else 1]
-                    score = base * weight * data["confidence"]
-                    if score <= 0:
-                        continue
+                    score = base * weights[kind][0 if forward else 1] * data["confidence"]
                     other = target if forward else source
                     known = best.get(other)
+                    if score <= 0 or (known is None and len(best) >= max_nodes):
+                        continue
                     if known is None or score > known.score:
                         if known is None:
                             next_frontier.append(other)
                         relation = RELATION[kind][0 if forward else 1]
                         best[other] = Reached(other, score, distance, relation, node, data["resolution"], data["confidence"])
         frontier = next_frontier
-        if len(best) > max_nodes:
-            break
     return best
 
 
@@ -96,6 +94,8 @@ def pagerank(graph: CodeGraph, seeds: dict[str, float], weights: Weights, *, inc
 
 def _transition(graph: CodeGraph, weights: Weights, include_inferred: bool):
     """Column-stochastic sparse matrix for a weight table, cached per graph generation."""
+    import scipy.sparse as sp  # only ranking needs it: keeps it out of every command's start-up
+
     key = ("transition", tuple(sorted(weights.items())), include_inferred)
     cached = graph.cache.get(key)
     if cached is not None:

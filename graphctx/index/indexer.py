@@ -4,7 +4,6 @@ and write it all in one SQLite transaction. A run that dies midway leaves the la
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -374,7 +373,7 @@ def _parse_task(task: tuple) -> _Parsed:
         data = (Path(root) / path).read_bytes()
     except OSError as exc:
         return _Parsed(path, size, mtime_ns, "", None, f"cannot read: {exc.strerror or exc}")
-    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    digest = store.content_hash(data)
     if digest == known_hash:
         return _Parsed(path, size, mtime_ns, digest, None, None)
     reason = is_indexable_content(data, config)

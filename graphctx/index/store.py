@@ -4,6 +4,7 @@ that dies before COMMIT leaves the previous generation intact."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import sqlite3
@@ -49,6 +50,11 @@ CREATE VIRTUAL TABLE entities_fts USING fts5(
     words, signature, doc, tokenize = 'unicode61 remove_diacritics 2'
 );
 """
+
+
+def content_hash(data: bytes) -> str:
+    """The hash a file's content is indexed under: a run re-parses a file only when it changes."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 class IndexMissing(Exception):
