@@ -24,6 +24,7 @@ COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 ATTRIBUTES = frozenset({"attribute_item"})
 _DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 _SPACE = re.compile(rb"\s+")
+_WHITESPACE = b" \t\n\r\f\v"  # dropped before hashing a body: re-indenting or re-wrapping is no change
 _ERRORS = {}  # language name -> compiled query for ERROR and MISSING nodes
 MAX_SIGNATURE = 300
 MAX_DOC = 2000
@@ -155,7 +156,7 @@ def _definition(node: Node, kind: str, name: str, qualified: str, caps: dict) ->
         signature=signature,
         doc=doc[:MAX_DOC],
         sig_hash=_hash(signature.encode()),
-        body_hash=_hash(_SPACE.sub(b" ", outer.text).strip()),
+        body_hash=_hash(outer.text.translate(None, _WHITESPACE)),
     )
 
 
