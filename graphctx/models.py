@@ -3,13 +3,14 @@ every library call. The MCP tool schemas are these models and the CLI's JSON out
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field
 
 Format = Literal["compact", "json"]
 Mode = Literal["context", "intent", "path"]
 Intent = Literal["modify", "understand", "review", "debug", "add", "plan"]
+INTENTS: tuple[str, ...] = get_args(Intent)
 DetailLevel = Literal["summary", "neighbors", "full"]
 Detail = Literal["full", "summary", "line"]
 

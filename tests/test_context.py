@@ -364,3 +364,9 @@ def test_stale_only_when_the_content_changed(tmp_path):
     service.write_text(service.read_text() + "\n# edited\n")
     answer, text = api.get_context(root, "create_item")
     assert answer.items[0].stale and "(file changed since indexing)" in text
+
+
+def test_every_intent_has_a_weight_table_and_a_shape():
+    from graphctx.context.intents import INTENTS, SHAPES, WEIGHTS
+
+    assert tuple(WEIGHTS) == INTENTS == tuple(SHAPES)

@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 
 from graphctx.cli import printing, records
-from graphctx.context.intents import INTENTS
 from graphctx.errors import GraphctxError
-from graphctx.models import DEFAULT_BUDGET
+from graphctx.models import DEFAULT_BUDGET, INTENTS
 
 
 def main(argv: list[str] | None = None) -> int:

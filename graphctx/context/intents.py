@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphctx.graph.rank import Weights
+from graphctx.models import INTENTS
 
 # Plain `get_context` around an entity: callees and callers first, structure next.
 CONTEXT: Weights = {
@@ -34,7 +35,7 @@ WEIGHTS: dict[str, Weights] = {
     "plan": {"imports": (1.0, 1.0), "contains": (0.8, 0.8), "calls": (0.5, 0.5), "inherits": (0.5, 0.5),
              "implements": (0.5, 0.5), "tests": (0.2, 0.4), "references": (0.3, 0.3)},
 }
-INTENTS = tuple(WEIGHTS)
+__all__ = ["CONTEXT", "DETAIL_SHAPES", "INTENTS", "SHAPES", "WEIGHTS", "Shape"]
 
 
 @dataclass(frozen=True)
