@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from graphctx.bench.gitrepo import BenchError, Commit, FileDiff, commit_diff, first_parent_log, git, show_file
-from graphctx.index.resolve import is_test_file
+from graphctx.index.naming import is_test_file
 from graphctx.parse.extract import extract
 from graphctx.parse.languages import language_for_path
 
@@ -154,7 +154,12 @@ VERSION_BUMP = re.compile(
     re.I,
 )
 TRAILER = re.compile(r"^(signed-off-by|co-authored-by|reviewed-by|acked-by|cc|fixes|closes|see-also):.*$", re.I | re.M)
-FORMATTING_MESSAGE = re.compile(r"^(style|format|reformat|lint|run (black|isort|ruff)|apply (black|isort|ruff)|(black|isort|ruff|pre-commit)\b)", re.I)
+FORMATTING_MESSAGE = re.compile(
+    r"^(style|format|reformat|lint)\b|\b(reformat(ted|ting)?|formatting)\b"
+    r"|\b(run|apply|applied|update)\b.*\b(black|isort|ruff|yapf|autopep8|pre-commit|flake8|pyupgrade)\b"
+    r"|^(black|isort|ruff|yapf|autopep8|pre-commit|flake8|pyupgrade)\b",
+    re.I,
+)
 
 
 @dataclass

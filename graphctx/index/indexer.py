@@ -20,10 +20,10 @@ from graphctx.errors import GraphctxError
 from graphctx.index import store
 from graphctx.index.discover import Candidate, Config, discover, is_indexable_content, load_config
 from graphctx.index.modules import ModuleMap
-from graphctx.index.resolve import (
-    FileResolver, SymbolTable, defined_names, entity_id, file_stem, is_test_file, names_of,
-    reference_names, tested_stem,
-)
+from graphctx.index.dependencies import defined_names, names_of, reference_names
+from graphctx.index.naming import entity_id, file_stem, is_test_file, tested_stem
+from graphctx.index.resolve import FileResolver
+from graphctx.index.symbols import SymbolTable
 from graphctx.parse.extract import extract
 from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import language_for_path

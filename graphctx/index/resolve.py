@@ -9,12 +9,13 @@ from __future__ import annotations
 import builtins
 import posixpath
 import re
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cached_property
 
-from graphctx.index.modules import ModuleMap
+from graphctx.index.naming import (
+    MARKED_TESTS, external_id, is_test_file, is_test_name, tested_stem,
+)
+from graphctx.index.symbols import CLASS_KINDS, Symbol, SymbolTable
 from graphctx.parse.facts import RETURN, FileFacts
 from graphctx.parse.languages import family
 
@@ -29,7 +30,6 @@ MAX_CANDIDATES = 8  # a name defined more often than this is left unresolved
 MAX_REEXPORT_DEPTH = 3
 MAX_RECEIVER_CANDIDATES = 4  # the same for obj.name() on an untyped obj, where a common method name says little
 RESOLVED = frozenset({"exact", "import", "same-scope", "inferred", "heuristic"})
-CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
 CALLABLE_KINDS = frozenset({"function", "class", "struct", "enum", "method"})
 PYTHON_BUILTINS = frozenset(dir(builtins))
 # Names every file of a family sees without an import: calls through them are external, and a
@@ -61,186 +61,9 @@ GLOBALS = {
 SELF = frozenset({"self", "cls", "Self"})
 # Families where `super.m()` calls a base's method (Rust's `super::` is a module path instead).
 SUPER_FAMILIES = frozenset({"python", "javascript", "java"})
-EXTERNAL_PREFIX = "ext:"
 
 Edge = tuple  # (source, target, kind, resolution, confidence, line)
 Target = tuple[str, str, float]  # (target id, resolution, confidence)
-
-
-def entity_id(path: str, qualified_name: str) -> str:
-    return f"{path}::{qualified_name}" if qualified_name else path
-
-
-def external_id(name: str) -> str:
-    return EXTERNAL_PREFIX + name
-
-
-_TEST_FILE = re.compile(
-    r"(^|/)(tests?|__tests__|spec|testing)/|(^|/)test_[^/]*$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$"
-    r"|(^|/)conftest\.py$|Tests?\.java$"
-)
-
-
-def is_test_file(path: str) -> bool:
-    return bool(_TEST_FILE.search(path))
-
-
-# Families whose tests are marked by an attribute or annotation (#[test], @Test), not by their name:
-# in their test files every function counts as test code.
-MARKED_TESTS = frozenset({"rust", "java"})
-
-
-def is_test_name(name: str) -> bool:
-    return name.startswith(("test", "Test"))
-
-
-def tested_stem(path: str) -> str | None:
-    """The stem of the file a test file is named after: test_foo.py, foo_test.go, foo.test.ts, FooTest.java -> foo."""
-    name = posixpath.basename(path)
-    for pattern in (r"^test_(.+)\.py$", r"^(.+)_test\.(?:py|go)$", r"^(.+)\.(?:test|spec)\.[jt]sx?$", r"^(.+?)Tests?\.java$"):
-        match = re.match(pattern, name)
-        if match:
-            return match.group(1)
-    return None
-
-
-def file_stem(path: str) -> str:
-    name = posixpath.basename(path)
-    stem = name.split(".", 1)[0]
-    return posixpath.basename(posixpath.dirname(path)) if stem in ("__init__", "index", "mod") else stem
-
-
-@dataclass(slots=True)
-class Symbol:
-    id: str
-    kind: str
-    name: str
-    qualified_name: str
-    path: str
-    family: str
-
-
-class SymbolTable:
-    """What resolution needs to know about the whole repository: definitions by file, name and owner,
-    module names, and the class hierarchy. Built from the store's entities on every run."""
-
-    def __init__(
-        self,
-        entities: Iterable[tuple[str, str, str, str, str, str]],
-        modules: ModuleMap,
-        load_facts: Callable[[str], FileFacts | None],
-    ):
-        self.modules = modules
-        self.load_facts = load_facts
-        self.by_id: dict[str, Symbol] = {}
-        self.file_defs: dict[str, dict[str, Symbol]] = defaultdict(dict)
-        self.top_by_name: dict[str, list[Symbol]] = defaultdict(list)
-        self.methods_by_name: dict[str, list[Symbol]] = defaultdict(list)
-        self.names: set[str] = set()
-        for id_, kind, name, qualified, path, language in entities:
-            sym = Symbol(id_, kind, name, qualified, path, family(language))
-            self.by_id[id_] = sym
-            self.file_defs[path][qualified] = sym
-            self.names.add(name)
-            if kind == "method":
-                self.methods_by_name[name].append(sym)
-            elif "." not in qualified:
-                self.top_by_name[name].append(sym)
-        self.bases: dict[str, list[str]] = {}
-        self._resolvers: dict[str, FileResolver | None] = {}
-        self.external_bases: dict[str, list[str]] = {}
-
-    def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
-        """The resolved (class, base) pairs of the whole repository, for method lookup through bases;
-        bases outside the repository (`ext:` targets) are kept apart, as where unknown members live."""
-        bases: dict[str, list[str]] = defaultdict(list)
-        external: dict[str, list[str]] = defaultdict(list)
-        for source, target in inherits:
-            if target in self.by_id:
-                bases[source].append(target)
-            elif target.startswith(EXTERNAL_PREFIX) and _last_name(target) not in self.names:
-                external[source].append(target)  # (a name the repository defines is unresolved, not external)
-        self.bases = {k: sorted(set(v)) for k, v in bases.items()}
-        self.external_bases = {k: sorted(set(v)) for k, v in external.items()}
-
-    @cached_property
-    def files_by_stem(self) -> dict[str, list[str]]:
-        """File stem (see file_stem) -> the repository's files of that stem, for tests-by-name edges."""
-        out: dict[str, list[str]] = defaultdict(list)
-        for path in self.modules.files:
-            out[file_stem(path)].append(path)
-        return out
-
-    @cached_property
-    def members(self) -> dict[str, dict[str, Symbol]]:
-        """Class id -> {member name: symbol}; a Go or Rust method defined away from its type joins it
-        when the type is found in the same folder (Go) or is the only one of that name (Rust)."""
-        members: dict[str, dict[str, Symbol]] = defaultdict(dict)
-        for sym in self.by_id.values():
-            if "." not in sym.qualified_name:
-                continue
-            owner = self.owner_of(sym)
-            if owner is not None:
-                members[owner.id].setdefault(sym.name, sym)
-        return members
-
-    def owner_of(self, sym: Symbol) -> Symbol | None:
-        owner_name = sym.qualified_name.rsplit(".", 1)[0]
-        owner = self.file_defs[sym.path].get(owner_name)
-        if owner is not None or "." in owner_name:
-            return owner
-        if sym.family == "go":
-            folder = posixpath.dirname(sym.path)
-            for path in self.modules.go_dirs.get(folder, ()):
-                owner = self.file_defs[path].get(owner_name)
-                if owner is not None:
-                    return owner
-            return None
-        candidates = [s for s in self.top_by_name.get(owner_name, ()) if s.kind in CLASS_KINDS and s.family == sym.family]
-        return candidates[0] if len(candidates) == 1 else None
-
-    def find_member(self, class_id: str, name: str) -> tuple[Symbol, int] | None:
-        """The member `name` of a class or its bases (breadth first), with the depth it was found at."""
-        for depth, level in enumerate(self._lineage(class_id)):
-            for cid in level:
-                found = self.members.get(cid, {}).get(name)
-                if found is not None:
-                    return found, depth
-        return None
-
-    def external_base(self, class_id: str) -> str | None:
-        """The nearest base outside the repository in a class's hierarchy (an `ext:` id), if any."""
-        for level in self._lineage(class_id):
-            for cid in level:
-                if cid in self.external_bases:
-                    return self.external_bases[cid][0]
-        return None
-
-    def _lineage(self, class_id: str) -> Iterator[list[str]]:
-        """A class, then its repository bases, level by level."""
-        seen = {class_id}
-        frontier = [class_id]
-        while frontier:
-            yield frontier
-            frontier = [b for cid in frontier for b in self.bases.get(cid, ()) if b not in seen]
-            seen.update(frontier)
-
-    def resolver(self, path: str) -> FileResolver | None:
-        """A resolver for another file, its imports bound: type names written there are read there."""
-        if path not in self._resolvers:
-            facts = self.load_facts(path)
-            resolver = FileResolver(facts, self) if facts is not None else None
-            if resolver is not None:
-                resolver._imports()
-            self._resolvers[path] = resolver
-        return self._resolvers[path]
-
-    def top_level(self, paths: Iterable[str], name: str) -> Symbol | None:
-        for path in paths:
-            sym = self.file_defs.get(path, {}).get(name)
-            if sym is not None:
-                return sym
-        return None
 
 
 # A value an expression stands for while resolving receivers.
@@ -264,6 +87,18 @@ class FileResolver:
         self.calls = self.calls_resolved = 0
         self.locals: dict[str, Value] = {}
         self.bindings: dict[tuple[str, str], str] = {(b.scope, b.variable): b.type_name for b in facts.bindings}
+
+    def _home(self, path: str) -> FileResolver | None:
+        """The resolver of the file `path`, its imports bound: a type name written there is read there."""
+        if path == self.path:
+            return self
+        cache = self.table.resolvers
+        if path not in cache:
+            facts = self.table.load_facts(path)
+            cache[path] = FileResolver(facts, self.table) if facts is not None else None
+            if cache[path] is not None:
+                cache[path]._imports()
+        return cache[path]
 
     # ---- entry points: structure first (for every file), then uses, once the class hierarchy is known
     def resolve_structure(self) -> list[tuple[str, str]]:
@@ -630,7 +465,7 @@ class FileResolver:
         if type_name == "Self":  # Rust: the impl's type
             owner = self.table.owner_of(sym)
             return Value("class", owner.id, "inferred") if owner is not None else None
-        home = self if sym.path == self.path else self.table.resolver(sym.path)
+        home = self._home(sym.path)
         value = home._value(type_name, sym.qualified_name, variables=False) if home is not None else None
         return value if value is not None and value.kind in ("class", "external") else None
 
@@ -641,7 +476,7 @@ class FileResolver:
         type_name = self.table_bindings(sym.path).get((sym.qualified_name, "self." + attr))
         if type_name is None:
             return None
-        home = self if sym.path == self.path else self.table.resolver(sym.path)
+        home = self._home(sym.path)
         value = home._value(type_name, "", variables=False) if home is not None else None
         return Value("instance", value.ref, "inferred") if value is not None and value.kind == "class" else None
 
@@ -699,65 +534,7 @@ class FileResolver:
         return same_dir or (paths if len(paths) <= MAX_CANDIDATES else [])
 
 
-def _last_name(external: str) -> str:
-    return external[len(EXTERNAL_PREFIX):].rpartition(".")[2]
-
-
 def _value_kind(sym: Symbol) -> str:
     return "class" if sym.kind in CLASS_KINDS else "function"
 
 
-def reference_names(facts: FileFacts) -> set[str]:
-    """The names a file's resolution depends on: when the repository gains or loses a definition,
-    import or module under one of these names, the file is resolved again."""
-    names: set[str] = set()
-    for call in facts.calls:
-        names.add(call.name)
-        if call.receiver:
-            names.update(call.receiver.split("."))
-    for imp in facts.imports:
-        names.update(p for p in re.split(r"[^\w$]+", imp.module) if p)
-        if imp.name:
-            names.add(imp.name)
-        if imp.alias:
-            names.add(imp.alias)
-    for base in facts.bases:
-        names.update(base.name.split("."))
-        names.add(base.scope.rsplit(".", 1)[-1])
-    for ref in facts.type_refs:
-        names.update(ref.name.split("."))
-    for binding in facts.bindings:
-        names.update(binding.type_name.split("."))
-    for definition in facts.definitions:
-        names.add(definition.qualified_name.split(".")[0])  # methods resolve through their owner
-    if is_test_file(facts.path):
-        stem = tested_stem(facts.path)
-        if stem:
-            names.add(stem)
-    names.add(file_stem(facts.path))
-    return names
-
-
-def defined_names(facts: FileFacts) -> set[tuple[str, str]]:
-    """What a file contributes to other files' resolution: its definitions, imports (re-exports), bases and module names."""
-    out: set[tuple[str, str]] = {("def", f"{d.qualified_name}:{d.kind}") for d in facts.definitions}
-    out.update(("import", f"{i.module}:{i.name}:{i.alias}:{i.wildcard}") for i in facts.imports)
-    out.update(("base", f"{b.scope}:{b.name}:{b.kind}") for b in facts.bases)
-    out.update(
-        ("bind", f"{b.scope}:{b.variable}:{b.type_name}") for b in facts.bindings
-        if b.variable.startswith("self.") or b.variable == RETURN
-    )
-    out.add(("package", str(facts.package)))
-    return out
-
-
-def names_of(keys: Iterable[tuple[str, str]]) -> set[str]:
-    """The plain names in defined_names keys: the last segment of each dotted part. The trailing field of
-    a definition (its kind), a base (inherits/implements) or an import (the wildcard flag) is not a name:
-    left in, "function" or "False" would make every file that mentions such a word a dependent."""
-    out: set[str] = set()
-    for what, key in keys:
-        if what in ("def", "base", "import"):
-            key = key.rpartition(":")[0]
-        out.update(p for p in re.split(r"[^\w$]+", key) if p)
-    return out

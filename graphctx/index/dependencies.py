@@ -1,0 +1,67 @@
+"""What an incremental run needs to know about a file: the names its edges depend on, and what
+it offers other files (definitions, imports, bases, attribute types). When an edit changes what a
+file offers, the files that depend on one of those names are resolved again."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from graphctx.index.naming import file_stem, is_test_file, tested_stem
+from graphctx.parse.facts import RETURN, FileFacts
+
+
+def reference_names(facts: FileFacts) -> set[str]:
+    """The names a file's resolution depends on: when the repository gains or loses a definition,
+    import or module under one of these names, the file is resolved again."""
+    names: set[str] = set()
+    for call in facts.calls:
+        names.add(call.name)
+        if call.receiver:
+            names.update(call.receiver.split("."))
+    for imp in facts.imports:
+        names.update(p for p in re.split(r"[^\w$]+", imp.module) if p)
+        if imp.name:
+            names.add(imp.name)
+        if imp.alias:
+            names.add(imp.alias)
+    for base in facts.bases:
+        names.update(base.name.split("."))
+        names.add(base.scope.rsplit(".", 1)[-1])
+    for ref in facts.type_refs:
+        names.update(ref.name.split("."))
+    for binding in facts.bindings:
+        names.update(binding.type_name.split("."))
+    for definition in facts.definitions:
+        names.add(definition.qualified_name.split(".")[0])  # methods resolve through their owner
+    if is_test_file(facts.path):
+        stem = tested_stem(facts.path)
+        if stem:
+            names.add(stem)
+    names.add(file_stem(facts.path))
+    return names
+
+
+def defined_names(facts: FileFacts) -> set[tuple[str, str]]:
+    """What a file contributes to other files' resolution: its definitions, imports (re-exports), bases and module names."""
+    out: set[tuple[str, str]] = {("def", f"{d.qualified_name}:{d.kind}") for d in facts.definitions}
+    out.update(("import", f"{i.module}:{i.name}:{i.alias}:{i.wildcard}") for i in facts.imports)
+    out.update(("base", f"{b.scope}:{b.name}:{b.kind}") for b in facts.bases)
+    out.update(
+        ("bind", f"{b.scope}:{b.variable}:{b.type_name}") for b in facts.bindings
+        if b.variable.startswith("self.") or b.variable == RETURN
+    )
+    out.add(("package", str(facts.package)))
+    return out
+
+
+def names_of(keys: Iterable[tuple[str, str]]) -> set[str]:
+    """The plain names in defined_names keys: the last segment of each dotted part. The trailing field of
+    a definition (its kind), a base (inherits/implements) or an import (the wildcard flag) is not a name:
+    left in, "function" or "False" would make every file that mentions such a word a dependent."""
+    out: set[str] = set()
+    for what, key in keys:
+        if what in ("def", "base", "import"):
+            key = key.rpartition(":")[0]
+        out.update(p for p in re.split(r"[^\w$]+", key) if p)
+    return out

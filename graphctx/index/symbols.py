@@ -1,0 +1,142 @@
+"""The symbol table: what resolving one file needs to know about the whole repository, built
+from the store's entities on every run: definitions by file, by name and by owner, module names,
+and the class hierarchy once the bases are resolved."""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from graphctx.index.modules import ModuleMap
+from graphctx.index.naming import EXTERNAL_PREFIX, external_name, file_stem
+from graphctx.parse.facts import FileFacts
+from graphctx.parse.languages import family
+
+CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
+
+
+@dataclass(slots=True)
+class Symbol:
+    id: str
+    kind: str
+    name: str
+    qualified_name: str
+    path: str
+    family: str
+
+
+class SymbolTable:
+    """What resolution needs to know about the whole repository: definitions by file, name and owner,
+    module names, and the class hierarchy. Built from the store's entities on every run."""
+
+    def __init__(
+        self,
+        entities: Iterable[tuple[str, str, str, str, str, str]],
+        modules: ModuleMap,
+        load_facts: Callable[[str], FileFacts | None],
+    ):
+        self.modules = modules
+        self.load_facts = load_facts
+        self.by_id: dict[str, Symbol] = {}
+        self.file_defs: dict[str, dict[str, Symbol]] = defaultdict(dict)
+        self.top_by_name: dict[str, list[Symbol]] = defaultdict(list)
+        self.methods_by_name: dict[str, list[Symbol]] = defaultdict(list)
+        self.names: set[str] = set()
+        for id_, kind, name, qualified, path, language in entities:
+            sym = Symbol(id_, kind, name, qualified, path, family(language))
+            self.by_id[id_] = sym
+            self.file_defs[path][qualified] = sym
+            self.names.add(name)
+            if kind == "method":
+                self.methods_by_name[name].append(sym)
+            elif "." not in qualified:
+                self.top_by_name[name].append(sym)
+        self.bases: dict[str, list[str]] = {}
+        self.resolvers: dict[str, Any] = {}  # path -> a FileResolver with its imports bound, made on demand
+        self.external_bases: dict[str, list[str]] = {}
+
+    def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
+        """The resolved (class, base) pairs of the whole repository, for method lookup through bases;
+        bases outside the repository (`ext:` targets) are kept apart, as where unknown members live."""
+        bases: dict[str, list[str]] = defaultdict(list)
+        external: dict[str, list[str]] = defaultdict(list)
+        for source, target in inherits:
+            if target in self.by_id:
+                bases[source].append(target)
+            elif target.startswith(EXTERNAL_PREFIX) and external_name(target) not in self.names:
+                external[source].append(target)  # (a name the repository defines is unresolved, not external)
+        self.bases = {k: sorted(set(v)) for k, v in bases.items()}
+        self.external_bases = {k: sorted(set(v)) for k, v in external.items()}
+
+    @cached_property
+    def files_by_stem(self) -> dict[str, list[str]]:
+        """File stem (see file_stem) -> the repository's files of that stem, for tests-by-name edges."""
+        out: dict[str, list[str]] = defaultdict(list)
+        for path in self.modules.files:
+            out[file_stem(path)].append(path)
+        return out
+
+    @cached_property
+    def members(self) -> dict[str, dict[str, Symbol]]:
+        """Class id -> {member name: symbol}; a Go or Rust method defined away from its type joins it
+        when the type is found in the same folder (Go) or is the only one of that name (Rust)."""
+        members: dict[str, dict[str, Symbol]] = defaultdict(dict)
+        for sym in self.by_id.values():
+            if "." not in sym.qualified_name:
+                continue
+            owner = self.owner_of(sym)
+            if owner is not None:
+                members[owner.id].setdefault(sym.name, sym)
+        return members
+
+    def owner_of(self, sym: Symbol) -> Symbol | None:
+        owner_name = sym.qualified_name.rsplit(".", 1)[0]
+        owner = self.file_defs[sym.path].get(owner_name)
+        if owner is not None or "." in owner_name:
+            return owner
+        if sym.family == "go":
+            folder = posixpath.dirname(sym.path)
+            for path in self.modules.go_dirs.get(folder, ()):
+                owner = self.file_defs[path].get(owner_name)
+                if owner is not None:
+                    return owner
+            return None
+        candidates = [s for s in self.top_by_name.get(owner_name, ()) if s.kind in CLASS_KINDS and s.family == sym.family]
+        return candidates[0] if len(candidates) == 1 else None
+
+    def find_member(self, class_id: str, name: str) -> tuple[Symbol, int] | None:
+        """The member `name` of a class or its bases (breadth first), with the depth it was found at."""
+        for depth, level in enumerate(self._lineage(class_id)):
+            for cid in level:
+                found = self.members.get(cid, {}).get(name)
+                if found is not None:
+                    return found, depth
+        return None
+
+    def external_base(self, class_id: str) -> str | None:
+        """The nearest base outside the repository in a class's hierarchy (an `ext:` id), if any."""
+        for level in self._lineage(class_id):
+            for cid in level:
+                if cid in self.external_bases:
+                    return self.external_bases[cid][0]
+        return None
+
+    def _lineage(self, class_id: str) -> Iterator[list[str]]:
+        """A class, then its repository bases, level by level."""
+        seen = {class_id}
+        frontier = [class_id]
+        while frontier:
+            yield frontier
+            frontier = [b for cid in frontier for b in self.bases.get(cid, ()) if b not in seen]
+            seen.update(frontier)
+
+    def top_level(self, paths: Iterable[str], name: str) -> Symbol | None:
+        for path in paths:
+            sym = self.file_defs.get(path, {}).get(name)
+            if sym is not None:
+                return sym
+        return None
