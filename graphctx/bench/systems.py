@@ -14,6 +14,7 @@ lines it shows verbatim (what budgeted recall is measured on).
 
 from __future__ import annotations
 
+import logging
 import random
 import re
 import time
@@ -212,6 +213,8 @@ def tokenize(text: str) -> list[str]:
 def bm25_rank(docs: list[list[str]], query: list[str]) -> list[int]:
     import bm25s
     import numpy as np
+
+    logging.getLogger("bm25s").setLevel(logging.ERROR)
 
     if not docs or not query:
         return list(range(len(docs)))

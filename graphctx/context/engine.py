@@ -18,6 +18,7 @@ from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.models import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswer
 
 Answer = tuple[ContextAnswer, str]
+TEXT_WALK_ALPHA = 0.5  # free text: how far relevance walks from the seeds the text matched
 LARGE_NEIGHBOURHOOD = 300  # beyond this many reached entities, personalized PageRank ranks them
 MAX_DEPTH = 6
 MAX_TEXT_CANDIDATES = 500
@@ -207,7 +208,8 @@ def _from_text(g: CodeGraph, text: str, weights: rank.Weights, include_inferred:
     if not seed_weights:
         return []
     # A short walk (alpha 0.5): the text named these seeds, so their neighbours inform but do not outrank them.
-    scores = rank.pagerank(g, seed_weights, weights, include_inferred=include_inferred, alpha=0.5, limit=MAX_TEXT_CANDIDATES)
+    scores = rank.pagerank(g, seed_weights, weights, include_inferred=include_inferred, alpha=TEXT_WALK_ALPHA,
+                           limit=MAX_TEXT_CANDIDATES)
     top = max(scores.values(), default=1.0)
     ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     return [

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from graphctx.graph.loader import CodeGraph
 from graphctx.graph.lookup import find_entities, full_text
+from graphctx.index.store import words
 
 _FRAME = re.compile(
     r'File "(?P<py>[^"]+)", line (?P<pyline>\d+)'  # Python traceback
@@ -20,9 +21,16 @@ _FRAME = re.compile(
 _PATH = re.compile(r"(?<![\w/.-])([\w.-]+(?:/[\w.-]+)*\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java))\b")
 _SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.S)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
-FRAME_WEIGHT, PATH_WEIGHT, SPAN_WEIGHT, IDENT_WEIGHT, TEXT_WEIGHT = 3.0, 2.0, 2.0, 1.0, 0.8
-FULL_TEXT_LIMIT = 40
+FRAME_WEIGHT, PATH_WEIGHT, SPAN_WEIGHT, IDENT_WEIGHT, TEXT_WEIGHT = 3.0, 2.0, 2.0, 1.0, 3.0
+FULL_TEXT_LIMIT = 100
+MAX_TERMS = 120
 MAX_SEEDS = 60
+TEST_FACTOR = 0.25
+STOP_WORDS = frozenset(
+    "a an and are as at be been but by can could did do does for from had has have how i if in into is it its "
+    "me my no not of on or our should so than that the their them then there these they this to was we were what "
+    "when where which while who why will with would you your".split()
+)
 
 
 @dataclass
@@ -47,10 +55,44 @@ def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str) -> Seeds:
     spans = " ".join(m.group(0).strip("`") for m in _SPAN.finditer(text))
     _identifiers(graph, spans, seeds, SPAN_WEIGHT, code=True)
     _identifiers(graph, _SPAN.sub(" ", text), seeds, IDENT_WEIGHT, code=False)
-    for rank, entity_id in enumerate(full_text(conn, text, FULL_TEXT_LIMIT)):
+    for entity_id, share in _full_text(conn, text):
         if entity_id in graph:
-            seeds.add(entity_id, TEXT_WEIGHT * (1 - rank / FULL_TEXT_LIMIT), "full-text")
+            seeds.add(entity_id, TEXT_WEIGHT * share, "full-text")
+    _down_weight_tests(graph, text, seeds)
     return seeds
+
+
+def _full_text(conn: sqlite3.Connection, text: str) -> list[tuple[str, float]]:
+    """BM25 over entity names, signatures, docs and bodies: (id, score relative to the best), best first.
+    Terms keep the text's order (a title's words first) up to MAX_TERMS."""
+    terms = [t for t in dict.fromkeys(words(text).split()) if len(t) > 1 and t not in STOP_WORDS][:MAX_TERMS]
+    if not terms:
+        return []
+    match = " OR ".join(f'"{t}"' for t in terms)
+    try:
+        rows = conn.execute(
+            "SELECT e.id, bm25(entities_fts, 4.0, 1.0, 0.5, 1.0) AS s FROM entities_fts f JOIN entities e ON e.rowid = f.rowid"
+            " WHERE entities_fts MATCH ? ORDER BY s LIMIT ?",
+            (match, FULL_TEXT_LIMIT),
+        ).fetchall()
+    except sqlite3.OperationalError:  # an index from before the body column: names, signatures and docs
+        return [(i, 1 - rank / FULL_TEXT_LIMIT) for rank, i in enumerate(full_text(conn, text, FULL_TEXT_LIMIT))]
+    best = rows[0][1] if rows and rows[0][1] < 0 else -1.0
+    return [(entity_id, score / best) for entity_id, score in rows]
+
+
+def _down_weight_tests(graph: CodeGraph, text: str, seeds: Seeds) -> None:
+    """Tests echo the names of what they test, and documentation examples echo the API, so both match
+    issue text well but are rarely what needs changing: scale their seeds down, unless the text names
+    the file itself."""
+    for entity_id in list(seeds.weights):
+        path = graph.entity(entity_id)["path"]
+        info = graph.files.get(path)
+        if info and (info.get("is_test") or _ASIDE.search(path)) and path.rsplit("/", 1)[-1] not in text:
+            seeds.weights[entity_id] *= TEST_FACTOR
+
+
+_ASIDE = re.compile(r"(^|/)(docs?|examples?|benchmarks?)/")
 
 
 def _frames(graph: CodeGraph, text: str, seeds: Seeds) -> None:

@@ -108,7 +108,7 @@ def full_text(conn: sqlite3.Connection, text: str, limit: int) -> list[str]:
     terms = sorted(set(words(text).split()))
     if not terms:
         return []
-    match = " OR ".join(f'"{t}"' for t in terms[:64])
+    match = "{words signature doc} : (" + " OR ".join(f'"{t}"' for t in terms[:64]) + ")"
     rows = conn.execute(
         "SELECT e.id FROM entities_fts f JOIN entities e ON e.rowid = f.rowid"
         " WHERE entities_fts MATCH ? ORDER BY bm25(entities_fts, 4.0, 1.0, 0.5) LIMIT ?",

@@ -182,6 +182,7 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
              int(is_test_file(path)), item.facts),
         )
         store.insert_entities(conn, list(_entity_rows(facts)))
+        store.index_bodies(conn, path, _read_text(root / path))
         conn.executemany("INSERT OR IGNORE INTO file_refs(name, path) VALUES (?, ?)", [(n, path) for n in reference_names(facts)])
 
     if everything:
@@ -231,6 +232,13 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
                      (resolver.calls, resolver.calls_resolved, resolver.path))
     for _, sql in deferred:
         conn.execute(sql)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _entity_rows(facts: FileFacts) -> Iterable[tuple]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: body text in full-text search; bodies hashed without any whitespace
 INDEX_DIR = ".graphctx"
 INDEX_FILE = "index.db"
 # The index folder is committed (records live there later); the database is not.
@@ -47,7 +47,7 @@ CREATE TABLE file_refs (name TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (nam
 CREATE INDEX file_refs_path ON file_refs(path);
 CREATE TABLE warnings (path TEXT NOT NULL, message TEXT NOT NULL);
 CREATE VIRTUAL TABLE entities_fts USING fts5(
-    words, signature, doc, tokenize = 'unicode61 remove_diacritics 2'
+    words, signature, doc, body, tokenize = 'unicode61 remove_diacritics 2'
 );
 """
 
@@ -164,7 +164,36 @@ def insert_entities(conn: sqlite3.Connection, rows: list[tuple]) -> None:
         rows,
     )
     conn.executemany(
-        "INSERT INTO entities_fts(rowid, words, signature, doc)"
-        " SELECT rowid, ?, signature, doc FROM entities WHERE id=?",
+        "INSERT INTO entities_fts(rowid, words, signature, doc, body)"
+        " SELECT rowid, ?, signature, doc, '' FROM entities WHERE id=?",
         [(words(row[3], row[5]), row[0]) for row in rows],
     )
+
+
+_CAMEL = re.compile(r"\b[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b")
+CLASS_KINDS = ("class", "struct", "interface", "trait", "enum")
+
+
+def index_bodies(conn: sqlite3.Connection, path: str, text: str) -> None:
+    """Fill the full-text `body` column of a file's entities with their source text, so free text
+    (an issue, a task) matches the words used inside a function and not only its name and doc.
+    A class gets its own lines (header, doc, attributes), not its members' bodies; the FTS tokenizer
+    splits snake_case, and CamelCase names are added split into their words."""
+    lines = text.splitlines()
+    entities = conn.execute(
+        "SELECT rowid, id, kind, start_line, end_line, parent FROM entities WHERE path=? AND kind != 'file'", (path,)
+    ).fetchall()
+    members: dict[str, list[tuple[int, int]]] = {}
+    for _, _, _, start, end, parent in entities:
+        if parent:
+            members.setdefault(parent, []).append((start, end))
+    updates = []
+    for rowid, entity_id, kind, start, end, _ in entities:
+        own = range(start, end + 1)
+        if kind in CLASS_KINDS and entity_id in members:
+            skip = {line for a, b in members[entity_id] for line in range(a, b + 1)}
+            own = [line for line in own if line not in skip]
+        body = "\n".join(lines[i - 1] for i in own if 0 < i <= len(lines))
+        camel = " ".join(p for name in set(_CAMEL.findall(body)) for p in _WORD.findall(name))
+        updates.append((f"{body}\n{camel}" if camel else body, rowid))
+    conn.executemany("UPDATE entities_fts SET body=? WHERE rowid=?", updates)
