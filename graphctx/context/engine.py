@@ -18,6 +18,7 @@ from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.models import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswer
 
 Answer = tuple[ContextAnswer, str]
+FUNCTION_KINDS = frozenset({"function", "method"})
 TEXT_WALK_ALPHA = 0.5  # free text: how far relevance walks from the seeds the text matched
 LARGE_NEIGHBOURHOOD = 300  # beyond this many reached entities, personalized PageRank ranks them
 MAX_DEPTH = 6
@@ -212,11 +213,20 @@ def _from_text(g: CodeGraph, text: str, weights: rank.Weights, include_inferred:
                            limit=MAX_TEXT_CANDIDATES)
     top = max(scores.values(), default=1.0)
     ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [
-        Candidate(node, score / top, "seed" if node in seed_weights else "related", 0 if node in seed_weights else 1,
-                  max_detail=shape.others)
-        for node, score in ordered
-    ]
+    # Code is what a task needs: containers (files, classes) come as signature and doc, so the budget
+    # goes to function bodies; a nested function is left to its enclosing function's body.
+    kinds = {node: g.entity(node)["kind"] for node, _ in ordered}
+    out = []
+    for node, score in ordered:
+        parent = g.entity(node).get("parent")
+        if parent in kinds and kinds[parent] in FUNCTION_KINDS:
+            continue
+        detail = shape.others
+        if detail == "full" and kinds[node] not in FUNCTION_KINDS:
+            detail = "summary"
+        out.append(Candidate(node, score / top, "seed" if node in seed_weights else "related",
+                             0 if node in seed_weights else 1, max_detail=detail))
+    return out
 
 
 def _as_entity(g: CodeGraph, target: str) -> str | None:
