@@ -27,7 +27,9 @@ from graphctx.index.indexer import index_repository
 from graphctx.server import build_server
 from graphctx.server.http import Guard, local_origin
 
-TOOLS = {"get_context", "get_file_context", "search", "get_impact", "session_init"}
+READ_TOOLS = {"get_context", "get_file_context", "search", "get_impact", "session_init", "recall"}
+WRITE_TOOLS = {"remember", "decide", "revise", "verify"}  # records: tested in tests/test_server_records.py
+TOOLS = READ_TOOLS | WRITE_TOOLS
 MODES = ("auto", "legacy")
 
 PROJECT = {
@@ -147,7 +149,10 @@ def test_lists_tools_with_annotations_and_instructions(server, mode):
     assert {t.name for t in tools.tools} == TOOLS
     for tool in tools.tools:
         a = tool.annotations
-        assert (a.read_only_hint, a.idempotent_hint, a.open_world_hint, a.destructive_hint) == (True, True, False, False)
+        if tool.name in READ_TOOLS:
+            assert (a.read_only_hint, a.idempotent_hint, a.open_world_hint, a.destructive_hint) == (True, True, False, False)
+        else:
+            assert (a.read_only_hint, a.open_world_hint) == (False, False)
         assert 40 < len(tool.description) < 600, tool.name
         assert "ctx" not in tool.input_schema["properties"]
         assert tool.output_schema is None  # compact text by default: no schema that would force a JSON copy
@@ -643,7 +648,7 @@ def test_mcp_inspector_cli(repo):
 
     listed = inspect("--method", "tools/list", flags=("--strict",))  # --strict: schemas portable across hosts
     assert {t["name"] for t in listed["tools"]} == TOOLS
-    assert all(t["annotations"]["readOnlyHint"] for t in listed["tools"])
+    assert all(t["annotations"]["readOnlyHint"] == (t["name"] in READ_TOOLS) for t in listed["tools"])
     called = inspect("--method", "tools/call", "--tool-name", "get_context",
                      "--tool-args-json", json.dumps({"entity": "create_item", "token_budget": 1000}))
     assert not called.get("isError") and "repo.save(name)" in called["content"][0]["text"]

@@ -18,6 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graphctx.context import anchored
 from graphctx.context.engine import _answer, _check
 from graphctx.context.packer import Candidate, pack
 from graphctx.context.tokens import DEFAULT_ENCODING
@@ -36,6 +37,7 @@ CENTRALITY: rank.Weights = {
 MAP_CANDIDATES = 150  # the ranked map offers at most this many entities to the packer
 MAP_SUMMARIES = 20  # the best ones with signature and doc, the rest one line each
 MAX_ENTRY_POINTS = 12
+MAX_RECORD_TITLES = 10
 MAX_OVERVIEW_CHARS = 600
 README_NAMES = ("README.md", "README.rst", "README.txt", "README", "readme.md", "Readme.md")
 ENTRY_FILES = {
@@ -99,6 +101,7 @@ def session_init(root: Path, *, token_budget: int = DEFAULT_BUDGET, format: str 
         _freshness(g, facts),
         "entry points: " + "; ".join(facts.entry_points) if facts.entry_points else "",
         _central_files(g, central),
+        *_record_notes(g.root),
         "next: get_context(entity) for code with its neighbourhood, search(query) to find names, "
         "get_file_context(file) for a file outline, get_impact(symbol) before changing an interface",
     ) if note]
@@ -107,6 +110,20 @@ def session_init(root: Path, *, token_budget: int = DEFAULT_BUDGET, format: str 
         for i, (node, score) in enumerate(central[:MAP_CANDIDATES])
     ]
     return pack(answer, candidates, Views(g, summary_doc_lines=1), format, encoding)
+
+
+def _record_notes(root: Path, limit: int = MAX_RECORD_TITLES) -> list[str]:
+    """Conventions and accepted decisions (titles, capped) and records whose code changed under them."""
+    if not anchored.may_have_records(root):
+        return []
+    overview = anchored.store_for(root).overview(limit)
+    titles = lambda hits: "; ".join(f"{h.title} ({h.id})" for h in hits)  # noqa: E731
+    return [
+        f"conventions: {titles(overview.conventions)}" if overview.conventions else "",
+        f"accepted decisions: {titles(overview.decisions)}" if overview.decisions else "",
+        f"stale records (their code changed; recall them, then verify or revise): {titles(overview.stale)}"
+        if overview.stale else "",
+    ]
 
 
 # ---- centrality

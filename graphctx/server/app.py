@@ -27,6 +27,7 @@ from graphctx.graph.loader import GRAPHS
 from graphctx.models import (
     DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswer, DetailLevel, Format, Intent, Mode, SearchAnswer,
 )
+from graphctx.server import records
 from graphctx.server.agents import Agents
 from graphctx.server.freshness import Freshness
 from graphctx.server.instructions import build_instructions
@@ -89,6 +90,7 @@ def build_server(root: Path, *, watch: bool = True, transport: str = "stdio", st
     )
     server.graphctx_state = state  # type: ignore[attr-defined]  # for tests and the transports
     _register_tools(server, state)
+    records.register(server, state, error_result)
     _register_resources(server, state)
     _register_prompts(server, state)
     if start:
