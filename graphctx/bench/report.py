@@ -92,7 +92,7 @@ def paired(rows_a: dict[str, dict], rows_b: dict[str, dict], ids: list[str], mea
         from scipy.stats import wilcoxon
 
         if any(pairs):
-            out["p_wilcoxon"] = round(float(wilcoxon(pairs, zero_method="zsplit").pvalue), 4)
+            out["p_wilcoxon"] = round(float(wilcoxon(pairs, zero_method="wilcox").pvalue), 4)  # ties (no difference) dropped
         else:
             out["p_wilcoxon"] = 1.0
     except (ImportError, ValueError):

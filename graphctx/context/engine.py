@@ -19,6 +19,7 @@ from graphctx.models import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswe
 
 Answer = tuple[ContextAnswer, str]
 FUNCTION_KINDS = frozenset({"function", "method"})
+CONTAINER_DETAIL = "summary"  # files and classes in a text answer: signature and doc
 TEXT_WALK_ALPHA = 0.5  # free text: how far relevance walks from the seeds the text matched
 LARGE_NEIGHBOURHOOD = 300  # beyond this many reached entities, personalized PageRank ranks them
 MAX_DEPTH = 6
@@ -223,7 +224,7 @@ def _from_text(g: CodeGraph, text: str, weights: rank.Weights, include_inferred:
             continue
         detail = shape.others
         if detail == "full" and kinds[node] not in FUNCTION_KINDS:
-            detail = "summary"
+            detail = CONTAINER_DETAIL
         out.append(Candidate(node, score / top, "seed" if node in seed_weights else "related",
                              0 if node in seed_weights else 1, max_detail=detail))
     return out
