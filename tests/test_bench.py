@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from graphctx.bench import gitrepo, metrics
-from graphctx.bench.instances import HistoryOptions, Instance, Span, gold_from_lines, history_set, is_lexical, load_jsonl, write_jsonl
+from graphctx.bench.instances import HistoryOptions, Span, gold_from_lines, history_set, is_lexical, load_jsonl, write_jsonl
 from graphctx.bench.runner import RunConfig, load_results, result_path, run
 
 pytest.importorskip("bm25s")

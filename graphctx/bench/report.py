@@ -162,7 +162,7 @@ def markdown(report: dict, title: str = "") -> str:
                             f"{_fmt(s[f'file_recall@{x}'])} ({s[f'max_tokens@{x}']})" for x in report["budgets"]]
         out.append("| " + " | ".join(cells) + " |")
     if report["significance"]:
-        out.append(f"\nPaired tests, graphctx minus baseline (points; 95% bootstrap CI; p from paired bootstrap and Wilcoxon):\n")
+        out.append("\nPaired tests, graphctx minus baseline (points; 95% bootstrap CI; p from paired bootstrap and Wilcoxon):\n")
         out.append("| baseline | measure | n | diff | 95% CI | wins/losses | p boot | p Wilcoxon |")
         out.append("|---|---|---|---|---|---|---|---|")
         for system in _systems(report["significance"]):
