@@ -33,14 +33,14 @@ def get_context(root: Path, entity: str, *, file: str | None = None, depth: int 
                 intent: str | None = None, detail_level: str = "full", format: str = "compact",
                 include_inferred: bool = True, known_hash: str | None = None, encoding: str = DEFAULT_ENCODING) -> Answer:
     """The entity and its neighbourhood, ranked by decayed, weighted, confidence-scaled relevance."""
-    _check(token_budget, format, depth)
+    check_request(token_budget, format, depth)
     if intent is not None and intent not in WEIGHTS:
         raise InvalidRequest(f"unknown intent {intent!r}; use one of {', '.join(INTENTS)}")
     if detail_level not in DETAIL_SHAPES:
         raise InvalidRequest(f"unknown detail_level {detail_level!r}; use summary, neighbors or full")
     g = _graph(root)
     root_id = lookup.resolve_entity(g, entity, file)
-    answer = _answer(g, "context", entity, root_id, token_budget)
+    answer = new_answer(g, "context", entity, root_id, token_budget)
     if known_hash and known_hash == g.entity(root_id)["body_hash"]:
         answer.notes.append(f"unchanged: {root_id} still has body hash {known_hash}; what you have is current")
         return pack(answer, [Candidate(root_id, 1.0, "root", 0, max_detail="line")], Views(g), format, encoding)
@@ -55,7 +55,7 @@ def get_context(root: Path, entity: str, *, file: str | None = None, depth: int 
 def get_intent(root: Path, intent: str, target: str, *, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
                format: str = "compact", include_inferred: bool = True, encoding: str = DEFAULT_ENCODING) -> Answer:
     """Context for a purpose: `target` is an entity, a file path, or free text (an issue, a task, a trace)."""
-    _check(token_budget, format, depth)
+    check_request(token_budget, format, depth)
     if intent not in WEIGHTS:
         raise InvalidRequest(f"unknown intent {intent!r}; use one of {', '.join(INTENTS)}")
     target = (target or "").strip()
@@ -65,10 +65,10 @@ def get_intent(root: Path, intent: str, target: str, *, depth: int = 2, token_bu
     weights, shape = WEIGHTS[intent], SHAPES[intent]
     root_id = _as_entity(g, target)
     if root_id is not None:
-        answer = _answer(g, f"intent/{intent}", target, root_id, token_budget)
+        answer = new_answer(g, f"intent/{intent}", target, root_id, token_budget)
         candidates = _around(g, root_id, depth, weights, include_inferred, shape)
     else:
-        answer = _answer(g, f"intent/{intent}", _clip(target), None, token_budget)
+        answer = new_answer(g, f"intent/{intent}", _clip(target), None, token_budget)
         candidates = _from_text(g, target, weights, include_inferred, shape)
         if not candidates:
             answer.notes.append("nothing in the index matches this text; name an entity, a file or an identifier")
@@ -88,10 +88,10 @@ def rank_text(root: Path, text: str, *, intent: str = "debug", limit: int = 100)
 def get_path(root: Path, source: str, target: str, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact",
              include_inferred: bool = True, encoding: str = DEFAULT_ENCODING) -> Answer:
     """The shortest call chain from `source` to `target`, preferring sure edges, with the code along it."""
-    _check(token_budget, format)
+    check_request(token_budget, format)
     g = _graph(root)
     start, end = lookup.resolve_entity(g, source), lookup.resolve_entity(g, target)
-    answer = _answer(g, "path", f"{source} -> {target}", start, token_budget)
+    answer = new_answer(g, "path", f"{source} -> {target}", start, token_budget)
     chain = paths.call_chain(g, start, end, include_inferred)
     if chain is None:
         out_n, out_depth = paths.reach(g, start, forward=True)
@@ -114,14 +114,14 @@ def get_path(root: Path, source: str, target: str, *, token_budget: int = DEFAUL
 def get_file_context(root: Path, file: str, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact",
                      encoding: str = DEFAULT_ENCODING) -> Answer:
     """Every entity in a file, in line order, with its signature and the first line of its doc."""
-    _check(token_budget, format)
+    check_request(token_budget, format)
     g = _graph(root)
     path = _repo_path(g, file)
     entities = sorted(
         (n for n in _file_entities(g, path) if n != path),
         key=lambda n: (g.entity(n)["start_line"], g.entity(n)["end_line"]),
     )
-    answer = _answer(g, "file", path, path, token_budget)
+    answer = new_answer(g, "file", path, path, token_budget)
     candidates = [Candidate(path, 1.0, "file", 0, max_detail="summary")]
     candidates += [Candidate(n, 1.0, g.entity(n)["kind"], 0, max_detail="summary") for n in entities]
     return pack(answer, candidates, Views(g, summary_doc_lines=1), format, encoding)
@@ -131,7 +131,7 @@ def get_impact(root: Path, symbol: str | None = None, files: list[str] | None = 
                token_budget: int = DEFAULT_BUDGET, format: str = "compact", encoding: str = DEFAULT_ENCODING) -> Answer:
     """What depends on a symbol, or on everything defined in a set of files: callers, importers,
     subclasses and tests, in tiers by distance and confidence."""
-    _check(token_budget, format, depth)
+    check_request(token_budget, format, depth)
     if bool(symbol) == bool(files):
         raise InvalidRequest("give either a symbol or a list of files, not both and not neither")
     g = _graph(root)
@@ -146,7 +146,7 @@ def get_impact(root: Path, symbol: str | None = None, files: list[str] | None = 
         for node, hit in rank.spread(g, start, depth, IMPACT_WEIGHTS, decay=0.7).items():
             if node not in reached or hit.score > reached[node].score:
                 reached[node] = hit
-    answer = _answer(g, "impact", subject, starts[0] if symbol else None, token_budget)
+    answer = new_answer(g, "impact", subject, starts[0] if symbol else None, token_budget)
     start_set = set(starts)
     impacted = sorted((h for n, h in reached.items() if n not in start_set), key=lambda h: (_tier(h), -h.score, h.id))
     answer.notes.append(
@@ -278,7 +278,8 @@ def _narrower(a: Shape, b: Shape) -> Shape:
     return Shape(pick(a.root, b.root), pick(a.others, b.others), a.files_first)
 
 
-def _answer(g: CodeGraph, mode: str, query: str, root_id: str | None, budget: int) -> ContextAnswer:
+def new_answer(g: CodeGraph, mode: str, query: str, root_id: str | None, budget: int) -> ContextAnswer:
+    """An empty answer with its header fields set, for the packer to fill."""
     return ContextAnswer(mode=mode, query=query, root=root_id, items=[], truncated=False, omitted=[], omitted_count=0,
                          total_candidates=0, tokens_used=0, token_budget=budget, generation=g.generation)
 
@@ -287,7 +288,8 @@ def _graph(root: Path) -> CodeGraph:
     return GRAPHS.get(root)
 
 
-def _check(budget: int, fmt: str, depth: int | None = None) -> None:
+def check_request(budget: int, fmt: str, depth: int | None = None) -> None:
+    """Refuse a budget, format or depth out of range, saying what is allowed."""
     if not isinstance(budget, int) or not MIN_BUDGET <= budget <= MAX_BUDGET:
         raise InvalidRequest(f"token_budget {budget} is out of range: use {MIN_BUDGET} to {MAX_BUDGET}")
     if fmt not in FORMATS:

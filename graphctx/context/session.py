@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphctx.context import anchored
-from graphctx.context.engine import _answer, _check
+from graphctx.context.engine import check_request, new_answer
 from graphctx.context.packer import Candidate, pack
 from graphctx.context.tokens import DEFAULT_ENCODING
 from graphctx.context.views import Views
@@ -90,10 +90,10 @@ def session_init(root: Path, *, token_budget: int = DEFAULT_BUDGET, format: str 
                  encoding: str = DEFAULT_ENCODING) -> tuple[ContextAnswer, str]:
     """The onboarding packet: overview, languages, freshness and entry points as notes, then the most
     central entities, best first, within `token_budget`."""
-    _check(token_budget, format)
+    check_request(token_budget, format)
     g = GRAPHS.get(Path(root))
     facts = project_facts(g.root)
-    answer = _answer(g, "session", facts.name, None, token_budget)
+    answer = new_answer(g, "session", facts.name, None, token_budget)
     central = _centrality(g)
     answer.notes = [note for note in (
         f"project {facts.name}: {_clip(facts.overview, token_budget)}" if facts.overview else f"project {facts.name}",
