@@ -37,7 +37,9 @@ CENTRALITY: rank.Weights = {
 MAP_CANDIDATES = 150  # the ranked map offers at most this many entities to the packer
 MAP_SUMMARIES = 20  # the best ones with signature and doc, the rest one line each
 MAX_ENTRY_POINTS = 12
-MAX_RECORD_TITLES = 10
+MAX_RECORD_TITLES = 10  # per list: conventions, accepted decisions, stale records
+MAX_RECORD_TITLE_CHARS = 80
+RECORD_TOKENS_PER_TITLE = 500  # a budget this many tokens larger lists one more title in each list
 MAX_OVERVIEW_CHARS = 600
 README_NAMES = ("README.md", "README.rst", "README.txt", "README", "readme.md", "Readme.md")
 ENTRY_FILES = {
@@ -101,7 +103,7 @@ def session_init(root: Path, *, token_budget: int = DEFAULT_BUDGET, format: str 
         _freshness(g, facts),
         "entry points: " + "; ".join(facts.entry_points) if facts.entry_points else "",
         _central_files(g, central),
-        *_record_notes(g.root),
+        *_record_notes(g.root, token_budget),
         "next: get_context(entity) for code with its neighbourhood, search(query) to find names, "
         "get_file_context(file) for a file outline, get_impact(symbol) before changing an interface",
     ) if note]
@@ -112,18 +114,38 @@ def session_init(root: Path, *, token_budget: int = DEFAULT_BUDGET, format: str 
     return pack(answer, candidates, Views(g, summary_doc_lines=1), format, encoding)
 
 
-def _record_notes(root: Path, limit: int = MAX_RECORD_TITLES) -> list[str]:
-    """Conventions and accepted decisions (titles, capped) and records whose code changed under them."""
+def _record_notes(root: Path, token_budget: int) -> list[str]:
+    """Conventions and accepted decisions (titles, capped) and the records whose code changed under
+    them, as notes the packer counts like the rest of the answer (so it never exceeds the budget). The
+    cap grows with the budget: at the default budget the lists take a sixth of it at most."""
     if not anchored.may_have_records(root):
         return []
+    limit = max(2, min(MAX_RECORD_TITLES, token_budget // RECORD_TOKENS_PER_TITLE))
     overview = anchored.store_for(root).overview(limit)
-    titles = lambda hits: "; ".join(f"{h.title} ({h.id})" for h in hits)  # noqa: E731
-    return [
-        f"conventions: {titles(overview.conventions)}" if overview.conventions else "",
-        f"accepted decisions: {titles(overview.decisions)}" if overview.decisions else "",
-        f"stale records (their code changed; recall them, then verify or revise): {titles(overview.stale)}"
-        if overview.stale else "",
+    counts = overview.counts
+
+    def listing(label: str, hits: list, total: int, more: str, state: bool = False) -> str:
+        if not hits:
+            return ""
+        shown = "; ".join(f"{_clip(h.title, MAX_RECORD_TITLE_CHARS)} ({h.id}"
+                          + (f", {h.staleness.state})" if state and h.staleness else ")") for h in hits)
+        extra = f" ({len(hits)} of {total}; {more})" if total > len(hits) else ""
+        return f"{label}{extra}: {shown}"
+
+    notes = [
+        listing("conventions", overview.conventions, counts.get("conventions", 0), "recall(type=convention) for all"),
+        listing("accepted decisions", overview.decisions, counts.get("decisions", 0),
+                "recall(kind=decision, status=accepted) for all"),
+        listing("stale records (their code changed: recall one, then verify it or revise it)", overview.stale,
+                counts.get("stale", 0), "more after these are handled", state=True),
     ]
+    if overview.problems:
+        notes.append(f"{len(overview.problems)} record file(s) could not be read: "
+                     + "; ".join(p.path for p in overview.problems[:3]))
+    if counts.get("records"):
+        notes.append(f"{counts['records']} knowledge and decision records: recall(query) searches them; "
+                     "remember and decide keep what you learn, anchored to the code")
+    return notes
 
 
 # ---- centrality

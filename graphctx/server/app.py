@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import logging
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -31,8 +29,8 @@ from graphctx.server import records
 from graphctx.server.agents import Agents
 from graphctx.server.freshness import Freshness
 from graphctx.server.instructions import build_instructions
+from graphctx.server.results import error_result, internal_error
 
-log = logging.getLogger("graphctx.server")
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
@@ -90,7 +88,7 @@ def build_server(root: Path, *, watch: bool = True, transport: str = "stdio", st
     )
     server.graphctx_state = state  # type: ignore[attr-defined]  # for tests and the transports
     _register_tools(server, state)
-    records.register(server, state, error_result)
+    records.register(server, state)
     _register_resources(server, state)
     _register_prompts(server, state)
     if start:
@@ -224,8 +222,9 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
         format: Fmt = "compact",
         agent_id: AgentId = None,
     ) -> CallToolResult:
-        """Start here in a new session: the project's overview, languages and size, index freshness, entry points
-        and its most central entities as a ranked map, within a token budget."""
+        """Start here in a new session: the project's overview, languages and size, index freshness, entry points,
+        its conventions, accepted decisions and stale records, and its most central entities as a ranked map,
+        within a token budget."""
         state.agents.identify(ctx, agent_id)
         return _tool(state, lambda: api.session_init(root, token_budget=token_budget, format=format), _item_paths, format)
 
@@ -253,9 +252,7 @@ def _tool(state: ServerState, compute: Callable[[], tuple[Any, str]], names: Cal
     except GraphctxError as exc:
         return error_result(exc)
     except Exception as exc:  # a bug, not the caller's fault: say so, keep serving
-        log.error("graphctx: internal error\n%s", traceback.format_exc())
-        return CallToolResult(content=[TextContent(type="text", text=f"internal error: {type(exc).__name__}: {exc}")],
-                              is_error=True)
+        return internal_error(exc)
     # A context answer flags such items itself ("file changed since indexing") within its budget;
     # other answers get a note.
     warning = (f"note: changed on disk while answering, may differ from the index: {', '.join(stale)}"
@@ -274,13 +271,6 @@ def text_summary(model: BaseModel) -> str:
     if isinstance(model, SearchAnswer):
         return f"# graphctx search: {model.query} | gen {model.generation} | {len(model.hits)} hits"
     return f"# graphctx {type(model).__name__}"
-
-
-def error_result(exc: GraphctxError) -> CallToolResult:
-    text = exc.message.replace("`graphctx search`", "the search tool")
-    if exc.suggestions:
-        text += "\nsuggestions:\n" + "\n".join(f"  - {s}" for s in exc.suggestions)
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
 def _clip(text: str, limit: int = 160) -> str:

@@ -1,6 +1,10 @@
 """The record tools: remember, decide, recall, revise and verify, over the same RecordStore the
 context answers read (one per repository per process), so what an agent writes shows up at once
-beside the code it is about. The author of a write is the session's agent identity."""
+beside the code it is about, and the hashes of what it was served become its anchors' stamps.
+The author of a write is the session's agent identity unless the call names one. Answers are
+compact text; recall with format=json gives structured content and a one-line text instead, never
+both in full. Mistakes a model can fix come back as isError results with suggestions; a refused
+stale revision carries the current record, so the agent can re-apply its change."""
 
 from __future__ import annotations
 
@@ -10,35 +14,79 @@ from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from graphctx.context.anchored import store_for
 from graphctx.errors import GraphctxError, InvalidRequest
-from graphctx.records import StaleVersion, WriteResult
+from graphctx.records import (
+    Decision, Heading, HistoryEntry, RecallPage, Record, RecordHit, StaleVersion, Table, WriteResult,
+)
+from graphctx.server.results import error_result, internal_error
 
-WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
-REVISES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+# Writers change the repository's record files; none reaches outside it. remember and decide add
+# records (calling twice adds twice, unless remember reuses a key); revise and verify take effect
+# once (revise is refused when repeated with the version it consumed; verify of verified anchors
+# writes nothing); revise may overwrite fields or retract, so it is the destructive one.
+ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
+REVISES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
+VERIFIES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 READS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
-Anchors = Annotated[list[str], Field(description="entity ids (path::Qualified.name) or file paths the record is about")]
+KnowledgeType = Literal["note", "convention", "fact", "how-to", "pitfall"]
+Status = Literal["proposed", "accepted", "rejected", "superseded", "deprecated"]
+Anchors = Annotated[list[str], Field(
+    description="ids of the entities it is about (path::Qualified.name, as get_context and search give them) or file paths")]
 Scope = Annotated[Literal["shared", "private", "ephemeral"], Field(
-    description="shared: committed with the code; private: this clone only; ephemeral: this server only")]
+    description="shared: committed with the code; private: this clone only; ephemeral: this server process only")]
+Author = Annotated[str | None, Field(description="who it comes from, if not you (default: your agent identity)")]
 AgentId = Annotated[str | None, Field(description="optional: a name for yourself, kept for this session")]
+
+MAX_ANCHORS_LISTED = 3  # a search hit names this many anchored entities, then counts the rest
+MAX_PATCH_CHARS = 2000  # one history entry's patch is cut here
+MAX_SNIPPET_CHARS = 160
 
 
 class KnowledgeEntry(BaseModel):
-    title: str
-    body: str = Field(description="Markdown")
-    type: Literal["note", "convention", "fact", "how-to", "pitfall"] = "note"
-    category: str = Field("general", description="dotted, e.g. infra.database")
-    key: str | None = Field(None, description="unique within the category: writing the same key updates the record")
-    confidence: float = Field(1.0, ge=0.0, le=1.0)
-    tags: list[str] = Field(default_factory=list)
-    refs: list[str] = Field(default_factory=list, description="URLs or paths")
-    anchors: list[str] = Field(default_factory=list, description="entity ids or file paths the record is about")
+    model_config = ConfigDict(extra="forbid")
+
+    title: str | None = Field(None, description="required for a new record; may be left out when `key` updates one")
+    body: str | None = Field(None, description="Markdown")
+    type: KnowledgeType | None = Field(None, description="default note")
+    category: str | None = Field(None, description="dotted lowercase, e.g. infra.database (default general)")
+    key: str | None = Field(None, description="unique within the category: the same category and key updates that "
+                                              "record, changing only the fields given")
+    confidence: float | None = Field(None, ge=0.0, le=1.0, description="0-1 (default 1)")
+    tags: list[str] | None = None
+    refs: list[str] | None = Field(None, description="URLs or paths")
+    anchors: Anchors | None = None
+    author: Author = None
 
 
-def register(server: MCPServer, state: Any, error_result: Callable[[GraphctxError], CallToolResult]) -> None:
+class Changes(BaseModel):
+    """The fields to change; anything left out stays as it is."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str | None = None
+    body: str | None = Field(None, description="knowledge: the Markdown text")
+    type: KnowledgeType | None = Field(None, description="knowledge")
+    category: str | None = Field(None, description="knowledge")
+    key: str | None = Field(None, description="knowledge; null removes the key")
+    confidence: float | None = Field(None, ge=0.0, le=1.0, description="knowledge")
+    refs: list[str] | None = Field(None, description="knowledge")
+    status: Status | None = Field(None, description="decision")
+    context: str | None = Field(None, description="decision")
+    decision: str | None = Field(None, description="decision")
+    consequences: str | None = Field(None, description="decision")
+    supersedes: list[str] | None = Field(None, description="decision: the full new list of ids")
+    tags: list[str] | None = Field(None, description="the full new list")
+    anchors: list[str] | None = Field(None, description="the full new list of entity ids; entities kept keep their stamp")
+    author: str | None = None
+    scope: Literal["shared", "private", "ephemeral"] | None = Field(None, description="moves the record")
+    retracted: bool | None = Field(None, description="false restores a retracted record")
+
+
+def register(server: MCPServer, state: Any) -> None:
     root = state.root
 
     def tool(annotations: ToolAnnotations) -> Callable:
@@ -48,107 +96,266 @@ def register(server: MCPServer, state: Any, error_result: Callable[[GraphctxErro
             return fn
         return add
 
-    def run(ctx: Context, agent_id: str | None, action: Callable[[str], str]) -> CallToolResult:
+    def run(ctx: Context, agent_id: str | None, action: Callable[[str], CallToolResult | str]) -> CallToolResult:
+        """Identify the agent (its label is the default author), bring the index up to date with the
+        files (anchors are stamped and judged against the code as it is), and answer."""
         author = state.agents.identify(ctx, agent_id).label
         try:
-            state.fresh.sync()  # anchors and staleness are judged against an index as new as the files
-            return CallToolResult(content=[TextContent(type="text", text=action(author))])
+            state.fresh.sync()
+            out = action(author)
         except StaleVersion as exc:
             result = error_result(exc)
-            result.content.append(TextContent(type="text", text=f"current record:\n{exc.current.model_dump_json()}"))
+            result.content[0].text += "\n\ncurrent record:\n" + record_text(exc.current)
             return result
         except GraphctxError as exc:
             return error_result(exc)
+        except Exception as exc:  # a bug, not the caller's fault: say so, keep serving
+            return internal_error(exc)
+        return out if isinstance(out, CallToolResult) else CallToolResult(content=[TextContent(type="text", text=out)])
 
-    @tool(WRITES)
+    @tool(ADDS)
     def remember(ctx: Context, entries: Annotated[list[KnowledgeEntry], Field(min_length=1, max_length=100)],
                  scope: Scope = "shared", agent_id: AgentId = None) -> CallToolResult:
-        """Write knowledge worth keeping (a note, convention, fact, how-to or pitfall), one or many at once,
-        anchored to the entities it is about: it will show up with that code and be flagged when it changes.
-        The same category and key updates a record instead of adding one."""
-        return run(ctx, agent_id, lambda author: "\n".join(
-            _written(r) for r in store_for(root).remember([e.model_dump() for e in entries], scope=scope, author=author)))
+        """Keep knowledge worth keeping (a note, convention, fact, how-to or pitfall), one or many at once,
+        anchored to the entities it is about: it then comes with that code in get_context and is flagged when
+        the code changes. The same category and key updates that record instead of adding one."""
+        drafts = [e.model_dump(exclude_none=True) for e in entries]  # left out: kept (an update) or the default
+        return run(ctx, agent_id, lambda me: "\n".join(
+            written(r) for r in store_for(root).remember(drafts, scope=scope, author=me)))
 
-    @tool(WRITES)
-    def decide(ctx: Context, title: str, decision: str, context: str = "", consequences: str = "",
-               status: Literal["proposed", "accepted", "rejected", "superseded", "deprecated"] = "accepted",
-               supersedes: Annotated[list[str], Field(description="ids of decisions this one replaces")] = [],  # noqa: B006
-               tags: list[str] = [], anchors: Anchors = [], scope: Scope = "shared",  # noqa: B006
-               agent_id: AgentId = None) -> CallToolResult:
-        """Record a design decision (ADR style) anchored to the code it governs; pass `supersedes` to replace
-        earlier decisions in the same write."""
-        return run(ctx, agent_id, lambda author: _written(store_for(root).decide(
-            title, decision, context=context, consequences=consequences, status=status, supersedes=supersedes,
-            tags=tags, anchors=anchors, scope=scope, author=author)))
+    @tool(ADDS)
+    def decide(ctx: Context, title: str,
+               decision: Annotated[str, Field(description="what was decided")],
+               context: Annotated[str, Field(description="why a decision was needed")] = "",
+               consequences: Annotated[str, Field(description="what follows from it, good and bad")] = "",
+               status: Status = "accepted",
+               supersedes: Annotated[list[str] | None, Field(
+                   description="ids of decisions this one replaces: they become superseded in the same write")] = None,
+               tags: list[str] | None = None, anchors: Anchors | None = None, scope: Scope = "shared",
+               author: Author = None, agent_id: AgentId = None) -> CallToolResult:
+        """Record a design decision (ADR style: context, decision, consequences, status) anchored to the code it
+        governs, so it comes with that code and is flagged when the code changes. To replace earlier decisions,
+        pass their ids in `supersedes`."""
+        return run(ctx, agent_id, lambda me: written(store_for(root).decide(
+            title, decision, context=context, consequences=consequences, status=status, supersedes=supersedes or (),
+            tags=tags or (), anchors=anchors or (), scope=scope, author=author or me)))
 
     @tool(READS)
     def recall(ctx: Context,
                query: Annotated[str, Field(description="words to search for; empty lists records by the filters")] = "",
-               id: Annotated[str | None, Field(description="read one record whole (with its version and staleness)")] = None,
+               id: Annotated[str | None, Field(description="one record's id: read it instead of searching")] = None,
                view: Annotated[Literal["record", "outline", "section", "tables", "history"], Field(
-                   description="with id: the record, its headings, one section, its tables, or its git history")] = "record",
-               heading: Annotated[str | None, Field(description="with view=section or tables: the heading")] = None,
+                   description="with id: the whole record, its headings, one section, its tables, or its git history"
+               )] = "record",
+               heading: Annotated[str | None, Field(
+                   description="view=section (or tables): a heading's title, path ('A > B') or '#<line>'")] = None,
                kind: Literal["knowledge", "decision"] | None = None,
-               type: Literal["note", "convention", "fact", "how-to", "pitfall"] | None = None,
-               category: str | None = None,
-               status: Literal["proposed", "accepted", "rejected", "superseded", "deprecated"] | None = None,
-               tags: list[str] = [],  # noqa: B006
+               type: KnowledgeType | None = None,
+               category: Annotated[str | None, Field(description="this category and those under it")] = None,
+               status: Status | None = None,
+               tags: Annotated[list[str] | None, Field(description="records with all of these tags")] = None,
                entity: Annotated[str | None, Field(description="records anchored to this entity id, file or folder")] = None,
                min_confidence: Annotated[float | None, Field(ge=0.0, le=1.0)] = None,
-               sort: Literal["relevance", "recent"] = "relevance",
-               limit: Annotated[int, Field(ge=1, le=50)] = 10,
-               cursor: str | None = None, agent_id: AgentId = None) -> CallToolResult:
-        """Find knowledge and decisions (full-text and filters, ranked, with a cursor for more), or read one by
-        id: whole, as an outline of headings, one section, its tables or its history. Each record says
-        whether the code it is anchored to changed since it was written."""
+               include_retracted: bool = False,
+               sort: Annotated[Literal["relevance", "recent"], Field(description="recent: newest first")] = "relevance",
+               limit: Annotated[int, Field(ge=1, le=50, description="records per page (history: entries)")] = 10,
+               cursor: Annotated[str | None, Field(description="next_cursor from the previous page")] = None,
+               format: Annotated[Literal["compact", "json"], Field(
+                   description="compact text, or json (structured content)")] = "compact",
+               agent_id: AgentId = None) -> CallToolResult:
+        """Search the project's knowledge and decisions (words and filters, ranked, a page at a time with a
+        cursor), or read one by id: whole, or for a long one its outline, one section, its tables, or its git
+        history. Every record says whether the code it is anchored to changed since it was written or verified."""
         store = store_for(root)
 
-        def answer(_: str) -> str:
-            if id:
-                if view == "outline":
-                    return "\n".join(f"{'#' * h.level} {h.title}" for h in store.outline(id))
-                if view == "section":
-                    if not heading:
-                        raise InvalidRequest("view=section needs `heading` (recall with view=outline lists them)")
-                    return store.section(id, heading).model_dump_json()
-                if view == "tables":
-                    return "\n".join(t.model_dump_json() for t in store.tables(id, heading)) or "no tables"
-                if view == "history":
-                    return "\n".join(h.model_dump_json() for h in store.history(id)) or "no history (not committed yet)"
-                return store.get(id).model_dump_json()
-            page = store.recall(query, kind=kind, type=type, category=category, status=status, tags=tags,
-                                entity=entity, min_confidence=min_confidence, sort=sort, limit=limit, cursor=cursor)
-            lines = [f"{h.id} {h.kind} {h.status or h.type} {h.title}" for h in page.hits]
-            lines.append(f"{len(page.hits)} of {page.total}" + (f"; more with cursor={page.next_cursor}" if page.next_cursor else ""))
-            return "\n".join(lines)
+        def answer(_: str) -> CallToolResult | str:
+            if id is None:
+                if view != "record":
+                    raise InvalidRequest(f"view={view} needs `id`: the record to read (search first to find it)")
+                page = store.recall(query, kind=kind, type=type, category=category, status=status, tags=tags or (),
+                                    entity=entity, min_confidence=min_confidence, include_retracted=include_retracted,
+                                    sort=sort, limit=limit, cursor=cursor)
+                summary = page_summary(page)
+                return as_json(page, summary) if format == "json" else page_text(page, summary)
+            if view == "record":
+                record = store.get(id)
+                return as_json(record, record_head(record)) if format == "json" else record_text(record)
+            if view == "outline":
+                headings = store.outline(id)
+                return (as_json({"record_id": id, "headings": headings}, f"{len(headings)} headings") if format == "json"
+                        else outline_text(headings))
+            if view == "section":
+                if not heading:
+                    raise InvalidRequest("view=section needs `heading` (view=outline lists them)")
+                section = store.section(id, heading)
+                return as_json(section, section.heading.path) if format == "json" else section.text
+            if view == "tables":
+                tables = store.tables(id, heading)
+                return (as_json({"record_id": id, "tables": tables}, f"{len(tables)} tables") if format == "json"
+                        else tables_text(tables))
+            history = store.history(id, limit=limit)
+            return (as_json({"record_id": id, "history": history}, f"{len(history)} commits") if format == "json"
+                    else history_text(history))
 
         return run(ctx, agent_id, answer)
 
     @tool(REVISES)
     def revise(ctx: Context, id: str,
-               version: Annotated[int, Field(ge=1, description="the version you read: a newer one is refused, with it attached")],
-               changes: Annotated[dict[str, Any], Field(
-                   description="fields to change, e.g. {\"status\": \"deprecated\"} or {\"body\": \"...\"}")] = {},  # noqa: B006
-               retract: Annotated[bool, Field(description="withdraw the record instead (it stays in history)")] = False,
-               reason: str = "", agent_id: AgentId = None) -> CallToolResult:
-        """Edit a record's fields or status, or retract it. Pass the version you read; if someone changed the
-        record since, nothing is written and the current record comes back so you can re-apply your change."""
-        store = store_for(root)
-        if retract:
-            return run(ctx, agent_id, lambda _: _written(store.retract(id, version, reason)))
-        if not changes:
-            return error_result(InvalidRequest("give `changes` (fields to change) or retract=true"))
-        return run(ctx, agent_id, lambda _: _written(store.revise(id, version, **changes)))
+               version: Annotated[int, Field(ge=1, description=(
+                   "the version you read; if the record changed since, nothing is written and the current record "
+                   "comes back"))],
+               changes: Annotated[Changes | None, Field(description="the fields to change")] = None,
+               retract: Annotated[bool, Field(description="withdraw the record instead (its file and history stay)")] = False,
+               reason: Annotated[str, Field(description="with retract: why")] = "",
+               agent_id: AgentId = None) -> CallToolResult:
+        """Edit a record's fields or a decision's status, or retract a record that no longer holds. Pass the
+        version you read: when someone changed the record since, the call fails with the current record attached
+        so you can re-apply your change to it. To replace a decision with a new one, use decide with supersedes."""
+        given = changes.model_dump(exclude_unset=True) if changes is not None else {}
+        update = {name: value for name, value in given.items() if value is not None or name == "key"}  # null clears a key
 
-    @tool(WRITES)
-    def verify(ctx: Context, id: str, agent_id: AgentId = None) -> CallToolResult:
-        """After checking that a record still holds for the code it is anchored to, re-stamp its anchors with the
-        code as it is now (a moved entity is re-anchored where its code went)."""
-        return run(ctx, agent_id, lambda _: _written(store_for(root).verify(id)))
+        def write(_: str) -> str:
+            if retract and update:
+                raise InvalidRequest("give either `changes` or retract=true, not both")
+            if retract:
+                return written(store_for(root).retract(id, version, reason))
+            if not update:
+                raise InvalidRequest("nothing to change: give `changes` (e.g. {\"status\": \"deprecated\"}) or retract=true")
+            return written(store_for(root).revise(id, version, **update))
+
+        return run(ctx, agent_id, write)
+
+    @tool(VERIFIES)
+    def verify(ctx: Context, id: str,
+               entities: Annotated[list[str] | None, Field(
+                   description="only these anchored entities (default: all of the record's anchors)")] = None,
+               version: Annotated[int | None, Field(ge=1, description="optional: the version you checked")] = None,
+               agent_id: AgentId = None) -> CallToolResult:
+        """After checking that a record still holds for the code under it (recall shows it drifted, changed or
+        moved), re-stamp its anchors with the code as it is now, so it reads as fresh; a moved entity is
+        re-anchored where its code went. If the record no longer holds, revise it instead."""
+        return run(ctx, agent_id, lambda _: written(store_for(root).verify(id, version=version, entities=entities)))
 
 
-def _written(result: WriteResult) -> str:
+# ---- rendering: compact text, one line per item where possible
+
+def written(result: WriteResult) -> str:
+    """`created knowledge <id> v1 'Title' (anchors fresh)`, and what else the write changed."""
     record = result.record
+    staleness = record.staleness
+    state = staleness.state if staleness else "unknown"
+    line = f"{result.action} {record.kind} {record.id} v{record.version} {record.title!r} (anchors {state})"
+    if result.changed:
+        line += f"; also changed {', '.join(result.changed)}"
+    if staleness and state not in ("fresh", "unbound"):
+        line += f"\n  {staleness.message}"
+    return line
+
+
+def record_head(record: Record) -> str:
+    """The record's first line: id, version, what it is, and the state of its anchors."""
     state = record.staleness.state if record.staleness else "unknown"
-    also = f"; also changed {', '.join(result.changed)}" if result.changed else ""
-    return f"{result.action} {record.kind} {record.id} v{record.version} {record.title!r} (anchors {state}){also}"
+    if isinstance(record, Decision):
+        what = f"decision [{record.status}]"
+    else:
+        what = f"{record.type} {record.category}" + (f" key={record.key}" if record.key else "")
+    return f"{record.id} v{record.version} {what} (anchors {state}): {record.title}"
+
+
+def record_text(record: Record) -> str:
+    """A whole record as text: its head, its fields one per line, its anchors' verdicts, then its Markdown."""
+    lines = [record_head(record)]
+    made = f"by {record.author or 'unknown'}, {record.scope}, created {record.created:%Y-%m-%d %H:%M}Z"
+    if record.updated != record.created:
+        made += f", updated {record.updated:%Y-%m-%d %H:%M}Z"
+    lines.append(made)
+    if record.retracted_at is not None:
+        why = f": {record.retracted_reason}" if record.retracted_reason else ""
+        lines.append(f"RETRACTED {record.retracted_at:%Y-%m-%d}{why}")
+    if isinstance(record, Decision):
+        if record.supersedes:
+            lines.append(f"supersedes: {', '.join(record.supersedes)}")
+        if record.superseded_by:
+            lines.append(f"superseded by: {', '.join(record.superseded_by)}")
+    else:
+        if record.confidence != 1.0:
+            lines.append(f"confidence: {record.confidence:.2f}")
+        if record.refs:
+            lines.append(f"refs: {', '.join(record.refs)}")
+    if record.tags:
+        lines.append(f"tags: {', '.join(record.tags)}")
+    if record.staleness and record.staleness.anchors:
+        lines.append(f"anchors: {record.staleness.message}")
+        lines += [f"  {a.entity} [{a.state}]" + (f" {a.message}" if a.state != "fresh" else "")
+                  for a in record.staleness.anchors]
+    elif record.anchors:
+        lines.append("anchors: " + ", ".join(a.entity for a in record.anchors))
+    body = record.markdown().strip()
+    return "\n".join(lines) + (f"\n\n{body}" if body else "")
+
+
+def hit_line(hit: RecordHit) -> str:
+    state = hit.staleness.state if hit.staleness else "unknown"
+    what = f"decision [{hit.status}]" if hit.kind == "decision" else f"{hit.type} {hit.category}"
+    line = f"{hit.id} v{hit.version} {what} (anchors {state}): {hit.title}"
+    if hit.retracted:
+        line += " [retracted]"
+    if hit.anchors:
+        more = len(hit.anchors) - MAX_ANCHORS_LISTED
+        line += f"\n  on {', '.join(hit.anchors[:MAX_ANCHORS_LISTED])}" + (f" (+{more})" if more > 0 else "")
+    if hit.snippet:
+        line += f"\n  {_clip(hit.snippet, MAX_SNIPPET_CHARS)}"
+    return line
+
+
+def page_summary(page: RecallPage) -> str:
+    shown = f"{len(page.hits)} of {page.total} records"
+    return shown + (f"; more with cursor={page.next_cursor}" if page.next_cursor else "")
+
+
+def page_text(page: RecallPage, summary: str) -> str:
+    lines = [hit_line(h) for h in page.hits]
+    lines.append(summary if page.hits else "no record matches; try other words, fewer filters, or sort=recent")
+    lines += [f"unreadable record file {p.path}: {p.message}" for p in page.problems]
+    return "\n".join(lines)
+
+
+def outline_text(headings: list[Heading]) -> str:
+    return "\n".join(f"{'  ' * (h.level - 1)}{h.title} (line {h.line})" for h in headings) or "no headings"
+
+
+def tables_text(tables: list[Table]) -> str:
+    out = []
+    for table in tables:
+        rows = [table.header, ["---"] * len(table.header), *table.rows]
+        out.append(f"(line {table.line})\n" + "\n".join("| " + " | ".join(row) + " |" for row in rows))
+    return "\n\n".join(out) or "no tables"
+
+
+def history_text(history: list[HistoryEntry]) -> str:
+    out = []
+    for entry in history:
+        patch = entry.patch.strip()
+        if len(patch) > MAX_PATCH_CHARS:
+            patch = patch[:MAX_PATCH_CHARS] + "\n… (patch cut)"
+        out.append(f"{entry.commit[:12]} {entry.date} {entry.author}: {entry.subject}" + (f"\n{patch}" if patch else ""))
+    return "\n\n".join(out) or "no history: the record is not committed (or is private)"
+
+
+def _clip(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def as_json(data: BaseModel | dict[str, Any], summary: str) -> CallToolResult:
+    """The answer as structured content, with a one-line text: the payload is sent once."""
+    if isinstance(data, BaseModel):
+        content = data.model_dump(mode="json", exclude_none=True)
+    else:
+        content = {k: [v.model_dump(mode="json", exclude_none=True) for v in value] if isinstance(value, list) else value
+                   for k, value in data.items()}
+    return CallToolResult(content=[TextContent(type="text", text=f"{summary}\n(the full answer is in structuredContent)")],
+                          structured_content=content)
+
+
+__all__ = ["record_text", "register", "written"]
