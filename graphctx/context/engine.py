@@ -169,10 +169,11 @@ def _pack_served(g: CodeGraph, answer: ContextAnswer, candidates: list[Candidate
     (a record it writes next anchors to the hashes of what it saw)."""
     candidates, records = anchored.with_records(g.root, candidates)
     answer, text = pack(answer, candidates, Views(g, records=records), fmt, encoding)
-    served = [item.id for item in answer.items if item.id in g]
+    nodes = g.graph.nodes  # the hashes are node attributes: no need for the lazily read details
     anchored.store_for(g.root).note_served(
-        {"id": i, "sig_hash": g.entity(i)["sig_hash"], "body_hash": g.entity(i)["body_hash"], "generation": g.generation}
-        for i in served
+        {"id": item.id, "sig_hash": nodes[item.id]["sig_hash"], "body_hash": nodes[item.id]["body_hash"],
+         "generation": g.generation}
+        for item in answer.items if item.id in g
     )
     return answer, text
 

@@ -6,7 +6,6 @@ still out of date the answer says so."""
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import threading
@@ -200,7 +199,7 @@ class Freshness:
             data = (self.root / path).read_bytes()
         except OSError:
             return False
-        return hashlib.blake2b(data, digest_size=16).hexdigest() == row[0]
+        return store.content_hash(data) == row[0]
 
     def status(self) -> dict:
         return {
