@@ -244,7 +244,7 @@ def _as_entity(g: CodeGraph, target: str) -> str | None:
 
 
 def _file_entities(g: CodeGraph, path: str) -> list[str]:
-    return [n for n, d in g.graph.nodes(data=True) if d["path"] == path] if path in g.files else []
+    return list(g.by_path.get(path, ()))
 
 
 def _repo_path(g: CodeGraph, file: str) -> str:

@@ -49,6 +49,7 @@ class CodeGraph:
     arrays: EdgeArrays
     by_name: dict[str, list[str]] = field(default_factory=dict)
     by_qualified_name: dict[str, list[str]] = field(default_factory=dict)
+    by_path: dict[str, list[str]] = field(default_factory=dict)  # the file's entities, the file itself included
     files: dict[str, dict] = field(default_factory=dict)  # path -> {language, size, mtime_ns, hash, lines, is_test}
     cache: dict = field(default_factory=dict)  # derived structures (sparse matrices), per generation
 
@@ -128,9 +129,11 @@ def load(root: Path, conn: sqlite3.Connection) -> CodeGraph:
     )
     by_name: dict[str, list[str]] = defaultdict(list)
     by_qualified: dict[str, list[str]] = defaultdict(list)
+    by_path: dict[str, list[str]] = defaultdict(list)
     for row in entities:
         by_name[row[2]].append(row[0])
         by_qualified[row[3]].append(row[0])
+        by_path[row[5]].append(row[0])
     return CodeGraph(
         root=root,
         generation=generation,
@@ -138,6 +141,7 @@ def load(root: Path, conn: sqlite3.Connection) -> CodeGraph:
         arrays=arrays,
         by_name=dict(by_name),
         by_qualified_name=dict(by_qualified),
+        by_path=dict(by_path),
         files={p: {"language": lang, "size": size, "mtime_ns": mtime, "hash": digest, "lines": lines, "is_test": bool(test)}
                for p, lang, size, mtime, digest, lines, test in files},
     )
