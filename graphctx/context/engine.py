@@ -8,6 +8,7 @@ from pathlib import Path
 
 from graphctx.context import anchored
 from graphctx.context import seeds as text_seeds
+from graphctx.context.blend import blend
 from graphctx.context.intents import CONTEXT, DETAIL_SHAPES, INTENTS, SHAPES, WEIGHTS, Shape
 from graphctx.context.packer import Candidate, pack
 from graphctx.context.tokens import DEFAULT_ENCODING
@@ -211,20 +212,21 @@ def _from_text(g: CodeGraph, text: str, weights: rank.Weights, include_inferred:
     if not seed_weights:
         return []
     # A short walk (alpha 0.5): the text named these seeds, so their neighbours inform but do not outrank them.
-    scores = rank.pagerank(g, seed_weights, weights, include_inferred=include_inferred, alpha=TEXT_WALK_ALPHA,
-                           limit=MAX_TEXT_CANDIDATES)
+    walk = rank.pagerank(g, seed_weights, weights, include_inferred=include_inferred, alpha=TEXT_WALK_ALPHA,
+                         limit=MAX_TEXT_CANDIDATES)
+    scores = blend(g, found, walk, text)
     top = max(scores.values(), default=1.0)
-    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_TEXT_CANDIDATES]
     # Code is what a task needs: containers (files, classes) come as signature and doc, so the budget
     # goes to function bodies; a nested function is left to its enclosing function's body.
-    kinds = {node: g.entity(node)["kind"] for node, _ in ordered}
+    nodes = g.graph.nodes
     out = []
     for node, score in ordered:
-        parent = g.entity(node).get("parent")
-        if parent in kinds and kinds[parent] in FUNCTION_KINDS:
+        parent = nodes[node].get("parent")
+        if parent in scores and nodes[parent]["kind"] in FUNCTION_KINDS:
             continue
         detail = shape.others
-        if detail == "full" and kinds[node] not in FUNCTION_KINDS:
+        if detail == "full" and nodes[node]["kind"] not in FUNCTION_KINDS:
             detail = CONTAINER_DETAIL
         out.append(Candidate(node, score / top, "seed" if node in seed_weights else "related",
                              0 if node in seed_weights else 1, max_detail=detail))

@@ -1,6 +1,8 @@
 """Turns free text (an issue report, a task, a stack trace) into weighted seed entities: stack
 frames (file and line), file paths, code spans, identifiers that name entities (weighted by how
-rare the name is), and full-text matches over names, signatures and docs."""
+rare the name is), and full-text matches over names, signatures, docs and bodies. It also keeps
+the evidence the final ranking blends in: every entity's full-text score, and how strongly the
+text names something in each file."""
 
 from __future__ import annotations
 
@@ -22,7 +24,8 @@ _PATH = re.compile(r"(?<![\w/.-])([\w.-]+(?:/[\w.-]+)*\.(?:py|pyi|js|jsx|mjs|cjs
 _SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.S)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
 FRAME_WEIGHT, PATH_WEIGHT, SPAN_WEIGHT, IDENT_WEIGHT, TEXT_WEIGHT = 3.0, 2.0, 2.0, 1.0, 3.0
-FULL_TEXT_LIMIT = 100
+FULL_TEXT_LIMIT = 100  # the best full-text matches become seeds of the walk
+TEXT_SCORES_LIMIT = 300  # ... and this many keep their score for the final blend
 MAX_TERMS = 120
 MAX_SEEDS = 60
 TEST_FACTOR = 0.25
@@ -37,6 +40,8 @@ STOP_WORDS = frozenset(
 class Seeds:
     weights: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     evidence: dict[str, str] = field(default_factory=dict)
+    text_scores: dict[str, float] = field(default_factory=dict)  # BM25 relative to the best match, 0..1
+    named_in_file: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # path -> weight of names, paths, frames
 
     def add(self, entity_id: str, weight: float, why: str) -> None:
         self.weights[entity_id] += weight
@@ -55,11 +60,21 @@ def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str) -> Seeds:
     spans = " ".join(m.group(0).strip("`") for m in _SPAN.finditer(text))
     _identifiers(graph, spans, seeds, SPAN_WEIGHT, code=True)
     _identifiers(graph, _SPAN.sub(" ", text), seeds, IDENT_WEIGHT, code=False)
-    for entity_id, share in _full_text(conn, text):
-        if entity_id in graph:
-            seeds.add(entity_id, TEXT_WEIGHT * share, "full-text")
+    for entity_id, weight in seeds.weights.items():  # so far only what the text names: frames, paths, names
+        seeds.named_in_file[graph.graph.nodes[entity_id]["path"]] += weight
+    matches = [(entity_id, share) for entity_id, share in _full_text(conn, text) if entity_id in graph]
+    seeds.text_scores = dict(matches)
+    for entity_id, share in matches[:FULL_TEXT_LIMIT]:
+        seeds.add(entity_id, TEXT_WEIGHT * share, "full-text")
     _down_weight_tests(graph, text, seeds)
     return seeds
+
+
+def is_aside(graph: CodeGraph, path: str, text: str) -> bool:
+    """Tests echo the names of what they test, and documentation examples echo the API, so both match
+    issue text well but are rarely what needs changing; unless the text names the file itself."""
+    info = graph.files.get(path)
+    return bool(info and (info.get("is_test") or _ASIDE.search(path)) and path.rsplit("/", 1)[-1] not in text)
 
 
 def _full_text(conn: sqlite3.Connection, text: str) -> list[tuple[str, float]]:
@@ -73,7 +88,7 @@ def _full_text(conn: sqlite3.Connection, text: str) -> list[tuple[str, float]]:
         rows = conn.execute(
             "SELECT e.id, bm25(entities_fts, 4.0, 1.0, 0.5, 1.0) AS s FROM entities_fts f JOIN entities e ON e.rowid = f.rowid"
             " WHERE entities_fts MATCH ? ORDER BY s LIMIT ?",
-            (match, FULL_TEXT_LIMIT),
+            (match, TEXT_SCORES_LIMIT),
         ).fetchall()
     except sqlite3.OperationalError:  # an index from before the body column: names, signatures and docs
         return [(i, 1 - rank / FULL_TEXT_LIMIT) for rank, i in enumerate(full_text(conn, text, FULL_TEXT_LIMIT))]
@@ -82,13 +97,9 @@ def _full_text(conn: sqlite3.Connection, text: str) -> list[tuple[str, float]]:
 
 
 def _down_weight_tests(graph: CodeGraph, text: str, seeds: Seeds) -> None:
-    """Tests echo the names of what they test, and documentation examples echo the API, so both match
-    issue text well but are rarely what needs changing: scale their seeds down, unless the text names
-    the file itself."""
+    """Scale down the seeds in tests and documentation examples (see is_aside)."""
     for entity_id in list(seeds.weights):
-        path = graph.entity(entity_id)["path"]
-        info = graph.files.get(path)
-        if info and (info.get("is_test") or _ASIDE.search(path)) and path.rsplit("/", 1)[-1] not in text:
+        if is_aside(graph, graph.graph.nodes[entity_id]["path"], text):
             seeds.weights[entity_id] *= TEST_FACTOR
 
 
