@@ -370,3 +370,85 @@ def test_every_intent_has_a_weight_table_and_a_shape():
     from graphctx.context.intents import INTENTS, SHAPES, WEIGHTS
 
     assert tuple(WEIGHTS) == INTENTS == tuple(SHAPES)
+
+
+TEXT_PROJECT = {
+    # Three functions about invoices in one file; one lucky mention elsewhere; a test that echoes it all.
+    "billing/invoices.py": '''
+        def total_invoice(invoice):
+            """Sum the invoice lines with their tax."""
+            return sum(line.amount * (1 + line.tax) for line in invoice.lines)
+
+
+        def round_invoice(invoice):
+            """Round the invoice total to cents."""
+            return round(total_invoice(invoice), 2)
+
+
+        def print_invoice(invoice):
+            """Print the invoice lines."""
+            for line in invoice.lines:
+                print(line)
+    ''',
+    "billing/mail.py": '''
+        def send_reminder(customer):
+            """Mail a reminder about an invoice total that was not paid."""
+            return customer.email
+    ''',
+    "tests/test_invoices.py": '''
+        from billing.invoices import total_invoice
+
+
+        def test_invoice_total_with_tax_rounds_invoice_lines():
+            """The invoice total sums the invoice lines with tax and rounds the invoice."""
+            assert total_invoice(None) == 0
+    ''',
+    "billing/report.py": "def yearly_report(invoices):\n    \"\"\"Invoice totals per year.\"\"\"\n"
+                          + "".join(f"    year_{i} = sum(i.total for i in invoices)  # invoice total\n" for i in range(120))
+                          + "    return invoices\n",
+}
+
+
+@pytest.fixture(scope="module")
+def text_repo(tmp_path_factory) -> Path:
+    root = write_project(tmp_path_factory.mktemp("text"), TEXT_PROJECT)
+    index_repository(root)
+    return root
+
+
+def test_free_text_ranks_code_above_the_tests_that_echo_it(text_repo):
+    ranked = [e for e, _ in api.rank_text(text_repo, "The invoice total is wrong when invoice lines have tax")]
+    assert ranked.index("billing/invoices.py::total_invoice") < ranked.index(
+        "tests/test_invoices.py::test_invoice_total_with_tax_rounds_invoice_lines")
+
+
+def test_a_file_that_matches_in_several_places_lifts_its_functions(text_repo):
+    from graphctx.context.blend import ASIDE_FACTOR, FILE_NAMED, FILE_TEXT, OWN_TEXT, blend
+    from graphctx.context.seeds import Seeds
+    from graphctx.graph.loader import GRAPHS
+
+    g = GRAPHS.get(text_repo)
+    found = Seeds(text_scores={"billing/invoices.py::total_invoice": 0.6, "billing/invoices.py::round_invoice": 0.6,
+                               "billing/invoices.py::print_invoice": 0.6, "billing/mail.py::send_reminder": 1.0})
+    found.named_in_file["billing/mail.py"] = 3.0  # saturates at one
+    walk = {"billing/invoices.py::total_invoice": 2.0, "billing/report.py::yearly_report": 1.0}
+    scores = blend(g, found, walk, "some text")
+    assert scores["billing/invoices.py::round_invoice"] == pytest.approx(OWN_TEXT * 0.6 + FILE_TEXT * 0.6)
+    assert scores["billing/mail.py::send_reminder"] == pytest.approx(OWN_TEXT + FILE_TEXT / 3 + FILE_NAMED)
+    assert scores["billing/invoices.py::total_invoice"] == pytest.approx(1.0 + OWN_TEXT * 0.6 + FILE_TEXT * 0.6)
+    assert scores["billing/report.py::yearly_report"] == pytest.approx(0.5)  # the walk alone, relative to its best
+    test = "tests/test_invoices.py::test_invoice_total_with_tax_rounds_invoice_lines"
+    found.text_scores[test] = 1.0
+    assert blend(g, found, walk, "some text")[test] == pytest.approx(ASIDE_FACTOR * (OWN_TEXT + FILE_TEXT / 3))
+    assert blend(g, found, walk, "see test_invoices.py")[test] == pytest.approx(OWN_TEXT + FILE_TEXT / 3)  # named
+
+
+def test_after_the_first_item_a_long_body_comes_as_its_summary(text_repo):
+    text = "yearly invoice totals report"
+    answer, _ = api.get_intent(text_repo, "debug", text, token_budget=4000)
+    assert answer.items[0].id == "billing/report.py::yearly_report" and answer.items[0].detail == "full"
+    # Put a short function first: the long one would now take over half of what is left, so it is summarised.
+    answer, _ = api.get_intent(text_repo, "debug", "round the invoice total to cents; yearly report", token_budget=1400)
+    details = {item.id: item.detail for item in answer.items}
+    assert details["billing/invoices.py::round_invoice"] == "full"
+    assert details["billing/report.py::yearly_report"] == "summary"

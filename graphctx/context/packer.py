@@ -12,7 +12,7 @@ from graphctx.context.tokens import count
 from graphctx.models import ContextAnswer, Omitted, PacketItem
 
 LEVELS = ("full", "summary", "line")
-NEIGHBOUR_SHARE = 0.5  # one neighbour's full body may take at most this share of what is left
+FULL_SHARE = 0.5  # after the first item, one full body may take at most this share of what is left
 
 
 @dataclass(slots=True)
@@ -53,7 +53,7 @@ def pack(answer: ContextAnswer, candidates: list[Candidate], view: View, fmt: st
     for candidate in candidates:
         if remaining < MIN_ITEM_TOKENS or misses >= MAX_MISSES:
             break
-        fitted = _fit(candidate, view, fmt, encoding, remaining)
+        fitted = _fit(candidate, view, fmt, encoding, remaining, first=not chosen)
         if fitted is None:
             misses += 1
             continue
@@ -63,9 +63,12 @@ def pack(answer: ContextAnswer, candidates: list[Candidate], view: View, fmt: st
     return _finalise(answer, chosen, candidates, by_id, listed, view, fmt, encoding)
 
 
-def _fit(candidate: Candidate, view: View, fmt: str, encoding: str, remaining: int) -> tuple[PacketItem, int] | None:
+def _fit(candidate: Candidate, view: View, fmt: str, encoding: str, remaining: int,
+         first: bool) -> tuple[PacketItem, int] | None:
     """The most detailed view of a candidate that fits, with its cost, or None. The one-line view is
-    measured first: when even that does not fit, nothing bigger is built or counted."""
+    measured first: when even that does not fit, nothing bigger is built or counted. Only the first
+    item may fill the budget with its body: a later long body comes as its summary, leaving room for
+    the next candidates' code."""
     line = view(candidate, "line")
     line_cost = count(item_text(line, fmt), encoding) + 1
     if line_cost > remaining:
@@ -75,7 +78,7 @@ def _fit(candidate: Candidate, view: View, fmt: str, encoding: str, remaining: i
             continue
         item = view(candidate, level)
         cost = count(item_text(item, fmt), encoding) + 1
-        if level == "full" and candidate.distance > 0 and cost > remaining * NEIGHBOUR_SHARE:
+        if level == "full" and not first and cost > remaining * FULL_SHARE:
             continue
         if cost <= remaining:
             return item, cost
