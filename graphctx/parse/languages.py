@@ -5,10 +5,9 @@ language is one entry here, a grammar wheel and a `grammars/<name>.scm`."""
 from __future__ import annotations
 
 import importlib
+from importlib import resources
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
-
 from tree_sitter import Language, Parser, Query
 
 
@@ -49,19 +48,12 @@ def family(language: str) -> str:
     return language
 
 
-def _grammar_dir() -> Path:
-    source_tree = Path(__file__).resolve().parents[2] / "grammars"
-    if source_tree.is_dir():
-        return source_tree
-    return Path(importlib.import_module("graphctx.grammars").__file__).parent
-
-
 @cache
 def load(name: str) -> tuple[Language, Query]:
     """The tree-sitter language and compiled fact query of a registered language (cached per process)."""
     spec = next(s for s in LANGUAGES if s.name == name)
     language = Language(getattr(importlib.import_module(spec.module), spec.entry)())
-    query_file = _grammar_dir() / f"{_query_stem(name)}.scm"
+    query_file = resources.files("graphctx.grammars") / f"{_query_stem(name)}.scm"
     return language, Query(language, query_file.read_text(encoding="utf-8"))
 
 
