@@ -196,6 +196,19 @@ def test_intent_on_free_text_finds_the_seeds(repo):
     assert "app/models.py::Repo.save" in top and "app/service.py::validate" in top
 
 
+# Text shapes that made a backtracking pattern quadratic: runs with no separator a path could end at.
+HOSTILE_SHAPES = ("a", "a.", "a/", ".py", "-", "1", "\\a", "aB", 'File "', "```a\n", "a::", "`")
+
+
+@pytest.mark.parametrize("shape", HOSTILE_SHAPES)
+def test_a_megabyte_of_hostile_text_is_answered_from_a_bounded_part(repo, shape):
+    text = "Saving fails in `validate` " + shape * (1_000_000 // len(shape)) + ' File "app/models.py", line 9, in save'
+    answer, _ = api.get_intent(repo, "debug", text, token_budget=1000)
+    assert any("seeds came from its first 16,000 and last 4,000" in note for note in answer.notes)
+    assert len(answer.query) <= 120 and answer.tokens_used <= 1000
+    assert "app/models.py::Repo.save" in ids(answer)  # the innermost frame closes the text
+
+
 def test_intent_on_file_path_and_plan(repo):
     answer, _ = api.get_intent(repo, "plan", "app/service.py")
     assert answer.root == "app/service.py"

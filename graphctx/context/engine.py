@@ -71,6 +71,9 @@ def get_intent(root: Path, intent: str, target: str, *, depth: int = 2, token_bu
     else:
         answer = new_answer(g, f"intent/{intent}", _clip(target), None, token_budget)
         candidates = _from_text(g, target, weights, include_inferred, shape)
+        if text_seeds.bounded(target)[1]:
+            answer.notes.append(f"the text has {len(target):,} characters; seeds came from its first "
+                                f"{text_seeds.TEXT_HEAD:,} and last {text_seeds.TEXT_TAIL:,}")
         if not candidates:
             answer.notes.append("nothing in the index matches this text; name an entity, a file or an identifier")
     if shape.files_first:

@@ -16,9 +16,11 @@ from graphctx.graph.loader import CodeGraph
 from graphctx.graph.lookup import find_entities, full_text
 from graphctx.index.store import words
 
+# Every pattern here runs on text anyone can send, so each is linear in it: a path may start only
+# where a path-like run starts (the lookbehinds), so no position is scanned again from inside a run.
 _FRAME = re.compile(
-    r'File "(?P<py>[^"]+)", line (?P<pyline>\d+)'  # Python traceback
-    r"|(?P<path>[\w./\\-]+\.(?:py|pyi|js|jsx|mjs|ts|tsx|go|rs|java)):(?P<line>\d+)"  # path:line (Go, Rust, JS, Java)
+    r'File "(?P<py>[^"\n]{1,1000})", line (?P<pyline>\d{1,9})'  # Python traceback
+    r"|(?<![\w./\\-])(?P<path>[\w./\\-]+\.(?:py|pyi|js|jsx|mjs|ts|tsx|go|rs|java)):(?P<line>\d{1,9})"  # path:line
 )
 _PATH = re.compile(r"(?<![\w/.-])([\w.-]+(?:/[\w.-]+)*\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java))\b")
 _SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.S)
@@ -27,6 +29,9 @@ FRAME_WEIGHT, PATH_WEIGHT, SPAN_WEIGHT, IDENT_WEIGHT, TEXT_WEIGHT = 3.0, 2.0, 2.
 FULL_TEXT_LIMIT = 100  # the best full-text matches become seeds of the walk
 TEXT_SCORES_LIMIT = 300  # ... and this many keep their score for the final blend
 MAX_TERMS = 120
+# Seeds come from the first and last characters of a long text (a title and report open it, the
+# innermost stack frames close it); the answer says when the middle was left out.
+TEXT_HEAD, TEXT_TAIL = 16_000, 4_000
 MAX_SEEDS = 60
 TEST_FACTOR = 0.25
 STOP_WORDS = frozenset(
@@ -42,6 +47,7 @@ class Seeds:
     evidence: dict[str, str] = field(default_factory=dict)
     text_scores: dict[str, float] = field(default_factory=dict)  # BM25 relative to the best match, 0..1
     named_in_file: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # path -> weight of names, paths, frames
+    truncated: bool = False  # the text was longer than TEXT_HEAD + TEXT_TAIL characters
 
     def add(self, entity_id: str, weight: float, why: str) -> None:
         self.weights[entity_id] += weight
@@ -53,10 +59,11 @@ class Seeds:
 
 def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str) -> Seeds:
     seeds = Seeds()
+    text, seeds.truncated = bounded(text)
     _frames(graph, text, seeds)
-    for match in _PATH.finditer(text):
-        for path in _files_matching(graph, match.group(1)):
-            seeds.add(path, PATH_WEIGHT, f"path {match.group(1)}")
+    for named in dict.fromkeys(m.group(1) for m in _PATH.finditer(text)):
+        for path in _files_matching(graph, named):
+            seeds.add(path, PATH_WEIGHT, f"path {named}")
     spans = " ".join(m.group(0).strip("`") for m in _SPAN.finditer(text))
     _identifiers(graph, spans, seeds, SPAN_WEIGHT, code=True)
     _identifiers(graph, _SPAN.sub(" ", text), seeds, IDENT_WEIGHT, code=False)
@@ -68,6 +75,13 @@ def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str) -> Seeds:
         seeds.add(entity_id, TEXT_WEIGHT * share, "full-text")
     _down_weight_tests(graph, text, seeds)
     return seeds
+
+
+def bounded(text: str) -> tuple[str, bool]:
+    """The part of a text that seeds are drawn from, and whether anything was left out."""
+    if len(text) <= TEXT_HEAD + TEXT_TAIL:
+        return text, False
+    return f"{text[:TEXT_HEAD]}\n{text[-TEXT_TAIL:]}", True
 
 
 def is_aside(graph: CodeGraph, path: str, text: str) -> bool:
@@ -107,10 +121,9 @@ _ASIDE = re.compile(r"(^|/)(docs?|examples?|benchmarks?)/")
 
 
 def _frames(graph: CodeGraph, text: str, seeds: Seeds) -> None:
-    frames = list(_FRAME.finditer(text))
-    for position, match in enumerate(frames):
-        path = (match.group("py") or match.group("path")).replace("\\", "/")
-        line = int(match.group("pyline") or match.group("line"))
+    frames = list(dict.fromkeys(((m.group("py") or m.group("path")).replace("\\", "/"), int(m.group("pyline") or m.group("line")))
+                                for m in _FRAME.finditer(text)))
+    for position, (path, line) in enumerate(frames):
         weight = FRAME_WEIGHT * (1 + position / max(1, len(frames)))  # the innermost frame is where it broke
         for file in _files_matching(graph, path):
             entity = _innermost(graph, file, line)
