@@ -452,8 +452,11 @@ def test_same_category_and_key_updates_the_record(store: RecordStore):
                             {"title": "B", "body": "3"}])
     assert [r.action for r in batch] == ["created", "updated", "created"]
     assert batch[0].record.id == batch[1].record.id and batch[1].record.body == "2"
-    with pytest.raises(InvalidRecord, match="no record has key"):
-        store.remember(category="x", key="new-key", body="no title")
+    # A new keyed record without a title takes one from its key.
+    untitled = store.remember(category="x", key="new-key", body="no title")[0]
+    assert untitled.action == "created" and untitled.record.title == "New key"
+    with pytest.raises(InvalidRecord, match="needs a title, or a key"):
+        store.remember(category="x", body="neither title nor key")
 
 
 def test_a_bad_entry_writes_nothing(store: RecordStore, repo: Path):

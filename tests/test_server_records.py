@@ -3,7 +3,8 @@ and JSON-RPC with the initialize handshake as hosts do it): remember -> recall -
 get_context -> an edit and a re-index -> drifted in get_context and in session_init's stale list ->
 a stale revision refused with the current record -> verify -> fresh again; decisions superseded in
 one write; navigation of a long record; errors as isError results with suggestions; authorship
-from the client's info; session_init's record lists within its budget."""
+from the client's info (else the git user); session_init's record lists within its budget; keyed
+upserts without a title and a key held by two records, as from the CLI."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import pytest
 from mcp import Client
 from mcp_types import Implementation
 
+from graphctx.context.anchored import store_for
 from graphctx.index.indexer import index_repository
+from graphctx.records import files, ids
 from graphctx.server import build_server
 from test_server import MODES, make_repo, run
 
@@ -279,3 +282,42 @@ def test_session_init_lists_records_within_its_budget(served):
     assert conventions.count("(01") == 8 and "…" in conventions  # capped, titles clipped
     assert any(n.startswith("30 knowledge and decision records") for n in notes)
     assert any(item["relation"] == "central" for item in results[-1].structured_content["items"])  # room for the map
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_keyed_upsert_git_author_and_a_key_held_by_two_records(served, mode, monkeypatch):
+    """As from the CLI: a keyed write needs no title and keeps title and anchors; a client with no
+    name writes as the git user; a second record file for the same key (what merging a branch that
+    also created it brings) is reported by recall and refused by a keyed write, naming both ids."""
+    root, server = served
+    monkeypatch.delenv("GRAPHCTX_AUTHOR", raising=False)
+    subprocess.run(["git", "-C", str(root), "config", "user.name", "Ada Lovelace"], check=True)
+    nameless = Implementation(name="", version="")
+    entry = {"title": "Names are validated", "body": "validate() first", "category": "shop", "key": "names",
+             "anchors": ["shop/service.py::validate"]}
+    [created, updated, new_key] = session(server, mode, [
+        ("remember", {"entries": [entry]}),
+        ("remember", {"entries": [{"category": "shop", "key": "names", "body": "validate() always"}]}),
+        ("remember", {"entries": [{"category": "shop", "key": "price-rounding", "body": "round half even"}]}),
+    ], client_info=nameless)
+    first = written_id(created)
+    assert ok(updated).startswith(f"updated knowledge {first} v2 'Names are validated' (anchors fresh)")
+    assert "'Price rounding'" in ok(new_key)
+    [read] = session(server, mode, [("recall", {"id": first, "format": "json"})], client_info=nameless)
+    assert read.structured_content["author"] == "Ada Lovelace"
+    assert [a["entity"] for a in read.structured_content["anchors"]] == ["shop/service.py::validate"]
+
+    store = store_for(root)
+    twin = store.get(first).model_copy(update={"id": ids.new_id(), "title": "Names are checked", "version": 1})
+    files.write_atomic(files.new_path(root, twin), files.render(twin))  # the file the other branch committed
+    [found, as_json, one, refused] = session(server, mode, [
+        ("recall", {"query": "names"}),
+        ("recall", {"query": "names", "format": "json"}),
+        ("recall", {"id": twin.id}),
+        ("remember", {"entries": [{"category": "shop", "key": "names", "body": "validate() twice"}]}),
+    ])
+    both = f"conflict: records {first} and {twin.id} both have key 'names' in category 'shop' (shared)"
+    assert both in ok(found) and both in ok(one) and both in text(as_json)
+    assert as_json.structured_content["conflicts"][0]["ids"] == [first, twin.id]
+    assert refused.is_error and f"held by 2 records, {first} and {twin.id}" in text(refused)
+    assert f"{twin.id}  Names are checked" in text(refused)

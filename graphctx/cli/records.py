@@ -1,6 +1,8 @@
 """The record commands: remember, decide, recall, revise, verify and check, as arguments and
-printing over RecordStore. `graphctx check --strict` fails a pre-commit hook or CI step when an
-accepted decision or convention is anchored to code that changed."""
+printing over RecordStore, the library the MCP record tools call too, so a record behaves the same
+from both. A command is one short process: it refuses the ephemeral scope, and signs its writes with
+$GRAPHCTX_AUTHOR or the git user. `graphctx check --strict` fails a pre-commit hook or CI step when an
+accepted decision or convention is anchored to code that changed, or a key is held by two records."""
 
 from __future__ import annotations
 
@@ -14,16 +16,19 @@ KNOWLEDGE_TYPES = ("note", "convention", "fact", "how-to", "pitfall")
 STATUSES = ("proposed", "accepted", "rejected", "superseded", "deprecated")
 SCOPES = ("shared", "private", "ephemeral")
 LIST_FIELDS = frozenset({"tags", "refs", "anchors", "supersedes"})  # --set tags=a,b
+BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 
 
 def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     p = command("remember", cmd_remember, "write a knowledge record (or many, as JSON) anchored to code")
-    p.add_argument("--title")
+    p.add_argument("--title", help="needed for a new record without --key (it then takes its title from the key);"
+                                   " an update keeps its title unless given")
     p.add_argument("--body", help="Markdown; - reads it from standard input")
-    p.add_argument("--type", choices=KNOWLEDGE_TYPES, default="note")
-    p.add_argument("--category", default="general", help="dotted, e.g. infra.database")
-    p.add_argument("--key", help="unique within the category: writing it again updates the record")
-    p.add_argument("--confidence", type=float, default=1.0)
+    p.add_argument("--type", choices=KNOWLEDGE_TYPES, help="default note")
+    p.add_argument("--category", help="dotted, e.g. infra.database (default general)")
+    p.add_argument("--key", help="unique within the category: writing it again updates that record, changing only"
+                                 " the fields given")
+    p.add_argument("--confidence", type=float, help="0 to 1 (default 1)")
     _common_fields(p)
     p.add_argument("--from-json", dest="json_file", help="a JSON list of records to write at once (- for standard input)")
 
@@ -69,16 +74,19 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
 
     p = command("check", cmd_check, "accepted decisions and conventions anchored to code that changed")
     p.add_argument("--base", help="a git revision: also report code changed since it")
-    p.add_argument("--strict", action="store_true", help="exit 1 when anything is reported")
+    p.add_argument("--strict", action="store_true", help="exit 1 when anything is reported (changed code, key conflicts)")
     p.add_argument("--json", action="store_true")
 
 
 def _common_fields(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--tag", action="append", default=[], dest="tags")
-    p.add_argument("--ref", action="append", default=[], dest="refs")
-    p.add_argument("--anchor", action="append", default=[], dest="anchors", metavar="ENTITY",
+    # No defaults for the lists: left out, a keyed update keeps what the record has.
+    p.add_argument("--tag", action="append", dest="tags")
+    p.add_argument("--ref", action="append", dest="refs")
+    p.add_argument("--anchor", action="append", dest="anchors", metavar="ENTITY",
                    help="an entity id (path::Qualified.name) or file path the record is about (repeatable)")
-    p.add_argument("--scope", choices=SCOPES, default="shared")
+    p.add_argument("--scope", choices=SCOPES, default="shared",
+                   help="shared (committed) or private (this clone); ephemeral lives only in `graphctx serve`")
+    p.add_argument("--author", help="who it comes from (default: $GRAPHCTX_AUTHOR, else git config user.name)")
     p.add_argument("--json", action="store_true", help="print the written record as JSON")
 
 
@@ -86,33 +94,45 @@ def _store(args: argparse.Namespace):
     from graphctx.context import api
     from graphctx.records import RecordStore
 
-    return RecordStore(api.find_root(args.repo))
+    # This process ends with the command, so it cannot keep ephemeral records.
+    return RecordStore(api.find_root(args.repo), holds_ephemeral=False)
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
-    from graphctx.errors import InvalidRequest
-
     with _store(args) as store:
         if args.json_file:
-            entries = json.loads(sys.stdin.read() if args.json_file == "-" else Path(args.json_file).read_text())
-            results = store.remember(entries if isinstance(entries, list) else [entries], scope=args.scope)
+            entries = _read_entries(args.json_file)
+            results = store.remember(entries, scope=args.scope, author=args.author)
         else:
-            if not args.title or args.body is None:
-                raise InvalidRequest("give --title and --body (or --from-json with a list of records)")
             body = sys.stdin.read() if args.body == "-" else args.body
-            results = store.remember(title=args.title, body=body, type=args.type, category=args.category, key=args.key,
-                                     confidence=args.confidence, tags=args.tags, refs=args.refs, anchors=args.anchors,
-                                     scope=args.scope)
+            given = dict(title=args.title, body=body, type=args.type, category=args.category, key=args.key,
+                         confidence=args.confidence, tags=args.tags, refs=args.refs, anchors=args.anchors)
+            # Only what was given: a keyed update changes those fields and keeps the rest.
+            results = store.remember(scope=args.scope, author=args.author,
+                                     **{name: value for name, value in given.items() if value is not None})
     for result in results:
         _print_write(result, args.json)
     return 0
 
 
+def _read_entries(source: str) -> list:
+    from graphctx.errors import InvalidRequest
+
+    where = "standard input" if source == "-" else source
+    try:
+        entries = json.loads(sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InvalidRequest(f"cannot read {where} ({exc.strerror or exc}); give a JSON file that exists") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidRequest(f"{where} is not valid JSON ({exc}); give a JSON list of records") from None
+    return entries if isinstance(entries, list) else [entries]
+
+
 def cmd_decide(args: argparse.Namespace) -> int:
     with _store(args) as store:
         result = store.decide(args.title, args.decision, context=args.context, consequences=args.consequences,
-                              status=args.status, supersedes=args.supersedes, tags=args.tags, anchors=args.anchors,
-                              scope=args.scope)
+                              status=args.status, supersedes=args.supersedes, tags=args.tags or (),
+                              anchors=args.anchors or (), scope=args.scope, author=args.author)
     _print_write(result, args.json)
     return 0
 
@@ -130,19 +150,29 @@ def cmd_recall(args: argparse.Namespace) -> int:
                 out = [h.model_dump(mode="json") for h in store.history(args.id)]
             else:
                 out = store.get(args.id).model_dump(mode="json")
+            _warn_conflicts(store.conflicts([args.id]))
             print(json.dumps(out, indent=2, default=str))
             return 0
         page = store.recall(args.query, kind=args.kind, type=args.type, category=args.category, status=args.status,
                             tags=args.tags or (), entity=args.entity, min_confidence=args.min_confidence, sort=args.sort,
                             limit=args.limit, cursor=args.cursor)
+    _warn_conflicts(page.conflicts)
     if args.json:
         print(page.model_dump_json(indent=2))
-        return 0
-    for hit in page.hits:
-        print(f"{hit.id}  {hit.kind:<9} {hit.status or hit.type or '':<11} {hit.title}")
-    if page.next_cursor:
-        print(f"more: --cursor {page.next_cursor}", file=sys.stderr)
-    return 0
+    elif page.hits:
+        for hit in page.hits:
+            print(f"{hit.id}  {hit.kind:<9} {hit.status or hit.type or '':<11} {hit.title}")
+        if page.next_cursor:
+            print(f"more: --cursor {page.next_cursor}", file=sys.stderr)
+    else:
+        print("no more records: this cursor is past the last page" if page.total
+              else "no record matches; try other words, fewer filters, or --sort recent")
+    return 0 if page.hits else 1  # an empty answer is "nothing found"
+
+
+def _warn_conflicts(conflicts) -> None:
+    for conflict in conflicts:
+        print(f"warning: {conflict.message}", file=sys.stderr)
 
 
 def cmd_revise(args: argparse.Namespace) -> int:
@@ -153,7 +183,14 @@ def cmd_revise(args: argparse.Namespace) -> int:
         field, sep, value = item.partition("=")
         if not sep:
             raise InvalidRequest(f"--set {item!r} is not FIELD=VALUE")
-        changes[field] = [v.strip() for v in value.split(",") if v.strip()] if field in LIST_FIELDS else value
+        if field in LIST_FIELDS:
+            changes[field] = [v.strip() for v in value.split(",") if v.strip()]
+        elif field == "retracted":
+            if value.strip().lower() not in BOOLEANS:
+                raise InvalidRequest(f"--set {item!r}: retracted is true or false")
+            changes[field] = BOOLEANS[value.strip().lower()]
+        else:
+            changes[field] = value
     with _store(args) as store:
         if args.retract:
             result = store.retract(args.id, args.version, args.reason)
@@ -188,5 +225,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         for item in report.items:
             changes = "; ".join(f"{c.entity}: {c.change}" for c in item.changes)
             print(f"{item.record.id} {item.record.title}: {changes}")
-        print(f"{len(report.items)} of {report.checked} decisions and conventions have changed code under them")
-    return 1 if args.strict and report.items else 0
+        for conflict in report.conflicts:
+            print(f"conflict: {conflict.message}")
+        summary = f"{len(report.items)} of {report.checked} decisions and conventions have changed code under them"
+        if report.conflicts:
+            summary += f"; {len(report.conflicts)} key(s) held by several records"
+        print(summary)
+    return 1 if args.strict and (report.items or report.conflicts) else 0

@@ -6,12 +6,12 @@ from graphctx.records.api import RecordStore
 from graphctx.records.errors import BrokenRecordFile, InvalidRecord, RecordError, RecordNotFound, StaleVersion
 from graphctx.records.models import (
     Anchor, AnchoredRecord, AnchorStatus, CheckItem, CheckReport, Decision, EntityChange, Heading, HistoryEntry,
-    Knowledge, Overview, Problem, RecallPage, Record, RecordHit, Section, Staleness, Table, WriteResult,
+    KeyConflict, Knowledge, Overview, Problem, RecallPage, Record, RecordHit, Section, Staleness, Table, WriteResult,
 )
 
 __all__ = [
     "Anchor", "AnchoredRecord", "AnchorStatus", "BrokenRecordFile", "CheckItem", "CheckReport", "Decision",
-    "EntityChange", "Heading", "HistoryEntry", "InvalidRecord", "Knowledge", "Overview", "Problem", "RecallPage",
-    "Record", "RecordError", "RecordHit", "RecordNotFound", "RecordStore", "Section", "Staleness", "StaleVersion",
-    "Table", "WriteResult",
+    "EntityChange", "Heading", "HistoryEntry", "InvalidRecord", "KeyConflict", "Knowledge", "Overview", "Problem",
+    "RecallPage", "Record", "RecordError", "RecordHit", "RecordNotFound", "RecordStore", "Section", "Staleness",
+    "StaleVersion", "Table", "WriteResult",
 ]

@@ -19,14 +19,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from graphctx.records import files, gitio, ids, markdown
+from graphctx.records import files, gitio, ids, keys, markdown
 from graphctx.records.errors import (
     BrokenRecordFile, InvalidRecord, RecordError, RecordNotFound, StaleVersion, validation_message,
 )
 from graphctx.records.index import Filters, RecordIndex
 from graphctx.records.models import (
     ENACTED, KINDS, SCOPES, STATUSES, Anchor, AnchoredRecord, CheckItem, CheckReport, Decision,
-    EntityChange, Heading, HistoryEntry, Knowledge, Overview, Problem, RecallPage, Record, RecordHit, Section,
+    EntityChange, Heading, HistoryEntry, KeyConflict, Knowledge, Overview, Problem, RecallPage, Record, RecordHit, Section,
     Table, WriteResult, normalize_category, normalize_type, now, one_of,
 )
 from graphctx.records.staleness import CodeIndex, SourceCache, changes_since, rank_moves, stamp, verdict
@@ -46,16 +46,28 @@ class RecordStore:
     """The records of one repository: shared files, private files and this instance's ephemeral ones.
 
     Thread-safe; several processes may use the same repository at once. Errors are RecordError
-    subclasses (GraphctxError) whose message names the problem and the fix."""
+    subclasses (GraphctxError) whose message names the problem and the fix. `author` signs the writes
+    that name no author (default: $GRAPHCTX_AUTHOR, else the git user). A store in a process that ends
+    with its command passes holds_ephemeral=False: its ephemeral records would vanish as they are made,
+    so writing one is refused."""
 
-    def __init__(self, root: Path | str, *, author: str | None = None):
+    def __init__(self, root: Path | str, *, author: str | None = None, holds_ephemeral: bool = True):
         self.root = Path(root).resolve()
-        self.author = author if author is not None else os.environ.get("GRAPHCTX_AUTHOR", "")
+        self.holds_ephemeral = holds_ephemeral
+        self._author = author
         self._lock = threading.RLock()
         self._holding_files = False
         self._ephemeral = RecordIndex(None)
         self._files: RecordIndex | None = None
         self._served: dict[str, Anchor] = {}
+
+    @property
+    def author(self) -> str:
+        """Who signs a write that names no author: the one given, $GRAPHCTX_AUTHOR, or `git config user.name`
+        (asked once, at the first write that needs it)."""
+        if self._author is None:
+            self._author = os.environ.get("GRAPHCTX_AUTHOR", "").strip() or gitio.user_name(self.root) or ""
+        return self._author
 
     def close(self) -> None:
         with self._lock:
@@ -90,11 +102,13 @@ class RecordStore:
         list of dicts: title, body, type (note|convention|fact|how-to|pitfall), category (dotted),
         key, confidence (0..1), tags, refs, anchors (entity ids, or dicts with entity and hashes),
         author, scope (shared|private|ephemeral). A key already used in the same scope and category
-        updates that record (only the fields given change). Every entry is checked before any is
-        written, so a bad entry writes nothing."""
+        updates that record: only the fields given change (its title and anchors stay unless given);
+        a new keyed record without a title takes one from its key. A key that several records hold
+        (after a git merge) is refused with their ids. Every entry is checked before any is written,
+        so a bad entry writes nothing."""
         drafts = _drafts(entries, fields)
         if not drafts:
-            raise InvalidRecord("nothing to remember: give a title and a body, or a list of entries")
+            raise InvalidRecord("nothing to remember: give a title (or a key) and a body, or a list of entries")
         prepared = [self._prepare_knowledge(i, draft, scope, author) for i, draft in enumerate(drafts, 1)]
         with self._writing(on_disk=any(p[0] != "ephemeral" for p in prepared)):
             results = [self._upsert_knowledge(*p) for p in prepared]
@@ -106,7 +120,7 @@ class RecordStore:
         """Record a decision (ADR style). With `supersedes`, the decisions named there become
         superseded in the same locked write (once this one is enacted: accepted, superseded or
         deprecated); 'superseded_by' is derived from this record, never stored."""
-        scope = _scope(scope)
+        scope = self._write_scope(scope)
         fields = dict(title=title, decision=decision, context=context, consequences=consequences, status=status,
                       supersedes=supersedes, tags=tags, author=author or self.author)
         record = _validate(Decision, dict(fields, id=ids.new_id(), scope=scope), "decision")
@@ -147,10 +161,10 @@ class RecordStore:
                     if not retract:
                         update["retracted_reason"] = ""
                 if "scope" in update:
-                    update["scope"] = _scope(update["scope"])
+                    update["scope"] = self._write_scope(update["scope"])
                 revised = _validate(type(current), {**current.model_dump(), **update}, current.kind)
                 if isinstance(revised, Knowledge):
-                    self._check_key_free(revised)
+                    self._check_key_free(revised, current)
                 targets = self._targets(revised, current)
                 if _content(revised) == _content(current):
                     return self._present_results([(WriteResult(action="unchanged", record=current), [])])[0]
@@ -239,7 +253,16 @@ class RecordStore:
             out = [self._hit(h.record, code, sources, h.score, h.snippet) for h in page]
         more = len(hits) > offset + limit
         return RecallPage(hits=out, total=total, next_cursor=_cursor(offset + limit, signature) if more else None,
-                          problems=self._problems(sources))
+                          problems=self._problems(sources), conflicts=_involving(_conflicts(sources), out))
+
+    def conflicts(self, record_ids: Iterable[str] | None = None) -> list[KeyConflict]:
+        """Keys held by more than one live record of a scope and category (as after a git merge of two
+        branches that each created the record): all of them, or those involving `record_ids`."""
+        found = _conflicts(self._sources())
+        if record_ids is None:
+            return found
+        wanted = {ids.normalize(i) for i in record_ids} | {i.strip() for i in record_ids}
+        return [c for c in found if wanted & set(c.ids)]
 
     def outline(self, record_id: str) -> list[Heading]:
         """The headings of a record's Markdown (a decision's sections included), to read it by parts."""
@@ -321,7 +344,7 @@ class RecordStore:
                     items.append(CheckItem(record=hit, changes=changes))
         items.sort(key=lambda item: (item.record.kind != "decision", item.record.id))
         return CheckReport(base=base_rev, checked=len(candidates), items=items, problems=self._problems(sources),
-                           notes=notes)
+                           notes=notes, conflicts=_conflicts(sources))
 
     def overview(self, limit: int = 20) -> Overview:
         """For session_init: conventions and accepted decisions (newest first, capped at `limit` each)
@@ -510,6 +533,15 @@ class RecordStore:
             with self._code() as code:
                 raise StaleVersion(current.id, given, self._present(current, code, self._sources()))
 
+    def _write_scope(self, value: Any) -> str:
+        scope = _scope(value)
+        if scope == "ephemeral" and not self.holds_ephemeral:
+            raise InvalidRecord("scope 'ephemeral' keeps a record only in the memory of a running server, and this"
+                                " process ends with its command, so the record would vanish at once; use scope"
+                                " 'private' (this clone only) or 'shared' (committed), or write it through the"
+                                " MCP server (graphctx serve)")
+        return scope
+
     def _write(self, record: Record, previous: Record | None = None) -> Record:
         """Store a record in its scope (a file, or memory), moving it if its scope changed."""
         if record.scope == "ephemeral":
@@ -534,7 +566,7 @@ class RecordStore:
                            author: str | None) -> tuple[str, dict[str, Any], list[tuple[Anchor, bool]] | None]:
         """Check one remember entry before anything is written: (scope, given fields, stamped anchors)."""
         draft = dict(draft)
-        entry_scope = _scope(draft.pop("scope", None) or scope)
+        entry_scope = self._write_scope(draft.pop("scope", None) or scope)
         unknown = sorted(set(draft) - set(KNOWLEDGE_FIELDS))
         if unknown:
             raise InvalidRecord(f"entry {number}: knowledge has no field {', '.join(map(repr, unknown))};"
@@ -549,7 +581,8 @@ class RecordStore:
             raise InvalidRecord(f"entry {number}: {validation_message(exc)}") from None
         given = {name: getattr(checked, name) for name in draft}
         if "title" not in given and not checked.key:
-            raise InvalidRecord(f"entry {number}: a new record needs a title (or a key of a record to update)")
+            raise InvalidRecord(f"entry {number}: a new record needs a title, or a key (its title is then"
+                                " taken from the key)")
         stamped = None
         if anchors is not None:
             with self._code() as code:
@@ -562,13 +595,12 @@ class RecordStore:
         if given.get("key"):
             source = self._ephemeral if scope == "ephemeral" else self._file_index()
             category = given.get("category", "general")
-            existing_id = source.find_key(scope, category, given["key"]) if source is not None else None
+            holders = source.key_holders(scope, category, given["key"]) if source is not None else []
+            existing_id = keys.record_to_update(holders, scope, category, given["key"])
         if existing_id is None:
-            if "title" not in given:
-                raise InvalidRecord(f"no record has key {given.get('key')!r} in category"
-                                    f" {given.get('category', 'general')!r} yet: give a title to create it")
             stamp_time = now()
-            record = Knowledge.model_validate({**given, "id": ids.new_id(), "scope": scope,
+            title = given.get("title") or keys.title_from_key(given["key"])
+            record = Knowledge.model_validate({**given, "title": title, "id": ids.new_id(), "scope": scope,
                                                "anchors": [a for a, _ in anchors or []],
                                                "created": stamp_time, "updated": stamp_time})
             return WriteResult(action="created", record=self._write(record)), []
@@ -583,14 +615,20 @@ class RecordStore:
         revised = revised.model_copy(update=dict(version=current.version + 1, updated=now()))
         return WriteResult(action="updated", record=self._write(revised, previous=current)), []
 
-    def _check_key_free(self, record: Knowledge) -> None:
-        if not record.key:
+    def _check_key_free(self, record: Knowledge, current: Record) -> None:
+        """Refuse a revision that would make a second live holder of a key. One that leaves the record's
+        key where it was passes, so the records of a merge conflict can still be edited and retracted."""
+        if not record.key or record.retracted:
+            return
+        if (isinstance(current, Knowledge) and not current.retracted
+                and (current.scope, current.category, current.key) == (record.scope, record.category, record.key)):
             return
         source = self._ephemeral if record.scope == "ephemeral" else self._file_index()
-        holder = source.find_key(record.scope, record.category, record.key) if source is not None else None
-        if holder is not None and holder != record.id:
+        holders = source.key_holders(record.scope, record.category, record.key) if source is not None else []
+        others = [h.id for h in holders if h.id != record.id and not h.retracted]
+        if others:
             raise InvalidRecord(f"key {record.key!r} in category {record.category!r} already belongs to record"
-                                f" {holder}; revise that record, or choose another key")
+                                f" {others[0]}; revise that record, or choose another key")
 
     def _supersede_target(self, record: Decision, target_id: str) -> Decision:
         if target_id == record.id:
@@ -755,6 +793,15 @@ def _keep_stamps(old: list[Anchor], new: list[tuple[Anchor, bool]]) -> list[Anch
     hashes (re-stamping it here would hide drift; verify does that on purpose)."""
     by_entity = {a.entity: a for a in old}
     return [by_entity[a.entity] if from_index and a.entity in by_entity else a for a, from_index in new]
+
+
+def _conflicts(sources: list[RecordIndex]) -> list[KeyConflict]:
+    return [c for source in sources for c in source.key_conflicts()]
+
+
+def _involving(conflicts: list[KeyConflict], hits: list[RecordHit]) -> list[KeyConflict]:
+    shown = {h.id for h in hits}
+    return [c for c in conflicts if shown & set(c.ids)]
 
 
 def _filters(kind, type_, category, status, tags, entity, min_confidence, scope, include_retracted) -> Filters:

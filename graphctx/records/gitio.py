@@ -1,6 +1,7 @@
 """The few git facts the records layer needs, each one `git` call run in the repository: the HEAD
 commit an anchor is stamped with, the files changed since a revision, a file's content at a
-revision, and a record file's history. Outside git they answer None or raise a RecordError."""
+revision, a record file's history, and the user's name (the author of a write no agent signs).
+Outside git they answer None or raise a RecordError."""
 
 from __future__ import annotations
 
@@ -25,6 +26,13 @@ def head(root: Path) -> str | None:
     """The commit checked out, or None outside git (or in a repository without commits)."""
     done = _git(root, "rev-parse", "--verify", "-q", "HEAD")
     return done.stdout.strip() if done is not None and done.returncode == 0 and done.stdout.strip() else None
+
+
+def user_name(root: Path) -> str | None:
+    """`git config user.name` as the repository sees it (its own config, else the global one)."""
+    done = _git(root, "config", "user.name")
+    name = " ".join(done.stdout.split()) if done is not None and done.returncode == 0 else ""
+    return name or None
 
 
 def in_repository(root: Path) -> bool:

@@ -18,7 +18,8 @@ from pydantic import TypeAdapter
 from graphctx.index.store import words
 from graphctx.records import files
 from graphctx.records.errors import BrokenRecordFile
-from graphctx.records.models import ENACTED, Decision, Knowledge, Problem, Record
+from graphctx.records.keys import KeyHolder, conflict
+from graphctx.records.models import ENACTED, Decision, KeyConflict, Knowledge, Problem, Record
 from graphctx.records.staleness import entity_file
 
 SCHEMA_VERSION = 1
@@ -322,11 +323,22 @@ class RecordIndex:
         with self._lock:
             return self.conn.execute("SELECT id, title FROM records").fetchall()
 
-    def find_key(self, scope: str, category: str, key: str) -> str | None:
+    def key_holders(self, scope: str, category: str, key: str) -> list[KeyHolder]:
+        """The records holding a key, oldest first (ids sort by creation time); after a git merge
+        there may be more than one."""
         with self._lock:
-            row = self.conn.execute("SELECT id FROM records WHERE scope=? AND category=? AND key=?",
-                                    (scope, category, key)).fetchone()
-        return row[0] if row else None
+            rows = self.conn.execute("SELECT id, title, retracted FROM records WHERE scope=? AND category=? AND key=?"
+                                     " ORDER BY id", (scope, category, key)).fetchall()
+        return [KeyHolder(rid, title, bool(retracted)) for rid, title, retracted in rows]
+
+    def key_conflicts(self) -> list[KeyConflict]:
+        """Every key held by more than one live record of a scope and category."""
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT scope, category, key, group_concat(id, char(31)) FROM records WHERE kind='knowledge'"
+                " AND key IS NOT NULL AND retracted=0 GROUP BY scope, category, key HAVING count(*) > 1"
+                " ORDER BY scope, category, key").fetchall()
+        return [conflict(scope, category, key, sorted(ids.split('\x1f'))) for scope, category, key, ids in rows]
 
     def superseders(self, record_id: str) -> list[tuple[str, str, bool]]:
         """(id, stored status, retracted) of the decisions that list `record_id` in `supersedes`."""

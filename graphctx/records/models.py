@@ -313,11 +313,23 @@ class RecordHit(BaseModel):
     staleness: Staleness | None = None
 
 
+class KeyConflict(BaseModel):
+    """Several live knowledge records holding one key in one scope and category, as after a git merge
+    of two branches that each created it: a keyed write refuses to pick one until someone resolves it."""
+
+    scope: Scope
+    category: str
+    key: str
+    ids: list[str]  # oldest first
+    message: str  # names the records and how to resolve it
+
+
 class RecallPage(BaseModel):
     hits: list[RecordHit]
     total: int
     next_cursor: str | None = None  # pass back as `cursor` for the next page; None on the last
     problems: list[Problem] = Field(default_factory=list)
+    conflicts: list[KeyConflict] = Field(default_factory=list)  # keys of the hits held by several records
 
 
 class Heading(BaseModel):
@@ -375,6 +387,7 @@ class CheckReport(BaseModel):
     items: list[CheckItem]
     problems: list[Problem] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    conflicts: list[KeyConflict] = Field(default_factory=list)  # every key held by several records
 
 
 class Overview(BaseModel):

@@ -23,13 +23,18 @@ class Agent:
     calls: int = 0
 
     @property
-    def label(self) -> str:
-        """The name records will carry: the agent's own id, else the client's name and version."""
+    def identity(self) -> str | None:
+        """The name records will carry: the agent's own id, else the client's name and version; None
+        when the client gave neither (the record store then signs with the git user)."""
         if self.agent_id:
             return self.agent_id
         if self.client_name:
             return f"{self.client_name}/{self.client_version}" if self.client_version else self.client_name
-        return "unknown"
+        return None
+
+    @property
+    def label(self) -> str:
+        return self.identity or "unknown"
 
     def as_dict(self) -> dict[str, Any]:
         return {"session": self.session, "label": self.label, "client_name": self.client_name,

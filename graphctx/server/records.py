@@ -1,9 +1,10 @@
 """The record tools: remember, decide, recall, revise and verify, over the same RecordStore the
 context answers read (one per repository per process), so what an agent writes shows up at once
 beside the code it is about, and the hashes of what it was served become its anchors' stamps.
-The author of a write is the session's agent identity unless the call names one. Answers are
-compact text; recall with format=json gives structured content and a one-line text instead, never
-both in full. Mistakes a model can fix come back as isError results with suggestions; a refused
+The author of a write is the session's agent identity unless the call names one (with no identity,
+the store's default: $GRAPHCTX_AUTHOR or the git user). Answers are compact text; recall with
+format=json gives structured content and a one-line text instead, never both in full. A key held
+by several records (after a git merge) is reported with the records that hold it. Mistakes a model can fix come back as isError results with suggestions; a refused
 stale revision carries the current record, so the agent can re-apply its change."""
 
 from __future__ import annotations
@@ -49,7 +50,8 @@ MAX_SNIPPET_CHARS = 160
 class KnowledgeEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    title: str | None = Field(None, description="required for a new record; may be left out when `key` updates one")
+    title: str | None = Field(None, description="required for a new record without a key; left out, an update keeps "
+                                                "the title and a new keyed record takes it from the key")
     body: str | None = Field(None, description="Markdown")
     type: KnowledgeType | None = Field(None, description="default note")
     category: str | None = Field(None, description="dotted lowercase, e.g. infra.database (default general)")
@@ -58,7 +60,8 @@ class KnowledgeEntry(BaseModel):
     confidence: float | None = Field(None, ge=0.0, le=1.0, description="0-1 (default 1)")
     tags: list[str] | None = None
     refs: list[str] | None = Field(None, description="URLs or paths")
-    anchors: Anchors | None = None
+    anchors: Annotated[list[str] | None, Field(
+        description="ids of the entities it is about, or file paths; left out, an update keeps its anchors")] = None
     author: Author = None
 
 
@@ -96,10 +99,10 @@ def register(server: MCPServer, state: Any) -> None:
             return fn
         return add
 
-    def run(ctx: Context, agent_id: str | None, action: Callable[[str], CallToolResult | str]) -> CallToolResult:
-        """Identify the agent (its label is the default author), bring the index up to date with the
-        files (anchors are stamped and judged against the code as it is), and answer."""
-        author = state.agents.identify(ctx, agent_id).label
+    def run(ctx: Context, agent_id: str | None, action: Callable[[str | None], CallToolResult | str]) -> CallToolResult:
+        """Identify the agent (its identity is the default author; without one the store signs), bring the
+        index up to date with the files (anchors are stamped and judged against the code as it is), and answer."""
+        author = state.agents.identify(ctx, agent_id).identity
         try:
             state.fresh.sync()
             out = action(author)
@@ -118,7 +121,8 @@ def register(server: MCPServer, state: Any) -> None:
                  scope: Scope = "shared", agent_id: AgentId = None) -> CallToolResult:
         """Keep knowledge worth keeping (a note, convention, fact, how-to or pitfall), one or many at once,
         anchored to the entities it is about: it then comes with that code in get_context and is flagged when
-        the code changes. The same category and key updates that record instead of adding one."""
+        the code changes. The same category and key updates that record instead of adding one, changing only
+        the fields given (a new keyed record without a title takes it from the key)."""
         drafts = [e.model_dump(exclude_none=True) for e in entries]  # left out: kept (an update) or the default
         return run(ctx, agent_id, lambda me: "\n".join(
             written(r) for r in store_for(root).remember(drafts, scope=scope, author=me)))
@@ -176,10 +180,14 @@ def register(server: MCPServer, state: Any) -> None:
                                     entity=entity, min_confidence=min_confidence, include_retracted=include_retracted,
                                     sort=sort, limit=limit, cursor=cursor)
                 summary = page_summary(page)
-                return as_json(page, summary) if format == "json" else page_text(page, summary)
+                if format == "json":
+                    return as_json(page, summary + "".join(f"\nconflict: {c.message}" for c in page.conflicts))
+                return page_text(page, summary)
             if view == "record":
                 record = store.get(id)
-                return as_json(record, record_head(record)) if format == "json" else record_text(record)
+                warnings = "".join(f"\nconflict: {c.message}" for c in store.conflicts([record.id]))
+                return (as_json(record, record_head(record) + warnings) if format == "json"
+                        else record_text(record) + warnings)
             if view == "outline":
                 headings = store.outline(id)
                 return (as_json({"record_id": id, "headings": headings}, f"{len(headings)} headings") if format == "json"
@@ -316,6 +324,7 @@ def page_summary(page: RecallPage) -> str:
 def page_text(page: RecallPage, summary: str) -> str:
     lines = [hit_line(h) for h in page.hits]
     lines.append(summary if page.hits else "no record matches; try other words, fewer filters, or sort=recent")
+    lines += [f"conflict: {c.message}" for c in page.conflicts]
     lines += [f"unreadable record file {p.path}: {p.message}" for p in page.problems]
     return "\n".join(lines)
 
