@@ -170,9 +170,24 @@ def test_repo_option_from_another_folder(repo, tmp_path):
     assert answer["entity"]["id"] == "app.py::main"
 
 
-def test_default_repo_is_found_from_a_subfolder(repo):
-    stats = json.loads(graphctx("stats", "--json", cwd=repo / "shop").stdout)
-    assert Path(stats["root"]) == repo.resolve()
+def test_in_a_git_work_tree_the_default_repo_is_its_top_level(tmp_path):
+    root = write_tree(tmp_path / "work", PROJECT)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    graphctx("index", "-q", cwd=root / "shop")
+    stats = json.loads(graphctx("stats", "--json", cwd=root / "shop").stdout)
+    assert Path(stats["root"]) == root.resolve()
+
+
+def test_outside_git_the_root_is_the_folder_named_never_an_indexed_ancestor(repo, tmp_path):
+    proc = graphctx("stats", cwd=repo / "shop", check=False)
+    assert proc.returncode == 2
+    assert f"{repo.resolve() / 'shop'} has no index yet" in proc.stderr
+    assert f"--repo {repo.resolve()} (that folder has an index)" in proc.stderr
+    assert not (repo / "shop" / ".graphctx").exists()
+    for given, problem in ((repo / "shop" / "cart.py", "is a file, not a folder"), (tmp_path / "nowhere", "does not exist")):
+        for command in (["index", str(given)], ["stats", "--repo", str(given)], ["recall", "x", "--repo", str(given)]):
+            proc = graphctx(*command, cwd=tmp_path, check=False)
+            assert proc.returncode == 2 and problem in proc.stderr, (command, proc.stderr)
 
 
 def test_repo_without_index_is_a_clear_error(tmp_path):
@@ -187,7 +202,7 @@ def test_index_errors_are_one_line_messages(tmp_path):
     file = tmp_path / "file.py"
     file.write_text("x = 1\n")
     proc = graphctx("index", str(file), cwd=tmp_path, check=False)
-    assert proc.returncode == 2 and "not a directory" in proc.stderr
+    assert proc.returncode == 2 and "is a file, not a folder" in proc.stderr
     proc = graphctx("index", str(tmp_path / "missing"), cwd=tmp_path, check=False)
     assert proc.returncode == 2 and "does not exist" in proc.stderr
     bad = write_tree(tmp_path / "badconf", {".graphctx/config.toml": "[index]\nmax_file_bytes = 'x'\n", "a.py": "x = 1\n"})

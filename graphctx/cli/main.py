@@ -118,16 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _root(args: argparse.Namespace) -> Path:
-    from graphctx.context import api
+    from graphctx.index.root import find_root
 
-    return api.find_root(getattr(args, "path", None) or args.repo)
+    return find_root(getattr(args, "path", None) or args.repo)
 
 
 def cmd_index(args: argparse.Namespace) -> int:
     from graphctx.context import api
 
-    if args.path is not None and args.path.exists() and not args.path.is_dir():
-        raise GraphctxError(f"{args.path} is not a directory; pass the repository's folder (graphctx index PATH)")
     root = _root(args)
     with printing.progress_bar("parsing", enabled=not args.quiet) as progress:
         result = api.index(root, full=args.full, progress=progress)

@@ -91,11 +91,11 @@ def _common_fields(p: argparse.ArgumentParser) -> None:
 
 
 def _store(args: argparse.Namespace):
-    from graphctx.context import api
+    from graphctx.index.root import find_root
     from graphctx.records import RecordStore
 
     # This process ends with the command, so it cannot keep ephemeral records.
-    return RecordStore(api.find_root(args.repo), holds_ephemeral=False)
+    return RecordStore(find_root(args.repo), holds_ephemeral=False)
 
 
 def cmd_remember(args: argparse.Namespace) -> int:

@@ -5,7 +5,6 @@ bad input raises a GraphctxError whose message says how to fix it."""
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from graphctx.graph import lookup
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import store
 from graphctx.index.indexer import IndexResult, Progress, index_repository
+from graphctx.index.root import find_root
 from graphctx.models import Edge, Entity, EntityEdges, IndexStats, SearchAnswer, SearchHit
 
 
@@ -25,23 +25,6 @@ __all__ = [
     "find_root", "index", "graph", "stats", "show", "search", "export",
     "get_context", "get_intent", "get_path", "get_file_context", "get_impact", "rank_text", "session_init",
 ]
-
-
-def find_root(start: Path | str | None = None) -> Path:
-    """The repository containing `start` (default: the current folder): the git top level, or the
-    nearest folder holding a .graphctx index, or `start` itself."""
-    here = Path(start or ".").resolve()
-    if not here.exists():
-        raise InvalidRequest(f"{here} does not exist; pass --repo with the repository's folder")
-    if here.is_file():
-        here = here.parent
-    top = subprocess.run(["git", "-C", str(here), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
-    if top.returncode == 0 and top.stdout.strip():
-        return Path(top.stdout.strip())
-    for folder in (here, *here.parents):
-        if (folder / store.INDEX_DIR / store.INDEX_FILE).exists():
-            return folder
-    return here
 
 
 def index(root: Path, *, full: bool = False, progress: Progress | None = None) -> IndexResult:

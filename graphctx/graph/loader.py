@@ -16,6 +16,7 @@ import numpy as np
 
 from graphctx.errors import NoIndex
 from graphctx.index import store
+from graphctx.index.root import indexed_ancestor
 
 # Edges to names outside the repository stay in the store (graphctx show lists them); the graph
 # holds only edges between repository entities.
@@ -26,6 +27,13 @@ NODE_COLUMNS = (
 DETAIL_COLUMNS = ("signature", "doc")
 EDGE_KINDS = ("calls", "contains", "imports", "inherits", "implements", "references", "tests")
 INFERRED = frozenset({"heuristic", "inferred", "ambiguous"})  # guessed, not proven by syntax or imports
+
+
+def no_index_message(root: Path) -> str:
+    """Says the index is missing and how to build it; points at an indexed parent folder if there is one."""
+    message = f"{root} has no index yet; run `graphctx index {root}` first"
+    parent = indexed_ancestor(root)
+    return message if parent is None else f"{message}, or pass --repo {parent} (that folder has an index)"
 
 
 @dataclass(frozen=True)
@@ -83,7 +91,7 @@ class GraphCache:
             try:
                 conn = store.connect(store.index_path(root), readonly=True)
             except store.IndexMissing:
-                raise NoIndex(f"{root} has no index yet; run `graphctx index {root}` first") from None
+                raise NoIndex(no_index_message(root)) from None
             self._connections[key] = conn
         return conn
 

@@ -11,11 +11,11 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
+from graphctx.index.root import INDEX_DIR, INDEX_FILE
+
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 3  # 3: body text in full-text search; bodies hashed without any whitespace
-INDEX_DIR = ".graphctx"
-INDEX_FILE = "index.db"
 # The index folder is committed (records live there later); the database is not.
 INDEX_GITIGNORE = "index.db\nindex.db-*\nprivate/\n"
 
