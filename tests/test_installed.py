@@ -104,6 +104,7 @@ def test_the_wheel_carries_the_queries_and_no_checkout_paths(dist):
     for language in ("python", "javascript", "typescript", "go", "rust", "java"):
         assert f"graphctx/grammars/{language}.scm" in names
     assert "graphctx/grammars/__init__.py" in names
+    assert {"graphctx/export/assets/cytoscape.min.js", "graphctx/export/assets/cytoscape.LICENSE"} <= set(names)
     assert not any(n.startswith(("tests/", "benchmarks/", "grammars/")) for n in names)
     assert next(dist.glob("graphctx-*.tar.gz")).exists()  # the wheel was built from it
 

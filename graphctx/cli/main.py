@@ -97,8 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     records.register(command)
 
-    p = command("export", cmd_export, "the graph as networkx node-link JSON or GraphML")
-    p.add_argument("--format", choices=("json", "graphml"), default="json")
+    p = command("export", cmd_export, "the graph, or an entity's neighbourhood, as JSON, GraphML, a Mermaid flowchart or an HTML page")
+    p.add_argument("--format", choices=("json", "graphml", "mermaid", "html"), default="json",
+                   help="json (networkx node-link), graphml, mermaid (a flowchart for Markdown) or html (an interactive page)")
+    p.add_argument("--around", metavar="ENTITY", help="only this entity's neighbourhood")
+    p.add_argument("--file", help="a path suffix that narrows an ambiguous --around name")
+    p.add_argument("--depth", type=int, help="hops from --around to include (default 1)")
+    p.add_argument("--edges", metavar="KINDS", help="only these edge kinds, comma-separated (calls,inherits,...)")
+    p.add_argument("--max-nodes", type=int, help="cap on entities (default: 60 for mermaid, 300 for html, none for data)")
     p.add_argument("-o", "--output", type=Path, help="write to this file instead of standard output")
 
     p = command("session", cmd_session, "the onboarding packet: overview, languages, freshness, entry points, central entities")
@@ -225,13 +231,36 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     from graphctx.context import api
 
-    text = api.export(_root(args), args.format)
+    if args.output is not None:
+        _check_writable(args.output)
+    elif args.format == "html" and sys.stdout.isatty():
+        raise GraphctxError("an HTML page is not for the terminal: pass -o FILE.html (or redirect standard output)")
+    selection, text = api.export(_root(args), args.format, around=args.around, file=args.file, depth=args.depth,
+                                 edge_kinds=args.edges, max_nodes=args.max_nodes)
     if args.output:
-        args.output.write_text(text, encoding="utf-8")
-        print(f"wrote {args.output}", file=sys.stderr)
+        try:
+            args.output.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise GraphctxError(f"cannot write {args.output}: {exc.strerror or exc}; pass another -o") from None
+        print(f"wrote {args.output}: {selection.counts()}", file=sys.stderr)
     else:
         sys.stdout.write(text + "\n")
+    if note := selection.note():
+        print(f"note: {note}", file=sys.stderr)
+    if not selection.nodes:
+        print(f"nothing to export: {selection.scope()} has no entities", file=sys.stderr)
+        return 1
     return 0
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse an output path that cannot be written, before any work is done."""
+    if path.is_dir():
+        raise GraphctxError(f"{path} is a folder: pass a file path to -o, such as {path / 'graph.html'}")
+    if not path.parent.exists():
+        raise GraphctxError(f"cannot write {path}: the folder {path.parent} does not exist; create it first or pass another -o")
+    if not path.parent.is_dir():
+        raise GraphctxError(f"cannot write {path}: {path.parent} is a file, not a folder; pass another -o")
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

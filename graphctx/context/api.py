@@ -4,15 +4,14 @@ bad input raises a GraphctxError whose message says how to fix it."""
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
-import networkx as nx
-
+from graphctx import export as exports
 from graphctx.context.engine import get_context, get_file_context, get_impact, get_intent, get_path, rank_text
 from graphctx.context.session import session_init
 from graphctx.errors import InvalidRequest
+from graphctx.export import Selection
 from graphctx.graph import lookup
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import store
@@ -84,21 +83,22 @@ def search(root: Path, query: str, kind: str | None = None, limit: int = 20) -> 
     return SearchAnswer(query=query, hits=hits, generation=g.generation)
 
 
-def export(root: Path, fmt: str = "json") -> str:
-    """The graph as networkx node-link JSON or GraphML text."""
-    g = graph(root).graph
-    keep = ("kind", "name", "qualified_name", "language", "path", "start_line", "end_line")
-    out = nx.MultiDiGraph()
-    out.add_nodes_from((n, {k: d[k] for k in keep}) for n, d in g.nodes(data=True))
-    out.add_edges_from(
-        (s, t, k, {"kind": d["kind"], "resolution": d["resolution"], "confidence": d["confidence"]})
-        for s, t, k, d in g.edges(keys=True, data=True)
-    )
-    if fmt == "json":
-        return json.dumps(nx.node_link_data(out, edges="edges"), indent=1)
-    if fmt == "graphml":
-        return "\n".join(nx.generate_graphml(out))
-    raise InvalidRequest(f"unknown export format {fmt!r}: use json or graphml")
+def export(root: Path, fmt: str = "json", *, around: str | None = None, file: str | None = None, depth: int | None = None,
+           edge_kinds: str | None = None, max_nodes: int | None = None) -> tuple[Selection, str]:
+    """The graph, or the neighbourhood of `around` out to `depth` hops (default 1), as node-link
+    JSON, GraphML, a Mermaid flowchart or a self-contained HTML page; `edge_kinds` ("calls,inherits")
+    limits the edges followed and shown, `max_nodes` overrides a picture's cap."""
+    if depth is not None and around is None:
+        raise InvalidRequest("depth needs an entity to count hops from: pass --around ENTITY with --depth")
+    if file is not None and around is None:
+        raise InvalidRequest("file narrows the entity given with --around: pass --around ENTITY with --file")
+    depth = 1 if depth is None else depth
+    exports.check_options(fmt, depth, max_nodes)
+    kinds = exports.parse_edge_kinds(edge_kinds)
+    g = graph(root)
+    entity_id = lookup.resolve_entity(g, around, file) if around is not None else None
+    return exports.export(g, fmt, around=entity_id, depth=depth, edge_kinds=kinds, max_nodes=max_nodes,
+                          title=root.resolve().name)
 
 
 def _conn(root: Path):
