@@ -216,6 +216,18 @@ def test_removed_added_and_untracked(tmp_path):
     assert "2 added, 1 removed" in answer.notes[0]
 
 
+def test_a_deleted_file_is_removed_with_its_entities(tmp_path):
+    root = make_repo(tmp_path / "shop")
+    git(root, "rm", "-q", "shop/cart.py")
+    index_repository(root)
+    answer, _ = api.get_impact(root, diff="HEAD")
+    relations = {item.id: item.relation for item in answer.items}
+    assert {e for e, r in relations.items() if r == "removed"} == {
+        "shop/cart.py", "shop/cart.py::Cart", "shop/cart.py::Cart.__init__", "shop/cart.py::Cart.total"}
+    users = {e for e, r in relations.items() if r == "tier1 uses-removed"}
+    assert users and all(e.startswith("shop/checkout.py") for e in users)  # it imports Cart, which is gone
+
+
 def test_a_removed_function_nobody_uses_has_no_dependents(tmp_path):
     root = make_repo(tmp_path / "shop")
     edit(root, "shop/pricing.py", "def sibling_3(x):\n    return x + 3\n", "")

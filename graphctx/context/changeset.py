@@ -76,6 +76,8 @@ def map_diff(g: CodeGraph, found: gitdiff.Diff, sources: dict[str, bytes]) -> Ch
                 is_new = change.status == "added" or (old is not None and entity not in old)
                 (added if is_new else touched)[entity] = None
         if old is not None:
+            if change.status == "deleted" and change.path not in g:
+                removed[change.path] = old[change.path]
             spans = [(e.start_line, e.end_line, e.id) for e in old.values() if e.kind != "file"]
             for entity in _innermost(spans, change.path, change.removed):
                 if entity in g:
@@ -97,23 +99,25 @@ def referrers(g: CodeGraph, conn: sqlite3.Connection, gone: OldEntity) -> list[s
     top-level name, also files that name it and its module (an import of a name that is gone
     leaves no edge) and resolve that name to nothing else."""
     modules = {file_stem(gone.path), posixpath.basename(posixpath.dirname(gone.path))} - {""}
-    owner_class = gone.qualified_name.rpartition(".")[0]
+    name = file_stem(gone.path) if gone.kind == "file" else gone.name  # a module is used by its stem
+    owner_class = "" if gone.kind == "file" else gone.qualified_name.rpartition(".")[0]
     found: set[str] = set()
     rows = conn.execute(
         f"SELECT source, target FROM edges WHERE kind IN ({','.join('?' * len(REFERRING_KINDS))}) "
         "AND (target = ? OR target LIKE ?)",
-        (*REFERRING_KINDS, EXTERNAL_PREFIX + gone.name, f"{EXTERNAL_PREFIX}%.{gone.name}"),
+        (*REFERRING_KINDS, EXTERNAL_PREFIX + name, f"{EXTERNAL_PREFIX}%.{name}"),
     )
     for source, target in rows:
         owner, _, last = target[len(EXTERNAL_PREFIX):].rpartition(".")
-        if last != gone.name or source not in g:
+        if last != name or source not in g:
             continue
-        if owner in ("", "?") or owner.rpartition(".")[2] in modules or (owner_class and (owner == owner_class or owner.endswith("." + owner_class))):
+        through_class = bool(owner_class) and (owner == owner_class or owner.endswith("." + owner_class))
+        if owner in ("", "?") or owner.rpartition(".")[2] in modules or through_class:
             found.add(source)
     if gone.kind != "file" and gone.path in g:
         found.update(_calls_into_module(g, conn, gone))
     if not owner_class:
-        found.update(_naming_files(g, conn, gone, modules, {g.graph.nodes[s]["path"] for s in found}))
+        found.update(_naming_files(g, conn, name, gone.path, modules, {g.graph.nodes[s]["path"] for s in found}))
     return sorted(found)
 
 
@@ -139,19 +143,18 @@ def _calls_into_module(g: CodeGraph, conn: sqlite3.Connection, gone: OldEntity) 
     return out
 
 
-def _naming_files(g: CodeGraph, conn: sqlite3.Connection, gone: OldEntity, modules: set[str],
+def _naming_files(g: CodeGraph, conn: sqlite3.Connection, name: str, home: str, modules: set[str],
                   known: set[str]) -> list[str]:
-    named = {p for (p,) in conn.execute("SELECT path FROM file_refs WHERE name=?", (gone.name,))}
+    named = {p for (p,) in conn.execute("SELECT path FROM file_refs WHERE name=?", (name,))}
     with_module = {p for (p,) in conn.execute(
         f"SELECT path FROM file_refs WHERE name IN ({','.join('?' * len(modules))})", tuple(modules))}
     out = []
-    for path in named & (with_module | {gone.path}):
+    for path in named & (with_module | {home}):
         if path in known or path not in g:
             continue
         own = g.by_path.get(path, ())
-        resolves = any(g.graph.nodes[n]["name"] == gone.name for n in own) or any(
-            g.graph.nodes[target]["name"] == gone.name
-            for n in own for _, target in g.graph.out_edges(n))
+        resolves = any(g.graph.nodes[n]["name"] == name for n in own) or any(
+            g.graph.nodes[target]["name"] == name for n in own for _, target in g.graph.out_edges(n))
         if not resolves:
             out.append(path)
     return out
