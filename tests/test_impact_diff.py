@@ -283,6 +283,9 @@ def test_outside_git_is_a_clear_error(tmp_path):
     assert proc.returncode == 2 and proc.stdout == ""
     assert "is not in a git work tree" in proc.stderr and "--files" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+    git(root, "init", "-q")  # a repository, but nothing to compare with yet
+    with pytest.raises(InvalidRequest, match="no commits yet"):
+        gitdiff.resolve_base(root, "HEAD")
 
 
 def test_unknown_revision_suggests_branches(changed):

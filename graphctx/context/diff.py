@@ -56,11 +56,11 @@ def read(root: Path, rev: str | None) -> Diff:
 def resolve_base(root: Path, rev: str | None) -> tuple[str, str]:
     """The commit to compare with and a phrase saying which it is."""
     _require_repository(root)
+    if _commit(root, "HEAD") is None:
+        raise InvalidRequest("the repository has no commits yet, so there is no base to compare with; commit "
+                             "first, or name the changed files with --files")
     if rev is None or not rev.strip() or rev.strip() == DEFAULT_BASE:
         branch = default_branch(root)
-        if _commit(root, "HEAD") is None:
-            raise InvalidRequest("the repository has no commits yet, so there is no base to compare with; commit "
-                                 "first, or name the changed files with --files")
         done = _git(root, "merge-base", branch, "HEAD")
         if done.returncode != 0 or not done.stdout.strip():
             raise InvalidRequest(f"HEAD and {branch} share no history, so they have no merge base; pass the revision "
