@@ -259,7 +259,9 @@ def test_impact_tiers(repo):
     tiers = {item.id: item.relation.split()[0] for item in answer.items[1:]}
     assert tiers["app/service.py::create_item"] == "tier1"
     assert tiers["app/models.py::CachedRepo.save"] == "tier1"
-    assert tiers["app/api.py::handle"] == "tier2"
+    assert tiers["app/api.py::handle"] == "tier3"  # transitive: it calls create_item
+    assert tiers["tests/test_service.py::test_create_item"] == "tier2"  # tests, at any distance
+    assert list(tiers.values()) == sorted(tiers.values())
     assert "app/unrelated.py::lonely" not in tiers
 
 

@@ -90,9 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     answer_options(p)
 
-    p = command("impact", cmd_impact, "what depends on a symbol, or on everything in some files, in tiers")
+    p = command("impact", cmd_impact, "what depends on a symbol, on everything in some files, or on what a diff changed, in tiers")
     p.add_argument("symbol", nargs="?")
     p.add_argument("--files", nargs="+", help="the files of a change (a pull request)")
+    p.add_argument("--diff", nargs="?", const="default", metavar="REV",
+                   help="the working tree's changes against REV (default: the merge base with the default branch)")
     answer_options(p, depth=3)
 
     records.register(command)
@@ -208,10 +210,13 @@ def cmd_file(args: argparse.Namespace) -> int:
 def cmd_impact(args: argparse.Namespace) -> int:
     from graphctx.context import api
 
-    _, text = api.get_impact(_root(args), args.symbol, args.files, depth=args.depth, token_budget=args.budget,
-                             format=args.format)
+    root = _root(args)
+    if args.diff is not None:
+        api.refresh(root)  # a diff is read from the working tree: the index must describe the same lines
+    answer, text = api.get_impact(root, args.symbol, args.files, diff=args.diff, depth=args.depth,
+                                  token_budget=args.budget, format=args.format)
     print(text)
-    return 0
+    return 0 if answer.total_candidates else 1
 
 
 def cmd_session(args: argparse.Namespace) -> int:

@@ -8,9 +8,10 @@ import time
 from pathlib import Path
 
 from graphctx import export as exports
-from graphctx.context.engine import get_context, get_file_context, get_impact, get_intent, get_path, rank_text
+from graphctx.context.engine import get_context, get_file_context, get_intent, get_path, rank_text
+from graphctx.context.impact import get_impact
 from graphctx.context.session import session_init
-from graphctx.errors import InvalidRequest
+from graphctx.errors import InvalidRequest, NoIndex
 from graphctx.export import Selection
 from graphctx.graph import lookup
 from graphctx.graph.loader import GRAPHS, CodeGraph
@@ -21,13 +22,20 @@ from graphctx.models import Edge, Entity, EntityEdges, IndexStats, SearchAnswer,
 
 
 __all__ = [
-    "find_root", "index", "graph", "stats", "show", "search", "export",
+    "find_root", "index", "refresh", "graph", "stats", "show", "search", "export",
     "get_context", "get_intent", "get_path", "get_file_context", "get_impact", "rank_text", "session_init",
 ]
 
 
 def index(root: Path, *, full: bool = False, progress: Progress | None = None) -> IndexResult:
     return index_repository(root, full=full, progress=progress)
+
+
+def refresh(root: Path) -> IndexResult:
+    """Bring an existing index up to date with the working tree (an incremental run)."""
+    if not store.index_path(root.resolve()).exists():
+        raise NoIndex(f"{root} has no index yet; run `graphctx index {root}` first")
+    return index_repository(root)
 
 
 def graph(root: Path) -> CodeGraph:

@@ -1,6 +1,7 @@
-"""The context engine: turns get_context (context, intent and path modes), get_file_context and
-get_impact requests into ranked candidates over the graph and packs them into the caller's token
-budget. Every function returns the answer model and its rendering in the format asked for."""
+"""The context engine: turns get_context (context, intent and path modes) and get_file_context
+requests into ranked candidates over the graph and packs them into the caller's token budget
+(get_impact lives in impact.py). Every function returns the answer model and its rendering in the
+format asked for."""
 
 from __future__ import annotations
 
@@ -25,8 +26,6 @@ TEXT_WALK_ALPHA = 0.5  # free text: how far relevance walks from the seeds the t
 LARGE_NEIGHBOURHOOD = 300  # beyond this many reached entities, personalized PageRank ranks them
 MAX_DEPTH = 6
 MAX_TEXT_CANDIDATES = 500
-IMPACT_WEIGHTS = {"calls": (0.0, 1.0), "imports": (0.0, 0.6), "inherits": (0.0, 0.9), "implements": (0.0, 0.9),
-                  "references": (0.0, 0.6), "tests": (0.0, 0.9)}
 FORMATS = ("compact", "json")
 
 
@@ -129,41 +128,6 @@ def get_file_context(root: Path, file: str, *, token_budget: int = DEFAULT_BUDGE
     candidates = [Candidate(path, 1.0, "file", 0, max_detail="summary")]
     candidates += [Candidate(n, 1.0, g.entity(n)["kind"], 0, max_detail="summary") for n in entities]
     return pack(answer, candidates, Views(g, summary_doc_lines=1), format, encoding)
-
-
-def get_impact(root: Path, symbol: str | None = None, files: list[str] | None = None, *, depth: int = 3,
-               token_budget: int = DEFAULT_BUDGET, format: str = "compact", encoding: str = DEFAULT_ENCODING) -> Answer:
-    """What depends on a symbol, or on everything defined in a set of files: callers, importers,
-    subclasses and tests, in tiers by distance and confidence."""
-    check_request(token_budget, format, depth)
-    if bool(symbol) == bool(files):
-        raise InvalidRequest("give either a symbol or a list of files, not both and not neither")
-    g = _graph(root)
-    if symbol:
-        starts = [lookup.resolve_entity(g, symbol)]
-        subject = symbol
-    else:
-        starts = [n for f in files for n in _file_entities(g, _repo_path(g, f))]
-        subject = ", ".join(files)
-    reached: dict[str, rank.Reached] = {}
-    for start in starts:
-        for node, hit in rank.spread(g, start, depth, IMPACT_WEIGHTS, decay=0.7).items():
-            if node not in reached or hit.score > reached[node].score:
-                reached[node] = hit
-    answer = new_answer(g, "impact", subject, starts[0] if symbol else None, token_budget)
-    start_set = set(starts)
-    impacted = sorted((h for n, h in reached.items() if n not in start_set), key=lambda h: (_tier(h), -h.score, h.id))
-    answer.notes.append(
-        "tiers: 1 = direct and sure (confidence >= 0.8); 2 = direct but guessed, or two hops; 3 = further"
-        f"; {len(impacted)} dependents over {len(starts)} changed entities"
-    )
-    candidates = [Candidate(s, 1.0, "changed", 0, max_detail="line") for s in starts[:50]] if files else \
-        [Candidate(starts[0], 1.0, "root", 0, max_detail="summary")]
-    candidates += [
-        Candidate(h.id, h.score, f"tier{_tier(h)} {h.relation}", h.distance, h.resolution, h.confidence, "summary")
-        for h in impacted
-    ]
-    return pack(answer, candidates, Views(g), format, encoding)
 
 
 # ---- helpers
@@ -270,12 +234,6 @@ def _repo_path(g: CodeGraph, file: str) -> str:
     if hits:
         raise Ambiguous(f"{file!r} matches {len(hits)} indexed files; give more of the path", sorted(hits)[:10])
     raise NotFound(f"{file} is not an indexed source file", [p for p in g.files if Path(p).name == Path(file).name][:5])
-
-
-def _tier(hit: rank.Reached) -> int:
-    if hit.distance == 1 and hit.confidence >= 0.8:
-        return 1
-    return 2 if hit.distance <= 2 else 3
 
 
 def _narrower(a: Shape, b: Shape) -> Shape:

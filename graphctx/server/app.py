@@ -204,16 +204,23 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
         ctx: Context,
         symbol: EntityName = None,
         files: Annotated[list[str] | None, Field(description="instead of a symbol: the files of a change")] = None,
+        diff: Annotated[str | None, Field(
+            description="instead of a symbol: the working tree's changes (staged, unstaged, untracked) against this "
+                        "git revision, a commit, branch or tag (HEAD: uncommitted changes); \"default\" or \"\" "
+                        "compares with the merge base of the default branch")] = None,
         depth: Annotated[int, Field(ge=0, le=MAX_DEPTH, description="hops to follow back from the change")] = 3,
         token_budget: Budget = DEFAULT_BUDGET,
         format: Fmt = "compact",
         agent_id: AgentId = None,
     ) -> CallToolResult:
-        """What depends on a symbol, or on everything in a set of files: callers, importers, subclasses and tests,
-        in tiers by distance and confidence. Use it before changing an interface or to review a change."""
+        """What depends on a symbol, on everything in a set of files, or on the entities whose lines a git diff
+        changed (diff): callers, subclasses, importers, then tests, then transitive dependents, in tiers. Use it
+        before changing an interface or to review a change."""
         state.agents.identify(ctx, agent_id)
-        return _tool(state, lambda: api.get_impact(root, symbol, files, depth=depth, token_budget=token_budget,
-                                                   format=format), _item_paths, format)
+        if diff is not None:
+            state.fresh.reindex()  # a diff is read from the working tree: the index must describe the same lines
+        return _tool(state, lambda: api.get_impact(root, symbol, files, diff=diff, depth=depth,
+                                                   token_budget=token_budget, format=format), _item_paths, format)
 
     @tool
     def session_init(

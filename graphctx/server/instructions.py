@@ -21,7 +21,7 @@ def build_instructions(root: Path) -> str:
         "callers, callees, types and tests, ranked and packed to token_budget; mode=intent with target= (an issue, "
         "a task, a stack trace) for context shaped for a purpose; mode=path for the call chain between two entities. "
         "search(query) finds ids when you do not know a name; get_file_context(file) outlines a file; "
-        "get_impact(symbol or files) lists what a change can break. Prefer these to reading whole files.",
+        "get_impact(symbol, files or diff) lists what a change can break. Prefer these to reading whole files.",
         "Knowledge and decisions about the code: recall(query) searches them; remember and decide keep what you "
         "learn, anchored to entity ids, so it comes with that code in get_context and is flagged when the code "
         "changes; a stale record is checked, then verified or revised (with the version you read).",
