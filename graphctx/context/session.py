@@ -43,8 +43,9 @@ CENTRALITY: rank.Weights = {
     "imports": (0.3, 0.0), "contains": (0.0, 0.3),
 }
 # Added to an entity's centrality (0-1, the most central public entity = 1): a declared entry point
-# comes first, an export ranks above equally central code; the most imported module scores MODULE_WEIGHT.
-ENTRY_BONUS = 1.0
+# comes first (nothing else scores above 1 + EXPORT_BONUS), an export ranks above equally central
+# code; the most imported module scores MODULE_WEIGHT.
+ENTRY_BONUS = 2.0
 EXPORT_BONUS = 0.3
 MODULE_WEIGHT = 0.5
 MIN_IMPORTERS = 2  # a module joins the map when at least this many other files import it
