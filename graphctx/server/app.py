@@ -226,8 +226,8 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
         agent_id: AgentId = None,
     ) -> CallToolResult:
         """Start here in a new session: the project's overview, languages and size, index freshness, entry points,
-        its conventions, accepted decisions and stale records, and its most central entities as a ranked map,
-        within a token budget."""
+        its conventions, accepted decisions and stale records, and a ranked map of its public API (declared entry
+        points, exports, the most imported modules, the most used public code), within a token budget."""
         state.agents.identify(ctx, agent_id)
         return _tool(state, lambda: api.session_init(root, token_budget=token_budget, format=format), _item_paths, format)
 
