@@ -254,7 +254,8 @@ def _exports(g: CodeGraph) -> set[str]:
         index_file = path.rpartition("/")[2] in INDEX_FILES
         if names is None and not index_file:
             continue
-        imported = [t for _, t, kind in g.graph.out_edges(path, data="kind") if kind == "imports" and nodes[t]["kind"] != "file"]
+        imported = [t for _, t, kind in g.graph.out_edges(path, data="kind")
+                    if kind == "imports" and nodes[t]["kind"] != "file"]
         if names is not None:
             exported.update(i for name in names for i in g.by_qualified_name.get(name, ()) if nodes[i]["path"] == path)
             exported.update(t for t in imported if nodes[t]["name"] in names)

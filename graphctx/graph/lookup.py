@@ -104,7 +104,8 @@ def search(graph: CodeGraph, conn: sqlite3.Connection, query: str, kind: str | N
         if entity_id in graph:
             add(entity_id, 0.6 * (1 - rank / (limit * 3)), "full-text")
     if len(scores) < limit:
-        pool = [n for n, ids in graph.by_name.items() if not kind or any(graph.graph.nodes[i]["kind"] == kind for i in ids)]
+        nodes = graph.graph.nodes
+        pool = [n for n, ids in graph.by_name.items() if not kind or any(nodes[i]["kind"] == kind for i in ids)]
         for name in difflib.get_close_matches(query, pool, n=limit, cutoff=0.75):
             for entity_id in graph.by_name[name]:
                 add(entity_id, 0.4 * difflib.SequenceMatcher(None, query, name).ratio(), "fuzzy")
