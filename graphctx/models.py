@@ -13,6 +13,8 @@ Intent = Literal["modify", "understand", "review", "debug", "add", "plan"]
 INTENTS: tuple[str, ...] = get_args(Intent)
 DetailLevel = Literal["summary", "neighbors", "full"]
 Detail = Literal["full", "summary", "line"]
+EntityKind = Literal["file", "class", "struct", "interface", "trait", "enum", "function", "method", "constant"]
+ENTITY_KINDS: tuple[str, ...] = get_args(EntityKind)
 
 DEFAULT_BUDGET = 4000
 MAX_BUDGET = 100_000
@@ -98,6 +100,7 @@ class PacketItem(BaseModel):
     distance: int
     detail: Detail
     text: str  # the code (full), signature and doc (summary) or nothing (line)
+    body_hash: str = ""  # pass it back as known_hash: an unchanged body then comes as one line
     resolution: str = ""
     confidence: float = 1.0
     stale: bool = False  # the file changed on disk since it was indexed

@@ -273,9 +273,9 @@ def test_other_commands_do_not_import_the_sdk():
     ("get_context", {"entity": "create_itme"}, "create_item"),  # a typo: the suggestion names the entity
     ("get_context", {"entity": "save"}, "shop/models.py::CachedRepo.save"),  # ambiguous: the candidates
     ("get_context", {"mode": "bogus", "entity": "Repo"}, "'context', 'intent' or 'path'"),
-    ("get_context", {"entity": "Repo", "token_budget": 50}, "greater than or equal to 100"),
-    ("get_context", {"entity": "Repo", "token_budget": 100_001}, "less than or equal to 100000"),
-    ("get_context", {"entity": "Repo", "depth": 99}, "less than or equal to 6"),
+    ("get_context", {"entity": "Repo", "token_budget": 50}, "token_budget must be between 100 and 100000; got 50"),
+    ("get_context", {"entity": "Repo", "token_budget": 100_001}, "token_budget must be between 100 and 100000"),
+    ("get_context", {"entity": "Repo", "depth": 99}, "depth must be between 0 and 6; got 99"),
     ("get_context", {}, "needs `entity`"),
     ("get_context", {"mode": "intent", "target": "Repo"}, "needs `intent`"),
     ("get_context", {"mode": "intent", "intent": "dance", "target": "Repo"}, "'modify'"),
@@ -286,8 +286,8 @@ def test_other_commands_do_not_import_the_sdk():
     ("get_file_context", {"file": "shop/nothing.py"}, "not an indexed source file"),
     ("get_impact", {}, "either a symbol or a list of files"),
     ("search", {"query": "  "}, "query is empty"),
-    ("search", {"query": "x", "limit": 0}, "greater than or equal to 1"),
-    ("no_such_tool", {}, "no_such_tool"),
+    ("search", {"query": "x", "limit": 0}, "limit must be between 1 and 100; got 0"),
+    ("no_such_tool", {}, "unknown tool 'no_such_tool'; the tools are: decide, get_context"),
 ])
 def test_errors_come_back_as_error_results(server, mode, tool, args, expect):
     result = call(server, tool, args, mode)

@@ -5,6 +5,7 @@ format asked for."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from graphctx.context import anchored
@@ -27,6 +28,7 @@ LARGE_NEIGHBOURHOOD = 300  # beyond this many reached entities, personalized Pag
 MAX_DEPTH = 6
 MAX_TEXT_CANDIDATES = 500
 FORMATS = ("compact", "json")
+BODY_HASH = re.compile(r"[0-9a-f]{16}")  # how the index hashes bodies (blake2b, 8 bytes, hex)
 
 
 def get_context(root: Path, entity: str, *, file: str | None = None, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
@@ -38,12 +40,16 @@ def get_context(root: Path, entity: str, *, file: str | None = None, depth: int 
         raise InvalidRequest(f"unknown intent {intent!r}; use one of {', '.join(INTENTS)}")
     if detail_level not in DETAIL_SHAPES:
         raise InvalidRequest(f"unknown detail_level {detail_level!r}; use summary, neighbors or full")
+    known_hash = _check_hash(known_hash)
     g = _graph(root)
     root_id = lookup.resolve_entity(g, entity, file)
     answer = new_answer(g, "context", entity, root_id, token_budget)
-    if known_hash and known_hash == g.entity(root_id)["body_hash"]:
+    body_hash = g.entity(root_id)["body_hash"]
+    if known_hash and known_hash == body_hash:
         answer.notes.append(f"unchanged: {root_id} still has body hash {known_hash}; what you have is current")
         return pack(answer, [Candidate(root_id, 1.0, "root", 0, max_detail="line")], Views(g), format, encoding)
+    if known_hash:
+        answer.notes.append(f"changed: {root_id} has body hash {body_hash or 'none'} now, not {known_hash}")
     weights = WEIGHTS[intent] if intent else CONTEXT
     shape = SHAPES[intent] if intent else DETAIL_SHAPES[detail_level]
     if intent and detail_level != "full":
@@ -260,6 +266,17 @@ def check_request(budget: int, fmt: str, depth: int | None = None) -> None:
         raise InvalidRequest(f"unknown format {fmt!r}; use compact or json")
     if depth is not None and (not isinstance(depth, int) or not 0 <= depth <= MAX_DEPTH):
         raise InvalidRequest(f"depth {depth} is out of range: use 0 to {MAX_DEPTH}")
+
+
+def _check_hash(known_hash: str | None) -> str | None:
+    """The body hash a caller already has, as an item heading shows it (`h:` optional), or None."""
+    if known_hash is None or not known_hash.strip():
+        return None
+    value = known_hash.strip().removeprefix("h:")
+    if not BODY_HASH.fullmatch(value):
+        raise InvalidRequest(f"known_hash {known_hash!r} is not a body hash; pass the h: value of an item's heading "
+                             "(16 hexadecimal digits) from an earlier answer")
+    return value
 
 
 def _clip(text: str, limit: int = 120) -> str:

@@ -1,6 +1,6 @@
 """Renders answers: `compact`, dense text made for a model (a header line, then each entity as a
-one-line heading and its code), and `json`, the answer model itself. The packer measures these
-exact strings, so what is counted is what is sent."""
+one-line heading, with its body hash `h:...` for known_hash, and its code), and `json`, the answer
+model itself. The packer measures these exact strings, so what is counted is what is sent."""
 
 from __future__ import annotations
 
@@ -40,5 +40,6 @@ def item_text(item: PacketItem, fmt: str) -> str:
     lines = f"L{item.start_line}-{item.end_line}" if item.end_line > item.start_line else f"L{item.start_line}"
     how = "" if item.relation in ("root", "seed") or item.resolution == "exact" else f" [{item.resolution} {item.confidence:.2f}]"
     stale = " (file changed since indexing)" if item.stale else ""
-    head = f"## {item.relation} {item.id} {item.kind} {lines} d{item.distance} s{item.score:.2f}{how}{stale}"
+    digest = f" h:{item.body_hash}" if item.body_hash else ""
+    head = f"## {item.relation} {item.id} {item.kind} {lines} d{item.distance} s{item.score:.2f}{digest}{how}{stale}"
     return f"{head}\n{item.text}" if item.text else head

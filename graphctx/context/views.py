@@ -40,7 +40,8 @@ class Views:
         return PacketItem(
             id=candidate.id, kind=e["kind"], path=e["path"], start_line=e["start_line"], end_line=e["end_line"],
             score=round(candidate.score, 4), relation=candidate.relation, distance=candidate.distance, detail=detail,
-            text=text, resolution=candidate.resolution, confidence=candidate.confidence, stale=stale,
+            text=text, body_hash=e["body_hash"], resolution=candidate.resolution, confidence=candidate.confidence,
+            stale=stale,
         )
 
     def _record(self, candidate: Candidate, detail: str) -> PacketItem:

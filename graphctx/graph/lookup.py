@@ -8,12 +8,15 @@ from __future__ import annotations
 import difflib
 import re
 import sqlite3
+from collections import defaultdict
 
 from graphctx.errors import Ambiguous, InvalidRequest, NotFound
 from graphctx.graph.loader import CodeGraph
 from graphctx.index.store import words
+from graphctx.models import ENTITY_KINDS
 
 MAX_CANDIDATES_SHOWN = 10
+EXACT_ANY_CASE = 0.95  # the query's name in another case: below the exact spelling, above every prefix
 
 
 def resolve_entity(graph: CodeGraph, name: str, file: str | None = None) -> str:
@@ -71,12 +74,15 @@ def suggest(graph: CodeGraph, name: str, limit: int = 5) -> list[str]:
 
 
 def search(graph: CodeGraph, conn: sqlite3.Connection, query: str, kind: str | None = None, limit: int = 20) -> list[tuple[str, float, str]]:
-    """Entities matching `query`, best first, as (id, score, how matched)."""
+    """Entities matching `query`, best first, as (id, score, how matched). An exact name wins in any
+    case (`session` finds `class Session` above prefix and full-text hits), and a `kind` filter
+    applies before each source of matches is cut, so it never loses matches to other kinds."""
     query = (query or "").strip()
     if not query:
         raise InvalidRequest("query is empty: give a name, a prefix or words to search for")
     if not 1 <= limit <= 500:
         raise InvalidRequest(f"limit {limit} is out of range: use 1 to 500")
+    kind = check_kind(kind)
     scores: dict[str, tuple[float, str]] = {}
 
     def add(entity_id: str, score: float, how: str) -> None:
@@ -87,32 +93,61 @@ def search(graph: CodeGraph, conn: sqlite3.Connection, query: str, kind: str | N
 
     for entity_id in find_entities(graph, query):
         add(entity_id, 1.0, "exact")
+    for entity_id in _same_name_any_case(graph, query):
+        add(entity_id, EXACT_ANY_CASE, "exact")
     lowered = query.lower()
     for name, ids in graph.by_name.items():
         if name.lower().startswith(lowered) and name.lower() != lowered:
             for entity_id in ids:
                 add(entity_id, 0.8 - min(len(name) - len(query), 30) / 300, "prefix")
-    for rank, entity_id in enumerate(full_text(conn, query, limit * 3)):
+    for rank, entity_id in enumerate(full_text(conn, query, limit * 3, kind)):
         if entity_id in graph:
             add(entity_id, 0.6 * (1 - rank / (limit * 3)), "full-text")
     if len(scores) < limit:
-        for name in difflib.get_close_matches(query, list(graph.by_name), n=limit, cutoff=0.75):
+        nodes = graph.graph.nodes
+        pool = [n for n, ids in graph.by_name.items() if not kind or any(nodes[i]["kind"] == kind for i in ids)]
+        for name in difflib.get_close_matches(query, pool, n=limit, cutoff=0.75):
             for entity_id in graph.by_name[name]:
                 add(entity_id, 0.4 * difflib.SequenceMatcher(None, query, name).ratio(), "fuzzy")
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1][0], kv[0]))[:limit]
     return [(entity_id, round(score, 4), how) for entity_id, (score, how) in ranked]
 
 
-def full_text(conn: sqlite3.Connection, text: str, limit: int) -> list[str]:
-    """Entity ids ranked by BM25 over names, words of names and paths, signatures and docs."""
+def check_kind(kind: str | None) -> str | None:
+    """The entity kind to filter by, or None for all; an unknown kind is refused with the known ones."""
+    kind = (kind or "").strip().lower()
+    if not kind:
+        return None
+    if kind not in ENTITY_KINDS:
+        close = difflib.get_close_matches(kind, ENTITY_KINDS, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise InvalidRequest(f"unknown kind {kind!r}; {hint}use one of {', '.join(ENTITY_KINDS)}")
+    return kind
+
+
+def _same_name_any_case(graph: CodeGraph, query: str) -> list[str]:
+    """Entities whose name or qualified name is the query in another case."""
+    lowered = graph.cache.get("names_by_lowercase")
+    if lowered is None:
+        lowered = defaultdict(list)
+        for table in (graph.by_name, graph.by_qualified_name):
+            for name, ids in table.items():
+                lowered[name.lower()].extend(ids)
+        graph.cache["names_by_lowercase"] = lowered = dict(lowered)
+    return list(dict.fromkeys(lowered.get(query.lower(), ())))
+
+
+def full_text(conn: sqlite3.Connection, text: str, limit: int, kind: str | None = None) -> list[str]:
+    """Entity ids ranked by BM25 over names, words of names and paths, signatures and docs; only of
+    `kind` when given (filtered in the query, before the limit)."""
     terms = sorted(set(words(text).split()))
     if not terms:
         return []
     match = "{words signature doc} : (" + " OR ".join(f'"{t}"' for t in terms[:64]) + ")"
     rows = conn.execute(
         "SELECT e.id FROM entities_fts f JOIN entities e ON e.rowid = f.rowid"
-        " WHERE entities_fts MATCH ? ORDER BY bm25(entities_fts, 4.0, 1.0, 0.5) LIMIT ?",
-        (match, limit),
+        " WHERE entities_fts MATCH ? AND (? IS NULL OR e.kind = ?) ORDER BY bm25(entities_fts, 4.0, 1.0, 0.5) LIMIT ?",
+        (match, kind, kind, limit),
     ).fetchall()
     return [r[0] for r in rows]
 

@@ -23,13 +23,15 @@ from graphctx.context.render import header
 from graphctx.errors import GraphctxError, InvalidRequest, NotFound
 from graphctx.graph.loader import GRAPHS
 from graphctx.models import (
-    DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswer, DetailLevel, Format, Intent, Mode, SearchAnswer,
+    DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswer, DetailLevel, EntityKind, Format, Intent, Mode,
+    SearchAnswer,
 )
 from graphctx.server import records
 from graphctx.server.agents import Agents
 from graphctx.server.freshness import Freshness
 from graphctx.server.instructions import build_instructions
 from graphctx.server.results import error_result, internal_error
+from graphctx.server.strict import StrictServer
 
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -79,7 +81,7 @@ class ServerState:
 def build_server(root: Path, *, watch: bool = True, transport: str = "stdio", start: bool = True) -> MCPServer:
     """An MCP server for the indexed repository at `root` (the index must exist)."""
     state = ServerState(root, watch=watch, transport=transport)
-    server = MCPServer(
+    server = StrictServer(  # every tool refuses unknown arguments and bad values in plain words
         "graphctx",
         title="graphctx code context",
         version=_version(),
@@ -134,7 +136,8 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
         format: Fmt = "compact",
         include_inferred: Annotated[bool, Field(description="follow guessed (heuristic, ambiguous) edges too")] = True,
         known_hash: Annotated[str | None, Field(
-            description="context mode: the body hash you already have; if unchanged the answer is one line")] = None,
+            description="context mode: the entity's body hash from an earlier answer (h:... in an item's heading, "
+                        "body_hash in json); if the body is unchanged the answer is one line")] = None,
         target: Annotated[str | None, Field(
             description="intent mode: an entity, a file path, or free text (an issue, a task, a stack trace)")] = None,
         from_entity: Annotated[str | None, Field(description="path mode: where the call chain starts")] = None,
@@ -189,7 +192,7 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
     def search(
         ctx: Context,
         query: Annotated[str, Field(description="a name, a prefix, or words from names, signatures and docs")],
-        kind: Annotated[str | None, Field(description="only this kind: function, method, class, interface, file, ...")] = None,
+        kind: Annotated[EntityKind | None, Field(description="only entities of this kind")] = None,
         limit: Annotated[int, Field(ge=1, le=100, description="most hits to return (1-100)")] = 20,
         format: Fmt = "compact",
         agent_id: AgentId = None,
@@ -230,8 +233,8 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
         agent_id: AgentId = None,
     ) -> CallToolResult:
         """Start here in a new session: the project's overview, languages and size, index freshness, entry points,
-        its conventions, accepted decisions and stale records, and its most central entities as a ranked map,
-        within a token budget."""
+        its conventions, accepted decisions and stale records, and a ranked map of its public API (declared entry
+        points, exports, the most imported modules, the most used public code), within a token budget."""
         state.agents.identify(ctx, agent_id)
         return _tool(state, lambda: api.session_init(root, token_budget=token_budget, format=format), _item_paths, format)
 
