@@ -13,6 +13,7 @@ from graphctx.context import seeds as text_seeds
 from graphctx.context.blend import blend
 from graphctx.context.intents import CONTEXT, DETAIL_SHAPES, INTENTS, SHAPES, WEIGHTS, Shape
 from graphctx.context.packer import Candidate, pack
+from graphctx.context.render import SHOWN_HASH_DIGITS
 from graphctx.context.tokens import DEFAULT_ENCODING
 from graphctx.context.views import Views
 from graphctx.errors import Ambiguous, InvalidRequest, NotFound
@@ -28,7 +29,9 @@ LARGE_NEIGHBOURHOOD = 300  # beyond this many reached entities, personalized Pag
 MAX_DEPTH = 6
 MAX_TEXT_CANDIDATES = 500
 FORMATS = ("compact", "json")
-BODY_HASH = re.compile(r"[0-9a-f]{16}")  # how the index hashes bodies (blake2b, 8 bytes, hex)
+# The index hashes bodies as 16 hex digits (blake2b, 8 bytes); answers show the first 8, which
+# cost a third of the tokens and are plenty to tell one entity's versions apart.
+BODY_HASH = re.compile(r"[0-9a-f]{8,16}")
 
 
 def get_context(root: Path, entity: str, *, file: str | None = None, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
@@ -45,11 +48,11 @@ def get_context(root: Path, entity: str, *, file: str | None = None, depth: int 
     root_id = lookup.resolve_entity(g, entity, file)
     answer = new_answer(g, "context", entity, root_id, token_budget)
     body_hash = g.entity(root_id)["body_hash"]
-    if known_hash and known_hash == body_hash:
+    if known_hash and body_hash and body_hash.startswith(known_hash):
         answer.notes.append(f"unchanged: {root_id} still has body hash {known_hash}; what you have is current")
         return pack(answer, [Candidate(root_id, 1.0, "root", 0, max_detail="line")], Views(g), format, encoding)
     if known_hash:
-        answer.notes.append(f"changed: {root_id} has body hash {body_hash or 'none'} now, not {known_hash}")
+        answer.notes.append(f"changed: {root_id} has body hash {(body_hash or 'none')[:SHOWN_HASH_DIGITS]} now, not {known_hash}")
     weights = WEIGHTS[intent] if intent else CONTEXT
     shape = SHAPES[intent] if intent else DETAIL_SHAPES[detail_level]
     if intent and detail_level != "full":
@@ -275,7 +278,7 @@ def _check_hash(known_hash: str | None) -> str | None:
     value = known_hash.strip().removeprefix("h:")
     if not BODY_HASH.fullmatch(value):
         raise InvalidRequest(f"known_hash {known_hash!r} is not a body hash; pass the h: value of an item's heading "
-                             "(16 hexadecimal digits) from an earlier answer")
+                             "(8 to 16 hexadecimal digits) from an earlier answer")
     return value
 
 

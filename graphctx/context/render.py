@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from graphctx.models import ContextAnswer, PacketItem
 
+SHOWN_HASH_DIGITS = 8  # of the index's 16: a third of the tokens, plenty to tell versions apart
+
 MAX_OMITTED_LISTED = 20
 
 
@@ -40,6 +42,6 @@ def item_text(item: PacketItem, fmt: str) -> str:
     lines = f"L{item.start_line}-{item.end_line}" if item.end_line > item.start_line else f"L{item.start_line}"
     how = "" if item.relation in ("root", "seed") or item.resolution == "exact" else f" [{item.resolution} {item.confidence:.2f}]"
     stale = " (file changed since indexing)" if item.stale else ""
-    digest = f" h:{item.body_hash}" if item.body_hash else ""
+    digest = f" h:{item.body_hash[:SHOWN_HASH_DIGITS]}" if item.body_hash else ""
     head = f"## {item.relation} {item.id} {item.kind} {lines} d{item.distance} s{item.score:.2f}{digest}{how}{stale}"
     return f"{head}\n{item.text}" if item.text else head
