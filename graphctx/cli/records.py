@@ -137,12 +137,14 @@ def cmd_recall(args: argparse.Namespace) -> int:
                             limit=args.limit, cursor=args.cursor)
     if args.json:
         print(page.model_dump_json(indent=2))
-        return 0
+        return 0 if page.hits else 1
     for hit in page.hits:
         print(f"{hit.id}  {hit.kind:<9} {hit.status or hit.type or '':<11} {hit.title}")
+    if not page.hits:
+        print(f"no record matches {args.query!r}" if args.query else "no record matches")
     if page.next_cursor:
         print(f"more: --cursor {page.next_cursor}", file=sys.stderr)
-    return 0
+    return 0 if page.hits else 1  # exit 1: nothing found
 
 
 def cmd_revise(args: argparse.Namespace) -> int:
