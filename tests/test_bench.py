@@ -283,6 +283,9 @@ def test_cli_report_writes_tables_and_json(bench_run, capsys):
     assert report["systems"]["graphctx"]["within@400"] == 100.0
     assert "bm25-functions" in report["significance"]
     assert "| graphctx |" in (config.out_dir / "report.md").read_text()
+    capsys.readouterr()
+    assert main(["report", str(config.out_dir), "--sets", str(bench_run["set"]), "--budget", "400", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["systems"]["oracle"]["n"] == len(bench_run["instances"])
 
 
 def test_a_failing_system_gives_its_reason_on_the_progress_line(bench_run, tmp_path):
