@@ -69,6 +69,9 @@ class IndexStats(BaseModel):
     parse_errors: int
     files_with_errors: int
     warnings: list[tuple[str, str]]
+    skipped: dict[str, int] = Field(default_factory=dict)  # files not indexed, by reason
+    skipped_languages: dict[str, int] = Field(default_factory=dict)  # files in languages with no parser yet
+    skipped_files: list[tuple[str, str, str]] = Field(default_factory=list)  # (path, reason, detail), per-file reasons
 
 
 class SearchHit(BaseModel):

@@ -283,3 +283,19 @@ def test_cli_report_writes_tables_and_json(bench_run, capsys):
     assert report["systems"]["graphctx"]["within@400"] == 100.0
     assert "bm25-functions" in report["significance"]
     assert "| graphctx |" in (config.out_dir / "report.md").read_text()
+    capsys.readouterr()
+    assert main(["report", str(config.out_dir), "--sets", str(bench_run["set"]), "--budget", "400", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["systems"]["oracle"]["n"] == len(bench_run["instances"])
+
+
+def test_a_failing_system_gives_its_reason_on_the_progress_line(bench_run, tmp_path):
+    """A system that fails on an instance says why, not just `=error`."""
+    from dataclasses import replace
+
+    config = replace(bench_run["config"], out_dir=tmp_path / "out", systems=("oracle", "aider-repomap"), aider_python=None)
+    lines: list[str] = []
+    stats = run(config, load_jsonl(bench_run["set"]), progress=lines.append)
+    assert stats["failed"] == len(bench_run["instances"])
+    progress = [line for line in lines if "aider-repomap=" in line]
+    assert len(progress) == len(bench_run["instances"])
+    assert all("oracle=ok aider-repomap=error (aider-repomap needs --aider-python" in line for line in progress), progress

@@ -36,7 +36,7 @@ PROJECT = {
 }
 SUMMARY = re.compile(
     r"^indexed (?P<root>.+): (?P<files>[\d,]+) files \(.*\), (?P<entities>[\d,]+) entities, (?P<edges>[\d,]+) edges, "
-    r"(?P<resolved>\d+)% of calls resolved, (?P<seconds>[\d.]+) s$"
+    r"(?P<resolved>\d+)% of calls resolved, (?P<seconds>[\d.]+) s(?:; skipped (?P<skipped>.+))?$"
 )
 
 
@@ -214,7 +214,7 @@ def test_index_warnings_go_to_stderr(tmp_path):
     root = write_tree(tmp_path / "warn", {"ok.py": "def f():\n    pass\n", "broken.py": "def g(:\n", "blob.py": b"\0\1\2"})
     proc = graphctx("index", str(root), cwd=tmp_path)
     assert SUMMARY.match(proc.stdout.strip())
-    assert "warning: blob.py: skipped: binary content" in proc.stderr
+    assert "skipped 1 binary file (graphctx stats lists them)" in proc.stderr
     assert "warning: broken.py:" in proc.stderr and "syntax error" in proc.stderr
 
 

@@ -38,8 +38,9 @@ CHILD = textwrap.dedent("""
 
     store.insert_entities = insert_entities
 
-    def progress(done, total):
-        print(f"parsed {done}/{total}", flush=True)
+    def progress(phase, done, total):
+        if phase == "parsing":
+            print(f"parsed {done}/{total}", flush=True)
 
     indexer.index_repository(sys.argv[1], progress=progress, workers=2)
     print("done", flush=True)

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from graphctx.bench import report as reporting
+from graphctx.bench import dependencies, report as reporting
 from graphctx.bench.gitrepo import BenchError, find_git_dir
 from graphctx.bench.instances import HistoryOptions, history_set, load_jsonl, write_jsonl
 from graphctx.bench.runner import DEFAULT_BUDGETS, RunConfig, config_dict, load_results, run
@@ -33,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--aider-python", help="python of a separate environment with aider-chat, for aider-repomap")
     p.add_argument("--repo-filter", help="only instances of these repositories (comma-separated owner/name)")
     p.add_argument("--limit", type=int, help="only the first N instances of each set (a quick look)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON (results.json) instead of tables")
     p.set_defaults(bench_run=cmd_run)
 
     p = sub.add_parser("history", help="derive a history set (commit message -> functions modified) from a repository")
@@ -49,6 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("results", type=Path, help="a results folder written by `bench run`")
     p.add_argument("--sets", nargs="*", type=Path, default=[], help="restrict to the instances of these sets")
     p.add_argument("--budget", type=int, default=4000)
+    p.add_argument("--json", action="store_true", help="print the report as JSON (results.json) instead of tables")
     p.set_defaults(bench_run=cmd_report)
     parser.set_defaults(bench_run=lambda args: parser.print_help() or 0)
 
@@ -86,6 +88,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown:
         raise BenchError(f"unknown systems {unknown}; use {', '.join(SYSTEMS)}")
+    missing = dependencies.problems(systems, args.aider_python)
+    for problem in missing:
+        print(f"error: {problem}", file=sys.stderr)
+    if missing:
+        return 2
     budgets = sorted({int(b) for b in args.budgets.split(",") if b.strip()} | {args.budget})
     instances = []
     for path in args.sets:
@@ -102,11 +109,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     stats = run(config, instances, progress=_say)
     _say(f"done in {time.perf_counter() - started:.0f} s: {stats}")
-    write_report(args.out, instances, list(systems), args.budget, budgets, config_dict(config))
+    write_report(args.out, instances, list(systems), args.budget, budgets, config_dict(config), as_json=args.json)
     return 1 if stats["failed"] else 0
 
 
-def write_report(out: Path, instances, systems: list[str], budget: int, budgets: list[int], config: dict | None = None) -> dict:
+def write_report(out: Path, instances, systems: list[str], budget: int, budgets: list[int], config: dict | None = None,
+                 as_json: bool = False) -> dict:
     results = load_results(out, systems)
     ids = [i.instance_id for i in instances]
     meta = {i.instance_id: {"repo": i.repo, "subset": i.subset, "lexical": i.lexical} for i in instances}
@@ -121,7 +129,7 @@ def write_report(out: Path, instances, systems: list[str], budget: int, budgets:
     (out / "results.json").write_text(json.dumps(report, indent=1))
     text = reporting.markdown(report, title=", ".join(report["sets"]))
     (out / "report.md").write_text(text)
-    print(text)
+    print(json.dumps(report, indent=1) if as_json else text)
     return report
 
 
@@ -155,5 +163,5 @@ def cmd_report(args: argparse.Namespace) -> int:
 
                     instances.append(Instance(i, r["repo"], "", "", [], subset=r.get("subset", ""), lexical=r.get("lexical")))
     budgets = sorted({int(b) for rows in results.values() for r in rows.values() for b in r.get("budgets", {})} | {args.budget})
-    write_report(args.results, instances, list(results), args.budget, budgets)
+    write_report(args.results, instances, list(results), args.budget, budgets, as_json=args.json)
     return 0

@@ -110,7 +110,7 @@ def run_instance(config: RunConfig, inst: Instance, systems: list[str]) -> dict:
     except Exception as exc:  # noqa: BLE001 - recorded per instance, the run goes on
         for system in systems:
             _write(config, system, inst, {"error": f"prepare: {exc}"})
-            summary["systems"][system] = "error"
+            summary["systems"][system] = f"error (prepare: {_first_line(exc)})"
         return summary
     try:
         gold_spans = {g: repo.function_spans.get(g) for g in inst.gold_functions}
@@ -120,7 +120,7 @@ def run_instance(config: RunConfig, inst: Instance, systems: list[str]) -> dict:
                 output = run_system(system, repo, inst, list(config.budgets), options)
             except Exception as exc:  # noqa: BLE001
                 _write(config, system, inst, {"error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc()[-2000:]})
-                summary["systems"][system] = "error"
+                summary["systems"][system] = f"error ({_first_line(exc)})"  # the reason, on the progress line
                 continue
             levels = level_rankings(output.ranked, repo.keys)
             ranks = {
@@ -150,6 +150,11 @@ def run_instance(config: RunConfig, inst: Instance, systems: list[str]) -> dict:
     finally:
         _forget(repo.root)
     return summary
+
+
+def _first_line(exc: BaseException, limit: int = 200) -> str:
+    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _write(config: RunConfig, system: str, inst: Instance, row: dict) -> None:

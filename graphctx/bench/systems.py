@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from graphctx.bench.dependencies import require
 from graphctx.bench.instances import CLASS_KINDS, FUNCTION_KINDS, Instance, top_keys
 from graphctx.context.tokens import count
 from graphctx.index.store import words
@@ -272,6 +273,7 @@ def _verbatim_lines(repo: Repo, views, item) -> list[int]:
 
 
 def run_bm25_functions(repo: Repo, inst: Instance, budgets: list[int]) -> Output:
+    require("bm25s", "bm25-functions")
     started = time.perf_counter()
     chunks = repo.chunks
     docs = [tokenize(c.path) + tokenize(repo.chunk_text(c)) for c in chunks]
@@ -283,6 +285,7 @@ def run_bm25_functions(repo: Repo, inst: Instance, budgets: list[int]) -> Output
 
 
 def run_bm25_files(repo: Repo, inst: Instance, budgets: list[int]) -> Output:
+    require("bm25s", "bm25-files")
     started = time.perf_counter()
     files = repo.files
     docs = [tokenize(p) + tokenize("\n".join(repo.lines(p))) for p in files]

@@ -1,11 +1,15 @@
 """The `graphctx` command: argument parsing and printing over the library API, nothing more.
-Errors a user can fix print as one clear message (exit 2); the MCP server is imported only by
-`graphctx serve`, so every other command starts fast."""
+One convention for every command: `--json` prints the data as JSON; exit 0 when there is an
+answer, 1 when nothing was found, 2 on input a user can fix (one clear message, never a
+traceback). The MCP server is imported only by `graphctx serve`, so every other command starts fast."""
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -13,24 +17,62 @@ from graphctx.cli import printing, records
 from graphctx.errors import GraphctxError
 from graphctx.models import DEFAULT_BUDGET, INTENTS
 
+NOTHING_FOUND, BAD_INPUT, INTERNAL_ERROR = 1, 2, 3  # exit statuses; 0 is an answer
+NO_DATA_COMMANDS = ("serve", "bench")  # a server, and the benchmark with its own arguments (bench -h)
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="graphctx: %(message)s", stream=sys.stderr)
     try:
+        _json_means_format_json(args)
         return args.run(args) or 0
     except GraphctxError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return BAD_INPUT
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    except json.JSONDecodeError as exc:  # the only JSON graphctx reads from a user is its input
+        print(f"error: the input is not valid JSON ({exc}); fix it and run the command again", file=sys.stderr)
+        return BAD_INPUT
+    except OSError as exc:  # a file to read or write: missing, a folder, no permission
+        where = f" {exc.filename}" if exc.filename else ""
+        print(f"error: cannot use{where}: {exc.strerror or exc}; check the path and its permissions", file=sys.stderr)
+        return BAD_INPUT
+    except Exception as exc:  # a bug: say so in one line; GRAPHCTX_DEBUG=1 shows where
+        if os.environ.get("GRAPHCTX_DEBUG"):
+            raise
+        print(f"error: graphctx failed unexpectedly ({type(exc).__name__}: {exc}); this is a bug, please report it "
+              "with the command you ran (GRAPHCTX_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return INTERNAL_ERROR
+
+
+def _json_means_format_json(args: argparse.Namespace) -> None:
+    """`--json` is the one way to ask any command for JSON; where `--format` exists it is its alias."""
+    if not getattr(args, "json", False) or not hasattr(args, "format"):
+        return
+    if args.format not in ("json", "compact"):  # compact is the default of the answering commands
+        raise GraphctxError(f"--json and --format {args.format} ask for different output; pass one of them")
+    args.format = "json"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with a did-you-mean for a mistyped command or choice."""
+
+    def _check_value(self, action: argparse.Action, value) -> None:
+        if action.choices is not None and value not in action.choices:
+            choices = [str(c) for c in action.choices]
+            close = difflib.get_close_matches(str(value), choices, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise argparse.ArgumentError(action, f"invalid choice: {value!r}; {hint}choose from {', '.join(choices)}")
+        super()._check_value(action, value)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="graphctx", description="Code context for coding agents, from a tree-sitter entity graph.")
+    parser = Parser(prog="graphctx", description="Code context for coding agents, from a tree-sitter entity graph.")
     parser.set_defaults(run=lambda _: parser.print_help())
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
 
@@ -43,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("index", cmd_index, "index a repository (incremental; --full rebuilds)")
     p.add_argument("path", nargs="?", type=Path, help="the repository to index (default: --repo or the current one)")
     p.add_argument("--full", action="store_true", help="rebuild from scratch")
-    p.add_argument("-q", "--quiet", action="store_true", help="print only the summary line")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only the summary line: no progress, no warnings")
 
     p = command("stats", cmd_stats, "counts by language, entity kind, edge kind and resolution; parse errors; index age")
     p.add_argument("--json", action="store_true")
@@ -122,7 +164,16 @@ def build_parser() -> argparse.ArgumentParser:
                        add_help=False, prefix_chars="\0")  # every argument goes to graphctx.bench.cli
     p.add_argument("bench_args", nargs=argparse.REMAINDER)
     p.set_defaults(run=cmd_bench)
+    _json_everywhere(sub)
     return parser
+
+
+def _json_everywhere(sub: argparse._SubParsersAction) -> None:
+    """Give `--json` to every command that prints data and does not have it yet."""
+    for name, p in sub.choices.items():
+        if name not in NO_DATA_COMMANDS and "--json" not in p._option_string_actions:
+            alias = " (the same as --format json)" if any(a.dest == "format" for a in p._actions) else ""
+            p.add_argument("--json", action="store_true", help=f"print the data as JSON{alias}")
 
 
 def _root(args: argparse.Namespace) -> Path:
@@ -135,13 +186,12 @@ def cmd_index(args: argparse.Namespace) -> int:
     from graphctx.context import api
 
     root = _root(args)
-    with printing.progress_bar("parsing", enabled=not args.quiet) as progress:
+    with printing.progress_bar(enabled=not args.quiet) as progress:
         result = api.index(root, full=args.full, progress=progress)
-    for path, message in result.warnings[:20]:
-        print(f"warning: {path}: {message}", file=sys.stderr)
-    if len(result.warnings) > 20:
-        print(f"warning: ... and {len(result.warnings) - 20} more (graphctx stats lists them all)", file=sys.stderr)
-    print(f"indexed {root}: {result.summary()}")
+    if not args.quiet:
+        for line in printing.index_notices(result):
+            print(line, file=sys.stderr)
+    print(json.dumps(result.report(), indent=2) if args.json else f"indexed {root}: {result.summary()}")
     return 0
 
 
@@ -156,9 +206,11 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     from graphctx.context import api
 
+    if args.limit < 1:
+        raise GraphctxError(f"--limit {args.limit} is too small; give 1 or more")
     answer = api.search(_root(args), args.query, args.kind, args.limit)
     print(answer.model_dump_json(indent=2) if args.json else printing.search(answer))
-    return 0
+    return 0 if answer.hits else NOTHING_FOUND
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -184,19 +236,19 @@ def cmd_intent(args: argparse.Namespace) -> int:
     from graphctx.context import api
 
     target = sys.stdin.read() if args.target == "-" else args.target
-    _, text = api.get_intent(_root(args), args.intent, target, depth=args.depth, token_budget=args.budget,
-                             format=args.format, include_inferred=not args.no_inferred)
+    answer, text = api.get_intent(_root(args), args.intent, target, depth=args.depth, token_budget=args.budget,
+                                  format=args.format, include_inferred=not args.no_inferred)
     print(text)
-    return 0
+    return 0 if printing.found(answer) else NOTHING_FOUND
 
 
 def cmd_path(args: argparse.Namespace) -> int:
     from graphctx.context import api
 
-    _, text = api.get_path(_root(args), args.source, args.target, token_budget=args.budget, format=args.format,
-                           include_inferred=not args.no_inferred)
+    answer, text = api.get_path(_root(args), args.source, args.target, token_budget=args.budget, format=args.format,
+                                include_inferred=not args.no_inferred)
     print(text)
-    return 0
+    return 0 if printing.found(answer) else NOTHING_FOUND
 
 
 def cmd_file(args: argparse.Namespace) -> int:
@@ -216,7 +268,7 @@ def cmd_impact(args: argparse.Namespace) -> int:
     answer, text = api.get_impact(root, args.symbol, args.files, diff=args.diff, depth=args.depth,
                                   token_budget=args.budget, format=args.format)
     print(text)
-    return 0 if answer.total_candidates else 1
+    return 0 if answer.total_candidates else NOTHING_FOUND
 
 
 def cmd_session(args: argparse.Namespace) -> int:

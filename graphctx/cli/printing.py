@@ -1,29 +1,41 @@
-"""How the CLI shows answers to a person: plain aligned text for each answer model, and a rich
-progress bar on a terminal (nothing when output is not a TTY)."""
+"""How the CLI shows answers to a person: plain aligned text for each answer model, what an index
+run skipped or warned about, whether an answer found anything (exit status 1 when not), and a rich
+progress bar by phase on a terminal (nothing when output is not a TTY)."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from graphctx.models import EntityEdges, IndexStats, SearchAnswer
+from graphctx.models import ContextAnswer, EntityEdges, IndexStats, SearchAnswer
+
+if TYPE_CHECKING:  # the index layer loads tree-sitter: only the commands that use it import it
+    from graphctx.index.indexer import IndexResult
+
+MAX_WARNINGS_SHOWN = 20
+ADJECTIVES = {"too large": "oversized"}  # "skipped 3 oversized files"; other reasons read as they are
 
 
 @contextmanager
-def progress_bar(label: str, enabled: bool = True) -> Iterator:
-    """A callback(done, total) that drives a progress bar on stderr when it is a terminal."""
+def progress_bar(enabled: bool = True) -> Iterator:
+    """A callback(phase, done, total) that drives a progress bar on stderr when it is a terminal: the
+    phase names the bar, and a phase that cannot count (total 0) shows a pulsing bar."""
     if not (enabled and sys.stderr.isatty()):
         yield None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), transient=True, console=_stderr_console()) as bar:
-        task = bar.add_task(label, total=None)
+    with Progress("[progress.description]{task.description:<11}", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), transient=True, console=_stderr_console()) as bar:
+        task = [bar.add_task("starting", total=None), "starting"]
 
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+        def update(phase: str, done: int, total: int) -> None:
+            if phase != task[1]:  # a task per phase: rich cannot turn a counted bar back into a pulsing one
+                bar.remove_task(task[0])
+                task[:] = [bar.add_task(phase, total=total or None), phase]
+            bar.update(task[0], completed=done, total=total or None)
 
         yield update
 
@@ -34,7 +46,38 @@ def _stderr_console():
     return Console(stderr=True)
 
 
+def index_notices(result: IndexResult) -> list[str]:
+    """What an index run tells a person on stderr: one line per per-file skip reason (never a line per
+    file), then its warnings, the first few in full."""
+    from graphctx.index import skips
+
+    reasons, _ = skips.tally(result.skipped)
+    lines = [f"skipped {_files(reasons[reason], ADJECTIVES.get(reason, reason))} (graphctx stats lists them)"
+             for reason in skips.PER_FILE if reason in reasons]
+    lines += [f"warning: {path}: {message}" for path, message in result.warnings[:MAX_WARNINGS_SHOWN]]
+    if len(result.warnings) > MAX_WARNINGS_SHOWN:
+        lines.append(f"warning: ... and {len(result.warnings) - MAX_WARNINGS_SHOWN} more (graphctx stats lists them all)")
+    return lines
+
+
+def _files(n: int, adjective: str) -> str:
+    return f"{n:,} {adjective} file{'' if n == 1 else 's'}"
+
+
+def found(answer: ContextAnswer) -> bool:
+    """False for an answer that found nothing: free text that matched nothing, no call chain between
+    two entities, nothing that depends on what an impact request named."""
+    if answer.mode.startswith("intent/"):
+        return bool(answer.items or answer.omitted_count)
+    if answer.mode == "path":
+        return not any(item.relation in ("from", "to") for item in answer.items)
+    if answer.mode == "impact":
+        return answer.omitted_count > 0 or any(item.relation.startswith("tier") for item in answer.items)
+    return True
+
+
 def stats(s: IndexStats) -> str:
+    from graphctx.index.skips import NO_PARSER
     age = f"{s.age_seconds:.0f} s ago" if s.age_seconds is not None else "never"
     lines = [
         f"repository  {s.root}",
@@ -47,6 +90,14 @@ def stats(s: IndexStats) -> str:
         _table("edges", s.edge_kinds),
         _table("call edges by resolution", s.resolutions),
     ]
+    if s.skipped_languages:
+        lines.append("skipped, no parser: " + ", ".join(f"{lang} {n:,}" for lang, n in s.skipped_languages.items()))
+    others = {reason: n for reason, n in s.skipped.items() if reason != NO_PARSER}
+    if others:
+        lines.append("skipped: " + ", ".join(f"{reason} {n:,}" for reason, n in others.items()))
+    if s.skipped_files:
+        lines.append(f"skipped files ({len(s.skipped_files)})")
+        lines += [f"  {path}: {reason}" + (f" ({detail})" if detail else "") for path, reason, detail in s.skipped_files]
     if s.warnings:
         lines.append(f"warnings ({len(s.warnings)})")
         lines += [f"  {path}: {message}" for path, message in s.warnings]

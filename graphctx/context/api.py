@@ -15,7 +15,7 @@ from graphctx.errors import InvalidRequest, NoIndex
 from graphctx.export import Selection
 from graphctx.graph import lookup
 from graphctx.graph.loader import GRAPHS, CodeGraph
-from graphctx.index import store
+from graphctx.index import skips, store
 from graphctx.index.indexer import IndexResult, Progress, index_repository
 from graphctx.index.root import find_root
 from graphctx.models import Edge, Entity, EntityEdges, IndexStats, SearchAnswer, SearchHit
@@ -48,6 +48,8 @@ def stats(root: Path) -> IndexStats:
     resolutions = counts("SELECT resolution, count(*) FROM edges WHERE kind='calls' GROUP BY resolution")
     calls, resolved = conn.execute("SELECT coalesce(sum(calls), 0), coalesce(sum(calls_resolved), 0) FROM files").fetchone()
     indexed_at = store.get_meta(conn, "indexed_at")
+    skipped = skips.stored(conn)
+    skipped_reasons, skipped_languages = skips.tally(skipped)
     return IndexStats(
         root=str(root),
         generation=store.generation(conn),
@@ -64,6 +66,9 @@ def stats(root: Path) -> IndexStats:
         parse_errors=conn.execute("SELECT coalesce(sum(error_count), 0) FROM files").fetchone()[0],
         files_with_errors=conn.execute("SELECT count(*) FROM files WHERE error_count > 0").fetchone()[0],
         warnings=conn.execute("SELECT path, message FROM warnings ORDER BY path").fetchall(),
+        skipped=skipped_reasons,
+        skipped_languages=skipped_languages,
+        skipped_files=[(s.path, s.reason, s.detail) for s in skipped if s.reason in skips.PER_FILE],
     )
 
 

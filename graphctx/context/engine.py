@@ -19,6 +19,7 @@ from graphctx.context.views import Views
 from graphctx.errors import Ambiguous, InvalidRequest, NotFound
 from graphctx.graph import hierarchy, lookup, paths, rank
 from graphctx.graph.loader import GRAPHS, CodeGraph
+from graphctx.index import skips
 from graphctx.models import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswer
 
 Answer = tuple[ContextAnswer, str]
@@ -242,7 +243,9 @@ def _repo_path(g: CodeGraph, file: str) -> str:
         return hits[0]
     if hits:
         raise Ambiguous(f"{file!r} matches {len(hits)} indexed files; give more of the path", sorted(hits)[:10])
-    raise NotFound(f"{file} is not an indexed source file", [p for p in g.files if Path(p).name == Path(file).name][:5])
+    why = skips.explain(GRAPHS.connection(g.root), relative)  # a language with no parser yet, or a skipped file
+    raise NotFound(why or f"{file} is not an indexed source file",
+                   [p for p in g.files if Path(p).name == Path(file).name][:5])
 
 
 def _narrower(a: Shape, b: Shape) -> Shape:

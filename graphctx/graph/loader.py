@@ -92,6 +92,7 @@ class GraphCache:
                 conn = store.connect(store.index_path(root), readonly=True)
             except store.IndexMissing:
                 raise NoIndex(no_index_message(root)) from None
+            _check_usable(root, conn)
             self._connections[key] = conn
         return conn
 
@@ -106,6 +107,21 @@ class GraphCache:
                 if graph is None or graph.generation != current:
                     graph = self._graphs[root] = load(root, conn)
         return graph
+
+
+def _check_usable(root: Path, conn: sqlite3.Connection) -> None:
+    """Refuse an index file that a first run left empty (killed before it committed), that another
+    graphctx version wrote, or that is not SQLite at all: each is one clear message, not a failed query."""
+    try:
+        version = store.schema_version(conn)
+    except sqlite3.DatabaseError as exc:
+        version, problem = None, f"is not a usable index ({exc})"
+    else:
+        problem = "holds no finished index yet" if version is None else (
+            f"was written by another graphctx version (schema {version}, this one reads {store.SCHEMA_VERSION})")
+    if version != store.SCHEMA_VERSION:
+        conn.close()
+        raise NoIndex(f"{store.index_path(root)} {problem}; run `graphctx index {root}` to build it")
 
 
 def load(root: Path, conn: sqlite3.Connection) -> CodeGraph:

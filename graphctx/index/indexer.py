@@ -1,6 +1,8 @@
 """One index run: discover files, plan what changed since the last run (stat, then content hash),
 parse the changed files in worker processes, re-resolve the files whose edges can have changed,
-and write it all in one SQLite transaction. A run that dies midway leaves the last index intact."""
+and write it all in one SQLite transaction. A run that dies midway leaves the last index intact.
+Progress is reported by phase (discovering, parsing, writing, resolving), and every file it
+skips is recorded with the reason."""
 
 from __future__ import annotations
 
@@ -17,12 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphctx.errors import GraphctxError
-from graphctx.index import store
+from graphctx.index import skips as skipping, store
 from graphctx.index.discover import Candidate, Config, discover, is_indexable_content, load_config
 from graphctx.index.modules import ModuleMap
 from graphctx.index.dependencies import defined_names, names_of, reference_names
 from graphctx.index.naming import entity_id, file_stem, is_test_file, tested_stem
 from graphctx.index.resolve import FileResolver
+from graphctx.index.skips import Skip
 from graphctx.index.symbols import SymbolTable
 from graphctx.parse.extract import extract
 from graphctx.parse.facts import FileFacts
@@ -35,7 +38,9 @@ PARALLEL_THRESHOLD = 64  # below this many files to parse, worker start-up costs
 # been rewritten within the same file-system clock tick, same size: its stat proves nothing, so it
 # is hashed again (git's "racily clean" entries). Two seconds covers the coarsest common clocks.
 RACY_NS = 2_000_000_000
-Progress = Callable[[int, int], None]
+# progress(phase, done, total): total 0 when the phase cannot tell how much is left
+Progress = Callable[[str, int, int], None]
+DISCOVERING, PARSING, WRITING, RESOLVING = "discovering", "parsing", "writing", "resolving"
 
 
 class IndexRunError(GraphctxError):
@@ -56,16 +61,31 @@ class IndexResult:
     seconds: float = 0.0
     generation: int = 0
     warnings: list[tuple[str, str]] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
 
     @property
     def resolved_share(self) -> float:
         return self.calls_resolved / self.calls if self.calls else 1.0
 
     def summary(self) -> str:
-        return (
+        line = (
             f"{self.files:,} files ({self.parsed:,} parsed, {self.removed:,} removed), {self.entities:,} entities, "
             f"{self.edges:,} edges, {self.resolved_share:.0%} of calls resolved, {self.seconds:.2f} s"
         )
+        if self.skipped:
+            line += "; skipped " + skipping.describe(*skipping.tally(self.skipped))
+        return line
+
+    def report(self) -> dict:
+        """The run as plain data (graphctx index --json): counts, warnings, and skips by reason and language."""
+        reasons, languages = skipping.tally(self.skipped)
+        return {
+            "root": self.root, "files": self.files, "parsed": self.parsed, "removed": self.removed,
+            "entities": self.entities, "edges": self.edges, "calls": self.calls, "calls_resolved": self.calls_resolved,
+            "parse_errors": self.parse_errors, "seconds": round(self.seconds, 3), "generation": self.generation,
+            "warnings": [list(w) for w in self.warnings], "skipped": reasons, "skipped_languages": languages,
+            "skipped_files": [[s.path, s.reason, s.detail] for s in self.skipped if s.reason in skipping.PER_FILE],
+        }
 
 
 @dataclass(slots=True)
@@ -76,6 +96,7 @@ class _Parsed:
     hash: str
     facts: str | None  # JSON; None when the content was unchanged or unreadable
     warning: str | None
+    skip: tuple[str, str] | None = None  # (reason, detail) when the content is not indexed
 
 
 def index_repository(root: Path | str, *, full: bool = False, progress: Progress | None = None,
@@ -88,12 +109,16 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
         raise IndexRunError(f"{root} is not a directory; pass the repository's folder (graphctx index PATH)")
     root = root.resolve()
     config = load_config(root)
-    candidates, warnings = discover(root, config)
-    conn = store.connect(store.index_path(root))
+    candidates, skips, warnings = discover(root, config, _phase(progress, DISCOVERING))
+    conn = _connect(root)
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
             result = _run(conn, root, config, candidates, full, progress, workers, scanned_ns, warnings)
+            result.skipped = sorted([*skips, *result.skipped], key=lambda s: s.path)
+            skipping.save(conn, result.skipped)
+            if progress:
+                progress(WRITING, 0, 0)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -102,6 +127,19 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
         conn.close()
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _connect(root: Path) -> sqlite3.Connection:
+    try:
+        return store.connect(store.index_path(root))
+    except sqlite3.DatabaseError as exc:  # a file that is not SQLite, or a damaged one, in its place
+        raise IndexRunError(f"{store.index_path(root)} is not a usable index ({exc}); delete it and run "
+                            "`graphctx index` again") from None
+
+
+def _phase(progress: Progress | None, phase: str) -> Callable[[int, int], None] | None:
+    """A (done, total) callback that reports under `phase`."""
+    return None if progress is None else lambda done, total: progress(phase, done, total)
 
 
 def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[Candidate], full: bool,
@@ -117,13 +155,16 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     racy_after = int(store.get_meta(conn, "scanned_ns", "0")) - RACY_NS
     stale = [c for c in candidates if known.get(c.path, (None, None))[:2] != (c.size, c.mtime_ns) or c.mtime_ns >= racy_after]
 
-    parsed = _parse_all(root, config, stale, {p: v[2] for p, v in known.items()}, progress, workers or config.workers)
+    parsed = _parse_all(root, config, stale, {p: v[2] for p, v in known.items()}, _phase(progress, PARSING),
+                        workers or config.workers)
     result = IndexResult(str(root), warnings=list(discovery_warnings))
     changed: dict[str, FileFacts] = {}
     skipped: list[str] = []
     for item in parsed:
         if item.warning:
             result.warnings.append((item.path, item.warning))
+        if item.skip:
+            result.skipped.append(Skip(item.path, *item.skip))
         if item.facts is None:
             if item.hash and item.path in known:  # touched, same content: just remember the new stat
                 conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (item.size, item.mtime_ns, item.path))
@@ -137,7 +178,7 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     result.parsed, result.removed = len(changed), len(deleted)
 
     if changed or deleted or fresh or full:
-        _apply(conn, root, changed, {i.path: i for i in parsed}, deleted, full or fresh)
+        _apply(conn, root, changed, {i.path: i for i in parsed}, deleted, full or fresh, progress)
         store.set_meta(conn, generation=store.generation(conn) + 1, indexed_at=f"{time.time():.3f}", root=str(root))
     store.set_meta(conn, scanned_ns=scanned_ns)
     # Warnings of files indexed before and not read again stay; every other path's are this run's.
@@ -149,8 +190,9 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
 
 
 def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], parsed: dict[str, _Parsed],
-           deleted: list[str], everything: bool) -> None:
+           deleted: list[str], everything: bool, progress: Progress | None = None) -> None:
     """Write the changed files' entities, then re-resolve every file whose edges may differ."""
+    report = progress or (lambda phase, done, total: None)
     old_facts = {p: _load_facts(conn, p) for p in [*deleted, *(p for p in changed if not everything)]}
     delta: set[str] = set()
     for path, old in old_facts.items():
@@ -173,7 +215,9 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
 
     if not everything:  # (a full or fresh run starts from empty tables)
         store.delete_files(conn, [*deleted, *changed])
-    for path, facts in changed.items():
+    for done, (path, facts) in enumerate(changed.items()):
+        if done % 64 == 0:
+            report(WRITING, done, len(changed))
         item = parsed[path]
         conn.execute(
             "INSERT INTO files(path, language, size, mtime_ns, hash, lines, error_count, is_test, facts)"
@@ -208,8 +252,16 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
         ModuleMap(files, _go_modules(root, files), _rust_crates(root, files)),
         load,
     )
-    resolvers = [FileResolver(facts, table) for facts in map(load, targets) if facts is not None]
-    pairs = [pair for r in resolvers for pair in r.resolve_structure()]
+    # Two passes over the targets (structure, then uses): the bar counts both.
+    steps = 2 * len(targets)
+    resolvers = []
+    pairs = []
+    for done, facts in enumerate(map(load, targets)):
+        if done % 64 == 0:
+            report(RESOLVING, done, steps)
+        if facts is not None:
+            resolvers.append(FileResolver(facts, table))
+            pairs += resolvers[-1].resolve_structure()
     target_set = set(targets)
     pairs += [
         (s, t) for s, t, origin in conn.execute("SELECT source, target, origin FROM edges WHERE kind IN ('inherits', 'implements')")
@@ -223,13 +275,16 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
     ).fetchall() if everything else []
     for name, _ in deferred:
         conn.execute(f'DROP INDEX "{name}"')
-    for resolver in resolvers:
+    for done, resolver in enumerate(resolvers):
+        if done % 64 == 0:
+            report(RESOLVING, len(targets) + done, steps)
         conn.executemany(
             "INSERT INTO edges(source, target, kind, resolution, confidence, line, origin) VALUES (?,?,?,?,?,?,?)",
             [(*edge, resolver.path) for edge in resolver.resolve_uses()],
         )
         conn.execute("UPDATE files SET calls=?, calls_resolved=? WHERE path=?",
                      (resolver.calls, resolver.calls_resolved, resolver.path))
+    report(WRITING, 0, 0)
     for _, sql in deferred:
         conn.execute(sql)
 
@@ -353,7 +408,7 @@ def _count(conn: sqlite3.Connection, result: IndexResult) -> None:
 # ---- parsing, in worker processes
 
 def _parse_all(root: Path, config: Config, candidates: list[Candidate], known_hashes: dict[str, str],
-               progress: Progress | None, workers: int) -> list[_Parsed]:
+               progress: Callable[[int, int], None] | None, workers: int) -> list[_Parsed]:
     tasks = [(str(root), c.path, c.size, c.mtime_ns, known_hashes.get(c.path), config) for c in candidates]
     total = len(tasks)
     if progress:
@@ -384,9 +439,9 @@ def _parse_task(task: tuple) -> _Parsed:
     digest = store.content_hash(data)
     if digest == known_hash:
         return _Parsed(path, size, mtime_ns, digest, None, None)
-    reason = is_indexable_content(data, config)
-    if reason:
-        return _Parsed(path, size, mtime_ns, "", None, reason)
+    skip = is_indexable_content(data, config)
+    if skip:
+        return _Parsed(path, size, mtime_ns, "", None, None, skip)
     warning = None
     try:
         data.decode("utf-8")

@@ -15,7 +15,7 @@ from graphctx.index.root import INDEX_DIR, INDEX_FILE
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 3  # 3: body text in full-text search; bodies hashed without any whitespace
+SCHEMA_VERSION = 4  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files
 # The index folder is committed (records live there later); the database is not.
 INDEX_GITIGNORE = "index.db\nindex.db-*\nprivate/\n"
 
@@ -46,6 +46,7 @@ CREATE INDEX edges_origin ON edges(origin);
 CREATE TABLE file_refs (name TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (name, path)) WITHOUT ROWID;
 CREATE INDEX file_refs_path ON file_refs(path);
 CREATE TABLE warnings (path TEXT NOT NULL, message TEXT NOT NULL);
+CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL, detail TEXT NOT NULL) WITHOUT ROWID;
 CREATE VIRTUAL TABLE entities_fts USING fts5(
     words, signature, doc, body, tokenize = 'unicode61 remove_diacritics 2'
 );

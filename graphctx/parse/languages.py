@@ -35,10 +35,36 @@ _BY_EXTENSION = {ext: spec for spec in LANGUAGES for ext in spec.extensions}
 FAMILY = {"tsx": "typescript", "typescript": "javascript"}
 
 
+# Programming languages graphctx has no parser for yet, by extension: their files are counted and
+# reported as skipped, never dropped in silence. Data and markup files (.json, .md, ...) are not code.
+UNPARSED: dict[str, str] = {
+    ".c": "c", ".h": "c",
+    ".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".c++": "c++", ".hh": "c++", ".hpp": "c++", ".hxx": "c++",
+    ".cs": "c#", ".m": "objective-c", ".mm": "objective-c", ".swift": "swift",
+    ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".groovy": "groovy", ".clj": "clojure",
+    ".rb": "ruby", ".php": "php", ".pl": "perl", ".pm": "perl", ".lua": "lua", ".r": "r", ".jl": "julia",
+    ".dart": "dart", ".ex": "elixir", ".exs": "elixir", ".erl": "erlang", ".hs": "haskell",
+    ".ml": "ocaml", ".mli": "ocaml", ".fs": "f#", ".zig": "zig", ".nim": "nim",
+    ".vue": "vue", ".svelte": "svelte", ".sh": "shell", ".bash": "shell", ".ps1": "powershell",
+    ".sql": "sql", ".f90": "fortran", ".pas": "pascal", ".sol": "solidity",
+}
+
+
 def language_for_path(path: str) -> LanguageSpec | None:
     """The language of a file, judged by its extension; None when graphctx does not parse it."""
     dot = path.rfind(".")
     return _BY_EXTENSION.get(path[dot:].lower()) if dot >= 0 else None
+
+
+def unparsed_language(path: str) -> str | None:
+    """The programming language of a file graphctx cannot parse yet (c, ruby, ...), else None."""
+    dot = path.rfind(".")
+    return UNPARSED.get(path[dot:].lower()) if dot >= 0 else None
+
+
+def parsed_language_names() -> list[str]:
+    """The languages graphctx parses, for messages (TSX is TypeScript's)."""
+    return list(dict.fromkeys("typescript" if s.name == "tsx" else s.name for s in LANGUAGES))
 
 
 def family(language: str) -> str:

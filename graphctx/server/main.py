@@ -43,13 +43,13 @@ def ensure_index(root: Path) -> None:
         return
     _say(f"no index for {root} yet; building it (this happens once)")
     started = time.perf_counter()
-    last = [0.0]
+    last = [0.0, ""]
 
-    def progress(done: int, total: int) -> None:
+    def progress(phase: str, done: int, total: int) -> None:
         now = time.perf_counter()
-        if total and (done == total or now - last[0] >= 1.0):
-            last[0] = now
-            _say(f"indexing: {done}/{total} files")
+        if phase != last[1] or (total and done == total) or now - last[0] >= 1.0:
+            last[0], last[1] = now, phase
+            _say(f"indexing: {phase} {done}/{total}" if total else f"indexing: {phase}")
 
     result = api.index(root, progress=progress)
     _say(f"indexed {root}: {result.summary()} ({time.perf_counter() - started:.1f} s)")

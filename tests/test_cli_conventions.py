@@ -1,0 +1,271 @@
+"""The CLI's conventions, through subprocesses: every command that prints data takes --json and
+prints JSON; exit 0 for an answer, 1 for nothing found, 2 for bad input, never a traceback; a
+repository without a usable index gets the command that builds one; nothing is skipped in
+silence (languages with no parser, minified, vendored files are counted and named)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from conftest import write_tree
+from graphctx.cli.main import NO_DATA_COMMANDS, build_parser
+
+PROJECT = {
+    "shop/__init__.py": "",
+    "shop/cart.py": "from shop.pricing import total\n\n\nclass Cart:\n    def checkout(self):\n        return total([1])\n",
+    "shop/pricing.py": "def total(items):\n    return sum(items)\n\n\ndef unused():\n    return 0\n",
+    "tests/test_cart.py": "from shop.cart import Cart\n\n\ndef test_checkout():\n    assert Cart().checkout() == 1\n",
+    "native/fast.c": "int fast(void) { return 1; }\n",
+    "native/fast.h": "int fast(void);\n",
+    "scripts/tool.rb": "puts 1\n",
+    "vendor/dep.py": "def dep():\n    return 1\n",
+    "web/app.min.js": "var a=1;\n",
+    "README.md": "# Shop\n\nNot code: not counted.\n",
+}
+MINIFIED = "var a=function(){return 1};" * 400  # one 10 KB line
+
+
+def graphctx(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "120"}
+    env.pop("GRAPHCTX_DEBUG", None)
+    proc = subprocess.run([sys.executable, "-m", "graphctx.cli.main", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120, input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def ok(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    proc = graphctx(*args, cwd=cwd)
+    assert proc.returncode == 0, f"graphctx {' '.join(args)} exited {proc.returncode}:\n{proc.stderr}"
+    return proc
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    root = write_tree(tmp_path_factory.mktemp("conventions") / "repo", PROJECT)
+    return root, ok("index", cwd=root)
+
+
+@pytest.fixture
+def repo(indexed) -> Path:
+    return indexed[0]
+
+
+def command_names() -> set[str]:
+    (sub,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return set(sub.choices)
+
+
+# ---- --json everywhere
+
+# One invocation per command that prints data; {id} is the decision `decide` wrote.
+JSON_CALLS = [
+    ["index", "-q"],
+    ["stats"],
+    ["search", "total"],
+    ["show", "total"],
+    ["context", "Cart.checkout"],
+    ["intent", "modify", "total"],
+    ["path", "Cart.checkout", "total"],
+    ["file", "shop/cart.py"],
+    ["impact", "total"],
+    ["session"],
+    ["export"],
+    ["decide", "--title", "Totals are sums", "--decision", "total() adds", "--anchor", "shop/pricing.py::total"],
+    ["remember", "--title", "Prices", "--body", "whole numbers", "--anchor", "shop/pricing.py::total"],
+    ["recall", "sums"],
+    ["recall", "--id", "{id}"],
+    ["revise", "{id}", "--version", "1", "--set", "status=deprecated"],
+    ["verify", "{id}"],
+    ["check"],
+]
+
+
+def test_every_command_that_prints_data_takes_json(repo):
+    data_commands = command_names() - set(NO_DATA_COMMANDS)
+    assert {call[0] for call in JSON_CALLS} == data_commands, "a command was added: give it a JSON_CALLS line"
+    record_id = None
+    for call in JSON_CALLS:
+        args = [a.replace("{id}", record_id or "") for a in call]
+        proc = ok(*args, "--json", cwd=repo)
+        data = json.loads(proc.stdout)
+        assert data, args
+        if call[0] == "decide":
+            record_id = data["record"]["id"]
+    assert record_id
+
+
+def test_json_is_the_format_json_alias(repo):
+    by_alias = json.loads(ok("context", "total", "--json", cwd=repo).stdout)
+    by_format = json.loads(ok("context", "total", "--format", "json", cwd=repo).stdout)
+    assert by_alias == by_format and by_alias["root"] == "shop/pricing.py::total"
+    clash = graphctx("export", "--json", "--format", "graphml", cwd=repo)
+    assert clash.returncode == 2 and "--json and --format graphml" in clash.stderr and clash.stdout == ""
+
+
+# ---- exit codes: 0 an answer, 1 nothing found, 2 bad input
+
+@pytest.mark.parametrize("args, status", [
+    (["search", "total"], 0),
+    (["search", "zyxwvut"], 1),
+    (["search", "zyxwvut", "--json"], 1),
+    (["impact", "total"], 0),  # Cart.checkout calls it
+    (["impact", "unused"], 1),  # nothing depends on it
+    (["path", "Cart.checkout", "total"], 0),
+    (["path", "unused", "total"], 1),  # no call chain
+    (["intent", "debug", "quasar xylophone marmalade"], 1),  # free text that matches nothing
+    (["recall", "zyxwvut"], 1),
+    (["show", "totl"], 2),  # unknown: did-you-mean
+    (["search", "total", "--limit", "0"], 2),
+    (["context", "total", "--budget", "5"], 2),
+])
+def test_exit_status(repo, args, status):
+    proc = graphctx(*args, cwd=repo)
+    assert proc.returncode == status, (args, proc.stdout, proc.stderr)
+    if status == 1:
+        assert proc.stdout.strip(), "an empty answer still says so"
+        assert proc.stderr == ""
+    if status == 2:
+        assert proc.stderr.startswith("error: ") and proc.stdout == ""
+
+
+def test_empty_json_answers_are_still_json(repo):
+    search = graphctx("search", "zyxwvut", "--json", cwd=repo)
+    assert search.returncode == 1 and json.loads(search.stdout)["hits"] == []
+    impact = graphctx("impact", "unused", "--json", cwd=repo)
+    assert impact.returncode == 1 and json.loads(impact.stdout)["root"] == "shop/pricing.py::unused"
+
+
+@pytest.mark.parametrize("args, suggestion", [
+    (["contxt", "total"], "did you mean 'context'?"),
+    (["intent", "debgu", "total"], "did you mean 'debug'?"),
+    (["context", "total", "--detail", "ful"], "did you mean 'full'?"),
+])
+def test_a_mistyped_command_or_choice_is_bad_input_with_a_suggestion(repo, args, suggestion):
+    proc = graphctx(*args, cwd=repo)
+    assert proc.returncode == 2 and suggestion in proc.stderr
+
+
+def test_a_file_that_cannot_be_written_is_one_message(repo, tmp_path):
+    proc = graphctx("export", "-o", str(tmp_path / "missing" / "graph.json"), cwd=repo)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error: cannot use") and "missing/graph.json" in proc.stderr
+
+
+# ---- no usable index: say so, and how to build it
+
+NEEDS_INDEX = [
+    ["stats"], ["search", "f"], ["show", "f"], ["context", "f"], ["intent", "debug", "f"], ["path", "f", "g"],
+    ["file", "a.py"], ["impact", "f"], ["session"], ["export"],
+]
+
+
+def _no_index_error(proc: subprocess.CompletedProcess, *expected: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    for text in expected:
+        assert text in proc.stderr
+
+
+def test_every_command_in_a_git_repository_without_an_index(tmp_path):
+    root = write_tree(tmp_path / "fresh", {"a.py": "def f():\n    return 1\n"})
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for args in NEEDS_INDEX:
+        _no_index_error(graphctx(*args, cwd=root), "no index yet", "graphctx index")
+
+
+def test_unusable_indexes_and_folders(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    # An empty database file: what a first run killed before it committed leaves behind.
+    killed = write_tree(tmp_path / "killed", {"a.py": "def f():\n    return 1\n", ".graphctx/index.db": b""})
+    garbage = write_tree(tmp_path / "garbage", {"a.py": "x = 1\n", ".graphctx/index.db": b"not a database" * 100})
+    older = write_tree(tmp_path / "older", {"a.py": "def f():\n    return 1\n"})
+    ok("index", "-q", cwd=older)
+    with sqlite3.connect(older / ".graphctx" / "index.db") as conn:
+        conn.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
+    cases = [  # every command reads the index through the same door: one command per case
+        (["stats"], empty, ("no index yet", "graphctx index")),
+        (["search", "f"], tmp_path / "nowhere", ("does not exist", "--repo")),
+        (["stats"], killed, ("holds no finished index yet", "graphctx index")),
+        (["context", "f"], garbage, ("is not a usable index", "graphctx index")),
+        (["search", "f"], older, ("another graphctx version", "graphctx index")),
+    ]
+    for args, folder, expected in cases:
+        _no_index_error(graphctx(*args, "--repo", str(folder), cwd=tmp_path), *expected)
+    again = ok("index", cwd=older)  # and the fix it names works
+    assert json.loads(ok("stats", "--json", cwd=older).stdout)["files"] == 1 and "1 files" in again.stdout
+    garbled = graphctx("index", cwd=garbage)
+    assert garbled.returncode == 2 and "delete it" in garbled.stderr
+
+
+# ---- nothing skipped in silence
+
+def test_stats_and_the_index_summary_count_what_was_skipped(indexed):
+    repo, run = indexed
+    assert run.stdout.strip().endswith("; skipped 5 files (no parser: c 2, ruby 1; minified 1; vendored 1)")
+    stats = json.loads(ok("stats", "--json", cwd=repo).stdout)
+    assert stats["skipped_languages"] == {"c": 2, "ruby": 1}
+    assert stats["skipped"] == {"no parser": 3, "minified": 1, "vendored": 1}
+    assert stats["skipped_files"] == [["web/app.min.js", "minified", "by name: it matches a default exclude pattern"]]
+    text = ok("stats", cwd=repo).stdout
+    assert "skipped, no parser: c 2, ruby 1" in text
+    assert "skipped: minified 1, vendored 1" in text
+    assert "web/app.min.js: minified" in text
+
+
+@pytest.mark.parametrize("path, expected", [
+    ("native/fast.c", "native/fast.c is in c, a language graphctx does not parse yet; it parses python, javascript, "
+                      "typescript, go, rust and java"),
+    ("fast.h", "native/fast.h is in c, a language graphctx does not parse yet"),
+    ("lib/never_seen.rb", "lib/never_seen.rb is in ruby, a language graphctx does not parse yet"),
+    ("vendor/dep.py", "vendor/dep.py was not indexed: vendored"),
+    ("web/app.min.js", "web/app.min.js was not indexed: minified"),
+])
+def test_file_names_why_a_file_is_not_indexed(repo, path, expected):
+    proc = graphctx("file", path, cwd=repo)
+    assert proc.returncode == 2 and expected in proc.stderr and proc.stdout == ""
+
+
+def test_file_tool_over_mcp_names_the_unsupported_language(repo):
+    from mcp import Client
+
+    from graphctx.server.app import build_server
+
+    server = build_server(repo, watch=False)
+
+    async def go():
+        async with Client(server) as client:
+            return await client.call_tool("get_file_context", {"file": "native/fast.c"})
+
+    try:
+        result = anyio.run(go)
+    finally:
+        server.graphctx_state.fresh.stop()
+    assert result.is_error
+    assert "is in c, a language graphctx does not parse yet" in result.content[0].text
+
+
+def test_many_minified_files_make_one_line_and_quiet_none(tmp_path):
+    files = {f"static/lib{i}.js": MINIFIED for i in range(14)}
+    root = write_tree(tmp_path / "web", {**files, "app.py": "def main():\n    return 1\n", "broken.py": "def g(:\n"})
+    proc = ok("index", cwd=root)
+    assert proc.stderr.splitlines() == [
+        "skipped 14 minified files (graphctx stats lists them)",
+        "warning: broken.py: 1 syntax error node(s); kept what parsed",
+    ]
+    listed = ok("stats", cwd=root).stdout
+    assert all(f"static/lib{i}.js: minified (average line over 1,000 bytes)" in listed for i in range(14))
+    quiet = ok("index", "--full", "-q", cwd=root)
+    assert quiet.stderr == "" and "minified 14" in quiet.stdout
