@@ -158,7 +158,7 @@ def test_a_mistyped_command_or_choice_is_bad_input_with_a_suggestion(repo, args,
 def test_a_file_that_cannot_be_written_is_one_message(repo, tmp_path):
     proc = graphctx("export", "-o", str(tmp_path / "missing" / "graph.json"), cwd=repo)
     assert proc.returncode == 2
-    assert proc.stderr.startswith("error: cannot use") and "missing/graph.json" in proc.stderr
+    assert proc.stderr.startswith("error: cannot write") and "missing/graph.json" in proc.stderr
 
 
 # ---- no usable index: say so, and how to build it

@@ -268,7 +268,7 @@ def cmd_impact(args: argparse.Namespace) -> int:
     answer, text = api.get_impact(root, args.symbol, args.files, diff=args.diff, depth=args.depth,
                                   token_budget=args.budget, format=args.format)
     print(text)
-    return 0 if answer.total_candidates else NOTHING_FOUND
+    return 0 if printing.found(answer) else NOTHING_FOUND
 
 
 def cmd_session(args: argparse.Namespace) -> int:

@@ -64,6 +64,9 @@ def _files(n: int, adjective: str) -> str:
     return f"{n:,} {adjective} file{'' if n == 1 else 's'}"
 
 
+CHANGES = ("changed", "added", "removed")  # how impact --diff labels the changed entities
+
+
 def found(answer: ContextAnswer) -> bool:
     """False for an answer that found nothing: free text that matched nothing, no call chain between
     two entities, nothing that depends on what an impact request named."""
@@ -71,8 +74,9 @@ def found(answer: ContextAnswer) -> bool:
         return bool(answer.items or answer.omitted_count)
     if answer.mode == "path":
         return not any(item.relation in ("from", "to") for item in answer.items)
-    if answer.mode == "impact":
-        return answer.omitted_count > 0 or any(item.relation.startswith("tier") for item in answer.items)
+    if answer.mode == "impact":  # dependents found, or (for --diff) changed code to list
+        return answer.omitted_count > 0 or any(item.relation.startswith("tier") or item.relation in CHANGES
+                                               for item in answer.items)
     return True
 
 
