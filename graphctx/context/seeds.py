@@ -15,14 +15,17 @@ from dataclasses import dataclass, field
 from graphctx.graph.loader import CodeGraph
 from graphctx.graph.lookup import find_entities, full_text
 from graphctx.index.store import words
+from graphctx.parse.languages import source_extensions
 
+# The extensions of every parsed language (py|pyi|js|...), longest first so none stops at a prefix.
+_EXT = "|".join(re.escape(ext[1:]) for ext in sorted(source_extensions(), key=lambda ext: (-len(ext), ext)))
 # Every pattern here runs on text anyone can send, so each is linear in it: a path may start only
 # where a path-like run starts (the lookbehinds), so no position is scanned again from inside a run.
 _FRAME = re.compile(
     r'File "(?P<py>[^"\n]{1,1000})", line (?P<pyline>\d{1,9})'  # Python traceback
-    r"|(?<![\w./\\-])(?P<path>[\w./\\-]+\.(?:py|pyi|js|jsx|mjs|ts|tsx|go|rs|java)):(?P<line>\d{1,9})"  # path:line
+    rf"|(?<![\w./\\-])(?P<path>[\w./\\-]+\.(?:{_EXT})):(?P<line>\d{{1,9}})"  # path:line
 )
-_PATH = re.compile(r"(?<![\w/.-])([\w.-]+(?:/[\w.-]+)*\.(?:py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java))\b")
+_PATH = re.compile(rf"(?<![\w/.-])([\w.-]+(?:/[\w.-]+)*\.(?:{_EXT}))\b")
 _SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.S)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
 FRAME_WEIGHT, PATH_WEIGHT, SPAN_WEIGHT, IDENT_WEIGHT, TEXT_WEIGHT = 3.0, 2.0, 2.0, 1.0, 3.0

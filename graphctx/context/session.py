@@ -16,12 +16,9 @@ server builds its instructions from it at start-up."""
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
-import re
 import time
-import tomllib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +31,7 @@ from graphctx.context.views import Views
 from graphctx.graph import rank
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import store
+from graphctx.index.languages import RULES, Manifest, read_manifests, rules_for
 from graphctx.models import DEFAULT_BUDGET, ContextAnswer
 
 # Centrality: relevance flows to what is called, subclassed, used as a type and imported; a class
@@ -50,10 +48,7 @@ EXPORT_BONUS = 0.3
 MODULE_WEIGHT = 0.5
 MIN_IMPORTERS = 2  # a module joins the map when at least this many other files import it
 MAX_MODULES = 10
-INDEX_FILES = frozenset({"__init__.py", "index.js", "index.mjs", "index.cjs", "index.jsx", "index.ts", "index.tsx",
-                         "lib.rs", "mod.rs"})  # a package's face: what these import, it exports
-DUNDER_ALL = re.compile(r"^__all__\s*(?::[^=\n]*)?\+?=\s*[\[(]([^\])]*)[\])]", re.M)
-DUNDER_ALL_HEAD = 65536  # bytes of a module read for its __all__ (it is near the top)
+INDEX_FILES = frozenset().union(*(r.export_files for r in RULES))  # a package's face: what these import, it exports
 MAP_CANDIDATES = 150  # the ranked map offers at most this many entities to the packer
 MAP_SUMMARIES = 20  # the best ones with signature and doc, the rest one line each
 MAX_ENTRY_POINTS = 12
@@ -62,11 +57,7 @@ MAX_RECORD_TITLE_CHARS = 80
 RECORD_TOKENS_PER_TITLE = 500  # a budget this many tokens larger lists one more title in each list
 MAX_OVERVIEW_CHARS = 600
 README_NAMES = ("README.md", "README.rst", "README.txt", "README", "readme.md", "Readme.md")
-ENTRY_FILES = {
-    "__main__.py": 0, "main.py": 1, "cli.py": 1, "manage.py": 1, "main.go": 1, "main.rs": 1, "app.py": 2,
-    "server.py": 2, "wsgi.py": 2, "asgi.py": 2, "index.js": 2, "index.ts": 2, "main.js": 2, "main.ts": 2,
-    "server.js": 2, "server.ts": 2, "cli.js": 2, "cli.ts": 2, "Main.java": 2, "Application.java": 2,
-}
+ENTRY_FILES = {name: rank for r in RULES for name, rank in r.entry_files.items()}  # file name -> rank (0 first)
 
 
 @dataclass
@@ -93,11 +84,11 @@ def project_facts(root: Path) -> ProjectFacts:
     conn = GRAPHS.connection(root)
     count = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
     indexed_at = store.get_meta(conn, "indexed_at")
-    meta = _manifests(root)
+    meta = read_manifests(root)
     return ProjectFacts(
         root=str(root),
-        name=meta.get("name") or root.name,
-        overview=_readme_paragraph(root) or meta.get("description", ""),
+        name=meta.name or root.name,
+        overview=_readme_paragraph(root) or meta.description,
         files=count("SELECT count(*) FROM files"),
         entities=count("SELECT count(*) FROM entities WHERE kind != 'file'"),
         edges=count("SELECT count(*) FROM edges"),
@@ -225,14 +216,7 @@ def _is_public(g: CodeGraph, node: str) -> bool:
         return False
     if _private_module(e["path"]):
         return False
-    language = e["language"]
-    if language == "go":
-        return e["name"][:1].isupper()
-    if language in ("java", "typescript", "tsx", "javascript"):
-        return not re.search(r"\bprivate\b", g.entity(node)["signature"].split("(")[0])
-    if language == "rust" and e["kind"] != "method":
-        return g.entity(node)["signature"].startswith("pub")
-    return True
+    return rules_for(e["language"]).is_public(e["name"], e["kind"], lambda: g.entity(node)["signature"])
 
 
 def _private_module(path: str) -> bool:
@@ -250,7 +234,7 @@ def _exports(g: CodeGraph) -> set[str]:
     for path, info in g.files.items():
         if info["is_test"]:
             continue
-        names = _dunder_all(g.root / path) if info["language"] == "python" else None
+        names = rules_for(info["language"]).declared_exports(g.root / path)
         index_file = path.rpartition("/")[2] in INDEX_FILES
         if names is None and not index_file:
             continue
@@ -262,19 +246,6 @@ def _exports(g: CodeGraph) -> set[str]:
         else:
             exported.update(t for t in imported if not nodes[t]["name"].startswith("_"))
     return exported
-
-
-def _dunder_all(path: Path) -> set[str] | None:
-    """The names listed in a Python module's `__all__`, or None when it has none."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(DUNDER_ALL_HEAD).decode("utf-8", errors="replace")
-    except OSError:
-        return None
-    lists = DUNDER_ALL.findall(head)
-    if not lists:
-        return None
-    return {name for listed in lists for name in re.findall(r"""['"]([A-Za-z_]\w*)['"]""", listed)}
 
 
 def _modules(g: CodeGraph) -> list[tuple[str, float]]:
@@ -337,51 +308,6 @@ def _age(seconds: float) -> str:
 
 # ---- project files
 
-def _manifests(root: Path) -> dict:
-    """Name, description and declared entry points from pyproject.toml, package.json, Cargo.toml, go.mod."""
-    out: dict = {"scripts": {}}
-    pyproject = _read(root / "pyproject.toml")
-    if pyproject:
-        try:
-            data = tomllib.loads(pyproject)
-        except tomllib.TOMLDecodeError:
-            data = {}
-        project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
-        poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
-        out["name"] = project.get("name") or poetry.get("name")
-        out["description"] = project.get("description") or poetry.get("description") or ""
-        for table in (project.get("scripts"), project.get("gui-scripts"), poetry.get("scripts")):
-            if isinstance(table, dict):
-                out["scripts"].update({k: v for k, v in table.items() if isinstance(v, str)})
-    package = _read(root / "package.json")
-    if package:
-        try:
-            data = json.loads(package)
-        except ValueError:
-            data = {}
-        if isinstance(data, dict):
-            out["name"] = out.get("name") or data.get("name")
-            out["description"] = out.get("description") or data.get("description") or ""
-            bins = data.get("bin")
-            if isinstance(bins, str):
-                out["scripts"][data.get("name") or "bin"] = bins
-            elif isinstance(bins, dict):
-                out["scripts"].update({k: v for k, v in bins.items() if isinstance(v, str)})
-            if isinstance(data.get("main"), str):
-                out["scripts"].setdefault("main", data["main"])
-    cargo = _read(root / "Cargo.toml")
-    if cargo and not out.get("name"):
-        try:
-            out["name"] = tomllib.loads(cargo).get("package", {}).get("name")
-        except tomllib.TOMLDecodeError:
-            pass
-    gomod = _read(root / "go.mod")
-    if gomod and not out.get("name"):
-        match = re.search(r"^module\s+(\S+)", gomod, re.M)
-        out["name"] = match.group(1) if match else None
-    return out
-
-
 def _readme_paragraph(root: Path) -> str:
     """The README's first paragraph of prose: headings, badges, images, HTML and rule lines skipped."""
     for name in README_NAMES:
@@ -412,12 +338,12 @@ def _readme_paragraph(root: Path) -> str:
     return flat if len(flat) <= MAX_OVERVIEW_CHARS else flat[: MAX_OVERVIEW_CHARS - 1].rsplit(" ", 1)[0] + " …"
 
 
-def _entry_points(root: Path, conn, meta: dict) -> list[str]:
+def _entry_points(root: Path, conn, meta: Manifest) -> list[str]:
     """Declared scripts first (mapped to their entity when indexed), then __main__ and main files,
     then non-test functions named main; shallow paths before deep ones."""
     files = {path: bool(test) for path, test in conn.execute("SELECT path, is_test FROM files")}
     found: list[str] = []
-    for label, target in meta.get("scripts", {}).items():
+    for label, target in meta.scripts.items():
         entity = _script_entity(conn, files, target)
         found.append(f"{label} -> {entity}" if entity else f"{label} -> {target}")
     ranked_files = sorted(
@@ -438,16 +364,17 @@ def _entry_points(root: Path, conn, meta: dict) -> list[str]:
 
 
 def _script_entity(conn, files: dict[str, bool], target: str) -> str | None:
-    """`package.module:function` (Python) or a file path (package.json bin) -> an indexed entity id."""
-    if ":" in target and "/" not in target:
-        module, _, attr = target.partition(":")
-        stem = module.strip().replace(".", "/")
-        attr = attr.strip().split("[")[0].strip()
-        for prefix in ("", "src/", "lib/"):
-            for path in (f"{prefix}{stem}.py", f"{prefix}{stem}/__init__.py"):
-                if path in files:
-                    row = conn.execute("SELECT id FROM entities WHERE path=? AND qualified_name=?", (path, attr)).fetchone()
-                    return row[0] if row else path
+    """A declared script's target -> an indexed entity id: `package.module:function` (Python) through
+    the language's rules, a file path (package.json bin) as it is."""
+    for rules in RULES:
+        location = rules.script_location(target)
+        if location is None:
+            continue
+        paths, qualified_name = location
+        for path in paths:
+            if path in files:
+                row = conn.execute("SELECT id FROM entities WHERE path=? AND qualified_name=?", (path, qualified_name)).fetchone()
+                return row[0] if row else path
         return None
     path = posixpath.normpath(target.removeprefix("./"))
     return path if path in files else None

@@ -12,7 +12,6 @@ import os
 import posixpath
 import sqlite3
 import time
-import tomllib
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from pathlib import Path
 from graphctx.errors import GraphctxError
 from graphctx.index import skips as skipping, store
 from graphctx.index.discover import Candidate, Config, discover, is_indexable_content, load_config
+from graphctx.index.languages import RULES, package_languages
 from graphctx.index.modules import ModuleMap
 from graphctx.index.dependencies import defined_names, names_of, reference_names
 from graphctx.index.naming import entity_id, file_stem, is_test_file, tested_stem
@@ -41,6 +41,7 @@ RACY_NS = 2_000_000_000
 # progress(phase, done, total): total 0 when the phase cannot tell how much is left
 Progress = Callable[[str, int, int], None]
 DISCOVERING, PARSING, WRITING, RESOLVING = "discovering", "parsing", "writing", "resolving"
+PACKAGE_MARKERS = frozenset().union(*(rules.package_markers for rules in RULES))
 
 
 class IndexRunError(GraphctxError):
@@ -206,7 +207,7 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
     for path in added_or_removed:
         delta |= _module_names(path)
     # A package's __init__.py coming or going changes the names every module below it is importable by.
-    packages = {posixpath.dirname(p) + "/" for p in added_or_removed if posixpath.basename(p) == "__init__.py"} - {"/"}
+    packages = {posixpath.dirname(p) + "/" for p in added_or_removed if posixpath.basename(p) in PACKAGE_MARKERS} - {"/"}
     if packages:
         below = {p for (p,) in conn.execute("SELECT path FROM files")} | set(changed)
         for path in below:
@@ -245,11 +246,13 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
 
     # Only Java's module map needs the package declaration: reading it out of every file's facts JSON costs
     # a parse of all of them, a good part of a one-file run.
+    with_package = package_languages()
     files = {p: (lang, pkg) for p, lang, pkg in conn.execute(
-        "SELECT path, language, CASE WHEN language = 'java' THEN json_extract(facts, '$[4]') END FROM files")}
+        f"SELECT path, language, CASE WHEN language IN ({','.join('?' * len(with_package))}) THEN json_extract(facts, '$[4]') END"
+        " FROM files", with_package)}
     table = SymbolTable(
         conn.execute("SELECT id, kind, name, qualified_name, path, language FROM entities WHERE kind != 'file'"),
-        ModuleMap(files, _go_modules(root, files), _rust_crates(root, files)),
+        ModuleMap(files, root),
         load,
     )
     # Two passes over the targets (structure, then uses): the bar counts both.
@@ -353,46 +356,6 @@ def _paths_referring_to(conn: sqlite3.Connection, names: set[str]) -> set[str]:
 def _load_facts(conn: sqlite3.Connection, path: str) -> FileFacts | None:
     row = conn.execute("SELECT facts FROM files WHERE path=?", (path,)).fetchone()
     return FileFacts.from_json(row[0]) if row else None
-
-
-def _go_modules(root: Path, files: dict[str, tuple[str, str | None]]) -> dict[str, str]:
-    """go.mod folder -> module path, for the folders above the repository's Go files."""
-    folders = {posixpath.dirname(p) for p, (lang, _) in files.items() if lang == "go"}
-    candidates = set()
-    for folder in folders:
-        while True:
-            candidates.add(folder)
-            if not folder:
-                break
-            folder = posixpath.dirname(folder)
-    modules = {}
-    for folder in candidates:
-        try:
-            text = (root / folder / "go.mod").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        for line in text.splitlines():
-            if line.startswith("module "):
-                modules[folder] = line.split()[1].strip('"')
-                break
-    return modules
-
-
-def _rust_crates(root: Path, files: dict[str, tuple[str, str | None]]) -> dict[str, str]:
-    """Library crate name -> the folder of its lib.rs, named by the Cargo.toml beside that folder."""
-    crates = {}
-    for path, (language, _) in files.items():
-        if language != "rust" or posixpath.basename(path) != "lib.rs":
-            continue
-        folder = posixpath.dirname(path)
-        try:
-            manifest = tomllib.loads((root / posixpath.dirname(folder) / "Cargo.toml").read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            continue
-        name = manifest.get("lib", {}).get("name") or manifest.get("package", {}).get("name")
-        if isinstance(name, str):
-            crates[name.replace("-", "_")] = folder
-    return crates
 
 
 def _count(conn: sqlite3.Connection, result: IndexResult) -> None:

@@ -1,11 +1,13 @@
 """Naming conventions shared by the index: entity ids (`path::Qualified.name`), ids of names
 outside the repository (`ext:name`), and how test files, test functions and the file a test is
-named after are recognised."""
+named after are recognised (the folder conventions here, each language's file names in its rules)."""
 
 from __future__ import annotations
 
 import posixpath
 import re
+
+from graphctx.index.languages import RULES
 
 EXTERNAL_PREFIX = "ext:"
 
@@ -18,19 +20,17 @@ def external_id(name: str) -> str:
     return EXTERNAL_PREFIX + name
 
 
-_TEST_FILE = re.compile(
-    r"(^|/)(tests?|__tests__|spec|testing)/|(^|/)test_[^/]*$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$"
-    r"|(^|/)conftest\.py$|Tests?\.java$"
-)
+# Test folders and `test_*` files hold tests in any language; the languages add their own file names.
+_TEST_FILE = re.compile("|".join((
+    r"(^|/)(tests?|__tests__|spec|testing)/|(^|/)test_[^/]*$",
+    *(pattern for rules in RULES for pattern in rules.test_file_patterns),
+)))
+_TESTED_FILE = tuple(re.compile(pattern) for rules in RULES for pattern in rules.tested_file_patterns)
+_PACKAGE_STEMS = frozenset().union(*(rules.package_stems for rules in RULES))
 
 
 def is_test_file(path: str) -> bool:
     return bool(_TEST_FILE.search(path))
-
-
-# Families whose tests are marked by an attribute or annotation (#[test], @Test), not by their name:
-# in their test files every function counts as test code.
-MARKED_TESTS = frozenset({"rust", "java"})
 
 
 def is_test_name(name: str) -> bool:
@@ -40,8 +40,8 @@ def is_test_name(name: str) -> bool:
 def tested_stem(path: str) -> str | None:
     """The stem of the file a test file is named after: test_foo.py, foo_test.go, foo.test.ts, FooTest.java -> foo."""
     name = posixpath.basename(path)
-    for pattern in (r"^test_(.+)\.py$", r"^(.+)_test\.(?:py|go)$", r"^(.+)\.(?:test|spec)\.[jt]sx?$", r"^(.+?)Tests?\.java$"):
-        match = re.match(pattern, name)
+    for pattern in _TESTED_FILE:
+        match = pattern.match(name)
         if match:
             return match.group(1)
     return None
@@ -50,7 +50,7 @@ def tested_stem(path: str) -> str | None:
 def file_stem(path: str) -> str:
     name = posixpath.basename(path)
     stem = name.split(".", 1)[0]
-    return posixpath.basename(posixpath.dirname(path)) if stem in ("__init__", "index", "mod") else stem
+    return posixpath.basename(posixpath.dirname(path)) if stem in _PACKAGE_STEMS else stem
 
 
 def external_name(external: str) -> str:

@@ -4,13 +4,13 @@ and the class hierarchy once the bases are resolved."""
 
 from __future__ import annotations
 
-import posixpath
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from graphctx.index.languages import rules_for
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import EXTERNAL_PREFIX, external_name, file_stem
 from graphctx.parse.facts import FileFacts
@@ -98,9 +98,8 @@ class SymbolTable:
         owner = self.file_defs[sym.path].get(owner_name)
         if owner is not None or "." in owner_name:
             return owner
-        if sym.family == "go":
-            folder = posixpath.dirname(sym.path)
-            for path in self.modules.go_dirs.get(folder, ()):
+        if rules_for(sym.family).methods_join_package_types:
+            for path in self.modules.package_files(sym.path, None) or ():
                 owner = self.file_defs[path].get(owner_name)
                 if owner is not None:
                     return owner

@@ -1,6 +1,7 @@
 """The language registry: which file extensions belong to which language, the grammar wheel
-that parses them and the query file in grammars/ that extracts facts from them. Adding a
-language is one entry here, a grammar wheel and a `grammars/<name>.scm`."""
+that parses them, the query file in grammars/ that extracts facts from them, and the family whose
+rules (graphctx/index/languages/) say what the facts' names mean. Adding a language is one entry
+here, a grammar wheel, a `grammars/<name>.scm` and a rules object (see grammars/README.md)."""
 
 from __future__ import annotations
 
@@ -17,22 +18,22 @@ class LanguageSpec:
     module: str  # the grammar wheel's module
     entry: str  # the function in that module that returns the language pointer
     extensions: tuple[str, ...]
+    family: str = ""  # the rules it resolves names with, when another language's ("": its own)
 
 
 LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec("python", "tree_sitter_python", "language", (".py", ".pyi")),
     LanguageSpec("javascript", "tree_sitter_javascript", "language", (".js", ".jsx", ".mjs", ".cjs")),
-    LanguageSpec("typescript", "tree_sitter_typescript", "language_typescript", (".ts", ".mts", ".cts")),
-    LanguageSpec("tsx", "tree_sitter_typescript", "language_tsx", (".tsx",)),
+    # TypeScript and TSX share JavaScript's module rules.
+    LanguageSpec("typescript", "tree_sitter_typescript", "language_typescript", (".ts", ".mts", ".cts"), "javascript"),
+    LanguageSpec("tsx", "tree_sitter_typescript", "language_tsx", (".tsx",), "javascript"),
     LanguageSpec("go", "tree_sitter_go", "language", (".go",)),
     LanguageSpec("rust", "tree_sitter_rust", "language", (".rs",)),
     LanguageSpec("java", "tree_sitter_java", "language", (".java",)),
 )
 
 _BY_EXTENSION = {ext: spec for spec in LANGUAGES for ext in spec.extensions}
-
-# The family a language resolves imports with: TSX and TypeScript share JavaScript's module rules.
-FAMILY = {"tsx": "typescript", "typescript": "javascript"}
+_FAMILY = {spec.name: spec.family or spec.name for spec in LANGUAGES}
 
 
 # Programming languages graphctx has no parser for yet, by extension: their files are counted and
@@ -68,10 +69,14 @@ def parsed_language_names() -> list[str]:
 
 
 def family(language: str) -> str:
-    """The import-resolution family of a language (typescript and tsx resolve like javascript)."""
-    while language in FAMILY:
-        language = FAMILY[language]
-    return language
+    """The rules family of a language (typescript and tsx resolve like javascript); an unknown
+    language is its own family."""
+    return _FAMILY.get(language, language)
+
+
+def source_extensions() -> tuple[str, ...]:
+    """Every file extension graphctx parses (".py", ".tsx", ...), in registry order."""
+    return tuple(_BY_EXTENSION)
 
 
 @cache

@@ -1,0 +1,115 @@
+"""Python's rules: the builtins, packages and relative imports, `import a.b` binding the dotted
+name, pytest's file names, `__all__` exports and the pyproject.toml manifest with its scripts."""
+
+from __future__ import annotations
+
+import builtins
+import posixpath
+import re
+import tomllib
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from graphctx.index.languages.base import Files, LanguageRules, Manifest, ModuleIndex, read_text
+
+DUNDER_ALL = re.compile(r"^__all__\s*(?::[^=\n]*)?\+?=\s*[\[(]([^\])]*)[\])]", re.M)
+DUNDER_ALL_HEAD = 65536  # bytes of a module read for its __all__ (it is near the top)
+SOURCE_FOLDERS = ("", "src/", "lib/")  # where a script's package may live, in that order
+
+
+class PythonModules(ModuleIndex):
+    """Every Python file under each dotted name it is importable by: from its top-level package's
+    parent, and from the repository root."""
+
+    def __init__(self, files: Files, own: Sequence[str], root: Path | None):
+        super().__init__(files, own, root)
+        self.by_name: dict[str, list[str]] = defaultdict(list)
+        package_dirs = {posixpath.dirname(p) for p in own if posixpath.basename(p) == "__init__.py"}
+        for path in own:
+            for name in _importable_names(path, package_dirs):
+                self.by_name[name].append(path)
+
+    def resolve(self, importer: str, spec: str) -> list[str]:
+        if not spec.startswith("."):
+            return self.by_name.get(spec, [])
+        level = len(spec) - len(spec.lstrip("."))
+        base = posixpath.dirname(importer)
+        for _ in range(level - 1):
+            base = posixpath.dirname(base)
+        rest = spec[level:].replace(".", "/")
+        stem = posixpath.join(base, rest) if rest else base
+        return [p for p in (stem + ".py", stem + "/__init__.py", stem + ".pyi") if p in self.files][:1]
+
+
+class PythonRules(LanguageRules):
+    family = "python"
+    builtins = frozenset(dir(builtins))
+    super_calls_base = True
+    test_file_patterns = (r"_test\.py$", r"(^|/)conftest\.py$")
+    tested_file_patterns = (r"^test_(.+)\.py$", r"^(.+)_test\.py$")
+    package_stems = frozenset({"__init__"})
+    package_markers = frozenset({"__init__.py"})
+    export_files = frozenset({"__init__.py"})
+    entry_files = {"__main__.py": 0, "main.py": 1, "cli.py": 1, "manage.py": 1, "app.py": 2, "server.py": 2,
+                   "wsgi.py": 2, "asgi.py": 2}
+    modules = PythonModules
+
+    def module_bindings(self, module: str, alias: str | None) -> tuple[str, ...]:
+        # `import a.b` binds `a`, and lets `a.b.f()` name the module a.b.
+        return (alias,) if alias else (module.split(".")[0], module)
+
+    def submodule_spec(self, attribute: str) -> str | None:
+        return "." + attribute  # `pkg.sub` after `import pkg`: the module sub of pkg's package
+
+    def declared_exports(self, path: Path) -> set[str] | None:
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(DUNDER_ALL_HEAD).decode("utf-8", errors="replace")
+        except OSError:
+            return None
+        lists = DUNDER_ALL.findall(head)
+        if not lists:
+            return None
+        return {name for listed in lists for name in re.findall(r"""['"]([A-Za-z_]\w*)['"]""", listed)}
+
+    def read_manifest(self, root: Path, found: Manifest) -> None:
+        """pyproject.toml: [project] (or [tool.poetry]) name, description, scripts and gui-scripts."""
+        text = read_text(root / "pyproject.toml")
+        if not text:
+            return
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError:
+            data = {}
+        project = data.get("project", {}) if isinstance(data.get("project"), dict) else {}
+        poetry = data.get("tool", {}).get("poetry", {}) if isinstance(data.get("tool"), dict) else {}
+        found.name = found.name or project.get("name") or poetry.get("name")
+        found.description = found.description or project.get("description") or poetry.get("description") or ""
+        for table in (project.get("scripts"), project.get("gui-scripts"), poetry.get("scripts")):
+            if isinstance(table, dict):
+                found.scripts.update({k: v for k, v in table.items() if isinstance(v, str)})
+
+    def script_location(self, target: str) -> tuple[tuple[str, ...], str] | None:
+        if ":" not in target or "/" in target:
+            return None
+        module, _, attr = target.partition(":")
+        stem = module.strip().replace(".", "/")
+        paths = tuple(path for prefix in SOURCE_FOLDERS for path in (f"{prefix}{stem}.py", f"{prefix}{stem}/__init__.py"))
+        return paths, attr.strip().split("[")[0].strip()
+
+
+def _importable_names(path: str, package_dirs: set[str]) -> Iterable[str]:
+    """The dotted names a Python file is importable by: from its top-level package's parent, and from the repository root."""
+    stem = path[: -len(posixpath.splitext(path)[1])]
+    if posixpath.basename(stem) == "__init__":
+        stem = posixpath.dirname(stem)
+    full = stem.replace("/", ".")
+    names = {full} if full else set()
+    directory = posixpath.dirname(path)
+    root = directory
+    while root and root in package_dirs:
+        root = posixpath.dirname(root)
+    if root and stem.startswith(root + "/"):
+        names.add(stem[len(root) + 1:].replace("/", "."))
+    return names
