@@ -1,6 +1,6 @@
-"""The record commands: remember, decide, recall, revise, verify and check, as arguments and
-printing over RecordStore, the library the MCP record tools call too, so a record behaves the same
-from both. A command is one short process: it refuses the ephemeral scope, and signs its writes with
+"""The record commands: remember, decide, recall, revise, verify and check, as arguments over
+RecordStore, printed by records/render.py: the library and the renderer the MCP record tools use
+too, so a record behaves and reads the same from both. A command is one short process: it refuses the ephemeral scope, and signs its writes with
 $GRAPHCTX_AUTHOR or the git user. `graphctx check --strict` fails a pre-commit hook or CI step when an
 accepted decision or convention is anchored to code that changed, or a key is held by two records."""
 
@@ -157,16 +157,17 @@ def cmd_recall(args: argparse.Namespace) -> int:
                             tags=args.tags or (), entity=args.entity, min_confidence=args.min_confidence, sort=args.sort,
                             limit=args.limit, cursor=args.cursor)
     _warn_conflicts(page.conflicts)
+    from graphctx.records import render
+
     if args.json:
         print(page.model_dump_json(indent=2))
     elif page.hits:
         for hit in page.hits:
-            print(f"{hit.id}  {hit.kind:<9} {hit.status or hit.type or '':<11} {hit.title}")
+            print(render.hit_row(hit))
         if page.next_cursor:
             print(f"more: --cursor {page.next_cursor}", file=sys.stderr)
     else:
-        print("no more records: this cursor is past the last page" if page.total
-              else "no record matches; try other words, fewer filters, or --sort recent")
+        print(render.PAST_LAST_PAGE if page.total else render.no_match("--sort recent"))
     return 0 if page.hits else 1  # an empty answer is "nothing found"
 
 
@@ -207,28 +208,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _print_write(result, as_json: bool) -> None:
-    if as_json:
-        print(result.model_dump_json(indent=2))
-        return
-    record = result.record
-    state = record.staleness.state if record.staleness else "unknown"
-    extra = f"; also changed {', '.join(result.changed)}" if result.changed else ""
-    print(f"{result.action} {record.kind} {record.id} v{record.version} {record.title!r} (anchors {state}){extra}")
+    from graphctx.records import render
+
+    print(result.model_dump_json(indent=2) if as_json else render.write_line(result))
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     with _store(args) as store:
         report = store.check(args.base)
-    if args.json:
-        print(report.model_dump_json(indent=2))
-    else:
-        for item in report.items:
-            changes = "; ".join(f"{c.entity}: {c.change}" for c in item.changes)
-            print(f"{item.record.id} {item.record.title}: {changes}")
-        for conflict in report.conflicts:
-            print(f"conflict: {conflict.message}")
-        summary = f"{len(report.items)} of {report.checked} decisions and conventions have changed code under them"
-        if report.conflicts:
-            summary += f"; {len(report.conflicts)} key(s) held by several records"
-        print(summary)
+    from graphctx.records import render
+
+    print(report.model_dump_json(indent=2) if args.json else render.check_text(report))
     return 1 if args.strict and (report.items or report.conflicts) else 0

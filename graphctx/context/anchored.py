@@ -10,8 +10,7 @@ from pathlib import Path
 
 from graphctx.context.packer import Candidate
 from graphctx.index.store import INDEX_DIR
-from graphctx.records import RecordStore
-from graphctx.records.models import AnchoredRecord, Decision
+from graphctx.records import AnchoredRecord, RecordStore
 
 RECORD_SHARE = 0.95  # a record ranks just below the best entity it is anchored to
 MAX_ANCHOR_LOOKUPS = 60  # the best-ranked entities whose records are looked up
@@ -52,21 +51,3 @@ def with_records(root: Path, candidates: list[Candidate]) -> tuple[list[Candidat
     root_first = candidates[:1]
     rest = sorted(candidates[1:] + added, key=lambda c: -c.score)
     return root_first + rest, records
-
-
-def record_text(item: AnchoredRecord, detail: str) -> str:
-    """A record as an answer shows it: a status line with its staleness, then its substance."""
-    record = item.record
-    state = record.staleness.state if record.staleness else "unknown"
-    if isinstance(record, Decision):
-        head = f"decision [{record.status}] {record.title} (anchors {state})"
-        body = "\n".join(part for part in (record.decision, record.consequences and f"Consequences: {record.consequences}") if part)
-    else:
-        head = f"{record.type} {record.category} {record.title} (anchors {state}, confidence {record.confidence:.2f})"
-        body = record.body
-    if record.staleness and state not in ("fresh", "unbound"):
-        head += f"\n  {record.staleness.message}"
-    if detail == "line":
-        return head
-    lines = body.strip().splitlines()
-    return "\n".join([head, *(lines if detail == "full" else lines[:2])])

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import os
 
-from graphctx.context.anchored import record_text
 from graphctx.context.packer import Candidate
 from graphctx.graph.loader import CodeGraph
 from graphctx.index.store import content_hash
 from graphctx.models import PacketItem
-from graphctx.records.models import AnchoredRecord
+from graphctx.records import AnchoredRecord
+from graphctx.records.render import answer_text
 
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
 SUMMARY_DOC_LINES = 3
@@ -49,7 +49,7 @@ class Views:
         return PacketItem(
             id=candidate.id, kind=record.kind, path=record.path or "", start_line=0, end_line=0,
             score=round(candidate.score, 4), relation="record", distance=0, detail=detail,
-            text=record_text(self.records[candidate.id], detail),
+            text=answer_text(self.records[candidate.id], detail),
         )
 
     def source(self, path: str) -> list[str] | None:

@@ -44,6 +44,7 @@ class StaleVersion(RecordError):
             f"record {record_id} is at version {current.version}, not {given}: someone changed it since you"
             f" read it; re-apply your change to the current record (attached) and pass version={current.version}"
         )
+        self.given = given
         self.current = current
 
 

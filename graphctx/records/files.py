@@ -17,11 +17,10 @@ from pydantic import ValidationError
 from graphctx.index import store
 from graphctx.records import ids
 from graphctx.records.errors import BrokenRecordFile, RecordError, validation_message
-from graphctx.records.models import Decision, Knowledge, Record, clean_text
+from graphctx.records.models import KIND_MODELS, Record
 
 GRAPHCTX_DIR = store.INDEX_DIR
 SCOPE_DIRS = {"shared": ("records",), "private": ("private", "records")}
-KIND_DIRS = {"knowledge": "knowledge", "decision": "decisions"}
 RECORDS_DB = "records.db"
 LOCK_FILE = "records.lock"
 # The derived index and the lock are local to a checkout; private records never leave it.
@@ -32,8 +31,6 @@ LOCK_TIMEOUT = 30.0
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 _SLUG = re.compile(r"[^a-z0-9]+")
-_DECISION_HEADING = re.compile(r"^##[ \t]+(context|decision|consequences)[ \t]*#*[ \t]*$", re.IGNORECASE)
-_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 
 
 # ---- layout
@@ -56,7 +53,7 @@ def slug(title: str, limit: int = 48) -> str:
 
 def new_path(root: Path, record: Record) -> Path:
     """Where a new record goes: the id first so names sort by time, then the title for people."""
-    return scope_dir(root, record.scope) / KIND_DIRS[record.kind] / f"{record.id}-{slug(record.title)}.md"
+    return scope_dir(root, record.scope) / record.FOLDER / f"{record.id}-{slug(record.title)}.md"
 
 
 def scan(root: Path) -> dict[str, tuple[str, tuple[int, int, int]]]:
@@ -133,25 +130,14 @@ def render(record: Record) -> str:
 
 def _stored_fields(record: Record) -> tuple[dict, str]:
     data = record.model_dump(mode="json", exclude_none=True)
-    order = ["id", "kind", "title"]
-    if isinstance(record, Knowledge):
-        order += ["type", "category", "key", "confidence", "refs"]
-        body = record.body
-    else:
-        order += ["status", "supersedes"]
-        body = record.markdown()
-        if parse_decision_body(body) != (record.context, record.decision, record.consequences):
-            # The text holds a line that reads as one of the section headings, so the sections
-            # would not split back apart: keep them in the front matter, where they round-trip.
-            order += ["context", "decision", "consequences"]
-    order += ["tags", "anchors", "author", "created", "updated", "version"]
+    order = ["id", "kind", "title", *record.file_fields(), "tags", "anchors", "author", "created", "updated", "version"]
     if record.retracted_at is not None:
         order += ["retracted_at", "retracted_reason"]
     front = {name: data[name] for name in order if name in data}
     for name in ("created", "updated", "retracted_at"):
         if name in front:
             front[name] = format_time(getattr(record, name))
-    return front, body
+    return front, record.markdown()
 
 
 def format_time(value) -> str:
@@ -189,17 +175,12 @@ def parse(text: str, where: str, scope: str = "shared") -> Record:
     stem = Path(where).stem
     data.setdefault("id", _id_from_name(stem))
     data["id"] = str(data["id"]).strip()
-    kind = str(data.get("kind") or ("decision" if "/decisions/" in f"/{where}" else "knowledge")).strip().lower()
+    kind = str(data.get("kind") or _kind_by_folder(where)).strip().lower()
+    model = KIND_MODELS.get(kind)
+    if model is None:
+        raise BrokenRecordFile(where, f"field 'kind': invalid kind {kind!r}: use {' or '.join(KIND_MODELS)}")
     data["kind"] = kind
-    if kind == "knowledge":
-        data.setdefault("body", body)
-        model = Knowledge
-    elif kind == "decision":
-        if not any(name in data for name in ("context", "decision", "consequences")):
-            data["context"], data["decision"], data["consequences"] = parse_decision_body(body)
-        model = Decision
-    else:
-        raise BrokenRecordFile(where, f"field 'kind': invalid kind {kind!r}: use knowledge or decision")
+    data = model.from_file(data, body)
     data["scope"] = scope
     data["path"] = where
     for name in ("staleness", "superseded_by"):
@@ -215,47 +196,10 @@ def _id_from_name(stem: str) -> str:
     return ids.normalize(head) if ids.is_id(ids.normalize(head)) else stem
 
 
-def parse_decision_body(body: str) -> tuple[str, str, str]:
-    """(context, decision, consequences) from the '## Context', '## Decision', '## Consequences'
-    sections; a body without them is all decision (an ADR written by hand in free form)."""
-    lines = clean_text(body).split("\n")
-    marks: dict[str, int] = {}
-    order = ["context", "decision", "consequences"]
-    last = -1
-    fence = None
-    for number, line in enumerate(lines):
-        fence = _fence_state(line, fence)
-        if fence is not None:
-            continue
-        match = _DECISION_HEADING.match(line)
-        if match:
-            name = match.group(1).lower()
-            # Sections are taken in order, first occurrence each, so a later heading-like line
-            # inside a section's text stays text.
-            if order.index(name) > last:
-                marks[name], last = number, order.index(name)
-    if not marks:
-        return "", clean_text(body), ""
-    bounds = sorted((line_no, name) for name, line_no in marks.items())
-    parts = {name: "" for name in order}
-    for i, (line_no, name) in enumerate(bounds):
-        stop = bounds[i + 1][0] if i + 1 < len(bounds) else len(lines)
-        parts[name] = clean_text("\n".join(lines[line_no + 1:stop]))
-    preamble = clean_text("\n".join(lines[:bounds[0][0]]))
-    if preamble:  # free text above the first section belongs with the context
-        parts["context"] = clean_text(f"{preamble}\n\n{parts['context']}")
-    return parts["context"], parts["decision"], parts["consequences"]
-
-
-def _fence_state(line: str, fence: str | None) -> str | None:
-    """The open code fence after `line` (None outside one): headings inside fences are code."""
-    match = _FENCE.match(line)
-    if not match:
-        return fence
-    marker = match.group(1)
-    if fence is None:
-        return marker
-    return None if marker[0] == fence[0] and len(marker) >= len(fence) else fence
+def _kind_by_folder(where: str) -> str:
+    """The kind of a file without a `kind` field, from the nearest kind folder it is in (knowledge by default)."""
+    folders = {model.FOLDER: kind for kind, model in KIND_MODELS.items()}
+    return next((folders[part] for part in reversed(Path(where).parts[:-1]) if part in folders), "knowledge")
 
 
 def read(root: Path, path: Path, scope: str) -> Record:

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from graphctx.records.errors import RecordError
-from graphctx.records.models import HistoryEntry
+from graphctx.records.answers import HistoryEntry
 
 _RECORD_SEP = "\x1e"
 _FIELD_SEP = "\x1f"

@@ -1,26 +1,29 @@
-"""The derived search index of records, `<repo>/.graphctx/records.db`: FTS5 over titles, bodies and
-fields, plus anchor, tag and supersedes tables. It is rebuilt from the record files whenever they
-changed (a stat fingerprint tells, per file), so it never holds the only copy of anything and can
-be deleted at any time. The same class, in memory, indexes the ephemeral scope."""
+"""The search index of records in SQLite: FTS5 over titles, bodies and fields, plus anchor, tag and
+supersedes tables, and the queries the repositories answer from it (search, count, keys, anchors,
+superseders). In memory it is where the memory repository keeps its records; on disk
+(`.graphctx/records.db`) it is what the file repository derives from the record files (file_index.py
+keeps it in step with them)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import sqlite3
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from pydantic import TypeAdapter
 
 from graphctx.index.store import words
 from graphctx.records import files
-from graphctx.records.errors import BrokenRecordFile
+from graphctx.records.answers import KeyConflict
 from graphctx.records.keys import KeyHolder, conflict
-from graphctx.records.models import ENACTED, Decision, KeyConflict, Knowledge, Problem, Record
+from graphctx.records.models import KIND_MODELS, Record
+from graphctx.records.repository import Filters, Hit, Superseder
 from graphctx.records.staleness import entity_file
+from graphctx.records.vocabulary import ENACTED
 
 SCHEMA_VERSION = 1
 SCHEMA = """
@@ -54,26 +57,8 @@ WEIGHTS = (5.0, 1.0, 2.0)
 
 RECORD = TypeAdapter(Record)
 _WORD = re.compile(r"\w+")
-
-
-@dataclass
-class Filters:
-    kind: str | None = None
-    type: str | None = None
-    category: str | None = None  # matches the category and everything under it
-    status: str | None = None
-    tags: list[str] = field(default_factory=list)  # all must be present
-    entity: str | None = None  # an entity id, or a file or folder path its anchors are in
-    min_confidence: float | None = None  # applies to knowledge; decisions carry no confidence
-    scope: str | None = None
-    include_retracted: bool = False
-
-
-@dataclass
-class Hit:
-    record: Record
-    score: float | None
-    snippet: str
+# The kinds whose status a superseding record changes on read.
+_SUPERSEDABLE = ",".join(f"'{kind}'" for kind, model in KIND_MODELS.items() if model.SUPERSEDABLE)
 
 
 def time_key(record: Record) -> str:
@@ -168,77 +153,19 @@ class RecordIndex:
         with self._lock:
             self.conn.close()
 
-    # ---- keeping up with the files
-
-    def sync(self, root: Path) -> None:
-        """Bring the index up to date with the record files: re-read only files whose stat changed."""
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction on the database, taken at once (other processes wait for it)."""
         with self._lock:
-            if self._meta("fingerprint") == _fingerprint(_listing(root)):
-                return
             self.conn.execute("BEGIN IMMEDIATE")
             try:
-                # List again under the write lock, so a file another process wrote meanwhile is seen.
-                listing = _listing(root)
-                fingerprint = _fingerprint(listing)
-                if self._meta("fingerprint") != fingerprint:
-                    self._apply(root, listing)
-                    self._set_meta(fingerprint=fingerprint)
+                yield self.conn
                 self.conn.execute("COMMIT")
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
 
-    def _apply(self, root: Path, listing: dict[str, tuple[str, tuple[int, int, int]]]) -> None:
-        known = {path: (mtime, size, inode) for path, mtime, size, inode in
-                 self.conn.execute("SELECT path, mtime_ns, size, inode FROM files")}
-        broken = {path for (path,) in self.conn.execute("SELECT path FROM problems")}
-        for path in set(known) - set(listing):
-            self._forget_file(path)
-        # Files that failed before are read again: a duplicate id may have gone away since.
-        todo = sorted(path for path, (_, stat) in listing.items() if known.get(path) != stat or path in broken)
-        for path in todo:
-            self._forget_file(path)
-        for path in todo:
-            self._load_file(root, path, listing[path][0])
-        self._derive_status()
-
-    def _forget_file(self, path: str) -> None:
-        row = self.conn.execute("SELECT record_id FROM files WHERE path=?", (path,)).fetchone()
-        if row and row[0]:
-            self._delete(row[0])
-        self.conn.execute("DELETE FROM files WHERE path=?", (path,))
-        self.conn.execute("DELETE FROM problems WHERE path=?", (path,))
-
-    def _load_file(self, root: Path, path: str, scope: str) -> None:
-        full = root / path
-        try:
-            with open(full, "rb") as handle:
-                # The stat of the very file read, so content and stat always agree.
-                stat = os.fstat(handle.fileno())
-                raw = handle.read()
-        except FileNotFoundError:
-            return  # removed between listing and reading: the next sync sees it gone
-        record_id = None
-        try:
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise BrokenRecordFile(path, f"not UTF-8 text (byte {exc.start})") from None
-            record = files.parse(text, path, scope)
-            clash = self.conn.execute("SELECT path FROM records WHERE id=?", (record.id,)).fetchone()
-            if clash:
-                raise BrokenRecordFile(path, f"its id {record.id} is also the id of {clash[0]}; give one of them"
-                                             " a new id (or delete the copy)")
-            self._insert(record)
-            record_id = record.id
-        except BrokenRecordFile as exc:
-            self.conn.execute("INSERT OR REPLACE INTO problems(path, message) VALUES (?, ?)", (path, str(exc)))
-        self.conn.execute(
-            "INSERT OR REPLACE INTO files(path, scope, mtime_ns, size, inode, record_id) VALUES (?,?,?,?,?,?)",
-            (path, scope, stat.st_mtime_ns, stat.st_size, stat.st_ino, record_id),
-        )
-
-    # ---- direct writes (the ephemeral scope)
+    # ---- writes
 
     def put(self, record: Record) -> None:
         with self._lock:
@@ -254,15 +181,13 @@ class RecordIndex:
     # ---- rows
 
     def _insert(self, record: Record) -> None:
-        is_knowledge = isinstance(record, Knowledge)
+        listed = record.listed_fields()
         cursor = self.conn.execute(
             "INSERT INTO records(id, kind, scope, path, title, type, category, key, stored_status, status,"
             " confidence, updated, retracted, data) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (record.id, record.kind, record.scope, record.path, record.title,
-             record.type if is_knowledge else None, record.category if is_knowledge else None,
-             record.key if is_knowledge else None,
-             None if is_knowledge else record.status, None if is_knowledge else record.status,
-             record.confidence if is_knowledge else None, time_key(record), int(record.retracted),
+            (record.id, record.kind, record.scope, record.path, record.title, listed.get("type"),
+             listed.get("category"), listed.get("key"), listed.get("status"), listed.get("status"),
+             listed.get("confidence"), time_key(record), int(record.retracted),
              record.model_dump_json(exclude={"staleness"})),
         )
         rowid = cursor.lastrowid
@@ -271,9 +196,8 @@ class RecordIndex:
         self.conn.executemany("INSERT INTO tags(record_id, tag) VALUES (?,?)", [(record.id, t) for t in record.tags])
         self.conn.executemany("INSERT INTO anchors(record_id, entity, file) VALUES (?,?,?)",
                               [(record.id, a.entity, entity_file(a.entity)) for a in record.anchors])
-        if isinstance(record, Decision):
-            self.conn.executemany("INSERT INTO supersedes(record_id, target) VALUES (?,?)",
-                                  [(record.id, t) for t in record.supersedes])
+        self.conn.executemany("INSERT INTO supersedes(record_id, target) VALUES (?,?)",
+                              [(record.id, t) for t in record.replaces()])
 
     def _delete(self, record_id: str) -> None:
         row = self.conn.execute("SELECT rowid FROM records WHERE id=?", (record_id,)).fetchone()
@@ -291,7 +215,8 @@ class RecordIndex:
         self.conn.execute(
             "UPDATE records SET status = CASE WHEN EXISTS (SELECT 1 FROM supersedes s JOIN records r"
             " ON r.id = s.record_id WHERE s.target = records.id AND r.retracted = 0"
-            f" AND r.stored_status IN ({enacted})) THEN 'superseded' ELSE stored_status END WHERE kind='decision'"
+            f" AND r.stored_status IN ({enacted})) THEN 'superseded' ELSE stored_status END"
+            f" WHERE kind IN ({_SUPERSEDABLE})"
         )
 
     def _meta(self, key: str) -> str | None:
@@ -308,7 +233,7 @@ class RecordIndex:
             row = self.conn.execute("SELECT data FROM records WHERE id=?", (record_id,)).fetchone()
         return RECORD.validate_json(row[0]) if row else None
 
-    def get_many(self, record_ids: list[str]) -> list[Record]:
+    def get_many(self, record_ids: Sequence[str]) -> list[Record]:
         out = []
         with self._lock:
             for i in range(0, len(record_ids), 500):
@@ -335,25 +260,21 @@ class RecordIndex:
         """Every key held by more than one live record of a scope and category."""
         with self._lock:
             rows = self.conn.execute(
-                "SELECT scope, category, key, group_concat(id, char(31)) FROM records WHERE kind='knowledge'"
-                " AND key IS NOT NULL AND retracted=0 GROUP BY scope, category, key HAVING count(*) > 1"
+                "SELECT scope, category, key, group_concat(id, char(31)) FROM records"
+                " WHERE key IS NOT NULL AND retracted=0 GROUP BY scope, category, key HAVING count(*) > 1"
                 " ORDER BY scope, category, key").fetchall()
         return [conflict(scope, category, key, sorted(ids.split('\x1f'))) for scope, category, key, ids in rows]
 
-    def superseders(self, record_id: str) -> list[tuple[str, str, bool]]:
-        """(id, stored status, retracted) of the decisions that list `record_id` in `supersedes`."""
+    def superseders(self, record_id: str) -> list[Superseder]:
+        """The records that list `record_id` in `supersedes`, with their stored status."""
         with self._lock:
             rows = self.conn.execute(
                 "SELECT r.id, r.stored_status, r.retracted FROM supersedes s JOIN records r ON r.id = s.record_id"
                 " WHERE s.target=? ORDER BY r.id", (record_id,)).fetchall()
-        return [(rid, status, bool(retracted)) for rid, status, retracted in rows]
+        return [Superseder(rid, status, bool(retracted)) for rid, status, retracted in rows]
 
-    def problems(self) -> list[Problem]:
-        with self._lock:
-            return [Problem(path=p, message=m) for p, m in self.conn.execute("SELECT path, message FROM problems ORDER BY path")]
-
-    def search(self, filters: Filters, text: str = "", sort: str = "relevance", limit: int = 10) -> list[Hit]:
-        """The first `limit` matches, best (or newest) first."""
+    def search(self, filters: Filters, text: str = "", sort: str = "relevance", limit: int | None = 10) -> list[Hit]:
+        """The first `limit` matches (None: all), best (or newest) first."""
         query = fts_query(text) if text else None
         where, params = _where(filters)
         if query:
@@ -367,7 +288,7 @@ class RecordIndex:
             sql = f"SELECT r.data, NULL, '' FROM records r WHERE 1=1 {where}"
             order = "r.updated DESC, r.id DESC"
         with self._lock:
-            rows = self.conn.execute(f"{sql} ORDER BY {order} LIMIT ?", [*params, limit]).fetchall()
+            rows = self.conn.execute(f"{sql} ORDER BY {order} LIMIT ?", [*params, -1 if limit is None else limit]).fetchall()
         return [Hit(RECORD.validate_json(data), score, snippet or "") for data, score, snippet in rows]
 
     def count(self, filters: Filters, text: str = "") -> int:
@@ -382,13 +303,13 @@ class RecordIndex:
         with self._lock:
             return self.conn.execute(sql, params).fetchone()[0]
 
-    def anchored(self, entity_ids: list[str], paths: list[str]) -> dict[str, list[str]]:
+    def anchored(self, entity_ids: Sequence[str], paths: Sequence[str]) -> dict[str, list[str]]:
         """record id -> the anchored entities that are among `entity_ids` or in the files or folders `paths`."""
         out: dict[str, list[str]] = {}
         clauses, params = [], []
         if entity_ids:
             clauses.append(f"entity IN ({','.join('?' * len(entity_ids))})")
-            params += entity_ids
+            params += list(entity_ids)
         for path in paths:
             path = path.strip().strip("/")
             if not path:
@@ -405,27 +326,9 @@ class RecordIndex:
         return out
 
 
-def _listing(root: Path) -> dict[str, tuple[str, tuple[int, int, int]]]:
-    """Record files as relative path -> (scope, (mtime_ns, size, inode)). The inode catches a
-    rewrite within the file system's timestamp granularity: every atomic write is a new inode."""
-    return files.scan(root)
-
-
-def _fingerprint(listing: dict[str, tuple[str, tuple[int, int, int]]]) -> str:
-    digest = hashlib.blake2b(digest_size=16)
-    for path in sorted(listing):
-        scope, (mtime, size, inode) = listing[path]
-        digest.update(f"{path}\0{scope}\0{mtime}\0{size}\0{inode}\n".encode())
-    return digest.hexdigest()
-
-
 def _field_words(record: Record) -> str:
     """The searchable words of a record besides its title and body: identifiers split into words."""
-    parts = [*record.tags, record.author, *(a.entity for a in record.anchors), record.title]
-    if isinstance(record, Knowledge):
-        parts += [record.type, record.category, record.key or "", *record.refs]
-    else:
-        parts += [record.status]
+    parts = [*record.tags, record.author, *(a.entity for a in record.anchors), record.title, *record.field_words()]
     # The body's compound identifiers in parts, so 'factory' finds ConnectionPoolFactory; the
     # body itself is already indexed word by word.
     compound = [token for token in _WORD.findall(record.markdown()) if len(words(token).split()) > 1]

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from graphctx.records.errors import InvalidRecord
-from graphctx.records.models import KeyConflict
+from graphctx.records.answers import KeyConflict
 
 _SEPARATORS = re.compile(r"[\s_./:-]+")
 HOW_TO_RESOLVE = "retract one of them, or revise one to another key or category"

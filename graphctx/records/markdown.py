@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from graphctx.records.errors import InvalidRecord, RecordNotFound
-from graphctx.records.models import Heading, Table
+from graphctx.records.answers import Heading, Table
 
 _ATX = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _SETEXT = re.compile(r"^[ ]{0,3}(=+|-+)[ \t]*$")

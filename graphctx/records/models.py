@@ -1,127 +1,38 @@
-"""The vocabulary of the records layer: knowledge and decision records, their anchors to code
-entities, staleness verdicts, and the answers of every RecordStore call. Fields a record stores in
-its file are validated here with messages that name the allowed values; fields derived on read
-(scope, path, staleness, superseded_by) are marked so the file writer leaves them out."""
+"""The records themselves: knowledge and decision records. Fields a record stores in its file are
+validated here with messages that name the allowed values; fields derived on read (scope, path,
+staleness, superseded_by) are never written. What differs between kinds lives on the kind's class,
+never in branches elsewhere: its fields, its file layout, how it reads in a list or an answer, its
+status rules, what it supersedes. A new kind is a subclass registered in KIND_MODELS."""
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Annotated, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-RecordKind = Literal["knowledge", "decision"]
-KnowledgeType = Literal["note", "convention", "fact", "how-to", "pitfall"]
-DecisionStatus = Literal["proposed", "accepted", "rejected", "superseded", "deprecated"]
-Scope = Literal["shared", "private", "ephemeral"]
-AnchorState = Literal["fresh", "drifted", "contract-changed", "moved", "orphaned", "unknown"]
-StalenessState = Literal["fresh", "drifted", "contract-changed", "moved", "orphaned", "unbound", "unknown"]
-Sort = Literal["relevance", "recent"]
+from graphctx.records import sections
+from graphctx.records.anchors import Anchor, Staleness
+from graphctx.records.vocabulary import (
+    ENACTED, INACTIVE, STATUSES, DecisionStatus, KnowledgeType, Scope, clean_list, clean_text, normalize_category,
+    normalize_type, now, one_of,
+)
 
-KINDS: tuple[str, ...] = ("knowledge", "decision")
-TYPES: tuple[str, ...] = ("note", "convention", "fact", "how-to", "pitfall")
-STATUSES: tuple[str, ...] = ("proposed", "accepted", "rejected", "superseded", "deprecated")
-SCOPES: tuple[str, ...] = ("shared", "private", "ephemeral")
-# Decisions in these states were in force at some point, so they retire what they supersede.
-ENACTED: tuple[str, ...] = ("accepted", "superseded", "deprecated")
-# Fields computed on read; never written to a record file.
-DERIVED_FIELDS = frozenset({"scope", "path", "staleness", "superseded_by"})
-
-_CATEGORY = re.compile(r"^[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)*$")
-_TYPE_ALIASES = {"howto": "how-to", "how_to": "how-to", "how to": "how-to"}
-
-
-def now() -> datetime:
-    # Milliseconds are enough to order writes and keep the files readable.
-    stamp = datetime.now(UTC)
-    return stamp.replace(microsecond=stamp.microsecond // 1000 * 1000)
-
-
-def one_of(value: object, allowed: tuple[str, ...], what: str) -> str:
-    text = str(value).strip().lower() if value is not None else ""
-    if text not in allowed:
-        raise ValueError(f"invalid {what} {value!r}: use one of {', '.join(allowed)}")
-    return text
-
-
-def normalize_type(value: object) -> str:
-    text = " ".join(str(value or "note").split()).lower()
-    return one_of(_TYPE_ALIASES.get(text, text), TYPES, "type")
-
-
-def normalize_category(value: object) -> str:
-    text = str(value or "general").strip().lower()
-    if not _CATEGORY.match(text):
-        raise ValueError(f"invalid category {value!r}: use dotted lowercase words, e.g. 'infra.database'")
-    return text
-
-
-def clean_text(value: object) -> str:
-    """Text as stored: surrounding blank lines and trailing spaces dropped, so a file round-trips."""
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise ValueError(f"expected text, got {type(value).__name__}")
-    return value.replace("\r\n", "\n").strip("\n").rstrip()
-
-
-def clean_list(value: object, *, lower: bool = False) -> list[str]:
-    """A list of non-empty unique strings, in the order given; a single string counts as one item."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        value = [value]
-    out: list[str] = []
-    for item in value:  # type: ignore[union-attr]
-        text = str(item).strip()
-        text = text.lower() if lower else text
-        if text and text not in out:
-            out.append(text)
-    return out
-
-
-class Anchor(BaseModel):
-    """The code a record is about, as it was when the record was written or last verified."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    entity: str  # entity id: path::Qualified.name, or a file path for a whole file
-    sig_hash: str = ""
-    body_hash: str = ""
-    generation: int | None = None  # the code index generation the hashes came from
-    commit: str | None = None  # git HEAD at that time, when the repository is in git
-
-    @field_validator("entity")
-    @classmethod
-    def _entity(cls, value: str) -> str:
-        value = value.strip()
-        if not value:
-            raise ValueError("an anchor needs an entity id (path::Qualified.name or a file path)")
-        return value
-
-
-class AnchorStatus(BaseModel):
-    """How one anchor compares with the code index now."""
-
-    entity: str
-    state: AnchorState
-    message: str
-    candidates: list[str] = Field(default_factory=list)  # for moved: where the same code is now
-
-
-class Staleness(BaseModel):
-    """The verdict on a record's anchors, computed on read; it never hides a record. The record's
-    state is its worst anchor's: orphaned > contract-changed > drifted > moved > fresh."""
-
-    state: StalenessState
-    message: str
-    anchors: list[AnchorStatus] = Field(default_factory=list)
-    generation: int | None = None  # the code index generation it was computed against
+if TYPE_CHECKING:
+    from graphctx.records.answers import RecordHit
 
 
 class RecordBase(BaseModel):
+    """What every record has, and the behaviour each kind defines (the defaults here are those of a
+    kind without keys, statuses or superseding)."""
+
     model_config = ConfigDict(extra="ignore")
+
+    FOLDER: ClassVar[str]  # the folder of its files inside a scope's records folder
+    WRITABLE: ClassVar[tuple[str, ...]]  # the fields a caller may write
+    BINDING: ClassVar[dict[str, str]]  # the filter of the records that bind code, which `check` reviews
+    SUPERSEDABLE: ClassVar[bool] = False  # whether a decision may supersede records of this kind
 
     id: str
     title: str
@@ -135,7 +46,7 @@ class RecordBase(BaseModel):
     retracted_reason: str = ""
     # Derived on read:
     scope: Scope = "shared"
-    path: str | None = None  # the record file, relative to the repository root
+    path: str | None = None  # where the record is stored, for people (a file relative to the repository)
     staleness: Staleness | None = None
 
     @field_validator("title", mode="before")
@@ -175,9 +86,103 @@ class RecordBase(BaseModel):
     def retracted(self) -> bool:
         return self.retracted_at is not None
 
+    # ---- content and files
+
+    def markdown(self) -> str:
+        """The record's Markdown, as its file shows it below the front matter."""
+        raise NotImplementedError
+
+    def file_fields(self) -> list[str]:
+        """The kind's own fields in the front matter, in order, between the title and the tags."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_file(cls, data: dict[str, Any], body: str) -> dict[str, Any]:
+        """The fields of a record file: its front matter, completed from the Markdown below it."""
+        raise NotImplementedError
+
+    # ---- search and lists
+
+    def listed_fields(self) -> dict[str, Any]:
+        """The kind's fields that search hits show and search filters on (type, category, key, status,
+        confidence: those it has)."""
+        return {}
+
+    def field_words(self) -> list[str]:
+        """Field values worth finding the record by, besides its title, body, tags and anchors."""
+        return []
+
+    @classmethod
+    def filter_problem(cls, type_: str | None, status: str | None) -> str | None:
+        """Why a search for this kind cannot use these filters, or None when it can."""
+        return None
+
+    def weight(self) -> int:
+        """Order among the records anchored to one entity: what binds the code most comes first."""
+        return 3
+
+    # ---- how it reads
+
+    def label(self) -> str:
+        """What it is, for its head line: 'convention infra.db key=pool', 'decision [accepted]'."""
+        raise NotImplementedError
+
+    @classmethod
+    def hit_label(cls, hit: RecordHit) -> str:
+        """What a search hit of this kind is, for its line in a list."""
+        raise NotImplementedError
+
+    def detail_lines(self) -> list[str]:
+        """The kind's own fields worth a line when the record is read whole."""
+        return []
+
+    def answer_head(self, state: str) -> str:
+        """The record's line in a context answer, with the state of its anchors."""
+        raise NotImplementedError
+
+    def answer_body(self) -> str:
+        """The record's substance in a context answer."""
+        return self.markdown()
+
+    # ---- rules
+
+    def key_slot(self) -> tuple[str, str, str] | None:
+        """(scope, category, key) when the record holds a key: one live record per slot."""
+        return None
+
+    def replaces(self) -> list[str]:
+        """The ids of the records this one supersedes."""
+        return []
+
+    @property
+    def enacted(self) -> bool:
+        """Whether it is in force (or was): only an enacted record retires what it supersedes."""
+        return False
+
+    @property
+    def inactive(self) -> bool:
+        """Whether it no longer governs its code (rejected, superseded)."""
+        return False
+
+    def with_superseders(self, superseders: Iterable[tuple[str, str, bool]]) -> RecordBase:
+        """The record as read, given (id, stored status, retracted) of the records superseding it."""
+        return self
+
+    def retired(self) -> RecordBase | None:
+        """The record marked superseded, or None when it already is (or cannot be)."""
+        return None
+
+
+KNOWLEDGE_FIELDS = ("title", "body", "type", "category", "key", "confidence", "tags", "refs", "anchors", "author")
+DECISION_FIELDS = ("title", "context", "decision", "consequences", "status", "supersedes", "tags", "anchors", "author")
+
 
 class Knowledge(RecordBase):
     """A note, convention, fact, how-to or pitfall, in a dotted category."""
+
+    FOLDER: ClassVar[str] = "knowledge"
+    WRITABLE: ClassVar[tuple[str, ...]] = KNOWLEDGE_FIELDS
+    BINDING: ClassVar[dict[str, str]] = {"type": "convention"}
 
     kind: Literal["knowledge"] = "knowledge"
     type: KnowledgeType = "note"
@@ -227,9 +232,52 @@ class Knowledge(RecordBase):
     def markdown(self) -> str:
         return self.body
 
+    def file_fields(self) -> list[str]:
+        return ["type", "category", "key", "confidence", "refs"]
+
+    @classmethod
+    def from_file(cls, data: dict[str, Any], body: str) -> dict[str, Any]:
+        data.setdefault("body", body)
+        return data
+
+    def listed_fields(self) -> dict[str, Any]:
+        return {"type": self.type, "category": self.category, "key": self.key, "confidence": self.confidence}
+
+    def field_words(self) -> list[str]:
+        return [self.type, self.category, self.key or "", *self.refs]
+
+    def weight(self) -> int:
+        return {"convention": 1, "pitfall": 2}.get(self.type, 3)
+
+    def label(self) -> str:
+        return f"{self.type} {self.category}" + (f" key={self.key}" if self.key else "")
+
+    @classmethod
+    def hit_label(cls, hit: RecordHit) -> str:
+        return f"{hit.type} {hit.category}"
+
+    def detail_lines(self) -> list[str]:
+        lines = []
+        if self.confidence != 1.0:
+            lines.append(f"confidence: {self.confidence:.2f}")
+        if self.refs:
+            lines.append(f"refs: {', '.join(self.refs)}")
+        return lines
+
+    def answer_head(self, state: str) -> str:
+        return f"{self.type} {self.category} {self.title} (anchors {state}, confidence {self.confidence:.2f})"
+
+    def key_slot(self) -> tuple[str, str, str] | None:
+        return (self.scope, self.category, self.key) if self.key else None
+
 
 class Decision(RecordBase):
     """An architecture decision record: context, decision, consequences and a status."""
+
+    FOLDER: ClassVar[str] = "decisions"
+    WRITABLE: ClassVar[tuple[str, ...]] = DECISION_FIELDS
+    BINDING: ClassVar[dict[str, str]] = {"status": "accepted"}
+    SUPERSEDABLE: ClassVar[bool] = True
 
     kind: Literal["decision"] = "decision"
     status: DecisionStatus = "accepted"
@@ -264,137 +312,82 @@ class Decision(RecordBase):
         return [item.upper() for item in clean_list(value)]
 
     def markdown(self) -> str:
-        """The record as one Markdown document, the way its file shows it."""
-        parts = []
-        for heading, text in (("Context", self.context), ("Decision", self.decision),
-                              ("Consequences", self.consequences)):
-            parts.append(f"## {heading}\n\n{text}".rstrip())
-        return "\n\n".join(parts)
+        return sections.join(self.context, self.decision, self.consequences)
+
+    def file_fields(self) -> list[str]:
+        fields = ["status", "supersedes"]
+        if sections.split(self.markdown()) != (self.context, self.decision, self.consequences):
+            # The text holds a line that reads as one of the section headings, so the sections
+            # would not split back apart: keep them in the front matter, where they round-trip.
+            fields += list(sections.SECTIONS)
+        return fields
+
+    @classmethod
+    def from_file(cls, data: dict[str, Any], body: str) -> dict[str, Any]:
+        if not any(name in data for name in sections.SECTIONS):
+            data["context"], data["decision"], data["consequences"] = sections.split(body)
+        return data
+
+    def listed_fields(self) -> dict[str, Any]:
+        return {"status": self.status}
+
+    def field_words(self) -> list[str]:
+        return [self.status]
+
+    @classmethod
+    def filter_problem(cls, type_: str | None, status: str | None) -> str | None:
+        return "decisions have no type: filter decisions by status, or knowledge by type" if type_ else None
+
+    def weight(self) -> int:
+        return 0 if self.status == "accepted" else 4
+
+    def label(self) -> str:
+        return f"decision [{self.status}]"
+
+    @classmethod
+    def hit_label(cls, hit: RecordHit) -> str:
+        return f"decision [{hit.status}]"
+
+    def detail_lines(self) -> list[str]:
+        lines = []
+        if self.supersedes:
+            lines.append(f"supersedes: {', '.join(self.supersedes)}")
+        if self.superseded_by:
+            lines.append(f"superseded by: {', '.join(self.superseded_by)}")
+        return lines
+
+    def answer_head(self, state: str) -> str:
+        return f"decision [{self.status}] {self.title} (anchors {state})"
+
+    def answer_body(self) -> str:
+        consequences = self.consequences and f"Consequences: {self.consequences}"
+        return "\n".join(part for part in (self.decision, consequences) if part)
+
+    def replaces(self) -> list[str]:
+        return self.supersedes
+
+    @property
+    def enacted(self) -> bool:
+        return self.status in ENACTED
+
+    @property
+    def inactive(self) -> bool:
+        return self.status in INACTIVE
+
+    def with_superseders(self, superseders: Iterable[tuple[str, str, bool]]) -> Decision:
+        # A decision listed by an enacted one reads as superseded, whatever its own file says.
+        live = [(record_id, status) for record_id, status, retracted in superseders if not retracted]
+        update: dict[str, Any] = {"superseded_by": [record_id for record_id, _ in live]}
+        if any(status in ENACTED for _, status in live):
+            update["status"] = "superseded"
+        return self.model_copy(update=update)
+
+    def retired(self) -> Decision | None:
+        return None if self.status == "superseded" else self.model_copy(update={"status": "superseded"})
 
 
 Record = Annotated[Union[Knowledge, Decision], Field(discriminator="kind")]
-
-
-# ---- answers
-
-
-class Problem(BaseModel):
-    """A record file that could not be loaded, and why."""
-
-    path: str
-    message: str
-
-
-class WriteResult(BaseModel):
-    action: Literal["created", "updated", "unchanged", "retracted", "deleted"]
-    record: Record
-    changed: list[str] = Field(default_factory=list)  # other records this write changed (superseded ones)
-
-
-class RecordHit(BaseModel):
-    """One record in a search answer: enough to decide whether to fetch it whole."""
-
-    id: str
-    kind: RecordKind
-    title: str
-    scope: Scope
-    type: str | None = None
-    category: str | None = None
-    key: str | None = None
-    status: str | None = None
-    confidence: float | None = None
-    tags: list[str] = Field(default_factory=list)
-    anchors: list[str] = Field(default_factory=list)
-    updated: datetime
-    version: int
-    retracted: bool = False
-    score: float | None = None
-    snippet: str = ""
-    staleness: Staleness | None = None
-
-
-class KeyConflict(BaseModel):
-    """Several live knowledge records holding one key in one scope and category, as after a git merge
-    of two branches that each created it: a keyed write refuses to pick one until someone resolves it."""
-
-    scope: Scope
-    category: str
-    key: str
-    ids: list[str]  # oldest first
-    message: str  # names the records and how to resolve it
-
-
-class RecallPage(BaseModel):
-    hits: list[RecordHit]
-    total: int
-    next_cursor: str | None = None  # pass back as `cursor` for the next page; None on the last
-    problems: list[Problem] = Field(default_factory=list)
-    conflicts: list[KeyConflict] = Field(default_factory=list)  # keys of the hits held by several records
-
-
-class Heading(BaseModel):
-    level: int
-    title: str
-    line: int  # 1-based, in the record's Markdown
-    path: str  # the titles from the top: "Setup > Database"
-
-
-class Table(BaseModel):
-    line: int
-    header: list[str]
-    rows: list[list[str]]
-
-
-class Section(BaseModel):
-    record_id: str
-    heading: Heading
-    text: str  # the heading line and everything under it, up to the next heading of its level or above
-    tables: list[Table] = Field(default_factory=list)
-
-
-class HistoryEntry(BaseModel):
-    commit: str
-    author: str
-    date: str
-    subject: str
-    patch: str = ""
-
-
-class AnchoredRecord(BaseModel):
-    """A record found through its anchors, with the anchors that matched the request."""
-
-    record: Record
-    matched: list[str]
-
-
-class EntityChange(BaseModel):
-    entity: str
-    change: Literal["body", "signature", "removed", "file-changed", "drifted", "contract-changed",
-                    "moved", "orphaned"]
-    detail: str
-
-
-class CheckItem(BaseModel):
-    record: RecordHit
-    changes: list[EntityChange]
-
-
-class CheckReport(BaseModel):
-    """Accepted decisions and conventions whose anchored code changed."""
-
-    base: str | None
-    checked: int  # records examined
-    items: list[CheckItem]
-    problems: list[Problem] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
-    conflicts: list[KeyConflict] = Field(default_factory=list)  # every key held by several records
-
-
-class Overview(BaseModel):
-    """What session_init shows: conventions and accepted decisions (titles, capped), stale records."""
-
-    conventions: list[RecordHit]
-    decisions: list[RecordHit]
-    stale: list[RecordHit]
-    counts: dict[str, int]
-    problems: list[Problem] = Field(default_factory=list)
+# Every kind by its name: files, search rows and hits find a kind's behaviour here.
+KIND_MODELS: dict[str, type[Knowledge] | type[Decision]] = {
+    model.model_fields["kind"].default: model for model in (Knowledge, Decision)
+}

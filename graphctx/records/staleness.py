@@ -1,30 +1,18 @@
-"""Staleness: how a record's anchors compare with the code as the index sees it now, computed on
-read and never used to hide a record. It also stamps new anchors with the current hashes, and
-finds, for `check --base`, the anchored entities whose code changed since a git revision."""
+"""Staleness: how a record's anchors compare with the code as it is now (through the index's
+CodeFacts), computed on read and never used to hide a record; and, for `check --base`, the anchored
+entities whose code changed since a git revision, both sides parsed from source."""
 
 from __future__ import annotations
 
-import difflib
-import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 
-from graphctx.index import store
+from graphctx.index.codefacts import CodeEntity, CodeFacts
 from graphctx.records import gitio
-from graphctx.records.models import Anchor, AnchorStatus, EntityChange, Staleness
+from graphctx.records.anchors import Anchor, AnchorStatus, Staleness
+from graphctx.records.answers import EntityChange
 
 # A record's verdict is its worst anchor's.
 SEVERITY = {"fresh": 0, "moved": 1, "drifted": 2, "contract-changed": 3, "orphaned": 4, "unknown": 5}
-
-
-@dataclass(frozen=True, slots=True)
-class CodeEntity:
-    id: str
-    kind: str
-    name: str
-    path: str
-    sig_hash: str
-    body_hash: str  # for a whole file: the file's content hash, so a file anchor can drift too
 
 
 def entity_file(entity_id: str) -> str:
@@ -32,89 +20,13 @@ def entity_file(entity_id: str) -> str:
     return entity_id.split("::", 1)[0]
 
 
-class CodeIndex:
-    """A read-only view of `<root>/.graphctx/index.db`; `available` is False when there is none."""
-
-    _COLUMNS = (
-        "e.id, e.kind, e.name, e.path, e.sig_hash,"
-        " CASE WHEN e.kind = 'file' THEN coalesce(f.hash, '') ELSE e.body_hash END"
-    )
-
-    def __init__(self, root: Path):
-        self.root = root
-        self.conn: sqlite3.Connection | None = None
-        self.generation: int | None = None
-        try:
-            self.conn = store.connect(store.index_path(root), readonly=True)
-            self.generation = store.generation(self.conn)
-        except (store.IndexMissing, sqlite3.Error):
-            # No index yet, or one being created this instant: staleness is unknown, not an error.
-            self.close()
-
-    @property
-    def available(self) -> bool:
-        return self.conn is not None
-
-    def close(self) -> None:
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
-
-    def __enter__(self) -> CodeIndex:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def _rows(self, where: str, params: tuple) -> list[CodeEntity]:
-        if self.conn is None:
-            return []
-        try:
-            rows = self.conn.execute(
-                f"SELECT {self._COLUMNS} FROM entities e LEFT JOIN files f ON f.path = e.path WHERE {where}", params
-            ).fetchall()
-        except sqlite3.Error:
-            return []
-        return [CodeEntity(*row) for row in rows]
-
-    def entity(self, entity_id: str) -> CodeEntity | None:
-        rows = self._rows("e.id = ?", (entity_id,))
-        return rows[0] if rows else None
-
-    def same_body(self, body_hash: str, exclude: str) -> list[CodeEntity]:
-        """Entities (or files) whose code hashes to `body_hash`: where moved code went."""
-        if not body_hash:
-            return []
-        rows = self._rows("e.body_hash = ? AND e.kind != 'file' AND e.id != ?", (body_hash, exclude))
-        rows += self._rows("e.kind = 'file' AND f.hash = ? AND e.id != ?", (body_hash, exclude))
-        return rows
-
-    def named(self, name: str) -> list[str]:
-        """Ids of entities a caller may mean by `name`: a qualified name, a bare name or an id suffix."""
-        rows = self._rows("e.qualified_name = ? OR e.name = ?", (name, name))
-        if not rows:
-            rows = self._rows("e.id LIKE ? ESCAPE '\\'", ("%" + _like(name),))
-        return sorted({row.id for row in rows})
-
-    def close_names(self, name: str, limit: int = 5) -> list[str]:
-        """Ids whose last name part resembles `name`, for did-you-mean on an unknown anchor."""
-        last = name.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
-        rows = self._rows("e.name LIKE ? ESCAPE '\\'", ("%" + _like(last[:4]) + "%",)) if last else []
-        ids = [row.id for row in rows]
-        return difflib.get_close_matches(name, ids, n=limit, cutoff=0.3) or ids[:limit]
-
-
-def _like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def anchor_status(anchor: Anchor, code: CodeIndex) -> AnchorStatus:
-    """One anchor against the index: fresh, drifted, contract-changed, moved, orphaned or unknown."""
+def anchor_status(anchor: Anchor, code: CodeFacts, current: CodeEntity | None) -> AnchorStatus:
+    """One anchor against the code now (`current`: its entity as the index has it, if it exists):
+    fresh, drifted, contract-changed, moved, orphaned or unknown."""
     name = anchor.entity
     if not code.available:
         return AnchorStatus(entity=name, state="unknown",
                             message="no code index to compare with; run `graphctx index` first")
-    current = code.entity(name)
     if current is not None:
         if anchor.sig_hash and current.sig_hash != anchor.sig_hash:
             return AnchorStatus(entity=name, state="contract-changed",
@@ -143,11 +55,12 @@ def rank_moves(old_id: str, found: list[CodeEntity]) -> list[str]:
     return [e.id for e in ranked]
 
 
-def verdict(anchors: list[Anchor], code: CodeIndex) -> Staleness:
+def verdict(anchors: list[Anchor], code: CodeFacts) -> Staleness:
     """A record's staleness: 'unbound' without anchors, else its worst anchor's state."""
     if not anchors:
         return Staleness(state="unbound", message="the record is not anchored to any code", generation=code.generation)
-    statuses = [anchor_status(anchor, code) for anchor in anchors]
+    current = code.entities(a.entity for a in anchors)
+    statuses = [anchor_status(anchor, code, current.get(anchor.entity)) for anchor in anchors]
     worst = max(statuses, key=lambda s: SEVERITY[s.state])
     if worst.state == "fresh":
         message = "all anchored code is unchanged" if len(statuses) > 1 else worst.message
@@ -155,12 +68,6 @@ def verdict(anchors: list[Anchor], code: CodeIndex) -> Staleness:
         others = sum(1 for s in statuses if s.state != "fresh") - 1
         message = worst.message + (f" (and {others} more anchor(s) not fresh)" if others > 0 else "")
     return Staleness(state=worst.state, message=message, anchors=statuses, generation=code.generation)
-
-
-def stamp(entity: CodeEntity, code: CodeIndex, commit: str | None) -> Anchor:
-    """An anchor holding the entity's hashes as the index has them now."""
-    return Anchor(entity=entity.id, sig_hash=entity.sig_hash, body_hash=entity.body_hash,
-                  generation=code.generation, commit=commit)
 
 
 # ---- changes since a git revision, for check --base

@@ -2,10 +2,12 @@
 context answers read (one per repository per process), so what an agent writes shows up at once
 beside the code it is about, and the hashes of what it was served become its anchors' stamps.
 The author of a write is the session's agent identity unless the call names one (with no identity,
-the store's default: $GRAPHCTX_AUTHOR or the git user). Answers are compact text; recall with
-format=json gives structured content and a one-line text instead, never both in full. A key held
-by several records (after a git merge) is reported with the records that hold it. Mistakes a model can fix come back as isError results with suggestions; a refused
-stale revision carries the current record, so the agent can re-apply its change."""
+the store's default: $GRAPHCTX_AUTHOR or the git user). Answers are compact text, rendered by
+records/render.py as for the CLI; recall with format=json gives structured content and a one-line
+text instead, never both in full. A key held by several records (after a git merge) is reported
+with the records that hold it. Mistakes a model can fix come back as isError results with
+suggestions; a refused stale revision carries the current record, so the agent can re-apply its
+change."""
 
 from __future__ import annotations
 
@@ -19,8 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphctx.context.anchored import store_for
 from graphctx.errors import GraphctxError, InvalidRequest
-from graphctx.records import (
-    Decision, Heading, HistoryEntry, RecallPage, Record, RecordHit, StaleVersion, Table, WriteResult,
+from graphctx.records import StaleVersion, render
+from graphctx.records.render import (
+    history_text, outline_text, page_summary, page_text, record_head, record_text, tables_text, written,
 )
 from graphctx.server.results import error_result, internal_error
 
@@ -41,10 +44,6 @@ Scope = Annotated[Literal["shared", "private", "ephemeral"], Field(
     description="shared: committed with the code; private: this clone only; ephemeral: this server process only")]
 Author = Annotated[str | None, Field(description="who it comes from, if not you (default: your agent identity)")]
 AgentId = Annotated[str | None, Field(description="optional: a name for yourself, kept for this session")]
-
-MAX_ANCHORS_LISTED = 3  # a search hit names this many anchored entities, then counts the rest
-MAX_PATCH_CHARS = 2000  # one history entry's patch is cut here
-MAX_SNIPPET_CHARS = 160
 
 
 class KnowledgeEntry(BaseModel):
@@ -181,11 +180,11 @@ def register(server: MCPServer, state: Any) -> None:
                                     sort=sort, limit=limit, cursor=cursor)
                 summary = page_summary(page)
                 if format == "json":
-                    return as_json(page, summary + "".join(f"\nconflict: {c.message}" for c in page.conflicts))
+                    return as_json(page, "\n".join([summary, *render.conflict_lines(page.conflicts)]))
                 return page_text(page, summary)
             if view == "record":
                 record = store.get(id)
-                warnings = "".join(f"\nconflict: {c.message}" for c in store.conflicts([record.id]))
+                warnings = "".join(f"\n{line}" for line in render.conflict_lines(store.conflicts([record.id])))
                 return (as_json(record, record_head(record) + warnings) if format == "json"
                         else record_text(record) + warnings)
             if view == "outline":
@@ -245,117 +244,6 @@ def register(server: MCPServer, state: Any) -> None:
         return run(ctx, agent_id, lambda _: written(store_for(root).verify(id, version=version, entities=entities)))
 
 
-# ---- rendering: compact text, one line per item where possible
-
-def written(result: WriteResult) -> str:
-    """`created knowledge <id> v1 'Title' (anchors fresh)`, and what else the write changed."""
-    record = result.record
-    staleness = record.staleness
-    state = staleness.state if staleness else "unknown"
-    line = f"{result.action} {record.kind} {record.id} v{record.version} {record.title!r} (anchors {state})"
-    if result.changed:
-        line += f"; also changed {', '.join(result.changed)}"
-    if staleness and state not in ("fresh", "unbound"):
-        line += f"\n  {staleness.message}"
-    return line
-
-
-def record_head(record: Record) -> str:
-    """The record's first line: id, version, what it is, and the state of its anchors."""
-    state = record.staleness.state if record.staleness else "unknown"
-    if isinstance(record, Decision):
-        what = f"decision [{record.status}]"
-    else:
-        what = f"{record.type} {record.category}" + (f" key={record.key}" if record.key else "")
-    return f"{record.id} v{record.version} {what} (anchors {state}): {record.title}"
-
-
-def record_text(record: Record) -> str:
-    """A whole record as text: its head, its fields one per line, its anchors' verdicts, then its Markdown."""
-    lines = [record_head(record)]
-    made = f"by {record.author or 'unknown'}, {record.scope}, created {record.created:%Y-%m-%d %H:%M}Z"
-    if record.updated != record.created:
-        made += f", updated {record.updated:%Y-%m-%d %H:%M}Z"
-    lines.append(made)
-    if record.retracted_at is not None:
-        why = f": {record.retracted_reason}" if record.retracted_reason else ""
-        lines.append(f"RETRACTED {record.retracted_at:%Y-%m-%d}{why}")
-    if isinstance(record, Decision):
-        if record.supersedes:
-            lines.append(f"supersedes: {', '.join(record.supersedes)}")
-        if record.superseded_by:
-            lines.append(f"superseded by: {', '.join(record.superseded_by)}")
-    else:
-        if record.confidence != 1.0:
-            lines.append(f"confidence: {record.confidence:.2f}")
-        if record.refs:
-            lines.append(f"refs: {', '.join(record.refs)}")
-    if record.tags:
-        lines.append(f"tags: {', '.join(record.tags)}")
-    if record.staleness and record.staleness.anchors:
-        lines.append(f"anchors: {record.staleness.message}")
-        lines += [f"  {a.entity} [{a.state}]" + (f" {a.message}" if a.state != "fresh" else "")
-                  for a in record.staleness.anchors]
-    elif record.anchors:
-        lines.append("anchors: " + ", ".join(a.entity for a in record.anchors))
-    body = record.markdown().strip()
-    return "\n".join(lines) + (f"\n\n{body}" if body else "")
-
-
-def hit_line(hit: RecordHit) -> str:
-    state = hit.staleness.state if hit.staleness else "unknown"
-    what = f"decision [{hit.status}]" if hit.kind == "decision" else f"{hit.type} {hit.category}"
-    line = f"{hit.id} v{hit.version} {what} (anchors {state}): {hit.title}"
-    if hit.retracted:
-        line += " [retracted]"
-    if hit.anchors:
-        more = len(hit.anchors) - MAX_ANCHORS_LISTED
-        line += f"\n  on {', '.join(hit.anchors[:MAX_ANCHORS_LISTED])}" + (f" (+{more})" if more > 0 else "")
-    if hit.snippet:
-        line += f"\n  {_clip(hit.snippet, MAX_SNIPPET_CHARS)}"
-    return line
-
-
-def page_summary(page: RecallPage) -> str:
-    shown = f"{len(page.hits)} of {page.total} records"
-    return shown + (f"; more with cursor={page.next_cursor}" if page.next_cursor else "")
-
-
-def page_text(page: RecallPage, summary: str) -> str:
-    lines = [hit_line(h) for h in page.hits]
-    lines.append(summary if page.hits else "no record matches; try other words, fewer filters, or sort=recent")
-    lines += [f"conflict: {c.message}" for c in page.conflicts]
-    lines += [f"unreadable record file {p.path}: {p.message}" for p in page.problems]
-    return "\n".join(lines)
-
-
-def outline_text(headings: list[Heading]) -> str:
-    return "\n".join(f"{'  ' * (h.level - 1)}{h.title} (line {h.line})" for h in headings) or "no headings"
-
-
-def tables_text(tables: list[Table]) -> str:
-    out = []
-    for table in tables:
-        rows = [table.header, ["---"] * len(table.header), *table.rows]
-        out.append(f"(line {table.line})\n" + "\n".join("| " + " | ".join(row) + " |" for row in rows))
-    return "\n\n".join(out) or "no tables"
-
-
-def history_text(history: list[HistoryEntry]) -> str:
-    out = []
-    for entry in history:
-        patch = entry.patch.strip()
-        if len(patch) > MAX_PATCH_CHARS:
-            patch = patch[:MAX_PATCH_CHARS] + "\n… (patch cut)"
-        out.append(f"{entry.commit[:12]} {entry.date} {entry.author}: {entry.subject}" + (f"\n{patch}" if patch else ""))
-    return "\n\n".join(out) or "no history: the record is not committed (or is private)"
-
-
-def _clip(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
 def as_json(data: BaseModel | dict[str, Any], summary: str) -> CallToolResult:
     """The answer as structured content, with a one-line text: the payload is sent once."""
     if isinstance(data, BaseModel):
@@ -367,4 +255,4 @@ def as_json(data: BaseModel | dict[str, Any], summary: str) -> CallToolResult:
                           structured_content=content)
 
 
-__all__ = ["record_text", "register", "written"]
+__all__ = ["register"]
