@@ -23,19 +23,15 @@ from functools import cached_property
 from pathlib import Path
 
 from graphctx.bench.dependencies import require
-from graphctx.bench.instances import CLASS_KINDS, FUNCTION_KINDS, Instance, top_keys
+from graphctx.bench.instances import Instance, top_keys
 from graphctx.context.tokens import count
-from graphctx.index.store import words
+from graphctx.models import CLASS_KINDS, FUNCTION_KINDS
+from graphctx.text import STOP_WORDS, words
 
 SYSTEMS = ("graphctx", "bm25-functions", "bm25-files", "repomap", "aider-repomap", "random", "oracle")
 DEFAULT_SYSTEMS = ("graphctx", "bm25-functions", "bm25-files", "repomap", "random", "oracle")
 RANK_LIMIT = 500
 MAX_EXAMINED = 3000  # chunks a greedy packer looks at before it stops
-_STOP = frozenset(
-    "a an and are as at be been but by can could did do does for from had has have how i if in into is it its "
-    "me my no not of on or our should so than that the their them then there these they this to was we were what "
-    "when where which while who why will with would you your".split()
-)
 
 
 @dataclass
@@ -208,7 +204,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def tokenize(text: str) -> list[str]:
     """Identifiers kept whole and split into their words (snake_case, CamelCase), lowercased, minus stop words."""
-    return [t for t in words(*_IDENT.findall(text)).split() if t not in _STOP and len(t) > 1]
+    return [t for t in words(*_IDENT.findall(text)).split() if t not in STOP_WORDS and len(t) > 1]
 
 
 def bm25_rank(docs: list[list[str]], query: list[str]) -> list[int]:

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 from graphctx.context.packer import Candidate
-from graphctx.index.store import INDEX_DIR
+from graphctx.layout import entity_path, record_dirs
 from graphctx.records import RecordStore
 from graphctx.records.models import AnchoredRecord, Decision
 
@@ -30,8 +30,7 @@ def store_for(root: Path) -> RecordStore:
 
 def may_have_records(root: Path) -> bool:
     """Cheap test before opening anything: record files on disk, or a store already open here."""
-    folder = root / INDEX_DIR
-    return root.resolve() in _stores or (folder / "records").is_dir() or (folder / "private" / "records").is_dir()
+    return root.resolve() in _stores or any(folder.is_dir() for folder in record_dirs(root))
 
 
 def with_records(root: Path, candidates: list[Candidate]) -> tuple[list[Candidate], dict[str, AnchoredRecord]]:
@@ -40,14 +39,14 @@ def with_records(root: Path, candidates: list[Candidate]) -> tuple[list[Candidat
         return candidates, {}
     ranked = candidates[:MAX_ANCHOR_LOOKUPS]
     score = {c.id: c.score for c in ranked}
-    paths = {c.id.split("::", 1)[0] for c in ranked}
+    paths = {entity_path(c.id) for c in ranked}
     found = store_for(root).records_for_entities([c.id for c in ranked], sorted(paths))
     if not found:
         return candidates, {}
     records = {item.record.id: item for item in found}
     added = []
     for item in found:
-        best = max((score.get(e, score.get(e.split("::", 1)[0], 0.0)) for e in item.matched), default=0.0)
+        best = max((score.get(e, score.get(entity_path(e), 0.0)) for e in item.matched), default=0.0)
         added.append(Candidate(item.record.id, best * RECORD_SHARE, "record", 0, max_detail="full"))
     root_first = candidates[:1]
     rest = sorted(candidates[1:] + added, key=lambda c: -c.score)

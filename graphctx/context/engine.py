@@ -20,16 +20,16 @@ from graphctx.errors import Ambiguous, InvalidRequest, NotFound
 from graphctx.graph import hierarchy, lookup, paths, rank
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import skips
-from graphctx.models import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswer
+from graphctx.models import DEFAULT_BUDGET, FORMATS, FUNCTION_KINDS, MAX_BUDGET, MIN_BUDGET, ContextAnswer
+from graphctx.text import clip
 
 Answer = tuple[ContextAnswer, str]
-FUNCTION_KINDS = frozenset({"function", "method"})
 CONTAINER_DETAIL = "summary"  # files and classes in a text answer: signature and doc
 TEXT_WALK_ALPHA = 0.5  # free text: how far relevance walks from the seeds the text matched
 LARGE_NEIGHBOURHOOD = 300  # beyond this many reached entities, personalized PageRank ranks them
 MAX_DEPTH = 6
 MAX_TEXT_CANDIDATES = 500
-FORMATS = ("compact", "json")
+MAX_QUERY_CHARS = 120  # free text, as an answer's header repeats it
 # The index hashes bodies as 16 hex digits (blake2b, 8 bytes); answers show the first 8, which
 # cost a third of the tokens and are plenty to tell one entity's versions apart.
 BODY_HASH = re.compile(r"[0-9a-f]{8,16}")
@@ -78,7 +78,7 @@ def get_intent(root: Path, intent: str, target: str, *, depth: int = 2, token_bu
         answer = new_answer(g, f"intent/{intent}", target, root_id, token_budget)
         candidates = _around(g, root_id, depth, weights, include_inferred, shape)
     else:
-        answer = new_answer(g, f"intent/{intent}", _clip(target), None, token_budget)
+        answer = new_answer(g, f"intent/{intent}", clip(target, MAX_QUERY_CHARS), None, token_budget)
         candidates = _from_text(g, target, weights, include_inferred, shape)
         if text_seeds.bounded(target)[1]:
             answer.notes.append(f"the text has {len(target):,} characters; seeds came from its first "
@@ -283,8 +283,3 @@ def _check_hash(known_hash: str | None) -> str | None:
         raise InvalidRequest(f"known_hash {known_hash!r} is not a body hash; pass the h: value of an item's heading "
                              "(8 to 16 hexadecimal digits) from an earlier answer")
     return value
-
-
-def _clip(text: str, limit: int = 120) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

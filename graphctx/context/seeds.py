@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from graphctx.graph.loader import CodeGraph
 from graphctx.graph.lookup import find_entities, full_text
-from graphctx.index.store import words
+from graphctx.text import STOP_WORDS, words
 
 # Every pattern here runs on text anyone can send, so each is linear in it: a path may start only
 # where a path-like run starts (the lookbehinds), so no position is scanned again from inside a run.
@@ -34,11 +34,6 @@ MAX_TERMS = 120
 TEXT_HEAD, TEXT_TAIL = 16_000, 4_000
 MAX_SEEDS = 60
 TEST_FACTOR = 0.25
-STOP_WORDS = frozenset(
-    "a an and are as at be been but by can could did do does for from had has have how i if in into is it its "
-    "me my no not of on or our should so than that the their them then there these they this to was we were what "
-    "when where which while who why will with would you your".split()
-)
 
 
 @dataclass

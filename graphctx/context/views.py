@@ -10,10 +10,9 @@ from graphctx.context.anchored import record_text
 from graphctx.context.packer import Candidate
 from graphctx.graph.loader import CodeGraph
 from graphctx.index.store import content_hash
-from graphctx.models import PacketItem
+from graphctx.models import CLASS_KINDS, PacketItem
 from graphctx.records.models import AnchoredRecord
 
-CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
 SUMMARY_DOC_LINES = 3
 
 

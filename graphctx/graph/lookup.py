@@ -12,7 +12,8 @@ from collections import defaultdict
 
 from graphctx.errors import Ambiguous, InvalidRequest, NotFound
 from graphctx.graph.loader import CodeGraph
-from graphctx.index.store import words
+from graphctx.layout import ID_SEPARATOR, short_name, split_entity_id
+from graphctx.text import words
 from graphctx.models import ENTITY_KINDS
 
 MAX_CANDIDATES_SHOWN = 10
@@ -46,8 +47,8 @@ def resolve_entity(graph: CodeGraph, name: str, file: str | None = None) -> str:
 def find_entities(graph: CodeGraph, name: str) -> list[str]:
     if name in graph:
         return [name]
-    if "::" in name:  # an id whose path is given as a suffix
-        path, _, qualified = name.partition("::")
+    if ID_SEPARATOR in name:  # an id whose path is given as a suffix
+        path, qualified = split_entity_id(name)
         return [i for i in graph.by_qualified_name.get(qualified, ()) if _path_matches(graph.entity(i)["path"], path)]
     found = graph.by_qualified_name.get(name) or graph.by_name.get(name)
     if found:
@@ -65,7 +66,7 @@ def find_entities(graph: CodeGraph, name: str) -> list[str]:
 
 def suggest(graph: CodeGraph, name: str, limit: int = 5) -> list[str]:
     """Close names, best first, as ids a caller can pass back."""
-    key = name.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+    key = short_name(name)
     pool = [n for n in graph.by_name if n[:1].lower() == key[:1].lower()] or list(graph.by_name)
     close = difflib.get_close_matches(key, pool, n=limit, cutoff=0.6)
     lowered = key.lower()

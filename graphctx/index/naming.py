@@ -1,21 +1,14 @@
-"""Naming conventions shared by the index: entity ids (`path::Qualified.name`), ids of names
-outside the repository (`ext:name`), and how test files, test functions and the file a test is
-named after are recognised."""
+"""Naming conventions shared by the index: how test files, test functions and the file a test is
+named after are recognised, the name a file goes by (its stem, or its folder's for `__init__`,
+`index`, `mod`), and the last name of an external id. The id format itself (`path::Qualified.name`,
+`ext:name`) is graphctx.layout's, re-exported here for the index's modules."""
 
 from __future__ import annotations
 
 import posixpath
 import re
 
-EXTERNAL_PREFIX = "ext:"
-
-
-def entity_id(path: str, qualified_name: str) -> str:
-    return f"{path}::{qualified_name}" if qualified_name else path
-
-
-def external_id(name: str) -> str:
-    return EXTERNAL_PREFIX + name
+from graphctx.layout import EXTERNAL_PREFIX, entity_id, external_id  # noqa: F401 - the id format lives in layout
 
 
 _TEST_FILE = re.compile(

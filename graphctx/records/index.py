@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter
 
-from graphctx.index.store import words
+from graphctx.text import words
 from graphctx.records import files
 from graphctx.records.errors import BrokenRecordFile
 from graphctx.records.keys import KeyHolder, conflict

@@ -11,18 +11,15 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-RecordKind = Literal["knowledge", "decision"]
-KnowledgeType = Literal["note", "convention", "fact", "how-to", "pitfall"]
-DecisionStatus = Literal["proposed", "accepted", "rejected", "superseded", "deprecated"]
-Scope = Literal["shared", "private", "ephemeral"]
+from graphctx.models import (  # the record vocabulary is defined with the rest of graphctx's
+    DECISION_STATUSES, KNOWLEDGE_TYPES, RECORD_KINDS, SCOPES, DecisionStatus, KnowledgeType, RecordKind, Scope,
+)
+
 AnchorState = Literal["fresh", "drifted", "contract-changed", "moved", "orphaned", "unknown"]
 StalenessState = Literal["fresh", "drifted", "contract-changed", "moved", "orphaned", "unbound", "unknown"]
 Sort = Literal["relevance", "recent"]
 
-KINDS: tuple[str, ...] = ("knowledge", "decision")
-TYPES: tuple[str, ...] = ("note", "convention", "fact", "how-to", "pitfall")
-STATUSES: tuple[str, ...] = ("proposed", "accepted", "rejected", "superseded", "deprecated")
-SCOPES: tuple[str, ...] = ("shared", "private", "ephemeral")
+KINDS, TYPES, STATUSES = RECORD_KINDS, KNOWLEDGE_TYPES, DECISION_STATUSES
 # Decisions in these states were in force at some point, so they retire what they supersede.
 ENACTED: tuple[str, ...] = ("accepted", "superseded", "deprecated")
 # Fields computed on read; never written to a record file.

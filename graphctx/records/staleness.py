@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphctx.index import store
+from graphctx.layout import entity_path, short_name, split_entity_id
 from graphctx.records import gitio
 from graphctx.records.models import Anchor, AnchorStatus, EntityChange, Staleness
 
@@ -29,7 +30,7 @@ class CodeEntity:
 
 def entity_file(entity_id: str) -> str:
     """The file an entity id lives in: ids are `path::Qualified.name`, a file's id is its path."""
-    return entity_id.split("::", 1)[0]
+    return entity_path(entity_id)
 
 
 class CodeIndex:
@@ -98,7 +99,7 @@ class CodeIndex:
 
     def close_names(self, name: str, limit: int = 5) -> list[str]:
         """Ids whose last name part resembles `name`, for did-you-mean on an unknown anchor."""
-        last = name.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+        last = short_name(name)
         rows = self._rows("e.name LIKE ? ESCAPE '\\'", ("%" + _like(last[:4]) + "%",)) if last else []
         ids = [row.id for row in rows]
         return difflib.get_close_matches(name, ids, n=limit, cutoff=0.3) or ids[:limit]
@@ -138,7 +139,7 @@ def anchor_status(anchor: Anchor, code: CodeIndex) -> AnchorStatus:
 
 def rank_moves(old_id: str, found: list[CodeEntity]) -> list[str]:
     """Moved-to candidates, those keeping the old name first (a moved function more likely than a twin)."""
-    old_name = old_id.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+    old_name = short_name(old_id)
     ranked = sorted(found, key=lambda e: (e.name != old_name and e.kind != "file", e.id))
     return [e.id for e in ranked]
 
@@ -222,7 +223,7 @@ def changes_since(base: str, anchors: list[Anchor], changed: set[str], sources: 
         path = entity_file(anchor.entity)
         if path not in changed or sources.source(base, path) is None:
             continue  # unchanged, or a file added since base: nothing under the record changed
-        qualified = anchor.entity.split("::", 1)[1] if "::" in anchor.entity else None
+        qualified = split_entity_id(anchor.entity)[1] or None
         before = sources.definitions(base, path)
         after = sources.definitions(None, path)
         if qualified is None or before is None or after is None:

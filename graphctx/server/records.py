@@ -19,10 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphctx.context.anchored import store_for
 from graphctx.errors import GraphctxError, InvalidRequest
+from graphctx.models import DecisionStatus as Status, Format, KnowledgeType, RecordKind, Scope as ScopeName
 from graphctx.records import (
     Decision, Heading, HistoryEntry, RecallPage, Record, RecordHit, StaleVersion, Table, WriteResult,
 )
 from graphctx.server.results import error_result, internal_error
+from graphctx.text import clip
 
 # Writers change the repository's record files; none reaches outside it. remember and decide add
 # records (calling twice adds twice, unless remember reuses a key); revise and verify take effect
@@ -33,11 +35,9 @@ REVISES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempoten
 VERIFIES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 READS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
-KnowledgeType = Literal["note", "convention", "fact", "how-to", "pitfall"]
-Status = Literal["proposed", "accepted", "rejected", "superseded", "deprecated"]
 Anchors = Annotated[list[str], Field(
     description="ids of the entities it is about (path::Qualified.name, as get_context and search give them) or file paths")]
-Scope = Annotated[Literal["shared", "private", "ephemeral"], Field(
+Scope = Annotated[ScopeName, Field(
     description="shared: committed with the code; private: this clone only; ephemeral: this server process only")]
 Author = Annotated[str | None, Field(description="who it comes from, if not you (default: your agent identity)")]
 AgentId = Annotated[str | None, Field(description="optional: a name for yourself, kept for this session")]
@@ -85,7 +85,7 @@ class Changes(BaseModel):
     tags: list[str] | None = Field(None, description="the full new list")
     anchors: list[str] | None = Field(None, description="the full new list of entity ids; entities kept keep their stamp")
     author: str | None = None
-    scope: Literal["shared", "private", "ephemeral"] | None = Field(None, description="moves the record")
+    scope: ScopeName | None = Field(None, description="moves the record")
     retracted: bool | None = Field(None, description="false restores a retracted record")
 
 
@@ -153,7 +153,7 @@ def register(server: MCPServer, state: Any) -> None:
                )] = "record",
                heading: Annotated[str | None, Field(
                    description="view=section (or tables): a heading's title, path ('A > B') or '#<line>'")] = None,
-               kind: Literal["knowledge", "decision"] | None = None,
+               kind: RecordKind | None = None,
                type: KnowledgeType | None = None,
                category: Annotated[str | None, Field(description="this category and those under it")] = None,
                status: Status | None = None,
@@ -164,7 +164,7 @@ def register(server: MCPServer, state: Any) -> None:
                sort: Annotated[Literal["relevance", "recent"], Field(description="recent: newest first")] = "relevance",
                limit: Annotated[int, Field(ge=1, le=50, description="records per page (history: entries)")] = 10,
                cursor: Annotated[str | None, Field(description="next_cursor from the previous page")] = None,
-               format: Annotated[Literal["compact", "json"], Field(
+               format: Annotated[Format, Field(
                    description="compact text, or json (structured content)")] = "compact",
                agent_id: AgentId = None) -> CallToolResult:
         """Search the project's knowledge and decisions (words and filters, ranked, a page at a time with a
@@ -312,7 +312,7 @@ def hit_line(hit: RecordHit) -> str:
         more = len(hit.anchors) - MAX_ANCHORS_LISTED
         line += f"\n  on {', '.join(hit.anchors[:MAX_ANCHORS_LISTED])}" + (f" (+{more})" if more > 0 else "")
     if hit.snippet:
-        line += f"\n  {_clip(hit.snippet, MAX_SNIPPET_CHARS)}"
+        line += f"\n  {clip(hit.snippet, MAX_SNIPPET_CHARS)}"
     return line
 
 
@@ -349,11 +349,6 @@ def history_text(history: list[HistoryEntry]) -> str:
             patch = patch[:MAX_PATCH_CHARS] + "\n… (patch cut)"
         out.append(f"{entry.commit[:12]} {entry.date} {entry.author}: {entry.subject}" + (f"\n{patch}" if patch else ""))
     return "\n\n".join(out) or "no history: the record is not committed (or is private)"
-
-
-def _clip(text: str, limit: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def as_json(data: BaseModel | dict[str, Any], summary: str) -> CallToolResult:
