@@ -3,7 +3,8 @@ the base commit), the same query text, the same tokenizer and the same budget, a
 ranked list of entity ids or file paths plus, per budget, a packet: its exact text and the source
 lines it shows verbatim (what budgeted recall is measured on).
 
-- graphctx: `rank_text` for the ranked list; the `get_intent` packet at each budget.
+- graphctx: `rank_text` for the ranked list; the `get_intent` packet at each budget; both by the
+  intent's ranking policy, with the settings of a tuning trial (`--policy`) when given.
 - bm25-files: BM25 (bm25s) over whole files; the packet is files in rank order, each cut to what is left.
 - bm25-functions: BM25 over function, method and class chunks whose spans come from graphctx's
   entity table; the packet is those chunks in rank order, packed greedily.
@@ -230,19 +231,23 @@ def bm25_rank(docs: list[list[str]], query: list[str]) -> list[int]:
 
 # ---- systems
 
-def run_graphctx(repo: Repo, inst: Instance, budgets: list[int], intent: str) -> Output:
+def run_graphctx(repo: Repo, inst: Instance, budgets: list[int], intent: str, settings: tuple[str, ...] = ()) -> Output:
+    """graphctx's ranking and packets, by the intent's default policy changed by `settings` (group.name=value)."""
     from graphctx.context import api
+    from graphctx.context.intents import policy_for
+    from graphctx.context.policy import with_overrides
     from graphctx.context.views import Views
 
+    policy = with_overrides(policy_for(intent), settings)
     started = time.perf_counter()
-    ranked = [entity for entity, _ in api.rank_text(repo.root, inst.text, intent=intent, limit=RANK_LIMIT)]
+    ranked = [entity for entity, _ in api.rank_text(repo.root, inst.text, intent=intent, limit=RANK_LIMIT, policy=policy)]
     rank_seconds = time.perf_counter() - started
     views = Views(repo.graph)
     packets = {}
     pack_seconds = []
     for budget in budgets:
         t = time.perf_counter()
-        answer, text = api.get_intent(repo.root, intent, inst.text, token_budget=budget, format="compact")
+        answer, text = api.get_intent(repo.root, intent, inst.text, token_budget=budget, format="compact", policy=policy)
         pack_seconds.append(time.perf_counter() - t)
         packet = Packet(text, count(text))
         for item in answer.items:
@@ -325,7 +330,7 @@ def run_oracle(repo: Repo, inst: Instance, budgets: list[int]) -> Output:
 
 def run_system(name: str, repo: Repo, inst: Instance, budgets: list[int], options: dict) -> Output:
     if name == "graphctx":
-        return run_graphctx(repo, inst, budgets, options.get("intent", "debug"))
+        return run_graphctx(repo, inst, budgets, options.get("intent", "debug"), options.get("policy", ()))
     if name == "bm25-functions":
         return run_bm25_functions(repo, inst, budgets)
     if name == "bm25-files":

@@ -9,12 +9,10 @@ import threading
 from pathlib import Path
 
 from graphctx.context.packer import Candidate
+from graphctx.context.policy import PackPolicy
 from graphctx.layout import entity_path, record_dirs
 from graphctx.records import RecordStore
 from graphctx.records.models import AnchoredRecord, Decision
-
-RECORD_SHARE = 0.95  # a record ranks just below the best entity it is anchored to
-MAX_ANCHOR_LOOKUPS = 60  # the best-ranked entities whose records are looked up
 
 _stores: dict[Path, RecordStore] = {}
 _lock = threading.Lock()
@@ -33,11 +31,13 @@ def may_have_records(root: Path) -> bool:
     return root.resolve() in _stores or any(folder.is_dir() for folder in record_dirs(root))
 
 
-def with_records(root: Path, candidates: list[Candidate]) -> tuple[list[Candidate], dict[str, AnchoredRecord]]:
-    """The candidates with the records anchored to the best of them inserted, and those records by id."""
+def with_records(root: Path, candidates: list[Candidate],
+                 policy: PackPolicy) -> tuple[list[Candidate], dict[str, AnchoredRecord]]:
+    """The candidates with the records anchored to the best of them (`policy.max_anchor_lookups`)
+    inserted, each scored `policy.record_share` of its best entity's score, and those records by id."""
     if not candidates or not may_have_records(root):
         return candidates, {}
-    ranked = candidates[:MAX_ANCHOR_LOOKUPS]
+    ranked = candidates[:policy.max_anchor_lookups]
     score = {c.id: c.score for c in ranked}
     paths = {entity_path(c.id) for c in ranked}
     found = store_for(root).records_for_entities([c.id for c in ranked], sorted(paths))
@@ -47,7 +47,7 @@ def with_records(root: Path, candidates: list[Candidate]) -> tuple[list[Candidat
     added = []
     for item in found:
         best = max((score.get(e, score.get(entity_path(e), 0.0)) for e in item.matched), default=0.0)
-        added.append(Candidate(item.record.id, best * RECORD_SHARE, "record", 0, max_detail="full"))
+        added.append(Candidate(item.record.id, best * policy.record_share, "record", 0, max_detail="full"))
     root_first = candidates[:1]
     rest = sorted(candidates[1:] + added, key=lambda c: -c.score)
     return root_first + rest, records
