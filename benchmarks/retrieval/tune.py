@@ -23,8 +23,6 @@ from graphctx.bench.metrics import acc_at, gold_ranks, level_rankings, reciproca
 from graphctx.bench.runner import _forget
 from graphctx.bench.systems import Repo
 from graphctx.context import api
-from graphctx.context.intents import policy_for
-from graphctx.context.policy import RankingPolicy, with_overrides
 from graphctx.errors import InvalidRequest
 
 
@@ -60,7 +58,7 @@ def main() -> None:
                    help="a ranking policy setting for a trial (seeds.text=1.5, blend.own_text=0.4, edges.calls=0.6,1.0)")
     a = p.parse_args()
     try:
-        policy: RankingPolicy = with_overrides(policy_for(a.intent), a.set)
+        policy: api.RankingPolicy = api.with_overrides(api.policy_for(a.intent), a.set)
     except InvalidRequest as exc:
         p.error(str(exc))
     instances = load_jsonl(a.set_path)

@@ -120,12 +120,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _check_policy(intent: str, settings: list[str]) -> None:
     """Refuse an unknown intent or policy setting before any work starts."""
-    from graphctx.context.intents import policy_for
-    from graphctx.context.policy import with_overrides
+    from graphctx.context import api
     from graphctx.errors import InvalidRequest
 
     try:
-        with_overrides(policy_for(intent), settings)
+        api.with_overrides(api.policy_for(intent), settings)
     except InvalidRequest as exc:
         raise BenchError(str(exc)) from None
 

@@ -234,11 +234,9 @@ def bm25_rank(docs: list[list[str]], query: list[str]) -> list[int]:
 def run_graphctx(repo: Repo, inst: Instance, budgets: list[int], intent: str, settings: tuple[str, ...] = ()) -> Output:
     """graphctx's ranking and packets, by the intent's default policy changed by `settings` (group.name=value)."""
     from graphctx.context import api
-    from graphctx.context.intents import policy_for
-    from graphctx.context.policy import with_overrides
     from graphctx.context.views import Views
 
-    policy = with_overrides(policy_for(intent), settings)
+    policy = api.with_overrides(api.policy_for(intent), settings)
     started = time.perf_counter()
     ranked = [entity for entity, _ in api.rank_text(repo.root, inst.text, intent=intent, limit=RANK_LIMIT, policy=policy)]
     rank_seconds = time.perf_counter() - started
