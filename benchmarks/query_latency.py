@@ -20,6 +20,7 @@ from pathlib import Path
 from graphctx.context import api
 from graphctx.graph.loader import load
 from graphctx.index import store
+from graphctx.layout import index_path
 
 TARGETS_MS = {"context": (20, 100), "intent": (150, None), "path": (50, None)}
 
@@ -37,7 +38,7 @@ def main() -> None:
     result = api.index(root)
     print(f"index: {result.summary()} (setup, {time.perf_counter() - started:.1f} s)")
 
-    conn = store.connect(store.index_path(root), readonly=True)
+    conn = store.connect(index_path(root), readonly=True)
     t = time.perf_counter()
     graph = load(root, conn)
     load_s = time.perf_counter() - t
@@ -71,7 +72,7 @@ def main() -> None:
 
 def _stdlib_copy() -> Path:
     cache = Path(tempfile.gettempdir()) / "graphctx-bench-stdlib"
-    if not (cache / store.INDEX_DIR / store.INDEX_FILE).exists():
+    if not index_path(cache).exists():
         shutil.rmtree(cache, ignore_errors=True)
         shutil.copytree(sysconfig.get_paths()["stdlib"], cache, ignore=shutil.ignore_patterns("__pycache__", "site-packages"))
     return cache

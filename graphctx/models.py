@@ -1,5 +1,6 @@
-"""The shared vocabulary, defined once: entities, edges, and the request and answer models of
-every library call. The MCP tool schemas are these models and the CLI's JSON output prints them."""
+"""The shared vocabulary, defined once: entity and edge kinds, resolutions, record types, statuses
+and scopes, and the request and answer models of every library call. The MCP tool schemas and the
+CLI's choices derive from these names, and the CLI's JSON output prints these models."""
 
 from __future__ import annotations
 
@@ -8,13 +9,35 @@ from typing import Literal, get_args
 from pydantic import BaseModel, Field
 
 Format = Literal["compact", "json"]
+FORMATS: tuple[str, ...] = get_args(Format)
+ExportFormat = Literal["json", "graphml", "mermaid", "html"]
+EXPORT_FORMATS: tuple[str, ...] = get_args(ExportFormat)
 Mode = Literal["context", "intent", "path"]
 Intent = Literal["modify", "understand", "review", "debug", "add", "plan"]
 INTENTS: tuple[str, ...] = get_args(Intent)
 DetailLevel = Literal["summary", "neighbors", "full"]
+DETAIL_LEVELS: tuple[str, ...] = get_args(DetailLevel)
 Detail = Literal["full", "summary", "line"]
+
 EntityKind = Literal["file", "class", "struct", "interface", "trait", "enum", "function", "method", "constant"]
 ENTITY_KINDS: tuple[str, ...] = get_args(EntityKind)
+CLASS_KINDS: frozenset[str] = frozenset({"class", "struct", "interface", "trait", "enum"})  # kinds that hold members
+FUNCTION_KINDS: frozenset[str] = frozenset({"function", "method"})
+# The order is the edge-kind code of the graph's sparse arrays.
+EdgeKind = Literal["calls", "contains", "imports", "inherits", "implements", "references", "tests"]
+EDGE_KINDS: tuple[str, ...] = get_args(EdgeKind)
+Resolution = Literal["exact", "import", "same-scope", "inferred", "heuristic", "ambiguous", "external", "unresolved"]
+RESOLUTIONS: tuple[str, ...] = get_args(Resolution)
+INFERRED: frozenset[str] = frozenset({"heuristic", "inferred", "ambiguous"})  # guessed, not proven by syntax or imports
+
+RecordKind = Literal["knowledge", "decision"]
+RECORD_KINDS: tuple[str, ...] = get_args(RecordKind)
+KnowledgeType = Literal["note", "convention", "fact", "how-to", "pitfall"]
+KNOWLEDGE_TYPES: tuple[str, ...] = get_args(KnowledgeType)
+DecisionStatus = Literal["proposed", "accepted", "rejected", "superseded", "deprecated"]
+DECISION_STATUSES: tuple[str, ...] = get_args(DecisionStatus)
+Scope = Literal["shared", "private", "ephemeral"]  # committed, this clone only, this process only
+SCOPES: tuple[str, ...] = get_args(Scope)
 
 DEFAULT_BUDGET = 4000
 MAX_BUDGET = 100_000
@@ -23,7 +46,7 @@ MIN_BUDGET = 100
 
 class Entity(BaseModel):
     id: str
-    kind: str
+    kind: EntityKind
     name: str
     qualified_name: str
     language: str
@@ -39,8 +62,8 @@ class Entity(BaseModel):
 class Edge(BaseModel):
     source: str
     target: str
-    kind: str
-    resolution: str
+    kind: EdgeKind
+    resolution: Resolution
     confidence: float
     line: int = 0
 
@@ -76,7 +99,7 @@ class IndexStats(BaseModel):
 
 class SearchHit(BaseModel):
     id: str
-    kind: str
+    kind: EntityKind
     path: str
     start_line: int
     signature: str

@@ -299,3 +299,32 @@ def test_a_failing_system_gives_its_reason_on_the_progress_line(bench_run, tmp_p
     progress = [line for line in lines if "aider-repomap=" in line]
     assert len(progress) == len(bench_run["instances"])
     assert all("oracle=ok aider-repomap=error (aider-repomap needs --aider-python" in line for line in progress), progress
+
+
+def test_a_policy_trial_is_a_run_of_its_own(bench_run, tmp_path):
+    """`--policy` changes graphctx's ranking policy for a tuning trial: results of another policy are
+    recomputed, not reused, and each result records the settings it ran with."""
+    import shutil
+    from dataclasses import replace
+
+    out = tmp_path / "out"
+    shutil.copytree(bench_run["config"].out_dir, out)
+    instances = load_jsonl(bench_run["set"])
+    settings = ("blend.aside=1.0", "edges.calls=0.5,0.5")
+    trial = replace(bench_run["config"], out_dir=out, systems=("graphctx",), policy=settings)
+    stats = run(trial, instances)
+    assert stats["to_compute"] == len(instances) and stats["failed"] == 0
+    rows = load_results(out)["graphctx"]
+    assert all(row["config"]["policy"] == list(settings) for row in rows.values())
+    assert run(trial, instances)["to_compute"] == 0
+    assert run(replace(trial, policy=()), instances)["to_compute"] == len(instances)  # the default again
+
+
+def test_cli_refuses_a_mistyped_policy_setting_before_running(bench_run, tmp_path, capsys):
+    from graphctx.bench.cli import main
+
+    out = tmp_path / "out"
+    code = main(["run", str(bench_run["set"]), "--repos-dir", str(bench_run["config"].repos_dir), "-o", str(out),
+                 "--systems", "graphctx", "--policy", "seeds.txt=1"])
+    assert code == 2 and not out.exists()
+    assert "unknown policy setting 'seeds.txt'; did you mean seeds.text" in capsys.readouterr().err

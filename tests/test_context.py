@@ -438,24 +438,29 @@ def test_free_text_ranks_code_above_the_tests_that_echo_it(text_repo):
 
 
 def test_a_file_that_matches_in_several_places_lifts_its_functions(text_repo):
-    from graphctx.context.blend import ASIDE_FACTOR, FILE_NAMED, FILE_TEXT, OWN_TEXT, blend
-    from graphctx.context.seeds import Seeds
+    from graphctx.context.blend import blend
+    from graphctx.context.policy import BlendPolicy
+    from graphctx.context.seeds import TextEvidence
     from graphctx.graph.loader import GRAPHS
 
     g = GRAPHS.get(text_repo)
-    found = Seeds(text_scores={"billing/invoices.py::total_invoice": 0.6, "billing/invoices.py::round_invoice": 0.6,
-                               "billing/invoices.py::print_invoice": 0.6, "billing/mail.py::send_reminder": 1.0})
+    policy = BlendPolicy()
+    own_text, file_text, file_named = policy.own_text, policy.file_text, policy.file_named
+    scores_of = {"billing/invoices.py::total_invoice": 0.6, "billing/invoices.py::round_invoice": 0.6,
+                 "billing/invoices.py::print_invoice": 0.6, "billing/mail.py::send_reminder": 1.0}
+    found = TextEvidence("some text", text_scores=dict(scores_of))
     found.named_in_file["billing/mail.py"] = 3.0  # saturates at one
     walk = {"billing/invoices.py::total_invoice": 2.0, "billing/report.py::yearly_report": 1.0}
-    scores = blend(g, found, walk, "some text")
-    assert scores["billing/invoices.py::round_invoice"] == pytest.approx(OWN_TEXT * 0.6 + FILE_TEXT * 0.6)
-    assert scores["billing/mail.py::send_reminder"] == pytest.approx(OWN_TEXT + FILE_TEXT / 3 + FILE_NAMED)
-    assert scores["billing/invoices.py::total_invoice"] == pytest.approx(1.0 + OWN_TEXT * 0.6 + FILE_TEXT * 0.6)
+    scores = blend(g, found, walk, policy)
+    assert scores["billing/invoices.py::round_invoice"] == pytest.approx(own_text * 0.6 + file_text * 0.6)
+    assert scores["billing/mail.py::send_reminder"] == pytest.approx(own_text + file_text / 3 + file_named)
+    assert scores["billing/invoices.py::total_invoice"] == pytest.approx(1.0 + own_text * 0.6 + file_text * 0.6)
     assert scores["billing/report.py::yearly_report"] == pytest.approx(0.5)  # the walk alone, relative to its best
     test = "tests/test_invoices.py::test_invoice_total_with_tax_rounds_invoice_lines"
     found.text_scores[test] = 1.0
-    assert blend(g, found, walk, "some text")[test] == pytest.approx(ASIDE_FACTOR * (OWN_TEXT + FILE_TEXT / 3))
-    assert blend(g, found, walk, "see test_invoices.py")[test] == pytest.approx(OWN_TEXT + FILE_TEXT / 3)  # named
+    assert blend(g, found, walk, policy)[test] == pytest.approx(policy.aside * (own_text + file_text / 3))
+    named = TextEvidence("see test_invoices.py", text_scores=found.text_scores)
+    assert blend(g, named, walk, policy)[test] == pytest.approx(own_text + file_text / 3)  # named
 
 
 def test_after_the_first_item_a_long_body_comes_as_its_summary(text_repo):

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import write_tree
 from graphctx.context import seeds
+from graphctx.context.intents import policy_for
 from graphctx.graph.loader import GRAPHS
 from graphctx.index.indexer import index_repository
 from graphctx.index.languages import DEFAULT_RULES, RULES, read_manifests, rules_for
@@ -121,12 +122,13 @@ def test_every_parsed_extension_is_a_language_with_rules():
 def test_a_frame_or_path_in_every_parsed_extension_seeds_its_code(every_extension):
     root, functions = every_extension
     graph, conn = GRAPHS.get(root), GRAPHS.connection(root)
+    policy = policy_for("debug").seeds
     for path, function in functions.items():
         assert function in graph, f"{function} was not indexed"
-        frame = seeds.from_text(graph, conn, f"crashed at /home/ci/build/{path}:3 while loading")
-        assert frame.evidence.get(function) == f"frame /home/ci/build/{path}:3", path
-        named = seeds.from_text(graph, conn, f"the loader in {path} is slow")
-        assert named.evidence.get(path) == f"path {path}", path
+        frame = seeds.from_text(graph, conn, f"crashed at /home/ci/build/{path}:3 while loading", policy)
+        assert frame.reasons.get(function) == f"frame /home/ci/build/{path}:3", path
+        named = seeds.from_text(graph, conn, f"the loader in {path} is slow", policy)
+        assert named.reasons.get(path) == f"path {path}", path
 
 
 def test_a_stack_frame_in_a_typescript_module_file_leads_the_cli_answer(every_extension):

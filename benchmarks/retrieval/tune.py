@@ -2,8 +2,11 @@
 packets, no baselines), function and file Acc@k and MRR over a set, with per-instance misses.
 
     python benchmarks/retrieval/tune.py SET.jsonl --repos-dir DIR [--cache-dir DIR] [--repo-filter a/b] [--every 3]
+        [--set seeds.text=1.5 --set edges.calls=0.6,1.0 ...]
 
-It uses the same workspaces as `graphctx bench run`, so trees indexed by a run are reused."""
+A trial changes the intent's ranking policy (graphctx/context/policy.py) with `--set group.name=value`
+and passes it to rank_text; nothing is patched. It uses the same workspaces as `graphctx bench run`,
+so trees indexed by a run are reused."""
 
 from __future__ import annotations
 
@@ -19,23 +22,17 @@ from graphctx.bench.instances import load_jsonl
 from graphctx.bench.metrics import acc_at, gold_ranks, level_rankings, reciprocal_rank
 from graphctx.bench.runner import _forget
 from graphctx.bench.systems import Repo
+from graphctx.context import api
+from graphctx.errors import InvalidRequest
 
 
 def one(args):
-    inst, repos_dir, cache_dir, intent, overrides = args
-    import importlib
-
-    from graphctx.context import api
-
-    for name, value in overrides:  # --set graphctx.context.seeds.TEXT_WEIGHT=1.5
-        module, _, attr = name.rpartition(".")
-        setattr(importlib.import_module(module), attr, type(getattr(importlib.import_module(module), attr))(value))
-
+    inst, repos_dir, cache_dir, intent, policy = args
     root, _ = workspace.prepare(cache_dir, repos_dir, inst.repo, inst.base_commit)
     repo = Repo(root)
     try:
         started = time.perf_counter()
-        ranked = [e for e, _ in api.rank_text(root, inst.text, intent=intent, limit=500)]
+        ranked = [e for e, _ in api.rank_text(root, inst.text, intent=intent, limit=500, policy=policy)]
         seconds = time.perf_counter() - started
         levels = level_rankings(ranked, repo.keys)
         return {
@@ -57,14 +54,18 @@ def main() -> None:
     p.add_argument("--intent", default="debug")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("-v", "--verbose", action="store_true")
-    p.add_argument("--set", action="append", default=[], help="module.CONSTANT=value, for a trial")
+    p.add_argument("--set", action="append", default=[], metavar="GROUP.NAME=VALUE",
+                   help="a ranking policy setting for a trial (seeds.text=1.5, blend.own_text=0.4, edges.calls=0.6,1.0)")
     a = p.parse_args()
+    try:
+        policy: api.RankingPolicy = api.with_overrides(api.policy_for(a.intent), a.set)
+    except InvalidRequest as exc:
+        p.error(str(exc))
     instances = load_jsonl(a.set_path)
     if a.repo_filter:
         instances = [i for i in instances if i.repo in a.repo_filter.split(",")]
     instances = instances[:: a.every]
-    overrides = [tuple(x.split("=", 1)) for x in a.set]
-    jobs = [(i, a.repos_dir, a.cache_dir, a.intent, overrides) for i in instances]
+    jobs = [(i, a.repos_dir, a.cache_dir, a.intent, policy) for i in instances]
     rows = []
     with ProcessPoolExecutor(max(1, a.workers)) as pool:
         for row in pool.map(one, jobs):

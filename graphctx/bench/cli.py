@@ -28,6 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=int, default=4000, help="the main budget of the tables (default 4000)")
     p.add_argument("--budgets", default=",".join(map(str, DEFAULT_BUDGETS)), help="the sweep (default 1000..16000)")
     p.add_argument("--intent", default="debug", help="graphctx's intent for issue text (default debug)")
+    p.add_argument("--policy", action="append", default=[], metavar="GROUP.NAME=VALUE",
+                   help="a setting of graphctx's ranking policy, for a tuning trial (seeds.text=1.5, "
+                        "edges.calls=0.6,1.0); repeatable; results of another policy are recomputed")
     p.add_argument("--workers", type=int, default=1, help="parallel processes (default 1)")
     p.add_argument("--force", default="", help="comma-separated systems to recompute even when results exist")
     p.add_argument("--aider-python", help="python of a separate environment with aider-chat, for aider-repomap")
@@ -88,6 +91,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown:
         raise BenchError(f"unknown systems {unknown}; use {', '.join(SYSTEMS)}")
+    _check_policy(args.intent, args.policy)
     missing = dependencies.problems(systems, args.aider_python)
     for problem in missing:
         print(f"error: {problem}", file=sys.stderr)
@@ -105,12 +109,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         find_git_dir(args.repos_dir, repo)  # fail early on a missing repository
     config = RunConfig(repos_dir=args.repos_dir, cache_dir=args.cache_dir, out_dir=args.out, systems=systems,
                        budgets=tuple(budgets), intent=args.intent, workers=args.workers,
-                       force=tuple(s for s in args.force.split(",") if s), aider_python=args.aider_python)
+                       force=tuple(s for s in args.force.split(",") if s), aider_python=args.aider_python,
+                       policy=tuple(args.policy))
     started = time.perf_counter()
     stats = run(config, instances, progress=_say)
     _say(f"done in {time.perf_counter() - started:.0f} s: {stats}")
     write_report(args.out, instances, list(systems), args.budget, budgets, config_dict(config), as_json=args.json)
     return 1 if stats["failed"] else 0
+
+
+def _check_policy(intent: str, settings: list[str]) -> None:
+    """Refuse an unknown intent or policy setting before any work starts."""
+    from graphctx.context import api
+    from graphctx.errors import InvalidRequest
+
+    try:
+        api.with_overrides(api.policy_for(intent), settings)
+    except InvalidRequest as exc:
+        raise BenchError(str(exc)) from None
 
 
 def write_report(out: Path, instances, systems: list[str], budget: int, budgets: list[int], config: dict | None = None,

@@ -13,11 +13,9 @@ from pathlib import Path
 
 from graphctx.bench.gitrepo import BenchError, Commit, FileDiff, commit_diff, first_parent_log, git, show_file
 from graphctx.index.naming import is_test_file
+from graphctx.models import CLASS_KINDS, FUNCTION_KINDS
 from graphctx.parse.extract import extract
 from graphctx.parse.languages import language_for_path
-
-FUNCTION_KINDS = frozenset({"function", "method"})
-CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
 
 
 @dataclass

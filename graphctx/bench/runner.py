@@ -34,11 +34,14 @@ class RunConfig:
     force: tuple[str, ...] = ()  # systems to recompute even when a result exists
     aider_python: str | None = None
     options: dict = field(default_factory=dict)
+    policy: tuple[str, ...] = ()  # graphctx's ranking policy settings (group.name=value): a tuning trial
 
     def fingerprint(self, system: str) -> dict:
         fp = {"budgets": list(self.budgets)}
         if system == "graphctx":
             fp["intent"] = self.intent
+            if self.policy:  # results of another policy are not reused
+                fp["policy"] = list(self.policy)
         return fp
 
 
@@ -114,7 +117,7 @@ def run_instance(config: RunConfig, inst: Instance, systems: list[str]) -> dict:
         return summary
     try:
         gold_spans = {g: repo.function_spans.get(g) for g in inst.gold_functions}
-        options = {"intent": config.intent, "aider_python": config.aider_python, **config.options}
+        options = {"intent": config.intent, "policy": config.policy, "aider_python": config.aider_python, **config.options}
         for system in systems:
             try:
                 output = run_system(system, repo, inst, list(config.budgets), options)

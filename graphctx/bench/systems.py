@@ -3,7 +3,8 @@ the base commit), the same query text, the same tokenizer and the same budget, a
 ranked list of entity ids or file paths plus, per budget, a packet: its exact text and the source
 lines it shows verbatim (what budgeted recall is measured on).
 
-- graphctx: `rank_text` for the ranked list; the `get_intent` packet at each budget.
+- graphctx: `rank_text` for the ranked list; the `get_intent` packet at each budget; both by the
+  intent's ranking policy, with the settings of a tuning trial (`--policy`) when given.
 - bm25-files: BM25 (bm25s) over whole files; the packet is files in rank order, each cut to what is left.
 - bm25-functions: BM25 over function, method and class chunks whose spans come from graphctx's
   entity table; the packet is those chunks in rank order, packed greedily.
@@ -23,19 +24,15 @@ from functools import cached_property
 from pathlib import Path
 
 from graphctx.bench.dependencies import require
-from graphctx.bench.instances import CLASS_KINDS, FUNCTION_KINDS, Instance, top_keys
+from graphctx.bench.instances import Instance, top_keys
 from graphctx.context.tokens import count
-from graphctx.index.store import words
+from graphctx.models import CLASS_KINDS, FUNCTION_KINDS
+from graphctx.text import STOP_WORDS, words
 
 SYSTEMS = ("graphctx", "bm25-functions", "bm25-files", "repomap", "aider-repomap", "random", "oracle")
 DEFAULT_SYSTEMS = ("graphctx", "bm25-functions", "bm25-files", "repomap", "random", "oracle")
 RANK_LIMIT = 500
 MAX_EXAMINED = 3000  # chunks a greedy packer looks at before it stops
-_STOP = frozenset(
-    "a an and are as at be been but by can could did do does for from had has have how i if in into is it its "
-    "me my no not of on or our should so than that the their them then there these they this to was we were what "
-    "when where which while who why will with would you your".split()
-)
 
 
 @dataclass
@@ -208,7 +205,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def tokenize(text: str) -> list[str]:
     """Identifiers kept whole and split into their words (snake_case, CamelCase), lowercased, minus stop words."""
-    return [t for t in words(*_IDENT.findall(text)).split() if t not in _STOP and len(t) > 1]
+    return [t for t in words(*_IDENT.findall(text)).split() if t not in STOP_WORDS and len(t) > 1]
 
 
 def bm25_rank(docs: list[list[str]], query: list[str]) -> list[int]:
@@ -234,19 +231,21 @@ def bm25_rank(docs: list[list[str]], query: list[str]) -> list[int]:
 
 # ---- systems
 
-def run_graphctx(repo: Repo, inst: Instance, budgets: list[int], intent: str) -> Output:
+def run_graphctx(repo: Repo, inst: Instance, budgets: list[int], intent: str, settings: tuple[str, ...] = ()) -> Output:
+    """graphctx's ranking and packets, by the intent's default policy changed by `settings` (group.name=value)."""
     from graphctx.context import api
     from graphctx.context.views import Views
 
+    policy = api.with_overrides(api.policy_for(intent), settings)
     started = time.perf_counter()
-    ranked = [entity for entity, _ in api.rank_text(repo.root, inst.text, intent=intent, limit=RANK_LIMIT)]
+    ranked = [entity for entity, _ in api.rank_text(repo.root, inst.text, intent=intent, limit=RANK_LIMIT, policy=policy)]
     rank_seconds = time.perf_counter() - started
     views = Views(repo.graph)
     packets = {}
     pack_seconds = []
     for budget in budgets:
         t = time.perf_counter()
-        answer, text = api.get_intent(repo.root, intent, inst.text, token_budget=budget, format="compact")
+        answer, text = api.get_intent(repo.root, intent, inst.text, token_budget=budget, format="compact", policy=policy)
         pack_seconds.append(time.perf_counter() - t)
         packet = Packet(text, count(text))
         for item in answer.items:
@@ -329,7 +328,7 @@ def run_oracle(repo: Repo, inst: Instance, budgets: list[int]) -> Output:
 
 def run_system(name: str, repo: Repo, inst: Instance, budgets: list[int], options: dict) -> Output:
     if name == "graphctx":
-        return run_graphctx(repo, inst, budgets, options.get("intent", "debug"))
+        return run_graphctx(repo, inst, budgets, options.get("intent", "debug"), options.get("policy", ()))
     if name == "bm25-functions":
         return run_bm25_functions(repo, inst, budgets)
     if name == "bm25-files":

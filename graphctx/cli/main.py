@@ -15,7 +15,7 @@ from pathlib import Path
 
 from graphctx.cli import printing, records
 from graphctx.errors import GraphctxError
-from graphctx.models import DEFAULT_BUDGET, INTENTS
+from graphctx.models import DEFAULT_BUDGET, DETAIL_LEVELS, EDGE_KINDS, ENTITY_KINDS, EXPORT_FORMATS, FORMATS, INTENTS
 
 NOTHING_FOUND, BAD_INPUT, INTERNAL_ERROR = 1, 2, 3  # exit statuses; 0 is an answer
 NO_DATA_COMMANDS = ("serve", "bench")  # a server, and the benchmark with its own arguments (bench -h)
@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("search", cmd_search, "find entities by exact, prefix, full-text and fuzzy match")
     p.add_argument("query")
-    p.add_argument("--kind", help="only entities of this kind (function, method, class, ...)")
+    p.add_argument("--kind", help=f"only entities of this kind: {', '.join(ENTITY_KINDS)}")
     p.add_argument("--limit", type=int, default=20)
     p.add_argument("--json", action="store_true")
 
@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def answer_options(p: argparse.ArgumentParser, depth: int | None = None) -> None:
         p.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help=f"token budget (default {DEFAULT_BUDGET})")
-        p.add_argument("--format", choices=("compact", "json"), default="compact")
+        p.add_argument("--format", choices=FORMATS, default="compact")
         if depth is not None:
             p.add_argument("--depth", type=int, default=depth, help=f"hops to follow (default {depth})")
 
@@ -111,7 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("entity", help="an id (path::Qualified.name), a qualified name or a name")
     p.add_argument("--file", help="a path suffix that narrows an ambiguous name")
     p.add_argument("--intent", choices=INTENTS, help="shape the ranking for a purpose")
-    p.add_argument("--detail", choices=("summary", "neighbors", "full"), default="full")
+    p.add_argument("--detail", choices=DETAIL_LEVELS, default="full")
     p.add_argument("--no-inferred", action="store_true", help="drop heuristic, inferred and ambiguous edges")
     p.add_argument("--known-hash", help="the body hash you already have: an unchanged entity gets a short answer")
     answer_options(p, depth=2)
@@ -142,12 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
     records.register(command)
 
     p = command("export", cmd_export, "the graph, or an entity's neighbourhood, as JSON, GraphML, a Mermaid flowchart or an HTML page")
-    p.add_argument("--format", choices=("json", "graphml", "mermaid", "html"), default="json",
+    p.add_argument("--format", choices=EXPORT_FORMATS, default="json",
                    help="json (networkx node-link), graphml, mermaid (a flowchart for Markdown) or html (an interactive page)")
     p.add_argument("--around", metavar="ENTITY", help="only this entity's neighbourhood")
     p.add_argument("--file", help="a path suffix that narrows an ambiguous --around name")
     p.add_argument("--depth", type=int, help="hops from --around to include (default 1)")
-    p.add_argument("--edges", metavar="KINDS", help="only these edge kinds, comma-separated (calls,inherits,...)")
+    p.add_argument("--edges", metavar="KINDS", help=f"only these edge kinds, comma-separated, of {','.join(EDGE_KINDS)}")
     p.add_argument("--max-nodes", type=int, help="cap on entities (default: 60 for mermaid, 300 for html, none for data)")
     p.add_argument("-o", "--output", type=Path, help="write to this file instead of standard output")
 

@@ -12,9 +12,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-KNOWLEDGE_TYPES = ("note", "convention", "fact", "how-to", "pitfall")
-STATUSES = ("proposed", "accepted", "rejected", "superseded", "deprecated")
-SCOPES = ("shared", "private", "ephemeral")
+from graphctx.models import DECISION_STATUSES, KNOWLEDGE_TYPES, RECORD_KINDS, SCOPES
+
 LIST_FIELDS = frozenset({"tags", "refs", "anchors", "supersedes"})  # --set tags=a,b
 BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 
@@ -37,7 +36,7 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--decision", required=True)
     p.add_argument("--context", default="")
     p.add_argument("--consequences", default="")
-    p.add_argument("--status", choices=STATUSES, default="accepted")
+    p.add_argument("--status", choices=DECISION_STATUSES, default="accepted")
     p.add_argument("--supersedes", action="append", default=[], metavar="ID")
     _common_fields(p)
 
@@ -48,10 +47,10 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--section", help="with --id: one section, by heading")
     p.add_argument("--tables", action="store_true", help="with --id: the tables (in --section if given)")
     p.add_argument("--history", action="store_true", help="with --id: its git history")
-    p.add_argument("--kind", choices=("knowledge", "decision"))
+    p.add_argument("--kind", choices=RECORD_KINDS)
     p.add_argument("--type", choices=KNOWLEDGE_TYPES)
     p.add_argument("--category")
-    p.add_argument("--status", choices=STATUSES)
+    p.add_argument("--status", choices=DECISION_STATUSES)
     p.add_argument("--tag", action="append", dest="tags")
     p.add_argument("--entity", help="records anchored to this entity id, file or folder")
     p.add_argument("--min-confidence", type=float)

@@ -9,11 +9,9 @@ import threading
 from pathlib import Path
 
 from graphctx.context.packer import Candidate
-from graphctx.index.store import INDEX_DIR
+from graphctx.context.policy import PackPolicy
+from graphctx.layout import entity_path, record_dirs
 from graphctx.records import AnchoredRecord, RecordStore
-
-RECORD_SHARE = 0.95  # a record ranks just below the best entity it is anchored to
-MAX_ANCHOR_LOOKUPS = 60  # the best-ranked entities whose records are looked up
 
 _stores: dict[Path, RecordStore] = {}
 _lock = threading.Lock()
@@ -29,25 +27,26 @@ def store_for(root: Path) -> RecordStore:
 
 def may_have_records(root: Path) -> bool:
     """Cheap test before opening anything: record files on disk, or a store already open here."""
-    folder = root / INDEX_DIR
-    return root.resolve() in _stores or (folder / "records").is_dir() or (folder / "private" / "records").is_dir()
+    return root.resolve() in _stores or any(folder.is_dir() for folder in record_dirs(root))
 
 
-def with_records(root: Path, candidates: list[Candidate]) -> tuple[list[Candidate], dict[str, AnchoredRecord]]:
-    """The candidates with the records anchored to the best of them inserted, and those records by id."""
+def with_records(root: Path, candidates: list[Candidate],
+                 policy: PackPolicy) -> tuple[list[Candidate], dict[str, AnchoredRecord]]:
+    """The candidates with the records anchored to the best of them (`policy.max_anchor_lookups`)
+    inserted, each scored `policy.record_share` of its best entity's score, and those records by id."""
     if not candidates or not may_have_records(root):
         return candidates, {}
-    ranked = candidates[:MAX_ANCHOR_LOOKUPS]
+    ranked = candidates[:policy.max_anchor_lookups]
     score = {c.id: c.score for c in ranked}
-    paths = {c.id.split("::", 1)[0] for c in ranked}
+    paths = {entity_path(c.id) for c in ranked}
     found = store_for(root).records_for_entities([c.id for c in ranked], sorted(paths))
     if not found:
         return candidates, {}
     records = {item.record.id: item for item in found}
     added = []
     for item in found:
-        best = max((score.get(e, score.get(e.split("::", 1)[0], 0.0)) for e in item.matched), default=0.0)
-        added.append(Candidate(item.record.id, best * RECORD_SHARE, "record", 0, max_detail="full"))
+        best = max((score.get(e, score.get(entity_path(e), 0.0)) for e in item.matched), default=0.0)
+        added.append(Candidate(item.record.id, best * policy.record_share, "record", 0, max_detail="full"))
     root_first = candidates[:1]
     rest = sorted(candidates[1:] + added, key=lambda c: -c.score)
     return root_first + rest, records

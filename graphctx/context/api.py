@@ -10,6 +10,8 @@ from pathlib import Path
 from graphctx import export as exports
 from graphctx.context.engine import get_context, get_file_context, get_intent, get_path, rank_text
 from graphctx.context.impact import get_impact
+from graphctx.context.intents import policy_for
+from graphctx.context.policy import RankingPolicy, with_overrides
 from graphctx.context.session import session_init
 from graphctx.errors import InvalidRequest, NoIndex
 from graphctx.export import Selection
@@ -24,6 +26,7 @@ from graphctx.models import Edge, Entity, EntityEdges, IndexStats, SearchAnswer,
 __all__ = [
     "find_root", "index", "refresh", "graph", "stats", "show", "search", "export",
     "get_context", "get_intent", "get_path", "get_file_context", "get_impact", "rank_text", "session_init",
+    "RankingPolicy", "policy_for", "with_overrides",
 ]
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from graphctx.context import diff as gitdiff
 from graphctx.graph.loader import CodeGraph
 from graphctx.index.naming import EXTERNAL_PREFIX, entity_id, file_stem
-from graphctx.index.store import INDEX_DIR
+from graphctx.layout import INDEX_DIR
 from graphctx.parse.extract import extract
 from graphctx.parse.languages import language_for_path
 

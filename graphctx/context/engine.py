@@ -1,7 +1,8 @@
 """The context engine: turns get_context (context, intent and path modes) and get_file_context
 requests into ranked candidates over the graph and packs them into the caller's token budget
-(get_impact lives in impact.py). Every function returns the answer model and its rendering in the
-format asked for."""
+(get_impact lives in impact.py). Ranking and packing follow a RankingPolicy: the intent's default
+(intents.py), or one the caller passes (tuning). Every function returns the answer model and its
+rendering in the format asked for."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from pathlib import Path
 from graphctx.context import anchored
 from graphctx.context import seeds as text_seeds
 from graphctx.context.blend import blend
-from graphctx.context.intents import CONTEXT, DETAIL_SHAPES, INTENTS, SHAPES, WEIGHTS, Shape
+from graphctx.context.intents import DETAIL_SHAPES, policy_for
 from graphctx.context.packer import Candidate, pack
+from graphctx.context.policy import RankingPolicy, Shape
 from graphctx.context.render import SHOWN_HASH_DIGITS
 from graphctx.context.tokens import DEFAULT_ENCODING
 from graphctx.context.views import Views
@@ -20,16 +22,12 @@ from graphctx.errors import Ambiguous, InvalidRequest, NotFound
 from graphctx.graph import hierarchy, lookup, paths, rank
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import skips
-from graphctx.models import DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswer
+from graphctx.models import DEFAULT_BUDGET, FORMATS, FUNCTION_KINDS, MAX_BUDGET, MIN_BUDGET, ContextAnswer
+from graphctx.text import clip
 
 Answer = tuple[ContextAnswer, str]
-FUNCTION_KINDS = frozenset({"function", "method"})
-CONTAINER_DETAIL = "summary"  # files and classes in a text answer: signature and doc
-TEXT_WALK_ALPHA = 0.5  # free text: how far relevance walks from the seeds the text matched
-LARGE_NEIGHBOURHOOD = 300  # beyond this many reached entities, personalized PageRank ranks them
 MAX_DEPTH = 6
-MAX_TEXT_CANDIDATES = 500
-FORMATS = ("compact", "json")
+MAX_QUERY_CHARS = 120  # free text, as an answer's header repeats it
 # The index hashes bodies as 16 hex digits (blake2b, 8 bytes); answers show the first 8, which
 # cost a third of the tokens and are plenty to tell one entity's versions apart.
 BODY_HASH = re.compile(r"[0-9a-f]{8,16}")
@@ -37,11 +35,12 @@ BODY_HASH = re.compile(r"[0-9a-f]{8,16}")
 
 def get_context(root: Path, entity: str, *, file: str | None = None, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
                 intent: str | None = None, detail_level: str = "full", format: str = "compact",
-                include_inferred: bool = True, known_hash: str | None = None, encoding: str = DEFAULT_ENCODING) -> Answer:
-    """The entity and its neighbourhood, ranked by decayed, weighted, confidence-scaled relevance."""
+                include_inferred: bool = True, known_hash: str | None = None, encoding: str = DEFAULT_ENCODING,
+                policy: RankingPolicy | None = None) -> Answer:
+    """The entity and its neighbourhood, ranked by decayed, weighted, confidence-scaled relevance:
+    by `policy`, else the default policy of `intent` (or of plain get_context)."""
     check_request(token_budget, format, depth)
-    if intent is not None and intent not in WEIGHTS:
-        raise InvalidRequest(f"unknown intent {intent!r}; use one of {', '.join(INTENTS)}")
+    policy = _policy(intent, policy)
     if detail_level not in DETAIL_SHAPES:
         raise InvalidRequest(f"unknown detail_level {detail_level!r}; use summary, neighbors or full")
     known_hash = _check_hash(known_hash)
@@ -51,51 +50,52 @@ def get_context(root: Path, entity: str, *, file: str | None = None, depth: int 
     body_hash = g.entity(root_id)["body_hash"]
     if known_hash and body_hash and body_hash.startswith(known_hash):
         answer.notes.append(f"unchanged: {root_id} still has body hash {known_hash}; what you have is current")
-        return pack(answer, [Candidate(root_id, 1.0, "root", 0, max_detail="line")], Views(g), format, encoding)
+        return pack(answer, [Candidate(root_id, 1.0, "root", 0, max_detail="line")], Views(g), format, encoding,
+                    full_share=policy.packing.full_share)
     if known_hash:
         answer.notes.append(f"changed: {root_id} has body hash {(body_hash or 'none')[:SHOWN_HASH_DIGITS]} now, not {known_hash}")
-    weights = WEIGHTS[intent] if intent else CONTEXT
-    shape = SHAPES[intent] if intent else DETAIL_SHAPES[detail_level]
-    if intent and detail_level != "full":
-        shape = _narrower(shape, DETAIL_SHAPES[detail_level])
-    candidates = _around(g, root_id, depth, weights, include_inferred, shape)
-    return _pack_served(g, answer, candidates, format, encoding)
+    shape = _narrower(policy.shape, DETAIL_SHAPES[detail_level])
+    candidates = _around(g, root_id, depth, policy, include_inferred, shape)
+    return _pack_served(g, answer, candidates, policy, format, encoding)
 
 
 def get_intent(root: Path, intent: str, target: str, *, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
-               format: str = "compact", include_inferred: bool = True, encoding: str = DEFAULT_ENCODING) -> Answer:
-    """Context for a purpose: `target` is an entity, a file path, or free text (an issue, a task, a trace)."""
+               format: str = "compact", include_inferred: bool = True, encoding: str = DEFAULT_ENCODING,
+               policy: RankingPolicy | None = None) -> Answer:
+    """Context for a purpose: `target` is an entity, a file path, or free text (an issue, a task, a trace),
+    ranked by `policy`, else the intent's default policy."""
     check_request(token_budget, format, depth)
-    if intent not in WEIGHTS:
-        raise InvalidRequest(f"unknown intent {intent!r}; use one of {', '.join(INTENTS)}")
+    policy = _policy(intent, policy)
     target = (target or "").strip()
     if not target:
         raise InvalidRequest("target is empty: give an entity, a file path or a description of the task")
     g = _graph(root)
-    weights, shape = WEIGHTS[intent], SHAPES[intent]
+    shape = policy.shape
     root_id = _as_entity(g, target)
     if root_id is not None:
         answer = new_answer(g, f"intent/{intent}", target, root_id, token_budget)
-        candidates = _around(g, root_id, depth, weights, include_inferred, shape)
+        candidates = _around(g, root_id, depth, policy, include_inferred, shape)
     else:
-        answer = new_answer(g, f"intent/{intent}", _clip(target), None, token_budget)
-        candidates = _from_text(g, target, weights, include_inferred, shape)
-        if text_seeds.bounded(target)[1]:
+        answer = new_answer(g, f"intent/{intent}", clip(target, MAX_QUERY_CHARS), None, token_budget)
+        candidates = _from_text(g, target, policy, include_inferred)
+        seeds = policy.seeds
+        if text_seeds.bounded(target, seeds)[1]:
             answer.notes.append(f"the text has {len(target):,} characters; seeds came from its first "
-                                f"{text_seeds.TEXT_HEAD:,} and last {text_seeds.TEXT_TAIL:,}")
+                                f"{seeds.text_head:,} and last {seeds.text_tail:,}")
         if not candidates:
             answer.notes.append("nothing in the index matches this text; name an entity, a file or an identifier")
     if shape.files_first:
         candidates.sort(key=lambda c: (g.entity(c.id)["kind"] != "file", -c.score))
-    return _pack_served(g, answer, candidates, format, encoding)
+    return _pack_served(g, answer, candidates, policy, format, encoding)
 
 
-def rank_text(root: Path, text: str, *, intent: str = "debug", limit: int = 100) -> list[tuple[str, float]]:
-    """The entities most relevant to free text, best first, as (id, score): the ranking intent mode packs."""
-    if intent not in WEIGHTS:
-        raise InvalidRequest(f"unknown intent {intent!r}; use one of {', '.join(INTENTS)}")
+def rank_text(root: Path, text: str, *, intent: str = "debug", limit: int = 100,
+              policy: RankingPolicy | None = None) -> list[tuple[str, float]]:
+    """The entities most relevant to free text, best first, as (id, score): the ranking intent mode
+    packs, by `policy`, else the intent's default policy."""
+    policy = _policy(intent, policy)
     g = _graph(root)
-    return [(c.id, c.score) for c in _from_text(g, text, WEIGHTS[intent], True, SHAPES[intent])[:limit]]
+    return [(c.id, c.score) for c in _from_text(g, text, policy, True)[:limit]]
 
 
 def get_path(root: Path, source: str, target: str, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact",
@@ -142,11 +142,19 @@ def get_file_context(root: Path, file: str, *, token_budget: int = DEFAULT_BUDGE
 
 # ---- helpers
 
-def _pack_served(g: CodeGraph, answer: ContextAnswer, candidates: list[Candidate], fmt: str, encoding: str) -> Answer:
+def _policy(intent: str | None, policy: RankingPolicy | None) -> RankingPolicy:
+    """The policy a request ranks by: the one given, else the intent's default. An unknown intent is
+    refused either way (it also names the answer's mode)."""
+    default = policy_for(intent)
+    return policy or default
+
+
+def _pack_served(g: CodeGraph, answer: ContextAnswer, candidates: list[Candidate], policy: RankingPolicy, fmt: str,
+                 encoding: str) -> Answer:
     """Pack with the records anchored to the candidates, and remember which code the agent was served
     (a record it writes next anchors to the hashes of what it saw)."""
-    candidates, records = anchored.with_records(g.root, candidates)
-    answer, text = pack(answer, candidates, Views(g, records=records), fmt, encoding)
+    candidates, records = anchored.with_records(g.root, candidates, policy.packing)
+    answer, text = pack(answer, candidates, Views(g, records=records), fmt, encoding, full_share=policy.packing.full_share)
     nodes = g.graph.nodes  # the hashes are node attributes: no need for the lazily read details
     anchored.store_for(g.root).note_served(
         {"id": item.id, "sig_hash": nodes[item.id]["sig_hash"], "body_hash": nodes[item.id]["body_hash"],
@@ -156,15 +164,19 @@ def _pack_served(g: CodeGraph, answer: ContextAnswer, candidates: list[Candidate
     return answer, text
 
 
-def _around(g: CodeGraph, root_id: str, depth: int, weights: rank.Weights, include_inferred: bool, shape: Shape) -> list[Candidate]:
-    reached = rank.spread(g, root_id, depth, weights, include_inferred=include_inferred)
-    if len(reached) > LARGE_NEIGHBOURHOOD:
-        pr = rank.pagerank(g, {root_id: 1.0}, weights, include_inferred=include_inferred, limit=len(reached) * 4)
+def _around(g: CodeGraph, root_id: str, depth: int, policy: RankingPolicy, include_inferred: bool,
+            shape: Shape) -> list[Candidate]:
+    weights, walk = policy.edges, policy.walk
+    reached = rank.spread(g, root_id, depth, weights, include_inferred=include_inferred, decay=walk.decay,
+                          max_nodes=walk.max_nodes)
+    if len(reached) > walk.large_neighbourhood:
+        pr = rank.pagerank(g, {root_id: 1.0}, weights, include_inferred=include_inferred, alpha=walk.neighbourhood_alpha,
+                           limit=len(reached) * 4)
         top = pr.get(root_id) or 1.0
         for node, hit in reached.items():
             hit.score = 1.0 if node == root_id else min(0.99, pr.get(node, 0.0) / top)
     if g.entity(root_id)["kind"] == "method" and depth > 0:
-        _add_overrides(g, root_id, reached, weights)
+        _add_overrides(g, root_id, reached, weights, walk.override_decay)
     ordered = sorted(reached.values(), key=lambda h: (h.id != root_id, -h.score, h.distance, h.id))
     return [
         Candidate(h.id, h.score, h.relation, h.distance, h.resolution, h.confidence,
@@ -173,27 +185,29 @@ def _around(g: CodeGraph, root_id: str, depth: int, weights: rank.Weights, inclu
     ]
 
 
-def _add_overrides(g: CodeGraph, method_id: str, reached: dict[str, rank.Reached], weights: rank.Weights) -> None:
+def _add_overrides(g: CodeGraph, method_id: str, reached: dict[str, rank.Reached], weights: rank.Weights,
+                   decay: float) -> None:
     """Methods this one overrides, and those that override or implement it, scored like inheritance."""
     forward, backward = weights.get("inherits", (0.5, 0.5))
     for upward, weight, relation in ((True, forward, "overrides"), (False, backward, "overridden-by")):
         for other, steps in hierarchy.related_methods(g, method_id, upward):
-            score = weight * 0.9 ** (steps - 1)
+            score = weight * decay ** (steps - 1)
             if other not in reached or reached[other].score < score:
                 reached[other] = rank.Reached(other, score, steps, relation, method_id)
 
 
-def _from_text(g: CodeGraph, text: str, weights: rank.Weights, include_inferred: bool, shape: Shape) -> list[Candidate]:
-    found = text_seeds.from_text(g, GRAPHS.connection(g.root), text)
-    seed_weights = found.top()
+def _from_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool) -> list[Candidate]:
+    found = text_seeds.from_text(g, GRAPHS.connection(g.root), text, policy.seeds)
+    seed_weights = found.top(policy.seeds.max_seeds)
     if not seed_weights:
         return []
-    # A short walk (alpha 0.5): the text named these seeds, so their neighbours inform but do not outrank them.
-    walk = rank.pagerank(g, seed_weights, weights, include_inferred=include_inferred, alpha=TEXT_WALK_ALPHA,
-                         limit=MAX_TEXT_CANDIDATES)
-    scores = blend(g, found, walk, text)
+    # A short walk: the text named these seeds, so their neighbours inform but do not outrank them.
+    limit = policy.walk.max_text_candidates
+    walk = rank.pagerank(g, seed_weights, policy.edges, include_inferred=include_inferred, alpha=policy.walk.text_alpha,
+                         limit=limit)
+    scores = blend(g, found.evidence, walk, policy.blend)
     top = max(scores.values(), default=1.0)
-    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_TEXT_CANDIDATES]
+    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
     # Code is what a task needs: containers (files, classes) come as signature and doc, so the budget
     # goes to function bodies; a nested function is left to its enclosing function's body.
     nodes = g.graph.nodes
@@ -202,9 +216,9 @@ def _from_text(g: CodeGraph, text: str, weights: rank.Weights, include_inferred:
         parent = nodes[node].get("parent")
         if parent in scores and nodes[parent]["kind"] in FUNCTION_KINDS:
             continue
-        detail = shape.others
+        detail = policy.shape.others
         if detail == "full" and nodes[node]["kind"] not in FUNCTION_KINDS:
-            detail = CONTAINER_DETAIL
+            detail = policy.packing.container_detail
         out.append(Candidate(node, score / top, "seed" if node in seed_weights else "related",
                              0 if node in seed_weights else 1, max_detail=detail))
     return out
@@ -283,8 +297,3 @@ def _check_hash(known_hash: str | None) -> str | None:
         raise InvalidRequest(f"known_hash {known_hash!r} is not a body hash; pass the h: value of an item's heading "
                              "(8 to 16 hexadecimal digits) from an earlier answer")
     return value
-
-
-def _clip(text: str, limit: int = 120) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

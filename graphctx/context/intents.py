@@ -1,11 +1,14 @@
 """The purposes an agent can ask for context with, each as a weight table over edge kinds
 (how much relevance flows along an edge, and against it) and a packet shape (how much of each
-entity to show). These tables are the documented policy; README.md prints them."""
+entity to show), and the default ranking policy of each built from them. These tables are the
+documented policy; README.md prints them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import difflib
 
+from graphctx.context.policy import RankingPolicy, Shape
+from graphctx.errors import InvalidRequest
 from graphctx.graph.rank import Weights
 from graphctx.models import INTENTS
 
@@ -35,17 +38,7 @@ WEIGHTS: dict[str, Weights] = {
     "plan": {"imports": (1.0, 1.0), "contains": (0.8, 0.8), "calls": (0.5, 0.5), "inherits": (0.5, 0.5),
              "implements": (0.5, 0.5), "tests": (0.2, 0.4), "references": (0.3, 0.3)},
 }
-__all__ = ["CONTEXT", "DETAIL_SHAPES", "INTENTS", "SHAPES", "WEIGHTS", "Shape"]
-
-
-@dataclass(frozen=True)
-class Shape:
-    """How much of each entity an answer shows: the root, and the rest at most."""
-
-    root: str  # full | summary | line
-    others: str
-    files_first: bool = False  # plan: a map of modules before their members
-
+__all__ = ["CONTEXT", "CONTEXT_POLICY", "DETAIL_SHAPES", "INTENTS", "POLICIES", "SHAPES", "WEIGHTS", "Shape", "policy_for"]
 
 SHAPES: dict[str, Shape] = {
     "modify": Shape("full", "full"),
@@ -60,3 +53,17 @@ DETAIL_SHAPES: dict[str, Shape] = {
     "neighbors": Shape("full", "summary"),
     "summary": Shape("summary", "summary"),
 }
+
+POLICIES: dict[str, RankingPolicy] = {intent: RankingPolicy(WEIGHTS[intent], SHAPES[intent]) for intent in INTENTS}
+CONTEXT_POLICY = RankingPolicy(CONTEXT, DETAIL_SHAPES["full"])  # plain get_context; detail_level narrows its shape
+
+
+def policy_for(intent: str | None) -> RankingPolicy:
+    """The default policy of an intent, or of plain get_context for None; an unknown intent is refused."""
+    if intent is None:
+        return CONTEXT_POLICY
+    if intent not in POLICIES:
+        close = difflib.get_close_matches(str(intent), INTENTS, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise InvalidRequest(f"unknown intent {intent!r}; {hint}use one of {', '.join(INTENTS)}")
+    return POLICIES[intent]

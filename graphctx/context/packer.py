@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from graphctx.context.policy import DEFAULT_PACKING
 from graphctx.context.render import MAX_OMITTED_LISTED, item_text, render
 from graphctx.context.tokens import count
 from graphctx.models import ContextAnswer, Omitted, PacketItem
 
 LEVELS = ("full", "summary", "line")
-FULL_SHARE = 0.5  # after the first item, one full body may take at most this share of what is left
 
 
 @dataclass(slots=True)
@@ -39,8 +39,10 @@ MIN_ITEM_TOKENS = 8  # below this much room not even a heading fits: stop trying
 MAX_MISSES = 25  # after this many candidates in a row fit in no form, the rest will not either
 
 
-def pack(answer: ContextAnswer, candidates: list[Candidate], view: View, fmt: str, encoding: str) -> tuple[ContextAnswer, str]:
-    """Fill `answer` (its header fields set, no items) with candidates, best first, within answer.token_budget."""
+def pack(answer: ContextAnswer, candidates: list[Candidate], view: View, fmt: str, encoding: str, *,
+         full_share: float = DEFAULT_PACKING.full_share) -> tuple[ContextAnswer, str]:
+    """Fill `answer` (its header fields set, no items) with candidates, best first, within answer.token_budget.
+    After the first item, one full body may take at most `full_share` of what is left (PackPolicy)."""
     budget = answer.token_budget
     listed = min(MAX_OMITTED_LISTED, budget // 200)  # the omitted list may not crowd out the code
     answer.total_candidates = len(candidates)
@@ -53,7 +55,7 @@ def pack(answer: ContextAnswer, candidates: list[Candidate], view: View, fmt: st
     for candidate in candidates:
         if remaining < MIN_ITEM_TOKENS or misses >= MAX_MISSES:
             break
-        fitted = _fit(candidate, view, fmt, encoding, remaining, first=not chosen)
+        fitted = _fit(candidate, view, fmt, encoding, remaining, not chosen, full_share)
         if fitted is None:
             misses += 1
             continue
@@ -64,11 +66,11 @@ def pack(answer: ContextAnswer, candidates: list[Candidate], view: View, fmt: st
 
 
 def _fit(candidate: Candidate, view: View, fmt: str, encoding: str, remaining: int,
-         first: bool) -> tuple[PacketItem, int] | None:
+         first: bool, full_share: float) -> tuple[PacketItem, int] | None:
     """The most detailed view of a candidate that fits, with its cost, or None. The one-line view is
     measured first: when even that does not fit, nothing bigger is built or counted. Only the first
-    item may fill the budget with its body: a later long body comes as its summary, leaving room for
-    the next candidates' code."""
+    item may fill the budget with its body: a later long body taking more than `full_share` of what is
+    left comes as its summary, leaving room for the next candidates' code."""
     line = view(candidate, "line")
     line_cost = count(item_text(line, fmt), encoding) + 1
     if line_cost > remaining:
@@ -78,7 +80,7 @@ def _fit(candidate: Candidate, view: View, fmt: str, encoding: str, remaining: i
             continue
         item = view(candidate, level)
         cost = count(item_text(item, fmt), encoding) + 1
-        if level == "full" and not first and cost > remaining * FULL_SHARE:
+        if level == "full" and not first and cost > remaining * full_share:
             continue
         if cost <= remaining:
             return item, cost

@@ -1,8 +1,9 @@
 """Turns free text (an issue report, a task, a stack trace) into weighted seed entities: stack
 frames (file and line), file paths, code spans, identifiers that name entities (weighted by how
-rare the name is), and full-text matches over names, signatures, docs and bodies. It also keeps
-the evidence the final ranking blends in: every entity's full-text score, and how strongly the
-text names something in each file."""
+rare the name is), and full-text matches over names, signatures, docs and bodies. It also gathers,
+once per text, the evidence the final ranking blends in (TextEvidence): every entity's full-text
+score, how strongly the text names something in each file, and which files are asides (tests and
+documentation examples the text does not name). Weights and limits come from a SeedPolicy."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from graphctx.context.policy import SeedPolicy
 from graphctx.graph.loader import CodeGraph
-from graphctx.graph.lookup import find_entities, full_text
-from graphctx.index.store import words
+from graphctx.graph.lookup import bm25, find_entities, full_text
+from graphctx.text import STOP_WORDS, words
 from graphctx.parse.languages import source_extensions
 
 # The extensions of every parsed language (py|pyi|js|...), longest first so none stops at a prefix.
@@ -28,112 +30,101 @@ _FRAME = re.compile(
 _PATH = re.compile(rf"(?<![\w/.-])([\w.-]+(?:/[\w.-]+)*\.(?:{_EXT}))\b")
 _SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.S)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
-FRAME_WEIGHT, PATH_WEIGHT, SPAN_WEIGHT, IDENT_WEIGHT, TEXT_WEIGHT = 3.0, 2.0, 2.0, 1.0, 3.0
-FULL_TEXT_LIMIT = 100  # the best full-text matches become seeds of the walk
-TEXT_SCORES_LIMIT = 300  # ... and this many keep their score for the final blend
-MAX_TERMS = 120
-# Seeds come from the first and last characters of a long text (a title and report open it, the
-# innermost stack frames close it); the answer says when the middle was left out.
-TEXT_HEAD, TEXT_TAIL = 16_000, 4_000
-MAX_SEEDS = 60
-TEST_FACTOR = 0.25
-STOP_WORDS = frozenset(
-    "a an and are as at be been but by can could did do does for from had has have how i if in into is it its "
-    "me my no not of on or our should so than that the their them then there these they this to was we were what "
-    "when where which while who why will with would you your".split()
-)
+_ASIDE = re.compile(r"(^|/)(docs?|examples?|benchmarks?)/")
+
+
+@dataclass
+class TextEvidence:
+    """What a text says beyond its seeds, gathered once and consumed by the blend. Whether a file is
+    an aside is decided once per file, on first asking, and the seeds and the blend share the answer."""
+
+    text: str  # the part of the text seeds are drawn from (see bounded)
+    text_scores: dict[str, float] = field(default_factory=dict)  # BM25 relative to the best match, 0..1
+    named_in_file: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # path -> weight of names, paths, frames
+    truncated: bool = False  # the text was longer than the policy's text_head + text_tail characters
+    _asides: dict[str, bool] = field(default_factory=dict, repr=False)
+
+    def is_aside(self, graph: CodeGraph, path: str) -> bool:
+        """A test or documentation example, unless the text names the file itself."""
+        known = self._asides.get(path)
+        if known is None:
+            info = graph.files.get(path)
+            known = bool(info and (info.get("is_test") or _ASIDE.search(path)) and path.rsplit("/", 1)[-1] not in self.text)
+            self._asides[path] = known
+        return known
 
 
 @dataclass
 class Seeds:
+    """The weighted entities a walk restarts at, why each is there, and the text's evidence."""
+
+    evidence: TextEvidence
     weights: dict[str, float] = field(default_factory=lambda: defaultdict(float))
-    evidence: dict[str, str] = field(default_factory=dict)
-    text_scores: dict[str, float] = field(default_factory=dict)  # BM25 relative to the best match, 0..1
-    named_in_file: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # path -> weight of names, paths, frames
-    truncated: bool = False  # the text was longer than TEXT_HEAD + TEXT_TAIL characters
+    reasons: dict[str, str] = field(default_factory=dict)
 
     def add(self, entity_id: str, weight: float, why: str) -> None:
         self.weights[entity_id] += weight
-        self.evidence.setdefault(entity_id, why)
+        self.reasons.setdefault(entity_id, why)
 
-    def top(self, limit: int = MAX_SEEDS) -> dict[str, float]:
+    def top(self, limit: int) -> dict[str, float]:
         return dict(sorted(self.weights.items(), key=lambda kv: -kv[1])[:limit])
 
 
-def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str) -> Seeds:
-    seeds = Seeds()
-    text, seeds.truncated = bounded(text)
-    _frames(graph, text, seeds)
+def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str, policy: SeedPolicy) -> Seeds:
+    """The seeds a text names or matches, weighted by `policy`, with the text's evidence."""
+    text, truncated = bounded(text, policy)
+    seeds = Seeds(TextEvidence(text, truncated=truncated))
+    _frames(graph, text, seeds, policy.frame)
     for named in dict.fromkeys(m.group(1) for m in _PATH.finditer(text)):
         for path in _files_matching(graph, named):
-            seeds.add(path, PATH_WEIGHT, f"path {named}")
+            seeds.add(path, policy.path, f"path {named}")
     spans = " ".join(m.group(0).strip("`") for m in _SPAN.finditer(text))
-    _identifiers(graph, spans, seeds, SPAN_WEIGHT, code=True)
-    _identifiers(graph, _SPAN.sub(" ", text), seeds, IDENT_WEIGHT, code=False)
+    _identifiers(graph, spans, seeds, policy.span, policy.prose_name, code=True)
+    _identifiers(graph, _SPAN.sub(" ", text), seeds, policy.name, policy.prose_name, code=False)
+    evidence = seeds.evidence
     for entity_id, weight in seeds.weights.items():  # so far only what the text names: frames, paths, names
-        seeds.named_in_file[graph.graph.nodes[entity_id]["path"]] += weight
-    matches = [(entity_id, share) for entity_id, share in _full_text(conn, text) if entity_id in graph]
-    seeds.text_scores = dict(matches)
-    for entity_id, share in matches[:FULL_TEXT_LIMIT]:
-        seeds.add(entity_id, TEXT_WEIGHT * share, "full-text")
-    _down_weight_tests(graph, text, seeds)
+        evidence.named_in_file[graph.graph.nodes[entity_id]["path"]] += weight
+    matches = [(entity_id, share) for entity_id, share in _full_text(conn, text, policy) if entity_id in graph]
+    evidence.text_scores = dict(matches)
+    for entity_id, share in matches[:policy.full_text_limit]:
+        seeds.add(entity_id, policy.text * share, "full-text")
+    for entity_id in list(seeds.weights):  # asides spread less relevance (see SeedPolicy.aside)
+        if evidence.is_aside(graph, graph.graph.nodes[entity_id]["path"]):
+            seeds.weights[entity_id] *= policy.aside
     return seeds
 
 
-def bounded(text: str) -> tuple[str, bool]:
+def bounded(text: str, policy: SeedPolicy) -> tuple[str, bool]:
     """The part of a text that seeds are drawn from, and whether anything was left out."""
-    if len(text) <= TEXT_HEAD + TEXT_TAIL:
+    if len(text) <= policy.text_head + policy.text_tail:
         return text, False
-    return f"{text[:TEXT_HEAD]}\n{text[-TEXT_TAIL:]}", True
+    return f"{text[:policy.text_head]}\n{text[-policy.text_tail:]}", True
 
 
-def is_aside(graph: CodeGraph, path: str, text: str) -> bool:
-    """Tests echo the names of what they test, and documentation examples echo the API, so both match
-    issue text well but are rarely what needs changing; unless the text names the file itself."""
-    info = graph.files.get(path)
-    return bool(info and (info.get("is_test") or _ASIDE.search(path)) and path.rsplit("/", 1)[-1] not in text)
-
-
-def _full_text(conn: sqlite3.Connection, text: str) -> list[tuple[str, float]]:
+def _full_text(conn: sqlite3.Connection, text: str, policy: SeedPolicy) -> list[tuple[str, float]]:
     """BM25 over entity names, signatures, docs and bodies: (id, score relative to the best), best first.
-    Terms keep the text's order (a title's words first) up to MAX_TERMS."""
-    terms = [t for t in dict.fromkeys(words(text).split()) if len(t) > 1 and t not in STOP_WORDS][:MAX_TERMS]
-    if not terms:
-        return []
-    match = " OR ".join(f'"{t}"' for t in terms)
+    Terms keep the text's order (a title's words first) up to max_terms."""
+    terms = [t for t in dict.fromkeys(words(text).split()) if len(t) > 1 and t not in STOP_WORDS][:policy.max_terms]
     try:
-        rows = conn.execute(
-            "SELECT e.id, bm25(entities_fts, 4.0, 1.0, 0.5, 1.0) AS s FROM entities_fts f JOIN entities e ON e.rowid = f.rowid"
-            " WHERE entities_fts MATCH ? ORDER BY s LIMIT ?",
-            (match, TEXT_SCORES_LIMIT),
-        ).fetchall()
+        rows = bm25(conn, terms, policy.columns, policy.text_scores_limit)
     except sqlite3.OperationalError:  # an index from before the body column: names, signatures and docs
-        return [(i, 1 - rank / FULL_TEXT_LIMIT) for rank, i in enumerate(full_text(conn, text, FULL_TEXT_LIMIT))]
+        limit = policy.full_text_limit
+        return [(i, 1 - rank / limit) for rank, i in enumerate(full_text(conn, text, limit))]
     best = rows[0][1] if rows and rows[0][1] < 0 else -1.0
     return [(entity_id, score / best) for entity_id, score in rows]
 
 
-def _down_weight_tests(graph: CodeGraph, text: str, seeds: Seeds) -> None:
-    """Scale down the seeds in tests and documentation examples (see is_aside)."""
-    for entity_id in list(seeds.weights):
-        if is_aside(graph, graph.graph.nodes[entity_id]["path"], text):
-            seeds.weights[entity_id] *= TEST_FACTOR
-
-
-_ASIDE = re.compile(r"(^|/)(docs?|examples?|benchmarks?)/")
-
-
-def _frames(graph: CodeGraph, text: str, seeds: Seeds) -> None:
+def _frames(graph: CodeGraph, text: str, seeds: Seeds, frame_weight: float) -> None:
     frames = list(dict.fromkeys(((m.group("py") or m.group("path")).replace("\\", "/"), int(m.group("pyline") or m.group("line")))
                                 for m in _FRAME.finditer(text)))
     for position, (path, line) in enumerate(frames):
-        weight = FRAME_WEIGHT * (1 + position / max(1, len(frames)))  # the innermost frame is where it broke
+        weight = frame_weight * (1 + position / max(1, len(frames)))  # the innermost frame is where it broke
         for file in _files_matching(graph, path):
             entity = _innermost(graph, file, line)
             seeds.add(entity, weight, f"frame {path}:{line}")
 
 
-def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, code: bool) -> None:
+def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, prose_factor: float, code: bool) -> None:
     total = max(1, graph.graph.number_of_nodes())
     seen: set[str] = set()
     for match in _IDENT.finditer(text):
@@ -148,7 +139,7 @@ def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, code:
         if not ids:
             continue
         rarity = math.log(total / len(ids)) / math.log(total) if total > 1 else 1.0
-        share = weight * rarity * (1.0 if looks_like_code else 0.3) / math.sqrt(len(ids))
+        share = weight * rarity * (1.0 if looks_like_code else prose_factor) / math.sqrt(len(ids))
         for entity_id in ids:
             seeds.add(entity_id, share, f"name {token}")
 

@@ -32,7 +32,9 @@ from graphctx.graph import rank
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import store
 from graphctx.index.languages import RULES, Manifest, read_manifests, rules_for
+from graphctx.layout import entity_path
 from graphctx.models import DEFAULT_BUDGET, ContextAnswer
+from graphctx.text import clip_words
 
 # Centrality: relevance flows to what is called, subclassed, used as a type and imported; a class
 # gets a little from its members. Tests and files are left out of the map.
@@ -109,7 +111,7 @@ def session_init(root: Path, *, token_budget: int = DEFAULT_BUDGET, format: str 
     answer = new_answer(g, "session", facts.name, None, token_budget)
     central = _central_map(g, facts)
     answer.notes = [note for note in (
-        f"project {facts.name}: {_clip(facts.overview, token_budget)}" if facts.overview else f"project {facts.name}",
+        f"project {facts.name}: {clip_words(facts.overview, _overview_chars(token_budget))}" if facts.overview else f"project {facts.name}",
         f"size: {facts.files:,} files ({facts.languages_text()}), {facts.entities:,} entities, {facts.edges:,} edges",
         _freshness(g, facts),
         "entry points: " + "; ".join(facts.entry_points) if facts.entry_points else "",
@@ -138,7 +140,7 @@ def _record_notes(root: Path, token_budget: int) -> list[str]:
     def listing(label: str, hits: list, total: int, more: str, state: bool = False) -> str:
         if not hits:
             return ""
-        shown = "; ".join(f"{_clip(h.title, MAX_RECORD_TITLE_CHARS)} ({h.id}"
+        shown = "; ".join(f"{clip_words(h.title, MAX_RECORD_TITLE_CHARS)} ({h.id}"
                           + (f", {h.staleness.state})" if state and h.staleness else ")") for h in hits)
         extra = f" ({len(hits)} of {total}; {more})" if total > len(hits) else ""
         return f"{label}{extra}: {shown}"
@@ -292,10 +294,9 @@ def _freshness(g: CodeGraph, facts: ProjectFacts) -> str:
     return f"index: generation {g.generation}, {age}; {state}"
 
 
-def _clip(text: str, budget: int) -> str:
+def _overview_chars(budget: int) -> int:
     """At most about a quarter of a small budget for the overview (a token is about four characters)."""
-    limit = max(80, min(MAX_OVERVIEW_CHARS, budget))
-    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + " …"
+    return max(80, min(MAX_OVERVIEW_CHARS, budget))
 
 
 def _age(seconds: float) -> str:
@@ -335,7 +336,7 @@ def _readme_paragraph(root: Path) -> str:
             current = []
     # A paragraph ending in a colon introduces a code block ("Install it:"); prefer the first that says what it is.
     flat = next((p for p in paragraphs if not p.endswith(":")), paragraphs[0] if paragraphs else "")
-    return flat if len(flat) <= MAX_OVERVIEW_CHARS else flat[: MAX_OVERVIEW_CHARS - 1].rsplit(" ", 1)[0] + " …"
+    return clip_words(flat, MAX_OVERVIEW_CHARS)
 
 
 def _entry_points(root: Path, conn, meta: Manifest) -> list[str]:
@@ -357,7 +358,7 @@ def _entry_points(root: Path, conn, meta: Manifest) -> list[str]:
     )
     seen = {f.split(" -> ")[-1] for f in found}
     for item in [p for _, _, p in ranked_files[:MAX_ENTRY_POINTS]] + [e for _, e in mains[:MAX_ENTRY_POINTS]]:
-        if item not in seen and (item.split("::")[0] not in seen or "::" not in item):
+        if item not in seen and (entity_path(item) not in seen or item == entity_path(item)):
             found.append(item)
             seen.add(item)
     return found[:MAX_ENTRY_POINTS]

@@ -9,11 +9,10 @@ import os
 from graphctx.context.packer import Candidate
 from graphctx.graph.loader import CodeGraph
 from graphctx.index.store import content_hash
-from graphctx.models import PacketItem
+from graphctx.models import CLASS_KINDS, PacketItem
 from graphctx.records import AnchoredRecord
 from graphctx.records.render import answer_text
 
-CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
 SUMMARY_DOC_LINES = 3
 
 

@@ -9,9 +9,10 @@ import difflib
 from graphctx.errors import InvalidRequest
 from graphctx.export import data, html, mermaid
 from graphctx.export.selection import Selection, select
-from graphctx.graph.loader import EDGE_KINDS, CodeGraph
+from graphctx.graph.loader import CodeGraph
+from graphctx.models import EDGE_KINDS, EXPORT_FORMATS
 
-FORMATS = ("json", "graphml", "mermaid", "html")
+FORMATS = EXPORT_FORMATS
 # Pictures are capped to stay legible; data exports carry everything unless asked otherwise.
 DEFAULT_MAX_NODES = {"mermaid": mermaid.MAX_NODES, "html": html.MAX_NODES}
 DEFAULT_MAX_EDGES = {"mermaid": mermaid.MAX_EDGES, "html": html.MAX_EDGES}

@@ -15,6 +15,7 @@ from importlib import resources
 from graphctx.export import styles
 from graphctx.export.selection import Selection
 from graphctx.graph.loader import CodeGraph
+from graphctx.text import clip
 
 MAX_NODES = 300  # the force layout stays quick and a screen stays legible
 MAX_EDGES = 3000
@@ -47,7 +48,7 @@ def graph_data(graph: CodeGraph, selection: Selection, title: str) -> dict:
             "id": node, "label": e["path"].rsplit("/", 1)[-1] if e["kind"] == "file" else e["qualified_name"],
             "kind": e["kind"], "language": e["language"], "path": e["path"],
             "start_line": e["start_line"], "end_line": e["end_line"],
-            "signature": e.get("signature") or "", "doc": _clip(e.get("doc") or "", MAX_DOC_CHARS),
+            "signature": e.get("signature") or "", "doc": clip(e.get("doc") or "", MAX_DOC_CHARS, one_line=False),
             "distance": selection.distance.get(node, 0),
             "color": style.color, "border": style.border, "shape": style.shape,
         })
@@ -89,5 +90,3 @@ def _json_in_script(data: dict) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

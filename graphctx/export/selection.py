@@ -8,7 +8,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from graphctx.graph import rank
-from graphctx.graph.loader import EDGE_KINDS, INFERRED, CodeGraph
+from graphctx.graph.loader import CodeGraph
+from graphctx.models import EDGE_KINDS, INFERRED
 
 SelectedEdge = tuple[str, str, str, str, float]  # (source, target, kind, resolution, confidence)
 

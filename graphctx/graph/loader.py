@@ -17,6 +17,7 @@ import numpy as np
 from graphctx.errors import NoIndex
 from graphctx.index import store
 from graphctx.index.root import indexed_ancestor
+from graphctx.models import EDGE_KINDS, INFERRED
 
 # Edges to names outside the repository stay in the store (graphctx show lists them); the graph
 # holds only edges between repository entities.
@@ -25,8 +26,6 @@ NODE_COLUMNS = (
 )
 # Signatures and docs are most of an entity's bytes and few answers need them: read on first use.
 DETAIL_COLUMNS = ("signature", "doc")
-EDGE_KINDS = ("calls", "contains", "imports", "inherits", "implements", "references", "tests")
-INFERRED = frozenset({"heuristic", "inferred", "ambiguous"})  # guessed, not proven by syntax or imports
 
 
 def no_index_message(root: Path) -> str:

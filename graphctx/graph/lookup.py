@@ -1,7 +1,8 @@
 """Finds entities by what a person or an agent calls them: an id, a qualified name, a bare name
 or a file path, narrowed by a file suffix; unknown names get did-you-mean suggestions and
 ambiguous ones the list of candidates. Also ranked search over entities: exact, prefix,
-full-text (FTS5) and fuzzy matches."""
+full-text (FTS5) and fuzzy matches, and the one BM25 query over the full-text index, its column
+weights given by the caller (search here, free-text seeds in context/seeds.py)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,19 @@ import difflib
 import re
 import sqlite3
 from collections import defaultdict
+from collections.abc import Sequence
 
 from graphctx.errors import Ambiguous, InvalidRequest, NotFound
 from graphctx.graph.loader import CodeGraph
-from graphctx.index.store import words
+from graphctx.layout import ID_SEPARATOR, short_name, split_entity_id
+from graphctx.text import words
 from graphctx.models import ENTITY_KINDS
 
 MAX_CANDIDATES_SHOWN = 10
+# Search's full text: names weigh most, then signatures, then docs (bodies are for free text).
+SEARCH_COLUMNS = ("words", "signature", "doc")
+SEARCH_WEIGHTS = (4.0, 1.0, 0.5)
+MAX_SEARCH_TERMS = 64
 EXACT_ANY_CASE = 0.95  # the query's name in another case: below the exact spelling, above every prefix
 
 
@@ -46,8 +53,8 @@ def resolve_entity(graph: CodeGraph, name: str, file: str | None = None) -> str:
 def find_entities(graph: CodeGraph, name: str) -> list[str]:
     if name in graph:
         return [name]
-    if "::" in name:  # an id whose path is given as a suffix
-        path, _, qualified = name.partition("::")
+    if ID_SEPARATOR in name:  # an id whose path is given as a suffix
+        path, qualified = split_entity_id(name)
         return [i for i in graph.by_qualified_name.get(qualified, ()) if _path_matches(graph.entity(i)["path"], path)]
     found = graph.by_qualified_name.get(name) or graph.by_name.get(name)
     if found:
@@ -65,7 +72,7 @@ def find_entities(graph: CodeGraph, name: str) -> list[str]:
 
 def suggest(graph: CodeGraph, name: str, limit: int = 5) -> list[str]:
     """Close names, best first, as ids a caller can pass back."""
-    key = name.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
+    key = short_name(name)
     pool = [n for n in graph.by_name if n[:1].lower() == key[:1].lower()] or list(graph.by_name)
     close = difflib.get_close_matches(key, pool, n=limit, cutoff=0.6)
     lowered = key.lower()
@@ -140,16 +147,26 @@ def _same_name_any_case(graph: CodeGraph, query: str) -> list[str]:
 def full_text(conn: sqlite3.Connection, text: str, limit: int, kind: str | None = None) -> list[str]:
     """Entity ids ranked by BM25 over names, words of names and paths, signatures and docs; only of
     `kind` when given (filtered in the query, before the limit)."""
-    terms = sorted(set(words(text).split()))
+    terms = sorted(set(words(text).split()))[:MAX_SEARCH_TERMS]
+    return [entity_id for entity_id, _ in bm25(conn, terms, SEARCH_WEIGHTS, limit, columns=SEARCH_COLUMNS, kind=kind)]
+
+
+def bm25(conn: sqlite3.Connection, terms: Sequence[str], weights: Sequence[float], limit: int, *,
+         columns: Sequence[str] | None = None, kind: str | None = None) -> list[tuple[str, float]]:
+    """Entities matching any of `terms`, best first, as (id, BM25 score: more negative is better).
+    `weights` weigh the full-text columns in their order (words of the name and path, signature,
+    doc, body); `columns` limits the match to some of them, `kind` to entities of that kind."""
     if not terms:
         return []
-    match = "{words signature doc} : (" + " OR ".join(f'"{t}"' for t in terms[:64]) + ")"
-    rows = conn.execute(
-        "SELECT e.id FROM entities_fts f JOIN entities e ON e.rowid = f.rowid"
-        " WHERE entities_fts MATCH ? AND (? IS NULL OR e.kind = ?) ORDER BY bm25(entities_fts, 4.0, 1.0, 0.5) LIMIT ?",
-        (match, kind, kind, limit),
+    match = " OR ".join(f'"{t}"' for t in terms)
+    if columns:
+        match = "{" + " ".join(columns) + "} : (" + match + ")"
+    placeholders = ", ".join("?" * len(weights))
+    return conn.execute(
+        f"SELECT e.id, bm25(entities_fts, {placeholders}) AS s FROM entities_fts f JOIN entities e ON e.rowid = f.rowid"
+        " WHERE entities_fts MATCH ? AND (? IS NULL OR e.kind = ?) ORDER BY s LIMIT ?",
+        (*weights, match, kind, kind, limit),
     ).fetchall()
-    return [r[0] for r in rows]
 
 
 def _path_matches(path: str, suffix: str) -> bool:

@@ -9,7 +9,8 @@ from collections import deque
 
 import networkx as nx
 
-from graphctx.graph.loader import INFERRED, CodeGraph
+from graphctx.graph.loader import CodeGraph
+from graphctx.models import INFERRED
 
 HOP_COST = 0.05
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphctx.graph.loader import EDGE_KINDS, INFERRED, CodeGraph
+from graphctx.graph.loader import CodeGraph
+from graphctx.models import EDGE_KINDS, INFERRED
 
 Weights = dict[str, tuple[float, float]]  # edge kind -> (weight along the edge, weight against it)
 # How an edge reads from the entity it is reached from, forward and backward.

@@ -1,6 +1,7 @@
-"""Naming conventions shared by the index: entity ids (`path::Qualified.name`), ids of names
-outside the repository (`ext:name`), and how test files, test functions and the file a test is
-named after are recognised (the folder conventions here, each language's file names in its rules)."""
+"""Naming conventions shared by the index: how test files, test functions and the file a test is
+named after are recognised (the folder conventions here, each language's file names in its rules),
+and the last name of an external id. The id format itself (`path::Qualified.name`, `ext:name`) is
+graphctx.layout's, re-exported here for the index's modules."""
 
 from __future__ import annotations
 
@@ -8,16 +9,7 @@ import posixpath
 import re
 
 from graphctx.index.languages import RULES
-
-EXTERNAL_PREFIX = "ext:"
-
-
-def entity_id(path: str, qualified_name: str) -> str:
-    return f"{path}::{qualified_name}" if qualified_name else path
-
-
-def external_id(name: str) -> str:
-    return EXTERNAL_PREFIX + name
+from graphctx.layout import EXTERNAL_PREFIX, entity_id, external_id  # noqa: F401 - the id format lives in layout
 
 
 # Test folders and `test_*` files hold tests in any language; the languages add their own file names.

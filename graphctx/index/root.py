@@ -7,8 +7,7 @@ import subprocess
 from pathlib import Path
 
 from graphctx.errors import InvalidRequest
-
-INDEX_DIR, INDEX_FILE = ".graphctx", "index.db"
+from graphctx.layout import index_path
 
 
 def find_root(start: Path | str | None = None) -> Path:
@@ -28,7 +27,7 @@ def find_root(start: Path | str | None = None) -> Path:
 def indexed_ancestor(root: Path) -> Path | None:
     """The nearest folder above `root` holding an index: a hint for a user who ran a command in a
     subfolder of a project outside git (never used as the root on its own)."""
-    return next((folder for folder in root.parents if (folder / INDEX_DIR / INDEX_FILE).is_file()), None)
+    return next((folder for folder in root.parents if index_path(folder).is_file()), None)
 
 
 def _short(path: Path, limit: int = 200) -> str:

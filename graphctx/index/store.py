@@ -11,7 +11,9 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
-from graphctx.index.root import INDEX_DIR, INDEX_FILE
+from graphctx.layout import index_path  # noqa: F401 - re-exported for the index's callers
+from graphctx.models import CLASS_KINDS
+from graphctx.text import camel_pieces, words
 
 log = logging.getLogger(__name__)
 
@@ -60,10 +62,6 @@ def content_hash(data: bytes) -> str:
 
 class IndexMissing(Exception):
     """There is no index for this repository yet."""
-
-
-def index_path(root: Path) -> Path:
-    return root / INDEX_DIR / INDEX_FILE
 
 
 def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
@@ -130,22 +128,6 @@ def generation(conn: sqlite3.Connection) -> int:
     return int(get_meta(conn, "generation", "0"))
 
 
-_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-
-
-def words(*names: str) -> str:
-    """Identifiers and paths split into lowercase words (snake_case, CamelCase, dotted, slashed)."""
-    out: list[str] = []
-    for name in names:
-        for part in re.split(r"[^A-Za-z0-9]+", name):
-            if part:
-                out.append(part.lower())
-                pieces = _WORD.findall(part)
-                if len(pieces) > 1:
-                    out.extend(p.lower() for p in pieces)
-    return " ".join(out)
-
-
 def delete_files(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
     """Drop files with their entities, full-text rows, edges they produced and their reference names."""
     rows = [(p,) for p in paths]
@@ -172,7 +154,6 @@ def insert_entities(conn: sqlite3.Connection, rows: list[tuple]) -> None:
 
 
 _CAMEL = re.compile(r"\b[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b")
-CLASS_KINDS = ("class", "struct", "interface", "trait", "enum")
 
 
 def index_bodies(conn: sqlite3.Connection, path: str, text: str) -> None:
@@ -195,6 +176,6 @@ def index_bodies(conn: sqlite3.Connection, path: str, text: str) -> None:
             skip = {line for a, b in members[entity_id] for line in range(a, b + 1)}
             own = [line for line in own if line not in skip]
         body = "\n".join(lines[i - 1] for i in own if 0 < i <= len(lines))
-        camel = " ".join(p for name in set(_CAMEL.findall(body)) for p in _WORD.findall(name))
+        camel = " ".join(p for name in set(_CAMEL.findall(body)) for p in camel_pieces(name))
         updates.append((f"{body}\n{camel}" if camel else body, rowid))
     conn.executemany("UPDATE entities_fts SET body=? WHERE rowid=?", updates)

@@ -13,10 +13,9 @@ from typing import Any
 from graphctx.index.languages import rules_for
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import EXTERNAL_PREFIX, external_name, file_stem
+from graphctx.models import CLASS_KINDS
 from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import family
-
-CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum"})
 
 
 @dataclass(slots=True)

@@ -15,13 +15,13 @@ import yaml
 from pydantic import ValidationError
 
 from graphctx.index import store
+from graphctx.layout import INDEX_DIR, RECORD_SCOPE_DIRS, RECORDS_DB  # noqa: F401 - RECORDS_DB: re-exported
 from graphctx.records import ids
 from graphctx.records.errors import BrokenRecordFile, RecordError, validation_message
 from graphctx.records.models import KIND_MODELS, Record
 
-GRAPHCTX_DIR = store.INDEX_DIR
-SCOPE_DIRS = {"shared": ("records",), "private": ("private", "records")}
-RECORDS_DB = "records.db"
+GRAPHCTX_DIR = INDEX_DIR
+SCOPE_DIRS = RECORD_SCOPE_DIRS
 LOCK_FILE = "records.lock"
 # The derived index and the lock are local to a checkout; private records never leave it.
 GITIGNORE_LINES = ("private/", "records.db*", "records.lock")

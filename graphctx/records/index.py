@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter
 
-from graphctx.index.store import words
+from graphctx.text import words
 from graphctx.records import files
 from graphctx.records.answers import KeyConflict
 from graphctx.records.keys import KeyHolder, conflict

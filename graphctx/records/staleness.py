@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from graphctx.index.codefacts import CodeEntity, CodeFacts
+from graphctx.layout import entity_path
 from graphctx.records import gitio
 from graphctx.records.anchors import Anchor, AnchorStatus, Staleness
 from graphctx.records.answers import EntityChange
@@ -17,7 +18,7 @@ SEVERITY = {"fresh": 0, "moved": 1, "drifted": 2, "contract-changed": 3, "orphan
 
 def entity_file(entity_id: str) -> str:
     """The file an entity id lives in: ids are `path::Qualified.name`, a file's id is its path."""
-    return entity_id.split("::", 1)[0]
+    return entity_path(entity_id)
 
 
 def anchor_status(anchor: Anchor, code: CodeFacts, current: CodeEntity | None) -> AnchorStatus:

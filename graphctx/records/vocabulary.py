@@ -1,7 +1,7 @@
-"""The words of the records layer, defined once: knowledge types, decision statuses, scopes and
-staleness states (the record kinds are the keys of models.KIND_MODELS), and the normalizers that
-turn what a person or agent typed into them (with a message naming the allowed values when they
-cannot)."""
+"""The words of the records layer: knowledge types, decision statuses and scopes (taken from
+graphctx.models, where every vocabulary is defined once), staleness states and sorts (the record
+kinds are the keys of models.KIND_MODELS), and the normalizers that turn what a person or agent
+typed into them (with a message naming the allowed values when they cannot)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,13 @@ import re
 from datetime import UTC, datetime
 from typing import Literal
 
-KnowledgeType = Literal["note", "convention", "fact", "how-to", "pitfall"]
-DecisionStatus = Literal["proposed", "accepted", "rejected", "superseded", "deprecated"]
-Scope = Literal["shared", "private", "ephemeral"]
+from graphctx.models import DECISION_STATUSES, KNOWLEDGE_TYPES, SCOPES, DecisionStatus, KnowledgeType, Scope  # noqa: F401
+
 AnchorState = Literal["fresh", "drifted", "contract-changed", "moved", "orphaned", "unknown"]
 StalenessState = Literal["fresh", "drifted", "contract-changed", "moved", "orphaned", "unbound", "unknown"]
 Sort = Literal["relevance", "recent"]
 
-TYPES: tuple[str, ...] = ("note", "convention", "fact", "how-to", "pitfall")
-STATUSES: tuple[str, ...] = ("proposed", "accepted", "rejected", "superseded", "deprecated")
-SCOPES: tuple[str, ...] = ("shared", "private", "ephemeral")
+TYPES, STATUSES = KNOWLEDGE_TYPES, DECISION_STATUSES  # the record vocabulary is graphctx.models'
 SORTS: tuple[str, ...] = ("relevance", "recent")
 # Decisions in these states were in force at some point, so they retire what they supersede.
 ENACTED: tuple[str, ...] = ("accepted", "superseded", "deprecated")

@@ -32,9 +32,11 @@ from graphctx.server.freshness import Freshness
 from graphctx.server.instructions import build_instructions
 from graphctx.server.results import error_result, internal_error
 from graphctx.server.strict import StrictServer
+from graphctx.text import clip
 
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+MAX_SIGNATURE_CHARS = 160  # a search hit's signature, on its one line
 
 # Parameter types: the schema a model sees, with bounds and a line on each.
 Budget = Annotated[int, Field(ge=MIN_BUDGET, le=MAX_BUDGET,
@@ -244,8 +246,8 @@ def _search(root: Path, query: str, kind: str | None, limit: int, fmt: str) -> t
     if fmt == "json":
         return answer, answer.model_dump_json()
     lines = [f"# graphctx search: {query} | gen {answer.generation} | {len(answer.hits)} hits"]
-    lines += [f"{h.id} {h.kind} L{h.start_line} {h.match} {h.score:.2f}" + (f" | {_clip(h.signature)}" if h.signature else "")
-              for h in answer.hits]
+    lines += [f"{h.id} {h.kind} L{h.start_line} {h.match} {h.score:.2f}"
+              + (f" | {clip(h.signature, MAX_SIGNATURE_CHARS)}" if h.signature else "") for h in answer.hits]
     if not answer.hits:
         lines.append(f"no entity matches {query!r}; try fewer or other words, or a prefix")
     return answer, "\n".join(lines)
@@ -281,11 +283,6 @@ def text_summary(model: BaseModel) -> str:
     if isinstance(model, SearchAnswer):
         return f"# graphctx search: {model.query} | gen {model.generation} | {len(model.hits)} hits"
     return f"# graphctx {type(model).__name__}"
-
-
-def _clip(text: str, limit: int = 160) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 # ---- resources

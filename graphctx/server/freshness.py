@@ -16,11 +16,12 @@ from pathlib import Path
 from graphctx.graph.loader import GRAPHS
 from graphctx.index import store
 from graphctx.index.indexer import IndexResult, index_repository
+from graphctx.layout import INDEX_DIR
 
 log = logging.getLogger("graphctx.server")
 
 IGNORED_DIRS = frozenset({
-    store.INDEX_DIR, ".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", ".tox", ".nox",
+    INDEX_DIR, ".git", ".hg", ".svn", "__pycache__", "node_modules", ".venv", "venv", ".tox", ".nox",
     ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis",
 })
 STEP_MS = 50  # the watcher yields a batch once no change arrived for this long

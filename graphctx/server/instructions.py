@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from graphctx.context.session import project_facts
+from graphctx.text import clip_words
 
 MAX_BYTES = 2000
 
@@ -29,7 +30,7 @@ def build_instructions(root: Path) -> str:
         "and an error lists the candidates when it is not.",
     ]
     if facts.overview:
-        lines.insert(1, f"About: {_clip(facts.overview, 400)}")
+        lines.insert(1, f"About: {clip_words(facts.overview, 400)}")
     if facts.entry_points:
         lines.append("Entry points: " + "; ".join(facts.entry_points[:8]))
     text = "\n".join(lines)
@@ -39,5 +40,3 @@ def build_instructions(root: Path) -> str:
     return text.encode()[:MAX_BYTES].decode(errors="ignore")
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + " …"
