@@ -12,6 +12,7 @@ import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from graphctx import deadline
 from graphctx.graph.loader import CodeGraph
 from graphctx.graph.lookup import find_entities, full_text
 from graphctx.index.store import words
@@ -62,6 +63,7 @@ def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str) -> Seeds:
     text, seeds.truncated = bounded(text)
     _frames(graph, text, seeds)
     for named in dict.fromkeys(m.group(1) for m in _PATH.finditer(text)):
+        deadline.check()
         for path in _files_matching(graph, named):
             seeds.add(path, PATH_WEIGHT, f"path {named}")
     spans = " ".join(m.group(0).strip("`") for m in _SPAN.finditer(text))
@@ -124,6 +126,7 @@ def _frames(graph: CodeGraph, text: str, seeds: Seeds) -> None:
     frames = list(dict.fromkeys(((m.group("py") or m.group("path")).replace("\\", "/"), int(m.group("pyline") or m.group("line")))
                                 for m in _FRAME.finditer(text)))
     for position, (path, line) in enumerate(frames):
+        deadline.check()
         weight = FRAME_WEIGHT * (1 + position / max(1, len(frames)))  # the innermost frame is where it broke
         for file in _files_matching(graph, path):
             entity = _innermost(graph, file, line)
@@ -134,6 +137,7 @@ def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, code:
     total = max(1, graph.graph.number_of_nodes())
     seen: set[str] = set()
     for match in _IDENT.finditer(text):
+        deadline.check()
         token = match.group(0).replace("::", ".")
         if token in seen or len(token) < 3:
             continue

@@ -19,6 +19,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from graphctx.errors import quote
+
 from graphctx.records import files, gitio, ids, keys, markdown
 from graphctx.records.errors import (
     BrokenRecordFile, InvalidRecord, RecordError, RecordNotFound, StaleVersion, validation_message,
@@ -56,7 +58,7 @@ class RecordStore:
         self.holds_ephemeral = holds_ephemeral
         self._author = author
         self._lock = threading.RLock()
-        self._holding_files = False
+        self._files_holder: int | None = None  # the thread holding the cross-process writers' lock
         self._ephemeral = RecordIndex(None)
         self._files: RecordIndex | None = None
         self._served: dict[str, Anchor] = {}
@@ -150,7 +152,7 @@ class RecordStore:
                 allowed = KNOWLEDGE_FIELDS if current.kind == "knowledge" else DECISION_FIELDS
                 unknown = sorted(set(changes) - set(allowed) - {"scope", "retracted"})
                 if unknown:
-                    raise InvalidRecord(f"{current.kind} records have no field {', '.join(map(repr, unknown))};"
+                    raise InvalidRecord(f"{current.kind} records have no field {', '.join(map(quote, unknown))};"
                                         f" you can revise {', '.join(allowed)}, scope and retracted")
                 update = dict(changes)
                 if "anchors" in update:
@@ -237,7 +239,7 @@ class RecordStore:
         the anchored code; min_confidence filters knowledge (decisions have no confidence)."""
         filters = _filters(kind, type, category, status, tags, entity, min_confidence, scope, include_retracted)
         if sort not in ("relevance", "recent"):
-            raise InvalidRecord(f"invalid sort {sort!r}: use relevance or recent")
+            raise InvalidRecord(f"invalid sort {quote(sort)}: use relevance or recent")
         if not 1 <= int(limit) <= MAX_LIMIT:
             raise InvalidRecord(f"limit {limit} is out of range: give 1 to {MAX_LIMIT}")
         query = (query or "").strip()
@@ -459,7 +461,7 @@ class RecordStore:
         by_id = dict(names)
         hint = "did you mean one of these?" if shown else "use recall to search records by words"
         broken_note = f" ({len(problems)} record file(s) could not be read: see problems)" if problems else ""
-        return RecordNotFound(f"no record with id {given!r}{broken_note}; {hint}",
+        return RecordNotFound(f"no record with id {quote(given)}{broken_note}; {hint}",
                               [f"{rid}  {by_id[rid]}" for rid in shown])
 
     @contextmanager
@@ -506,18 +508,20 @@ class RecordStore:
 
     @contextmanager
     def _writing(self, *, on_disk: bool) -> Iterator[None]:
-        """Hold the in-process lock, and the cross-process writers' lock when files are involved."""
-        with self._lock:
-            if not on_disk or self._holding_files:
+        """Hold the in-process lock, and the cross-process writers' lock when files are involved. The
+        cross-process one is taken first: a writer waiting for another process holds nothing that this
+        process's readers need (a server answering other calls meanwhile)."""
+        if not on_disk or self._files_holder == threading.get_ident():
+            with self._lock:
                 yield
-                return
-            files.ensure_layout(self.root)
-            with files.WriteLock(files.graphctx_dir(self.root) / files.LOCK_FILE):
-                self._holding_files = True
-                try:
-                    yield
-                finally:
-                    self._holding_files = False
+            return
+        files.ensure_layout(self.root)
+        with files.WriteLock(files.graphctx_dir(self.root) / files.LOCK_FILE), self._lock:
+            self._files_holder = threading.get_ident()
+            try:
+                yield
+            finally:
+                self._files_holder = None
 
     def _touches_files(self, record_id: str, new_scope: str | None) -> bool:
         with self._lock:
@@ -528,7 +532,7 @@ class RecordStore:
         try:
             given = int(version)
         except (TypeError, ValueError):
-            raise InvalidRecord(f"version {version!r} is not a number: pass the version of the record you read") from None
+            raise InvalidRecord(f"version {quote(version)} is not a number: pass the version of the record you read") from None
         if given != current.version:
             with self._code() as code:
                 raise StaleVersion(current.id, given, self._present(current, code, self._sources()))
@@ -569,7 +573,7 @@ class RecordStore:
         entry_scope = self._write_scope(draft.pop("scope", None) or scope)
         unknown = sorted(set(draft) - set(KNOWLEDGE_FIELDS))
         if unknown:
-            raise InvalidRecord(f"entry {number}: knowledge has no field {', '.join(map(repr, unknown))};"
+            raise InvalidRecord(f"entry {number}: knowledge has no field {', '.join(map(quote, unknown))};"
                                 f" use {', '.join(KNOWLEDGE_FIELDS)} (and scope)")
         anchors = draft.pop("anchors", None)
         if not draft.get("author"):
@@ -627,7 +631,7 @@ class RecordStore:
         holders = source.key_holders(record.scope, record.category, record.key) if source is not None else []
         others = [h.id for h in holders if h.id != record.id and not h.retracted]
         if others:
-            raise InvalidRecord(f"key {record.key!r} in category {record.category!r} already belongs to record"
+            raise InvalidRecord(f"key {quote(record.key)} in category {quote(record.category)} already belongs to record"
                                 f" {others[0]}; revise that record, or choose another key")
 
     def _supersede_target(self, record: Decision, target_id: str) -> Decision:
@@ -636,9 +640,9 @@ class RecordStore:
         try:
             target = self._current(target_id)
         except RecordNotFound as exc:
-            raise RecordNotFound(f"cannot supersede {target_id}: {exc.message}", exc.suggestions) from None
+            raise RecordNotFound(f"cannot supersede {quote(target_id)}: {exc.message}", exc.suggestions) from None
         if not isinstance(target, Decision):
-            raise InvalidRecord(f"cannot supersede {target_id}: it is a knowledge record; only decisions supersede"
+            raise InvalidRecord(f"cannot supersede {quote(target_id)}: it is a knowledge record; only decisions supersede"
                                 " decisions (retract or revise the knowledge instead)")
         if SCOPE_REACH[record.scope] > SCOPE_REACH[target.scope]:
             raise InvalidRecord(f"a {record.scope} decision cannot supersede the {target.scope} decision {target.id}:"
@@ -701,11 +705,11 @@ class RecordStore:
             try:
                 given = Anchor.model_validate(data)
             except ValidationError as exc:
-                raise InvalidRecord(f"invalid anchor {item!r}: {validation_message(exc)}") from None
+                raise InvalidRecord(f"invalid anchor {quote(item)}: {validation_message(exc)}") from None
         elif isinstance(item, str) and item.strip():
             given = Anchor(entity=item.strip())
         else:
-            raise InvalidRecord(f"invalid anchor {item!r}: give an entity id (path::Qualified.name) or a dict with"
+            raise InvalidRecord(f"invalid anchor {quote(item)}: give an entity id (path::Qualified.name) or a dict with"
                                 " 'entity' and optionally 'sig_hash' and 'body_hash'")
         if given.sig_hash or given.body_hash:  # the caller says what it saw: keep it
             return given.model_copy(update=dict(generation=given.generation if given.generation is not None
@@ -715,7 +719,7 @@ class RecordStore:
             return served.model_copy(update=dict(generation=served.generation if served.generation is not None
                                                   else code.generation, commit=commit)), False
         if not code.available:
-            raise InvalidRecord(f"cannot anchor to {given.entity!r}: there is no code index to take its hashes from;"
+            raise InvalidRecord(f"cannot anchor to {quote(given.entity)}: there is no code index to take its hashes from;"
                                 " run `graphctx index` first, or pass the anchor with its sig_hash and body_hash")
         entity = code.entity(given.entity)
         if entity is None:
@@ -723,10 +727,10 @@ class RecordStore:
             if len(named) == 1:
                 entity = code.entity(named[0])
             elif named:
-                raise InvalidRecord(f"{given.entity!r} names {len(named)} entities; anchor to one of these ids",
+                raise InvalidRecord(f"{quote(given.entity)} names {len(named)} entities; anchor to one of these ids",
                                     named[:10])
             else:
-                raise InvalidRecord(f"no entity {given.entity!r} in the code index; anchor to an entity id"
+                raise InvalidRecord(f"no entity {quote(given.entity)} in the code index; anchor to an entity id"
                                     " (path::Qualified.name) or a file path, re-indexing first if the code is new",
                                     code.close_names(given.entity))
         return stamp(entity, code, commit), True
@@ -762,7 +766,7 @@ def _drafts(entries: Any, fields: dict[str, Any]) -> list[dict[str, Any]]:
         elif isinstance(entry, Mapping):
             out.append(dict(entry))
         else:
-            raise InvalidRecord(f"invalid entry {entry!r}: each entry is a dict of fields (title, body, ...)")
+            raise InvalidRecord(f"invalid entry {quote(entry)}: each entry is a dict of fields (title, body, ...)")
     return out
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from graphctx import deadline
+from graphctx.errors import DeadlineExceeded
 from graphctx.index import store
 from graphctx.records import ids
 from graphctx.records.errors import BrokenRecordFile, RecordError, validation_message
@@ -338,15 +340,20 @@ class WriteLock:
     def __enter__(self) -> WriteLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle = open(self.path, "a+b")  # noqa: SIM115 - held until __exit__
-        deadline = time.monotonic() + self.timeout
+        give_up = time.monotonic() + self.timeout
         pause = 0.001
         while not _try_lock(handle):
-            if time.monotonic() > deadline:
+            if time.monotonic() > give_up:
                 handle.close()
                 raise RecordError(
                     f"the records are locked by another writer for over {self.timeout:.0f} s ({self.path});"
                     " retry when it has finished"
                 )
+            try:
+                deadline.check()  # a server call out of time stops waiting, having written nothing
+            except DeadlineExceeded:
+                handle.close()
+                raise
             time.sleep(pause)
             pause = min(pause * 2, 0.02)
         self._handle = handle

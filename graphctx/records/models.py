@@ -9,7 +9,10 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from graphctx import inputs
+from graphctx.errors import quote
 
 RecordKind = Literal["knowledge", "decision"]
 KnowledgeType = Literal["note", "convention", "fact", "how-to", "pitfall"]
@@ -41,7 +44,7 @@ def now() -> datetime:
 def one_of(value: object, allowed: tuple[str, ...], what: str) -> str:
     text = str(value).strip().lower() if value is not None else ""
     if text not in allowed:
-        raise ValueError(f"invalid {what} {value!r}: use one of {', '.join(allowed)}")
+        raise ValueError(f"invalid {what} {quote(value)}: use one of {', '.join(allowed)}")
     return text
 
 
@@ -51,10 +54,18 @@ def normalize_type(value: object) -> str:
 
 
 def normalize_category(value: object) -> str:
-    text = str(value or "general").strip().lower()
+    text = refuse(str(value or "general").strip().lower(), "category", "label")
     if not _CATEGORY.match(text):
-        raise ValueError(f"invalid category {value!r}: use dotted lowercase words, e.g. 'infra.database'")
+        raise ValueError(f"invalid category {quote(value)}: use dotted lowercase words, e.g. 'infra.database'")
     return text
+
+
+def refuse(value: str, label: str, kind: inputs.Kind, limit: int | None = None) -> str:
+    """`value` unchanged, or a ValueError (which pydantic reports by field) saying what is wrong with it."""
+    refused = inputs.problem(value, label, kind, limit)
+    if refused:
+        raise ValueError(refused)
+    return value
 
 
 def clean_text(value: object) -> str:
@@ -72,13 +83,13 @@ def clean_list(value: object, *, lower: bool = False) -> list[str]:
         return []
     if isinstance(value, str):
         value = [value]
-    out: list[str] = []
+    out: dict[str, None] = {}  # ordered, and a long list costs no quadratic time
     for item in value:  # type: ignore[union-attr]
         text = str(item).strip()
         text = text.lower() if lower else text
-        if text and text not in out:
-            out.append(text)
-    return out
+        if text:
+            out[text] = None
+    return list(out)
 
 
 class Anchor(BaseModel):
@@ -95,7 +106,7 @@ class Anchor(BaseModel):
     @field_validator("entity")
     @classmethod
     def _entity(cls, value: str) -> str:
-        value = value.strip()
+        value = refuse(value.strip(), "anchor", "name")
         if not value:
             raise ValueError("an anchor needs an entity id (path::Qualified.name or a file path)")
         return value
@@ -141,7 +152,7 @@ class RecordBase(BaseModel):
     @field_validator("title", mode="before")
     @classmethod
     def _title(cls, value: object) -> str:
-        text = " ".join(str(value or "").split())
+        text = refuse(" ".join(str(value or "").split()), "title", "text", inputs.MAX_TITLE)
         if not text:
             raise ValueError("a record needs a non-empty title")
         return text
@@ -149,12 +160,12 @@ class RecordBase(BaseModel):
     @field_validator("tags", mode="before")
     @classmethod
     def _tags(cls, value: object) -> list[str]:
-        return clean_list(value, lower=True)
+        return [refuse(tag, "tag", "label") for tag in clean_list(value, lower=True)]
 
     @field_validator("author", "retracted_reason", mode="before")
     @classmethod
-    def _line(cls, value: object) -> str:
-        return " ".join(str(value or "").split())
+    def _line(cls, value: object, info: ValidationInfo) -> str:
+        return refuse(" ".join(str(value or "").split()), str(info.field_name), "text")
 
     @field_validator("created", "updated", "retracted_at")
     @classmethod
@@ -200,7 +211,7 @@ class Knowledge(RecordBase):
     @field_validator("key", mode="before")
     @classmethod
     def _key(cls, value: object) -> str | None:
-        text = str(value).strip() if value is not None else ""
+        text = refuse(str(value).strip(), "key", "label") if value is not None else ""
         return text or None
 
     @field_validator("confidence", mode="before")
@@ -209,9 +220,9 @@ class Knowledge(RecordBase):
         try:
             number = float(value if value is not None else 1.0)  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise ValueError(f"confidence {value!r} is not a number: give a number from 0 to 1") from None
+            raise ValueError(f"confidence {quote(value)} is not a number: give a number from 0 to 1") from None
         if not 0.0 <= number <= 1.0:
-            raise ValueError(f"confidence {value!r} is out of range: give a number from 0 to 1")
+            raise ValueError(f"confidence {quote(value)} is out of range: give a number from 0 to 1")
         return number
 
     @field_validator("refs", mode="before")
@@ -222,7 +233,7 @@ class Knowledge(RecordBase):
     @field_validator("body", mode="before")
     @classmethod
     def _body(cls, value: object) -> str:
-        return clean_text(value)
+        return refuse(clean_text(value), "body", "text")
 
     def markdown(self) -> str:
         return self.body
@@ -247,13 +258,13 @@ class Decision(RecordBase):
 
     @field_validator("context", "consequences", mode="before")
     @classmethod
-    def _text(cls, value: object) -> str:
-        return clean_text(value)
+    def _text(cls, value: object, info: ValidationInfo) -> str:
+        return refuse(clean_text(value), str(info.field_name), "text")
 
     @field_validator("decision", mode="before")
     @classmethod
     def _decision(cls, value: object) -> str:
-        text = clean_text(value)
+        text = refuse(clean_text(value), "decision", "text")
         if not text:
             raise ValueError("a decision needs the decision text (what was decided)")
         return text
