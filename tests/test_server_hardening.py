@@ -29,6 +29,7 @@ from graphctx.errors import DeadlineExceeded, GraphctxError, bounded, quote
 from graphctx.index.indexer import index_repository
 from graphctx.records.files import WriteLock
 from graphctx.server import build_server
+from graphctx.server.http import http_token
 from graphctx.server.workers import Workers
 from test_server import MODES, free_port, graphctx_command, http_client, make_repo, raw_post, stdio_params, text_of
 
@@ -463,6 +464,23 @@ def test_http_generates_a_token_and_keeps_it(tmp_path, serve_http):
     log = again.log.read_text()
     assert token not in log and str(path) in log and "$(cat " in log
     assert raw_post(again.url, {}) == 401 and raw_post(again.url, {"authorization": f"Bearer {token}"}) == 200
+
+
+def test_a_kept_token_stays_private_and_a_blank_one_is_replaced(tmp_path):
+    path = tmp_path / ".graphctx" / "private" / "http-token"
+    path.parent.mkdir(parents=True)
+    path.write_text("")  # blank: as good as none
+    made = http_token(tmp_path, env={})
+    assert made.source == "new" and path.read_text().strip() == made.value
+    path.chmod(0o644)  # someone widened it
+    kept = http_token(tmp_path, env={})
+    assert kept.source == "file" and kept.value == made.value and stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert (tmp_path / ".graphctx" / ".gitignore").read_text().splitlines().count("private/") == 1
+    assert http_token(tmp_path, env={"GRAPHCTX_TOKEN": "s3cret"}).value == "s3cret"
+    with pytest.raises(GraphctxError, match="holds spaces or characters outside printable ASCII"):
+        http_token(tmp_path, env={"GRAPHCTX_TOKEN": "two words"})
+    with pytest.raises(GraphctxError, match="--no-auth and GRAPHCTX_TOKEN contradict each other"):
+        http_token(tmp_path, env={"GRAPHCTX_TOKEN": "s3cret"}, no_auth=True)
 
 
 def test_http_with_no_auth_is_for_loopback_only(repo, serve_http):

@@ -116,7 +116,7 @@ def ensure_layout(root: Path) -> None:
     else:
         wanted = []
     present = set(current.splitlines())
-    missing = [line for line in (*wanted, *GITIGNORE_LINES) if line not in present]
+    missing = [line for line in dict.fromkeys((*wanted, *GITIGNORE_LINES)) if line not in present]
     if missing:
         prefix = current if not current or current.endswith("\n") else current + "\n"
         write_atomic(ignore, prefix + "".join(f"{line}\n" for line in missing))

@@ -139,7 +139,7 @@ def _read_token(path: Path) -> str | None:
     except OSError as exc:
         raise GraphctxError(f"cannot read the HTTP token at {path} ({exc.strerror}); fix its permissions, delete it "
                             f"to get a new one, or set {TOKEN_ENV}") from None
-    if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):  # others could have read it: keep it to ourselves from now
+    if value and info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):  # others could have read it: ours alone from now
         path.chmod(0o600)
         log.warning("graphctx: %s was readable by others; it is now readable by you only (delete it for a new "
                     "token if others may have copied it)", path)
@@ -162,7 +162,10 @@ def _new_token(root: Path, path: Path) -> str:
         try:
             os.link(draft, path)  # whole or not at all, and never over a token another start just wrote
         except FileExistsError:
-            return _read_token(path) or value
+            kept = _read_token(path)
+            if kept:
+                return kept
+            os.replace(draft, path)  # an empty or garbled token file: this one takes its place
         finally:
             draft.unlink(missing_ok=True)
     except OSError as exc:
