@@ -1,6 +1,6 @@
 """The MCP server with real clients: the SDK's in-process client in both modes (auto: the modern
 per-request path; legacy: JSON-RPC with the initialize handshake), a stdio subprocess started as
-hosts start it, streamable HTTP with and without a bearer token, and the official MCP Inspector CLI
+hosts start it, streamable HTTP with a bearer token and with --no-auth, and the official MCP Inspector CLI
 when Node and the inspector are available. The repository is a small fixture indexed for real."""
 
 from __future__ import annotations
@@ -504,14 +504,14 @@ def free_port() -> int:
 def http_server(repo, tmp_path):
     procs = []
 
-    def start(token: str | None = None) -> str:
+    def start(token: str | None = None, *options: str) -> str:
         port = free_port()
         env = {k: v for k, v in os.environ.items() if k != "GRAPHCTX_TOKEN"}
         if token:
             env["GRAPHCTX_TOKEN"] = token
         log = open(tmp_path / f"http-{port}.log", "w")
-        proc = subprocess.Popen([*graphctx_command(), "serve", "--repo", str(repo), "--http", "--port", str(port)],
-                                env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen([*graphctx_command(), "serve", "--repo", str(repo), "--http", "--port", str(port),
+                                 *options], env=env, stdout=log, stderr=subprocess.STDOUT)
         procs.append(proc)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -555,7 +555,7 @@ def http_client(url: str, token: str | None = None, mode: str = "auto") -> Clien
 
 
 def test_http_without_token(http_server):
-    url = http_server()
+    url = http_server(None, "--no-auth")  # without --no-auth a token is generated (tests/test_server_hardening.py)
 
     async def go():
         async with http_client(url, mode="legacy") as client:

@@ -156,8 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("serve", cmd_serve, "serve the repository over MCP (stdio; --http for streamable HTTP)")
     p.add_argument("--http", action="store_true", help="streamable HTTP at http://HOST:PORT/mcp instead of stdio")
-    p.add_argument("--host", default="127.0.0.1", help="HTTP address to bind (default 127.0.0.1, loopback only)")
-    p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    p.add_argument("--host", help="HTTP address to bind (default 127.0.0.1, loopback only)")
+    p.add_argument("--port", type=int, help="HTTP port (default 8765)")
+    p.add_argument("--no-auth", action="store_true",
+                   help="HTTP without a bearer token, on loopback only: any local process can read the code")
+    p.add_argument("--deadline", type=float, metavar="SECONDS",
+                   help="stop a call that runs longer and answer with an error (default 30)")
     p.add_argument("--no-watch", action="store_true", help="do not watch the tree (answers still check the files they name)")
 
     p = sub.add_parser("bench", help="the retrieval benchmark: graphctx against BM25 and repo-map baselines (bench -h)",
@@ -282,7 +286,8 @@ def cmd_session(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from graphctx.server import serve  # the MCP SDK is slow to import: only this command loads it
 
-    return serve(args.repo, http=args.http, host=args.host, port=args.port, watch=not args.no_watch)
+    return serve(args.repo, http=args.http, host=args.host, port=args.port, watch=not args.no_watch,
+                 no_auth=args.no_auth, deadline=args.deadline)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

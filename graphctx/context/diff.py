@@ -10,7 +10,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphctx.errors import InvalidRequest
+from graphctx.errors import InvalidRequest, quote
 
 DEFAULT_BASE = "default"  # the revision keyword for "the merge base with the default branch"
 DEFAULT_BRANCHES = ("main", "master", "trunk")
@@ -69,7 +69,7 @@ def resolve_base(root: Path, rev: str | None) -> tuple[str, str]:
     rev = rev.strip()
     commit = None if rev.startswith("-") else _commit(root, rev)
     if commit is None:
-        raise InvalidRequest(f"unknown revision {rev!r}: pass a commit, branch or tag that exists "
+        raise InvalidRequest(f"unknown revision {quote(rev)}: pass a commit, branch or tag that exists "
                              f"(or {DEFAULT_BASE!r} for the merge base with the default branch)",
                              difflib.get_close_matches(rev, _refs(root), n=5, cutoff=0.5))
     return commit, rev

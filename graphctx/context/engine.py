@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from graphctx import deadline, inputs
 from graphctx.context import anchored
 from graphctx.context import seeds as text_seeds
 from graphctx.context.blend import blend
@@ -18,7 +19,7 @@ from graphctx.context.policy import RankingPolicy, Shape
 from graphctx.context.render import SHOWN_HASH_DIGITS
 from graphctx.context.tokens import DEFAULT_ENCODING
 from graphctx.context.views import Views
-from graphctx.errors import Ambiguous, InvalidRequest, NotFound
+from graphctx.errors import Ambiguous, InvalidRequest, NotFound, quote
 from graphctx.graph import hierarchy, lookup, paths, rank
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import skips
@@ -42,7 +43,7 @@ def get_context(root: Path, entity: str, *, file: str | None = None, depth: int 
     check_request(token_budget, format, depth)
     policy = _policy(intent, policy)
     if detail_level not in DETAIL_SHAPES:
-        raise InvalidRequest(f"unknown detail_level {detail_level!r}; use summary, neighbors or full")
+        raise InvalidRequest(f"unknown detail_level {quote(detail_level)}; use summary, neighbors or full")
     known_hash = _check_hash(known_hash)
     g = _graph(root)
     root_id = lookup.resolve_entity(g, entity, file)
@@ -198,6 +199,7 @@ def _add_overrides(g: CodeGraph, method_id: str, reached: dict[str, rank.Reached
 
 def _from_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool) -> list[Candidate]:
     found = text_seeds.from_text(g, GRAPHS.connection(g.root), text, policy.seeds)
+    deadline.check()
     seed_weights = found.top(policy.seeds.max_seeds)
     if not seed_weights:
         return []
@@ -244,21 +246,23 @@ def _repo_path(g: CodeGraph, file: str) -> str:
     """A repository-relative path for `file`; paths outside the repository are refused."""
     if not file or not file.strip():
         raise InvalidRequest("file is empty: give a path inside the repository")
+    inputs.check(file, "file")
+    deadline.check()  # impact resolves many files one by one
     candidate = Path(file)
     absolute = (candidate if candidate.is_absolute() else g.root / candidate).resolve()
     try:
         relative = absolute.relative_to(g.root.resolve()).as_posix()
     except ValueError:
-        raise InvalidRequest(f"{file} is outside the repository {g.root}; give a path inside it") from None
+        raise InvalidRequest(f"{quote(file)} is outside the repository {g.root}; give a path inside it") from None
     if relative in g.files:
         return relative
     hits = [p for p in g.files if p.endswith("/" + file.lstrip("./"))]
     if len(hits) == 1:
         return hits[0]
     if hits:
-        raise Ambiguous(f"{file!r} matches {len(hits)} indexed files; give more of the path", sorted(hits)[:10])
+        raise Ambiguous(f"{quote(file)} matches {len(hits)} indexed files; give more of the path", sorted(hits)[:10])
     why = skips.explain(GRAPHS.connection(g.root), relative)  # a language with no parser yet, or a skipped file
-    raise NotFound(why or f"{file} is not an indexed source file",
+    raise NotFound(why or f"{quote(file)} is not an indexed source file",
                    [p for p in g.files if Path(p).name == Path(file).name][:5])
 
 
@@ -281,11 +285,11 @@ def _graph(root: Path) -> CodeGraph:
 def check_request(budget: int, fmt: str, depth: int | None = None) -> None:
     """Refuse a budget, format or depth out of range, saying what is allowed."""
     if not isinstance(budget, int) or not MIN_BUDGET <= budget <= MAX_BUDGET:
-        raise InvalidRequest(f"token_budget {budget} is out of range: use {MIN_BUDGET} to {MAX_BUDGET}")
+        raise InvalidRequest(f"token_budget {quote(budget)} is out of range: use {MIN_BUDGET} to {MAX_BUDGET}")
     if fmt not in FORMATS:
-        raise InvalidRequest(f"unknown format {fmt!r}; use compact or json")
+        raise InvalidRequest(f"unknown format {quote(fmt)}; use compact or json")
     if depth is not None and (not isinstance(depth, int) or not 0 <= depth <= MAX_DEPTH):
-        raise InvalidRequest(f"depth {depth} is out of range: use 0 to {MAX_DEPTH}")
+        raise InvalidRequest(f"depth {quote(depth)} is out of range: use 0 to {MAX_DEPTH}")
 
 
 def _check_hash(known_hash: str | None) -> str | None:
@@ -294,6 +298,6 @@ def _check_hash(known_hash: str | None) -> str | None:
         return None
     value = known_hash.strip().removeprefix("h:")
     if not BODY_HASH.fullmatch(value):
-        raise InvalidRequest(f"known_hash {known_hash!r} is not a body hash; pass the h: value of an item's heading "
+        raise InvalidRequest(f"known_hash {quote(known_hash)} is not a body hash; pass the h: value of an item's heading "
                              "(8 to 16 hexadecimal digits) from an earlier answer")
     return value

@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 
 from graphctx.context.policy import RankingPolicy, Shape
-from graphctx.errors import InvalidRequest
+from graphctx.errors import InvalidRequest, quote
 from graphctx.graph.rank import Weights
 from graphctx.models import INTENTS
 
@@ -65,5 +65,5 @@ def policy_for(intent: str | None) -> RankingPolicy:
     if intent not in POLICIES:
         close = difflib.get_close_matches(str(intent), INTENTS, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        raise InvalidRequest(f"unknown intent {intent!r}; {hint}use one of {', '.join(INTENTS)}")
+        raise InvalidRequest(f"unknown intent {quote(intent)}; {hint}use one of {', '.join(INTENTS)}")
     return POLICIES[intent]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from graphctx import deadline
 from graphctx.context.policy import DEFAULT_PACKING
 from graphctx.context.render import MAX_OMITTED_LISTED, item_text, render
 from graphctx.context.tokens import count
@@ -55,6 +56,7 @@ def pack(answer: ContextAnswer, candidates: list[Candidate], view: View, fmt: st
     for candidate in candidates:
         if remaining < MIN_ITEM_TOKENS or misses >= MAX_MISSES:
             break
+        deadline.check()
         fitted = _fit(candidate, view, fmt, encoding, remaining, not chosen, full_share)
         if fitted is None:
             misses += 1
@@ -91,6 +93,7 @@ def _finalise(answer: ContextAnswer, chosen: list[PacketItem], candidates: list[
               listed: int, view: View, fmt: str, encoding: str) -> tuple[ContextAnswer, str]:
     """Render for real and trim from the lowest-ranked end until the exact count fits."""
     while True:
+        deadline.check()
         _set_items(answer, chosen, candidates, by_id, listed)
         text = _render_counted(answer, fmt, encoding)
         if text is not None:

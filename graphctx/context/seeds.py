@@ -13,6 +13,7 @@ import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from graphctx import deadline
 from graphctx.context.policy import SeedPolicy
 from graphctx.graph.loader import CodeGraph
 from graphctx.graph.lookup import bm25, find_entities, full_text
@@ -76,6 +77,7 @@ def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str, policy: See
     seeds = Seeds(TextEvidence(text, truncated=truncated))
     _frames(graph, text, seeds, policy.frame)
     for named in dict.fromkeys(m.group(1) for m in _PATH.finditer(text)):
+        deadline.check()
         for path in _files_matching(graph, named):
             seeds.add(path, policy.path, f"path {named}")
     spans = " ".join(m.group(0).strip("`") for m in _SPAN.finditer(text))
@@ -118,6 +120,7 @@ def _frames(graph: CodeGraph, text: str, seeds: Seeds, frame_weight: float) -> N
     frames = list(dict.fromkeys(((m.group("py") or m.group("path")).replace("\\", "/"), int(m.group("pyline") or m.group("line")))
                                 for m in _FRAME.finditer(text)))
     for position, (path, line) in enumerate(frames):
+        deadline.check()
         weight = frame_weight * (1 + position / max(1, len(frames)))  # the innermost frame is where it broke
         for file in _files_matching(graph, path):
             entity = _innermost(graph, file, line)
@@ -128,6 +131,7 @@ def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, prose
     total = max(1, graph.graph.number_of_nodes())
     seen: set[str] = set()
     for match in _IDENT.finditer(text):
+        deadline.check()
         token = match.group(0).replace("::", ".")
         if token in seen or len(token) < 3:
             continue

@@ -12,7 +12,8 @@ import sqlite3
 from collections import defaultdict
 from collections.abc import Sequence
 
-from graphctx.errors import Ambiguous, InvalidRequest, NotFound
+from graphctx import deadline, inputs
+from graphctx.errors import Ambiguous, InvalidRequest, NotFound, quote
 from graphctx.graph.loader import CodeGraph
 from graphctx.layout import ID_SEPARATOR, short_name, split_entity_id
 from graphctx.text import words
@@ -28,7 +29,7 @@ EXACT_ANY_CASE = 0.95  # the query's name in another case: below the exact spell
 
 def resolve_entity(graph: CodeGraph, name: str, file: str | None = None) -> str:
     """The one entity id that `name` (id, qualified name, bare name or path) denotes, within `file` if given."""
-    name = (name or "").strip()
+    name = inputs.check((name or "").strip(), "entity")
     if not name:
         raise InvalidRequest("entity is empty: give an entity id (path::Qualified.name), a qualified name or a name")
     candidates = find_entities(graph, name)
@@ -38,14 +39,14 @@ def resolve_entity(graph: CodeGraph, name: str, file: str | None = None) -> str:
     if len(candidates) == 1:
         return candidates[0]
     if not candidates:
-        where = f" in files matching {file!r}" if file else ""
+        where = f" in files matching {quote(file)}" if file else ""
         close = suggest(graph, name)
         hint = "did you mean one of these?" if close else "try `graphctx search` with part of the name"
-        raise NotFound(f"no entity named {name!r}{where}; {hint}", close)
+        raise NotFound(f"no entity named {quote(name)}{where}; {hint}", close)
     shown = sorted(candidates)[:MAX_CANDIDATES_SHOWN]
     more = f" (showing {len(shown)} of {len(candidates)})" if len(candidates) > len(shown) else ""
     raise Ambiguous(
-        f"{name!r} names {len(candidates)} entities{more}; pass one of these ids, or a `file` to narrow it",
+        f"{quote(name)} names {len(candidates)} entities{more}; pass one of these ids, or a `file` to narrow it",
         shown,
     )
 
@@ -61,6 +62,7 @@ def find_entities(graph: CodeGraph, name: str) -> list[str]:
         return list(found)
     if "." in name:  # module.qualified: "pkg.mod.Class.method"
         for cut in range(1, name.count(".") + 1):
+            deadline.check()
             module, qualified = name.rsplit(".", cut)[0], ".".join(name.split(".")[-cut:])
             hits = [i for i in graph.by_qualified_name.get(qualified, ()) if _module_matches(graph.entity(i)["path"], module)]
             if hits:
@@ -103,7 +105,9 @@ def search(graph: CodeGraph, conn: sqlite3.Connection, query: str, kind: str | N
     for entity_id in _same_name_any_case(graph, query):
         add(entity_id, EXACT_ANY_CASE, "exact")
     lowered = query.lower()
-    for name, ids in graph.by_name.items():
+    for number, (name, ids) in enumerate(graph.by_name.items()):
+        if number % 1024 == 0:
+            deadline.check()
         if name.lower().startswith(lowered) and name.lower() != lowered:
             for entity_id in ids:
                 add(entity_id, 0.8 - min(len(name) - len(query), 30) / 300, "prefix")
@@ -111,6 +115,7 @@ def search(graph: CodeGraph, conn: sqlite3.Connection, query: str, kind: str | N
         if entity_id in graph:
             add(entity_id, 0.6 * (1 - rank / (limit * 3)), "full-text")
     if len(scores) < limit:
+        deadline.check()
         nodes = graph.graph.nodes
         pool = [n for n, ids in graph.by_name.items() if not kind or any(nodes[i]["kind"] == kind for i in ids)]
         for name in difflib.get_close_matches(query, pool, n=limit, cutoff=0.75):
@@ -128,7 +133,7 @@ def check_kind(kind: str | None) -> str | None:
     if kind not in ENTITY_KINDS:
         close = difflib.get_close_matches(kind, ENTITY_KINDS, n=1, cutoff=0.6)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        raise InvalidRequest(f"unknown kind {kind!r}; {hint}use one of {', '.join(ENTITY_KINDS)}")
+        raise InvalidRequest(f"unknown kind {quote(kind)}; {hint}use one of {', '.join(ENTITY_KINDS)}")
     return kind
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from graphctx import deadline
 from graphctx.graph.loader import CodeGraph
 from graphctx.models import EDGE_KINDS, INFERRED
 
@@ -46,6 +47,7 @@ def spread(graph: CodeGraph, root: str, depth: int, weights: Weights, *, include
     for distance in range(1, depth + 1):
         next_frontier = []
         for node in sorted(frontier, key=lambda n: -best[n].score):
+            deadline.check()
             base = best[node].score * decay
             for edges, forward in ((g.out_edges(node, data=True), True), (g.in_edges(node, data=True), False)):
                 for source, target, data in edges:
@@ -80,6 +82,7 @@ def pagerank(graph: CodeGraph, seeds: dict[str, float], weights: Weights, *, inc
     restart /= restart.sum()
     rank = restart.copy()
     for _ in range(iterations):
+        deadline.check()
         updated = alpha * (transition @ rank) + (1 - alpha) * restart
         dangling = 1.0 - updated.sum()  # mass that fell off nodes without edges returns to the seeds
         updated += dangling * restart

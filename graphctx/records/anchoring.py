@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from graphctx.errors import quote
 from graphctx.index.codefacts import CodeEntity, CodeFacts
 from graphctx.records import gitio
 from graphctx.records.anchors import Anchor
@@ -83,7 +84,7 @@ class AnchorResolver:
             return served.model_copy(update=dict(generation=served.generation if served.generation is not None
                                                   else code.generation, commit=self.commit)), False
         if not code.available:
-            raise InvalidRecord(f"cannot anchor to {given.entity!r}: there is no code index to take its hashes from;"
+            raise InvalidRecord(f"cannot anchor to {quote(given.entity)}: there is no code index to take its hashes from;"
                                 " run `graphctx index` first, or pass the anchor with its sig_hash and body_hash")
         entity = code.entity(given.entity)
         if entity is None:
@@ -91,10 +92,10 @@ class AnchorResolver:
             if len(named) == 1:
                 entity = code.entity(named[0])
             elif named:
-                raise InvalidRecord(f"{given.entity!r} names {len(named)} entities; anchor to one of these ids",
+                raise InvalidRecord(f"{quote(given.entity)} names {len(named)} entities; anchor to one of these ids",
                                     named[:10])
             else:
-                raise InvalidRecord(f"no entity {given.entity!r} in the code index; anchor to an entity id"
+                raise InvalidRecord(f"no entity {quote(given.entity)} in the code index; anchor to an entity id"
                                     " (path::Qualified.name) or a file path, re-indexing first if the code is new",
                                     code.close_names(given.entity))
         return self.stamp(entity), True  # type: ignore[arg-type]
@@ -136,8 +137,8 @@ def _given(item: AnchorInput) -> Anchor:
         try:
             return Anchor.model_validate(data)
         except ValidationError as exc:
-            raise InvalidRecord(f"invalid anchor {item!r}: {validation_message(exc)}") from None
+            raise InvalidRecord(f"invalid anchor {quote(item)}: {validation_message(exc)}") from None
     if isinstance(item, str) and item.strip():
         return Anchor(entity=item.strip())
-    raise InvalidRecord(f"invalid anchor {item!r}: give an entity id (path::Qualified.name) or a dict with"
+    raise InvalidRecord(f"invalid anchor {quote(item)}: give an entity id (path::Qualified.name) or a dict with"
                         " 'entity' and optionally 'sig_hash' and 'body_hash'")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from graphctx.records.vocabulary import AnchorState, StalenessState
+from graphctx.records.vocabulary import AnchorState, StalenessState, refuse
 
 
 class Anchor(BaseModel):
@@ -23,7 +23,7 @@ class Anchor(BaseModel):
     @field_validator("entity")
     @classmethod
     def _entity(cls, value: str) -> str:
-        value = value.strip()
+        value = refuse(value.strip(), "anchor", "name")
         if not value:
             raise ValueError("an anchor needs an entity id (path::Qualified.name or a file path)")
         return value

@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+from graphctx.errors import quote
 from graphctx.records import files, gitio
 from graphctx.records.answers import HistoryEntry, KeyConflict, Problem
 from graphctx.records.errors import InvalidRecord, RecordNotFound, StaleVersion
@@ -33,7 +34,7 @@ class FileRepository:
     def __init__(self, root: Path | str):
         self.root = Path(root).resolve()
         self._lock = threading.RLock()
-        self._holding_files = False
+        self._files_holder: int | None = None  # the thread holding the cross-process writers' lock
         self._index: FileRecordIndex | None = None
         self._dirty = True  # the files may have changed since the index last looked
 
@@ -131,18 +132,20 @@ class FileRepository:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """The in-process lock, then the writers' lock on `.graphctx/records.lock` (reentrant)."""
-        with self._lock:
-            if self._holding_files:
+        """The writers' lock on `.graphctx/records.lock`, then the in-process lock (reentrant). The
+        cross-process one is taken first: a writer waiting for another process holds nothing that this
+        process's readers need (a server answering other calls meanwhile)."""
+        if self._files_holder == threading.get_ident():
+            with self._lock:
                 yield
-                return
-            files.ensure_layout(self.root)
-            with files.WriteLock(files.graphctx_dir(self.root) / files.LOCK_FILE):
-                self._holding_files = True
-                try:
-                    yield
-                finally:
-                    self._holding_files = False
+            return
+        files.ensure_layout(self.root)
+        with files.WriteLock(files.graphctx_dir(self.root) / files.LOCK_FILE), self._lock:
+            self._files_holder = threading.get_ident()
+            try:
+                yield
+            finally:
+                self._files_holder = None
 
     def put(self, record: Record, expected_version: int | None) -> Record:
         if record.scope not in self.scopes:
@@ -174,7 +177,7 @@ class FileRepository:
                                     " to replace it")
             return None
         if current is None:
-            raise RecordNotFound(f"no record with id {record_id!r} to replace; it may have been deleted")
+            raise RecordNotFound(f"no record with id {quote(record_id)} to replace; it may have been deleted")
         if current.version != expected_version:
             raise StaleVersion(record_id, expected_version, current)
         return current

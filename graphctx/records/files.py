@@ -14,6 +14,8 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from graphctx import deadline
+from graphctx.errors import DeadlineExceeded, quote
 from graphctx.index import store
 from graphctx.layout import INDEX_DIR, RECORD_SCOPE_DIRS, RECORDS_DB  # noqa: F401 - RECORDS_DB: re-exported
 from graphctx.records import ids
@@ -111,7 +113,7 @@ def ensure_layout(root: Path) -> None:
     else:
         wanted = []
     present = set(current.splitlines())
-    missing = [line for line in (*wanted, *GITIGNORE_LINES) if line not in present]
+    missing = [line for line in dict.fromkeys((*wanted, *GITIGNORE_LINES)) if line not in present]
     if missing:
         prefix = current if not current or current.endswith("\n") else current + "\n"
         write_atomic(ignore, prefix + "".join(f"{line}\n" for line in missing))
@@ -178,7 +180,7 @@ def parse(text: str, where: str, scope: str = "shared") -> Record:
     kind = str(data.get("kind") or _kind_by_folder(where)).strip().lower()
     model = KIND_MODELS.get(kind)
     if model is None:
-        raise BrokenRecordFile(where, f"field 'kind': invalid kind {kind!r}: use {' or '.join(KIND_MODELS)}")
+        raise BrokenRecordFile(where, f"field 'kind': invalid kind {quote(kind)}: use {' or '.join(KIND_MODELS)}")
     data["kind"] = kind
     data = model.from_file(data, body)
     data["scope"] = scope
@@ -282,15 +284,20 @@ class WriteLock:
     def __enter__(self) -> WriteLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         handle = open(self.path, "a+b")  # noqa: SIM115 - held until __exit__
-        deadline = time.monotonic() + self.timeout
+        give_up = time.monotonic() + self.timeout
         pause = 0.001
         while not _try_lock(handle):
-            if time.monotonic() > deadline:
+            if time.monotonic() > give_up:
                 handle.close()
                 raise RecordError(
                     f"the records are locked by another writer for over {self.timeout:.0f} s ({self.path});"
                     " retry when it has finished"
                 )
+            try:
+                deadline.check()  # a server call out of time stops waiting, having written nothing
+            except DeadlineExceeded:
+                handle.close()
+                raise
             time.sleep(pause)
             pause = min(pause * 2, 0.02)
         self._handle = handle

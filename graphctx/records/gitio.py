@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from graphctx.errors import quote
 from graphctx.records.errors import RecordError
 from graphctx.records.answers import HistoryEntry
 
@@ -47,7 +48,7 @@ def changed_files(root: Path, base: str) -> set[str]:
     done = _git(root, "diff", "--name-only", "--relative", "--no-renames", base, "--")
     if done is None or done.returncode != 0:
         message = (done.stderr.strip().splitlines() or ["unknown revision"])[0] if done else "git failed"
-        raise RecordError(f"cannot compare with {base!r} ({message}); pass a commit, branch or tag that exists")
+        raise RecordError(f"cannot compare with {quote(base)} ({message}); pass a commit, branch or tag that exists")
     return {line.strip() for line in done.stdout.splitlines() if line.strip()}
 
 

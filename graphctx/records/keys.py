@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from graphctx.errors import quote
 from graphctx.records.errors import InvalidRecord
 from graphctx.records.answers import KeyConflict
 
@@ -32,8 +33,8 @@ def title_from_key(key: str) -> str:
 
 def conflict(scope: str, category: str, key: str, ids: list[str]) -> KeyConflict:
     return KeyConflict(scope=scope, category=category, key=key, ids=ids,
-                       message=f"records {_names(ids)} {'both' if len(ids) == 2 else 'all'} have key {key!r} in"
-                               f" category {category!r} ({scope}), as after merging two branches that each"
+                       message=f"records {_names(ids)} {'both' if len(ids) == 2 else 'all'} have key {quote(key)} in"
+                               f" category {quote(category)} ({scope}), as after merging two branches that each"
                                f" created it; {HOW_TO_RESOLVE}")
 
 
@@ -42,13 +43,13 @@ def record_to_update(holders: list[KeyHolder], scope: str, category: str, key: s
     (the write restores it), else None (the write creates one). Several candidates are refused."""
     live = [h for h in holders if not h.retracted]
     if len(live) > 1:
-        raise InvalidRecord(f"key {key!r} in category {category!r} ({scope}) is held by {len(live)} records,"
+        raise InvalidRecord(f"key {quote(key)} in category {quote(category)} ({scope}) is held by {len(live)} records,"
                             f" {_names([h.id for h in live])}, as after merging two branches that each created it;"
                             f" a keyed write will not pick one: {HOW_TO_RESOLVE}, then write again", _listed(live))
     if live:
         return live[0].id
     if len(holders) > 1:
-        raise InvalidRecord(f"key {key!r} in category {category!r} ({scope}) is held only by the retracted records"
+        raise InvalidRecord(f"key {quote(key)} in category {quote(category)} ({scope}) is held only by the retracted records"
                             f" {_names([h.id for h in holders])}; restore the one you mean (revise it with"
                             " retracted=false) and write again, or give a new key", _listed(holders))
     return holders[0].id if holders else None

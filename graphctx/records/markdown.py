@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from graphctx.errors import quote
 from graphctx.records.errors import InvalidRecord, RecordNotFound
 from graphctx.records.answers import Heading, Table
 
@@ -84,9 +85,9 @@ def find_heading(markdown: str, heading: str, record_id: str) -> Heading:
     if not matches:
         shown = [h.path for h in headings][:20]
         hint = "its headings are listed below" if shown else "it has no headings; read it whole with get"
-        raise RecordNotFound(f"record {record_id} has no heading {heading!r}; {hint}", shown)
+        raise RecordNotFound(f"record {record_id} has no heading {quote(heading)}; {hint}", shown)
     raise InvalidRecord(
-        f"{len(matches)} headings of record {record_id} match {heading!r}; pass a path or '#<line>'",
+        f"{len(matches)} headings of record {record_id} match {quote(heading)}; pass a path or '#<line>'",
         [f"#{h.line} {h.path}" for h in matches],
     )
 

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from graphctx.errors import quote
 from graphctx.records.answers import HistoryEntry, KeyConflict, Problem
 from graphctx.records.errors import InvalidRecord, RecordError, RecordNotFound, StaleVersion
 from graphctx.records.index import RecordIndex
@@ -85,7 +86,7 @@ class MemoryRepository:
                 raise InvalidRecord(f"record {record_id} already exists (version {current.version}); pass its version"
                                     " to replace it")
         elif current is None:
-            raise RecordNotFound(f"no record with id {record_id!r} to replace; it may have been deleted")
+            raise RecordNotFound(f"no record with id {quote(record_id)} to replace; it may have been deleted")
         elif current.version != expected_version:
             raise StaleVersion(record_id, expected_version, current)
 

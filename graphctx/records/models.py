@@ -10,13 +10,16 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from graphctx import inputs
+from graphctx.errors import quote
 
 from graphctx.records import sections
 from graphctx.records.anchors import Anchor, Staleness
 from graphctx.records.vocabulary import (
     ENACTED, INACTIVE, STATUSES, DecisionStatus, KnowledgeType, Scope, clean_list, clean_text, normalize_category,
-    normalize_type, now, one_of,
+    normalize_type, now, one_of, refuse,
 )
 
 if TYPE_CHECKING:
@@ -52,7 +55,7 @@ class RecordBase(BaseModel):
     @field_validator("title", mode="before")
     @classmethod
     def _title(cls, value: object) -> str:
-        text = " ".join(str(value or "").split())
+        text = refuse(" ".join(str(value or "").split()), "title", "text", inputs.MAX_TITLE)
         if not text:
             raise ValueError("a record needs a non-empty title")
         return text
@@ -60,12 +63,12 @@ class RecordBase(BaseModel):
     @field_validator("tags", mode="before")
     @classmethod
     def _tags(cls, value: object) -> list[str]:
-        return clean_list(value, lower=True)
+        return [refuse(tag, "tag", "label") for tag in clean_list(value, lower=True)]
 
     @field_validator("author", "retracted_reason", mode="before")
     @classmethod
-    def _line(cls, value: object) -> str:
-        return " ".join(str(value or "").split())
+    def _line(cls, value: object, info: ValidationInfo) -> str:
+        return refuse(" ".join(str(value or "").split()), str(info.field_name), "text")
 
     @field_validator("created", "updated", "retracted_at")
     @classmethod
@@ -205,7 +208,7 @@ class Knowledge(RecordBase):
     @field_validator("key", mode="before")
     @classmethod
     def _key(cls, value: object) -> str | None:
-        text = str(value).strip() if value is not None else ""
+        text = refuse(str(value).strip(), "key", "label") if value is not None else ""
         return text or None
 
     @field_validator("confidence", mode="before")
@@ -214,9 +217,9 @@ class Knowledge(RecordBase):
         try:
             number = float(value if value is not None else 1.0)  # type: ignore[arg-type]
         except (TypeError, ValueError):
-            raise ValueError(f"confidence {value!r} is not a number: give a number from 0 to 1") from None
+            raise ValueError(f"confidence {quote(value)} is not a number: give a number from 0 to 1") from None
         if not 0.0 <= number <= 1.0:
-            raise ValueError(f"confidence {value!r} is out of range: give a number from 0 to 1")
+            raise ValueError(f"confidence {quote(value)} is out of range: give a number from 0 to 1")
         return number
 
     @field_validator("refs", mode="before")
@@ -227,7 +230,7 @@ class Knowledge(RecordBase):
     @field_validator("body", mode="before")
     @classmethod
     def _body(cls, value: object) -> str:
-        return clean_text(value)
+        return refuse(clean_text(value), "body", "text")
 
     def markdown(self) -> str:
         return self.body
@@ -295,13 +298,13 @@ class Decision(RecordBase):
 
     @field_validator("context", "consequences", mode="before")
     @classmethod
-    def _text(cls, value: object) -> str:
-        return clean_text(value)
+    def _text(cls, value: object, info: ValidationInfo) -> str:
+        return refuse(clean_text(value), str(info.field_name), "text")
 
     @field_validator("decision", mode="before")
     @classmethod
     def _decision(cls, value: object) -> str:
-        text = clean_text(value)
+        text = refuse(clean_text(value), "decision", "text")
         if not text:
             raise ValueError("a decision needs the decision text (what was decided)")
         return text

@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from graphctx.errors import quote
 from graphctx.records.errors import InvalidRecord
 from graphctx.records.models import KIND_MODELS
 from graphctx.records.repository import Filters, Hit
@@ -45,7 +46,7 @@ def filters(kind: str | None, type_: str | None, category: str | None, status: s
 
 def check_page(sort: str, limit: int) -> None:
     if sort not in SORTS:
-        raise InvalidRecord(f"invalid sort {sort!r}: use relevance or recent")
+        raise InvalidRecord(f"invalid sort {quote(sort)}: use relevance or recent")
     if not 1 <= int(limit) <= MAX_LIMIT:
         raise InvalidRecord(f"limit {limit} is out of range: give 1 to {MAX_LIMIT}")
 

@@ -9,6 +9,8 @@ import re
 from datetime import UTC, datetime
 from typing import Literal
 
+from graphctx import inputs
+from graphctx.errors import quote
 from graphctx.models import DECISION_STATUSES, KNOWLEDGE_TYPES, SCOPES, DecisionStatus, KnowledgeType, Scope  # noqa: F401
 
 AnchorState = Literal["fresh", "drifted", "contract-changed", "moved", "orphaned", "unknown"]
@@ -37,7 +39,7 @@ def now() -> datetime:
 def one_of(value: object, allowed: tuple[str, ...], what: str) -> str:
     text = str(value).strip().lower() if value is not None else ""
     if text not in allowed:
-        raise ValueError(f"invalid {what} {value!r}: use one of {', '.join(allowed)}")
+        raise ValueError(f"invalid {what} {quote(value)}: use one of {', '.join(allowed)}")
     return text
 
 
@@ -47,10 +49,18 @@ def normalize_type(value: object) -> str:
 
 
 def normalize_category(value: object) -> str:
-    text = str(value or "general").strip().lower()
+    text = refuse(str(value or "general").strip().lower(), "category", "label")
     if not _CATEGORY.match(text):
-        raise ValueError(f"invalid category {value!r}: use dotted lowercase words, e.g. 'infra.database'")
+        raise ValueError(f"invalid category {quote(value)}: use dotted lowercase words, e.g. 'infra.database'")
     return text
+
+
+def refuse(value: str, label: str, kind: inputs.Kind, limit: int | None = None) -> str:
+    """`value` unchanged, or a ValueError (which pydantic reports by field) saying what is wrong with it."""
+    refused = inputs.problem(value, label, kind, limit)
+    if refused:
+        raise ValueError(refused)
+    return value
 
 
 def clean_text(value: object) -> str:
@@ -68,10 +78,10 @@ def clean_list(value: object, *, lower: bool = False) -> list[str]:
         return []
     if isinstance(value, str):
         value = [value]
-    out: list[str] = []
+    out: dict[str, None] = {}  # ordered, and a long list costs no quadratic time
     for item in value:  # type: ignore[union-attr]
         text = str(item).strip()
         text = text.lower() if lower else text
-        if text and text not in out:
-            out.append(text)
-    return out
+        if text:
+            out[text] = None
+    return list(out)

@@ -11,6 +11,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
+from graphctx.errors import quote
 from graphctx.index.codefacts import CodeFacts
 from graphctx.records import gitio
 from graphctx.records.anchoring import AnchorResolver, ServedHashes
@@ -60,7 +61,7 @@ class Workspace:
             raise InvalidRecord(str(exc)) from None
         if not self.repos.holds(scope):
             raise InvalidRecord(EPHEMERAL_REFUSED if scope == "ephemeral" else
-                                f"scope {scope!r} has no storage in this process; use {', '.join(self.repos.by_scope)}")
+                                f"scope {quote(scope)} has no storage in this process; use {', '.join(self.repos.by_scope)}")
         return scope
 
     def holder(self, record_id: str) -> tuple[RecordRepository, Record]:
@@ -90,5 +91,5 @@ class Workspace:
         by_id = dict(names)
         hint = "did you mean one of these?" if shown else "use recall to search records by words"
         broken_note = f" ({len(problems)} record file(s) could not be read: see problems)" if problems else ""
-        return RecordNotFound(f"no record with id {given!r}{broken_note}; {hint}",
+        return RecordNotFound(f"no record with id {quote(given)}{broken_note}; {hint}",
                               [f"{rid}  {by_id[rid]}" for rid in shown])

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from graphctx.errors import quote
 from graphctx.records import ids, keys
 from graphctx.records.anchoring import AnchorInput, AnchorResolver, code_of, keep_stamps
 from graphctx.records.answers import WriteResult
@@ -70,7 +71,7 @@ class Writer:
                 allowed = type(current).WRITABLE
                 unknown = sorted(set(changes) - set(allowed) - {"scope", "retracted"})
                 if unknown:
-                    raise InvalidRecord(f"{current.kind} records have no field {', '.join(map(repr, unknown))};"
+                    raise InvalidRecord(f"{current.kind} records have no field {', '.join(map(quote, unknown))};"
                                         f" you can revise {', '.join(allowed)}, scope and retracted")
                 update = dict(changes)
                 if "anchors" in update:
@@ -142,7 +143,7 @@ class Writer:
         entry_scope = self.ws.write_scope(draft.pop("scope", None) or scope)
         unknown = sorted(set(draft) - set(Knowledge.WRITABLE))
         if unknown:
-            raise InvalidRecord(f"entry {number}: knowledge has no field {', '.join(map(repr, unknown))};"
+            raise InvalidRecord(f"entry {number}: knowledge has no field {', '.join(map(quote, unknown))};"
                                 f" use {', '.join(Knowledge.WRITABLE)} (and scope)")
         given_anchors = draft.pop("anchors", None)
         if not draft.get("author"):
@@ -194,7 +195,7 @@ class Writer:
         holders = self.ws.repos.of(record.scope).find_key(*slot)
         others = [h.id for h in holders if h.id != record.id and not h.retracted]
         if others:
-            raise InvalidRecord(f"key {slot[2]!r} in category {slot[1]!r} already belongs to record"
+            raise InvalidRecord(f"key {quote(slot[2])} in category {quote(slot[1])} already belongs to record"
                                 f" {others[0]}; revise that record, or choose another key")
 
     # ---- superseding
@@ -212,7 +213,7 @@ class Writer:
         if SCOPE_REACH[record.scope] > SCOPE_REACH[target.scope]:
             raise InvalidRecord(f"a {record.scope} {record.kind} cannot supersede the {target.scope} {target.kind}"
                                 f" {target.id}: people who see that one would not see this one;"
-                                f" use scope={target.scope!r}")
+                                f" use scope={quote(target.scope)}")
         return target
 
     def _targets(self, revised: Record, current: Record) -> list[Record]:
@@ -281,7 +282,7 @@ class Writer:
         try:
             given = int(version)
         except (TypeError, ValueError):
-            raise InvalidRecord(f"version {version!r} is not a number: pass the version of the record you read") from None
+            raise InvalidRecord(f"version {quote(version)} is not a number: pass the version of the record you read") from None
         if given != current.version:
             with self.ws.code() as code:
                 raise StaleVersion(current.id, given, present(current, code, self.ws.repos))
@@ -308,7 +309,7 @@ def _drafts(entries: Any, fields: dict[str, Any]) -> list[dict[str, Any]]:
         elif isinstance(entry, Mapping):
             out.append(dict(entry))
         else:
-            raise InvalidRecord(f"invalid entry {entry!r}: each entry is a dict of fields (title, body, ...)")
+            raise InvalidRecord(f"invalid entry {quote(entry)}: each entry is a dict of fields (title, body, ...)")
     return out
 
 

@@ -2,7 +2,8 @@
 Thin by design: each tool checks freshness, calls one library function, and turns the answer into
 a tool result (compact text; or, for format=json, the answer as structured content with a one-line
 text, so nothing is sent twice). Errors a model can fix come back as isError results carrying the
-message and suggestions; nothing a caller sends can take the server down."""
+message and suggestions; nothing a caller sends can take the server down. Every tool, resource and
+prompt runs off the event loop under a deadline (workers.py), so no call can hold up another."""
 
 from __future__ import annotations
 
@@ -17,10 +18,11 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
+from graphctx import deadline
 from graphctx.context import api
 from graphctx.context.engine import MAX_DEPTH
 from graphctx.context.render import header
-from graphctx.errors import GraphctxError, InvalidRequest, NotFound
+from graphctx.errors import MAX_QUOTED, DeadlineExceeded, GraphctxError, InvalidRequest, NotFound, quote
 from graphctx.graph.loader import GRAPHS
 from graphctx.models import (
     DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswer, DetailLevel, EntityKind, Format, Intent, Mode,
@@ -33,6 +35,7 @@ from graphctx.server.instructions import build_instructions
 from graphctx.server.results import error_result, internal_error
 from graphctx.server.strict import StrictServer
 from graphctx.text import clip
+from graphctx.server.workers import DEFAULT_DEADLINE, Advice, Workers
 
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -45,14 +48,38 @@ Fmt = Annotated[Format, Field(description="compact text (best for reading) or js
 EntityName = Annotated[str | None, Field(description="an id (path::Qualified.name), a qualified name or a bare name")]
 AgentId = Annotated[str | None, Field(description="optional: a name for yourself, kept for this session")]
 
+# What a call stopped at its deadline is told, by tool: how to ask for less.
+ADVICE = {
+    "get_context": "narrow the request: a smaller token_budget or depth, or a shorter text",
+    "get_file_context": "ask with a smaller token_budget",
+    "search": "search with fewer or more specific words",
+    "get_impact": "narrow the request: a smaller depth or token_budget, or fewer files",
+    "session_init": "ask with a smaller token_budget",
+    "recall": "narrow the search with filters or fewer words",
+    **dict.fromkeys(("remember", "decide", "revise", "verify"), "nothing was written; retry in a moment"),
+}
+RETRY = "retry in a moment"
+
 
 class ServerState:
     """What every tool shares: the repository, its freshness keeper and the agents seen."""
 
-    def __init__(self, root: Path, *, watch: bool = True, transport: str = "stdio"):
+    def __init__(self, root: Path, *, watch: bool = True, transport: str = "stdio", deadline: float = DEFAULT_DEADLINE):
         self.root = Path(root).resolve()
         self.fresh = Freshness(self.root, watch=watch)
         self.agents = Agents(transport)
+        self.workers = Workers(deadline)
+
+    def off_loop(self, fn: Callable, refuse: Callable[[DeadlineExceeded], Any], *, writes: bool = False,
+                 what: str | None = None) -> Callable:
+        """`fn` as an async function that runs on a worker thread under the call deadline; a call stopped
+        there answers `refuse(error)` (an error result for tools). `what` names it in that error."""
+        return self.workers.wrap(fn, what or fn.__name__, self.advice(ADVICE.get(fn.__name__, RETRY)), refuse,
+                                 writes=writes)
+
+    def advice(self, usual: str) -> Advice:
+        # When an index run held the call up, asking for less would not help; waiting a moment does.
+        return lambda: (f"the index was being updated meanwhile; {RETRY}" if self.fresh.indexing else usual)
 
     # ---- answering
 
@@ -62,6 +89,7 @@ class ServerState:
         (as it is when the index moved on while answering). Returns the answer, its text and the
         named files still out of date (normally none; the answer flags them)."""
         self.fresh.sync()
+        deadline.check()  # the index run it waited for may have taken the call's time
         try:
             model, text = compute()
         except NotFound:
@@ -76,13 +104,16 @@ class ServerState:
             behind = generation is not None and generation != GRAPHS.get(self.root).generation
             if attempt == 2 or not (stale or refreshed or behind):
                 break
+            deadline.check()
             model, text = compute()
         return model, text, stale
 
 
-def build_server(root: Path, *, watch: bool = True, transport: str = "stdio", start: bool = True) -> MCPServer:
-    """An MCP server for the indexed repository at `root` (the index must exist)."""
-    state = ServerState(root, watch=watch, transport=transport)
+def build_server(root: Path, *, watch: bool = True, transport: str = "stdio", start: bool = True,
+                 deadline: float = DEFAULT_DEADLINE) -> MCPServer:
+    """An MCP server for the indexed repository at `root` (the index must exist); a call still running
+    after `deadline` seconds is stopped and answered with an error saying how to ask for less."""
+    state = ServerState(root, watch=watch, transport=transport, deadline=deadline)
     server = StrictServer(  # every tool refuses unknown arguments and bad values in plain words
         "graphctx",
         title="graphctx code context",
@@ -117,8 +148,8 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
     def tool(fn: Callable) -> Callable:
         # One flowing paragraph (hosts show the description as is), read-only hints, and no output
         # schema: results are compact text, or structured content with a short text for format=json.
-        server.add_tool(fn, description=" ".join(inspect.cleandoc(fn.__doc__ or "").split()), annotations=READ_ONLY,
-                        structured_output=False)
+        server.add_tool(state.off_loop(fn, error_result), annotations=READ_ONLY, structured_output=False,
+                        description=" ".join(inspect.cleandoc(fn.__doc__ or "").split()))
         return fn
 
     @tool
@@ -245,11 +276,11 @@ def _search(root: Path, query: str, kind: str | None, limit: int, fmt: str) -> t
     answer = api.search(root, query, kind, limit)
     if fmt == "json":
         return answer, answer.model_dump_json()
-    lines = [f"# graphctx search: {query} | gen {answer.generation} | {len(answer.hits)} hits"]
+    lines = [search_header(answer)]
     lines += [f"{h.id} {h.kind} L{h.start_line} {h.match} {h.score:.2f}"
               + (f" | {clip(h.signature, MAX_SIGNATURE_CHARS)}" if h.signature else "") for h in answer.hits]
     if not answer.hits:
-        lines.append(f"no entity matches {query!r}; try fewer or other words, or a prefix")
+        lines.append(f"no entity matches {quote(query)}; try fewer or other words, or a prefix")
     return answer, "\n".join(lines)
 
 
@@ -281,8 +312,13 @@ def _tool(state: ServerState, compute: Callable[[], tuple[Any, str]], names: Cal
 
 def text_summary(model: BaseModel) -> str:
     if isinstance(model, SearchAnswer):
-        return f"# graphctx search: {model.query} | gen {model.generation} | {len(model.hits)} hits"
+        return search_header(model)
     return f"# graphctx {type(model).__name__}"
+
+
+def search_header(answer: SearchAnswer) -> str:
+    """The first line of a search answer; it names the query by its first words only."""
+    return f"# graphctx search: {clip(answer.query, MAX_QUOTED)} | gen {answer.generation} | {len(answer.hits)} hits"
 
 
 # ---- resources
@@ -290,9 +326,15 @@ def text_summary(model: BaseModel) -> str:
 def _register_resources(server: MCPServer, state: ServerState) -> None:
     root = state.root
 
-    @server.resource("graphctx://status", name="status", mime_type="application/json",
-                     description="Index statistics (files, entities, edges by kind, languages, parse errors, age) "
-                                 "and the server's freshness state")
+    def resource(uri: str, **options: Any) -> Callable:
+        def add(fn: Callable) -> Callable:
+            server.resource(uri, **options)(state.off_loop(fn, _resource_refusal, what=f"reading {uri}"))
+            return fn
+        return add
+
+    @resource("graphctx://status", name="status", mime_type="application/json",
+              description="Index statistics (files, entities, edges by kind, languages, parse errors, age) "
+                          "and the server's freshness state")
     def status() -> str:
         state.fresh.sync()
         data = _resource(lambda: api.stats(root)).model_dump(mode="json")
@@ -300,16 +342,20 @@ def _register_resources(server: MCPServer, state: ServerState) -> None:
         data["sessions"] = [a.as_dict() for a in state.agents.all()]
         return json.dumps(data, indent=1)
 
-    @server.resource("graphctx://file/{+path}", name="file", mime_type="text/plain",
-                     description="Outline of a file: its entities in line order with signatures and doc lines")
+    @resource("graphctx://file/{+path}", name="file", mime_type="text/plain",
+              description="Outline of a file: its entities in line order with signatures and doc lines")
     def file_resource(path: str) -> str:
         return _resource(lambda: state.answer(lambda: api.get_file_context(root, path), _item_paths)[1])
 
-    @server.resource("graphctx://entity/{+id}", name="entity", mime_type="application/json",
-                     description="One entity (id path::Qualified.name) with every edge into and out of it")
+    @resource("graphctx://entity/{+id}", name="entity", mime_type="application/json",
+              description="One entity (id path::Qualified.name) with every edge into and out of it")
     def entity_resource(id: str) -> str:
         return _resource(lambda: state.answer(lambda: (api.show(root, id), ""), lambda e: [e.entity.path])[0]
                          ).model_dump_json(indent=1)
+
+
+def _resource_refusal(exc: DeadlineExceeded) -> Any:
+    raise ResourceError(exc.message)
 
 
 def _resource(compute: Callable[[], Any]) -> Any:
@@ -326,7 +372,13 @@ def _resource(compute: Callable[[], Any]) -> Any:
 def _register_prompts(server: MCPServer, state: ServerState) -> None:
     root = state.root
 
-    @server.prompt(title="Explain an entity")
+    def prompt(title: str) -> Callable:
+        def add(fn: Callable) -> Callable:
+            server.prompt(title=title)(state.off_loop(fn, _prompt_refusal))
+            return fn
+        return add
+
+    @prompt(title="Explain an entity")
     def explain_entity(entity: str) -> str:
         """Explain what an entity does, how it is used and what it relies on, from its code and neighbourhood."""
         _, text, _ = _prompt(lambda: state.answer(
@@ -334,7 +386,7 @@ def _register_prompts(server: MCPServer, state: ServerState) -> None:
         return (f"Explain `{entity}` in this repository: what it does, how it is used, what it relies on, and anything "
                 f"surprising. Cite entity ids. Here is its context from graphctx:\n\n{text}")
 
-    @server.prompt(title="Review a change")
+    @prompt(title="Review a change")
     def review_change(files: str) -> str:
         """Review a change to some files (comma- or space-separated paths): what it can break and what to test."""
         paths = [p for p in files.replace(",", " ").split() if p]
@@ -344,12 +396,16 @@ def _register_prompts(server: MCPServer, state: ServerState) -> None:
                 f"say what could break, which callers and tests to check, and what is missing. Dependents from "
                 f"graphctx:\n\n{text}")
 
-    @server.prompt(title="Onboard")
+    @prompt(title="Onboard")
     def onboard() -> str:
         """A tour of the repository for someone new to it: structure, entry points, central code."""
         _, text, _ = _prompt(lambda: state.answer(lambda: api.session_init(root, token_budget=4000), _item_paths))
         return ("Give me a tour of this repository: what it is for, how it is organised, where execution starts and "
                 f"which code matters most. Here is graphctx's overview:\n\n{text}")
+
+
+def _prompt_refusal(exc: DeadlineExceeded) -> Any:
+    raise ValueError(exc.message)
 
 
 def _prompt(compute: Callable[[], Any]) -> Any:

@@ -103,6 +103,11 @@ class Freshness:
     def pending(self) -> bool:
         return self._seen > self._done
 
+    @property
+    def indexing(self) -> bool:
+        """Whether an index run is under way (calls wait for it)."""
+        return self._lock.locked()
+
     def sync(self) -> None:
         """Bring the index up to date with every change seen so far (waits for a run in progress)."""
         if not self.pending:

@@ -1,32 +1,45 @@
-"""`graphctx serve`: find the repository, build its index when there is none (progress on stderr;
-in stdio mode stdout carries only the protocol), then serve over stdio or streamable HTTP."""
+"""`graphctx serve`: check the options, bind the HTTP port and settle its token (so a bad option or a
+busy port is a one-line error before any work), build the index when there is none (progress on
+stderr; in stdio mode stdout carries only the protocol), then serve over stdio or streamable HTTP."""
 
 from __future__ import annotations
 
 import logging
+import math
 import os
 import sys
 import time
 from pathlib import Path
 
 from graphctx.context import api
+from graphctx.errors import GraphctxError, quote
 from graphctx.index import store
 from graphctx.server.app import build_server
-from graphctx.server.http import DEFAULT_PORT, run_http
+from graphctx.server.http import DEFAULT_PORT, check_address, http_token, listen, run_http
+from graphctx.server.workers import DEFAULT_DEADLINE
 
 # Hosts start servers in their own working directory; these name the project when --repo is absent.
 REPO_ENV = ("GRAPHCTX_REPO", "CLAUDE_PROJECT_DIR")
 
 
-def serve(repo: Path | str | None = None, *, http: bool = False, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
-          watch: bool = True) -> int:
+def serve(repo: Path | str | None = None, *, http: bool = False, host: str | None = None, port: int | None = None,
+          watch: bool = True, no_auth: bool = False, deadline: float | None = None) -> int:
+    """Serve the repository until interrupted. `host`, `port` and `no_auth` apply to HTTP only; a call
+    still running after `deadline` seconds (default 30) is stopped and answered with an error."""
+    deadline = DEFAULT_DEADLINE if deadline is None else deadline
+    check_options(http=http, host=host, port=port, no_auth=no_auth, deadline=deadline)
+    host, port = host or "127.0.0.1", DEFAULT_PORT if port is None else port
     logging.getLogger("graphctx.server").setLevel(logging.INFO)
     root = api.find_root(repo or next((os.environ[v] for v in REPO_ENV if os.environ.get(v)), None))
+    if http:
+        check_address(host, port, no_auth=no_auth)
+        sock = listen(host, port)
+        token = http_token(root, no_auth=no_auth)
     ensure_index(root)
-    server = build_server(root, watch=watch, transport="http" if http else "stdio")
+    server = build_server(root, watch=watch, transport="http" if http else "stdio", deadline=deadline)
     try:
         if http:
-            run_http(server, host, port)
+            run_http(server, sock, token)
         else:
             _say(f"serving {root} over stdio")
             server.run()
@@ -34,7 +47,20 @@ def serve(repo: Path | str | None = None, *, http: bool = False, host: str = "12
         pass
     finally:
         server.graphctx_state.fresh.stop()
+        server.graphctx_state.workers.shutdown()
     return 0
+
+
+def check_options(*, http: bool, host: str | None, port: int | None, no_auth: bool, deadline: float) -> None:
+    if not http:
+        given = [name for name, value in (("--host", host), ("--port", port)) if value is not None]
+        given += ["--no-auth"] if no_auth else []
+        if given:
+            raise GraphctxError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to --http only; "
+                                "add --http, or drop it")
+    number = isinstance(deadline, int | float) and not isinstance(deadline, bool)
+    if not number or not math.isfinite(deadline) or deadline <= 0:
+        raise GraphctxError(f"--deadline must be a number of seconds above 0, such as 30; got {quote(deadline)}")
 
 
 def ensure_index(root: Path) -> None:

@@ -93,7 +93,9 @@ def register(server: MCPServer, state: Any) -> None:
 
     def tool(annotations: ToolAnnotations) -> Callable:
         def add(fn: Callable) -> Callable:
-            server.add_tool(fn, description=" ".join(inspect.cleandoc(fn.__doc__ or "").split()),
+            # Off the event loop under the call deadline; a write that has started is seen through.
+            server.add_tool(state.off_loop(fn, error_result, writes=not annotations.read_only_hint),
+                            description=" ".join(inspect.cleandoc(fn.__doc__ or "").split()),
                             annotations=annotations, structured_output=False)
             return fn
         return add

@@ -9,7 +9,7 @@ import traceback
 
 from mcp_types import CallToolResult, TextContent
 
-from graphctx.errors import GraphctxError
+from graphctx.errors import GraphctxError, bounded
 
 log = logging.getLogger("graphctx.server")
 
@@ -24,5 +24,5 @@ def error_result(exc: GraphctxError) -> CallToolResult:
 def internal_error(exc: Exception) -> CallToolResult:
     """Call from an `except` block: logs the traceback to stderr and says what went wrong."""
     log.error("graphctx: internal error\n%s", traceback.format_exc())
-    return CallToolResult(content=[TextContent(type="text", text=f"internal error: {type(exc).__name__}: {exc}")],
-                          is_error=True)
+    text = bounded(f"internal error: {type(exc).__name__}: {exc}")
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)

@@ -1,24 +1,49 @@
-"""Strict tool calls, in one place for every tool: an unknown tool, an unknown argument or a value
-the tool's schema refuses comes back as an error result of one plain sentence that names the
-problem and the fix (did-you-mean for names), never a raw validation dump or a silently ignored
-argument. The SDK validates arguments against the model it builds from each tool's signature;
-this server checks the argument names against the published schema first and rewords the SDK's
-validation errors, which it raises with the pydantic error as their cause."""
+"""Strict tool calls, in one place for every tool: an unknown tool, an unknown argument, a string
+with a NUL byte, a control character in a name or a value over its length limit (graphctx.inputs),
+or a value the tool's schema refuses comes back as an error result of one plain sentence that
+names the problem and the fix (did-you-mean for names), never a raw validation dump, an internal
+error or a silently ignored argument. The SDK validates arguments against the model it builds from
+each tool's signature; this server checks the argument names against the published schema and
+every string against its kind first, and rewords the SDK's validation errors, which it raises with
+the pydantic error as their cause. Resource URIs get the same checks. Every message quotes what
+the caller sent by a short prefix only."""
 
 from __future__ import annotations
 
 import difflib
 import json
+import logging
+from collections.abc import Iterator
 from typing import Any
+from urllib.parse import unquote
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError, UnexpectedToolError
 from mcp_types import CallToolResult, TextContent, Tool
 from pydantic import ValidationError
+
+from graphctx import inputs
+from graphctx.errors import bounded, quote
+
+log = logging.getLogger("graphctx.server")
 
 MAX_SHOWN_VALUE = 60  # characters of a refused value quoted back
 MAX_PROBLEMS = 3  # refused values reported in one answer
 BOUNDS = frozenset({"greater_than_equal", "less_than_equal"})  # the only bounds the tools declare (ge, le)
+MAX_URI = inputs.MAX_NAME + 64  # a resource URI: a scheme and kind, then an id or a path
+
+# What each string argument is, by its name at any depth (an entry's `category` is a label too):
+# names, paths, ids and choices are one printable line; record labels short ones; anything else is
+# free text, which may hold any character but NUL.
+STRING_KINDS: dict[str, tuple[inputs.Kind, int | None]] = {
+    **dict.fromkeys(("entity", "file", "files", "from_entity", "to_entity", "symbol", "known_hash", "diff", "id",
+                     "heading", "cursor", "agent_id", "author", "anchors", "entities", "supersedes", "refs", "mode",
+                     "intent", "detail_level", "format", "kind", "view", "type", "status", "scope", "sort"),
+                    ("name", None)),
+    **dict.fromkeys(("category", "key", "tags"), ("label", None)),
+    "query": ("text", inputs.MAX_QUERY),
+    "title": ("text", inputs.MAX_TITLE),
+}
 
 
 class StrictServer(MCPServer):
@@ -40,24 +65,74 @@ class StrictServer(MCPServer):
         unknown = [key for key in arguments if key not in schema.get("properties", {})]
         if unknown:
             return refusal(unknown_arguments(name, unknown, list(schema.get("properties", {}))))
+        refused = refused_string(arguments)
+        if refused:
+            return refusal(refused)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
-            if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__, ValidationError):
-                raise
-            return refusal(invalid_values(exc.__cause__, schema))
+            if isinstance(exc, UnexpectedToolError):  # a bug: logged in full, answered in short
+                log.error("graphctx: internal error in %s", name, exc_info=exc)
+                return refusal(bounded(f"internal error in {name}: {exc.__cause__ or exc}"))
+            if isinstance(exc.__cause__, ValidationError):
+                return refusal(invalid_values(exc.__cause__, schema))
+            return refusal(bounded(str(exc)))
+
+    async def read_resource(self, uri: Any, context: Context | None = None) -> Any:
+        text = str(uri)
+        refused = inputs.problem(unquote(text), "the resource URI", "name", MAX_URI)
+        if refused:
+            raise ResourceError(refused)
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceNotFoundError as exc:
+            if str(exc).startswith("Unknown resource"):  # the SDK's words, with the whole URI
+                known = [str(r.uri) for r in await self.list_resources()]
+                known += [str(t.uri_template) for t in await self.list_resource_templates()]
+                raise ResourceNotFoundError(unknown_resource(text, known)) from None
+            raise ResourceNotFoundError(bounded(str(exc))) from None
+        except ResourceError as exc:
+            raise ResourceError(bounded(str(exc))) from None
 
 
 def refusal(text: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
+def refused_string(arguments: dict[str, Any]) -> str | None:
+    """The first string argument (at any depth) that its kind refuses, said in one sentence; or None."""
+    for label, value, (kind, limit) in _strings(arguments, "", ("text", None)):
+        refused = inputs.problem(value, label, kind, limit)
+        if refused:
+            return refused
+    return None
+
+
+def _strings(value: Any, label: str, kind: tuple[inputs.Kind, int | None]) -> Iterator[tuple[str, str, tuple]]:
+    if isinstance(value, str):
+        yield label or "argument", value, kind
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            name = str(key)
+            shown = name if len(name) <= MAX_SHOWN_VALUE else name[: MAX_SHOWN_VALUE - 1] + "…"
+            yield from _strings(item, f"{label}.{shown}" if label else shown, STRING_KINDS.get(name, ("text", None)))
+    elif isinstance(value, list):
+        for number, item in enumerate(value):
+            yield from _strings(item, f"{label}[{number}]", kind)
+
+
+def unknown_resource(uri: str, known: list[str]) -> str:
+    return f"unknown resource {quote(uri)}; the resources are: {', '.join(known)}"
+
+
 def unknown_tool(name: str, tools: list[str]) -> str:
-    return f"unknown tool {name!r}{_did_you_mean(name, tools)}; the tools are: {', '.join(tools)}"
+    return f"unknown tool {quote(name)}{_did_you_mean(name, tools)}; the tools are: {', '.join(tools)}"
 
 
 def unknown_arguments(tool: str, unknown: list[str], accepted: list[str]) -> str:
-    named = ", ".join(f"{key!r}{_did_you_mean(key, accepted)}" for key in unknown)
+    named = ", ".join(f"{quote(key)}{_did_you_mean(key, accepted)}" for key in unknown[:MAX_PROBLEMS])
+    if len(unknown) > MAX_PROBLEMS:
+        named += f" and {len(unknown) - MAX_PROBLEMS} more"
     noun = "argument" if len(unknown) == 1 else "arguments"
     return f"{tool} has no {noun} {named}; it takes: {', '.join(accepted)}"
 
@@ -87,7 +162,7 @@ def _sentence(problem: dict, label: str, field: dict) -> str:
     if kind == "extra_forbidden":
         parent, _, key = label.rpartition(".")
         accepted = list(field.get("properties", {}))
-        return f"{parent} has no field {key!r}{_did_you_mean(key, accepted)}; it takes: {', '.join(accepted)}"
+        return f"{parent} has no field {quote(key)}{_did_you_mean(key, accepted)}; it takes: {', '.join(accepted)}"
     if kind in BOUNDS or kind.startswith(("int_", "float_")):
         return f"{label} must be {_number(kind, ctx, field)}{got}"
     if kind.startswith("bool_"):
@@ -136,6 +211,8 @@ def _of(field: dict) -> str:
 
 
 def _did_you_mean(word: Any, choices: list[str]) -> str:
+    if len(str(word)) > MAX_SHOWN_VALUE:  # no name is that long, and matching it would cost time on the event loop
+        return ""
     close = difflib.get_close_matches(str(word), choices, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 
