@@ -34,6 +34,7 @@ from graphctx.context.views import Views
 from graphctx.graph import rank
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import store
+from graphctx.index.root import Boundary
 from graphctx.models import DEFAULT_BUDGET, ContextAnswer
 
 # Centrality: relevance flows to what is called, subclassed, used as a type and imported; a class
@@ -247,10 +248,11 @@ def _exports(g: CodeGraph) -> set[str]:
     or imported into it), and the public names a package index file imports."""
     nodes = g.graph.nodes
     exported: set[str] = set()
+    boundary = Boundary(g.root)
     for path, info in g.files.items():
         if info["is_test"]:
             continue
-        names = _dunder_all(g.root / path) if info["language"] == "python" else None
+        names = _dunder_all(boundary, path) if info["language"] == "python" else None
         index_file = path.rpartition("/")[2] in INDEX_FILES
         if names is None and not index_file:
             continue
@@ -264,11 +266,10 @@ def _exports(g: CodeGraph) -> set[str]:
     return exported
 
 
-def _dunder_all(path: Path) -> set[str] | None:
+def _dunder_all(boundary: Boundary, path: str) -> set[str] | None:
     """The names listed in a Python module's `__all__`, or None when it has none."""
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(DUNDER_ALL_HEAD).decode("utf-8", errors="replace")
+        head = boundary.read_text(path, DUNDER_ALL_HEAD)
     except OSError:
         return None
     lists = DUNDER_ALL.findall(head)
@@ -454,9 +455,10 @@ def _script_entity(conn, files: dict[str, bool], target: str) -> str | None:
 
 
 def _read(path: Path, limit: int = 200_000) -> str:
+    """A file at the top of the repository (a manifest, the README), "" when it is missing,
+    unreadable or a symbolic link to a place outside the repository."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read(limit)
+        return Boundary(path.parent).read_text(path.name, limit)
     except OSError:
         return ""
 

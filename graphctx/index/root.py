@@ -1,8 +1,12 @@
-"""Which folder is the repository: the one the user named, never an ancestor that happens to hold
-an index. Light on imports, so that every command can call it before loading anything heavy."""
+"""Which folder is the repository, and where it ends: the folder the user named (never an ancestor
+that happens to hold an index), and the boundary every read of a repository file goes through, so
+that a symbolic link never serves code from outside it. Light on imports, so that every command
+can call it before loading anything heavy."""
 
 from __future__ import annotations
 
+import errno
+import os
 import subprocess
 from pathlib import Path
 
@@ -29,6 +33,56 @@ def indexed_ancestor(root: Path) -> Path | None:
     """The nearest folder above `root` holding an index: a hint for a user who ran a command in a
     subfolder of a project outside git (never used as the root on its own)."""
     return next((folder for folder in root.parents if (folder / INDEX_DIR / INDEX_FILE).is_file()), None)
+
+
+class OutsideRepository(OSError):
+    """A repository path whose symbolic links lead out of the repository. An OSError, so that every
+    reader treats it as a file it cannot read."""
+
+    def __init__(self, rel: str):
+        super().__init__(errno.EACCES, "it is a symbolic link to a place outside the repository", rel)
+
+
+class Boundary:
+    """Reads repository files by their repository-relative paths, each resolved (every symbolic link
+    followed) and refused when it lands outside the root. The one way graphctx reads source: the
+    indexer, the views that answers quote, freshness checks and record anchors all go through it.
+    Resolved folders are remembered for the object's life: make one per run or per answer."""
+
+    def __init__(self, root: Path | str):
+        self.root = os.path.realpath(root)
+        self._prefix = self.root.rstrip(os.sep) + os.sep
+        self._folders: dict[str, str] = {}
+
+    def contains(self, real: str) -> bool:
+        """Whether a resolved absolute path is the root or lies under it."""
+        return real == self.root or real.startswith(self._prefix)
+
+    def real_path(self, rel: str) -> str | None:
+        """The resolved absolute path of `rel`, or None when it leaves the repository."""
+        folder, _, name = rel.replace(os.sep, "/").rpartition("/")
+        real_folder = self._folders.get(folder)
+        if real_folder is None:
+            real_folder = self._folders[folder] = os.path.realpath(os.path.join(self.root, folder))
+        full = os.path.join(real_folder, name)
+        if name in ("", ".", "..") or os.path.islink(full):
+            full = os.path.realpath(full)
+        return full if self.contains(full) else None
+
+    def path(self, rel: str) -> Path:
+        """The resolved path of `rel`; OutsideRepository when its links lead out of the repository."""
+        real = self.real_path(rel)
+        if real is None:
+            raise OutsideRepository(rel)
+        return Path(real)
+
+    def read_bytes(self, rel: str) -> bytes:
+        return self.path(rel).read_bytes()
+
+    def read_text(self, rel: str, limit: int | None = None) -> str:
+        """The file decoded as UTF-8 (undecodable bytes replaced); its first `limit` characters if given."""
+        with open(self.path(rel), encoding="utf-8", errors="replace") as handle:
+            return handle.read() if limit is None else handle.read(limit)
 
 
 def _short(path: Path, limit: int = 200) -> str:

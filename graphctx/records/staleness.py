@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graphctx.index import store
+from graphctx.index.root import Boundary
 from graphctx.records import gitio
 from graphctx.records.models import Anchor, AnchorStatus, EntityChange, Staleness
 
@@ -179,8 +180,8 @@ class SourceCache:
         if key not in self._bytes:
             if rev is None:
                 try:
-                    self._bytes[key] = (self.root / path).read_bytes()
-                except OSError:
+                    self._bytes[key] = Boundary(self.root).read_bytes(path)
+                except OSError:  # missing, unreadable, or a link out of the repository
                     self._bytes[key] = None
             else:
                 self._bytes[key] = gitio.show(self.root, rev, path)
