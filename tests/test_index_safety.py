@@ -25,7 +25,6 @@ from mcp import Client, StdioServerParameters
 
 from conftest import index_tables, write_tree
 from graphctx.context import api
-from graphctx.graph.loader import GRAPHS
 from graphctx.index import store
 from graphctx.index.indexer import index_repository
 

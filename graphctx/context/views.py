@@ -70,10 +70,9 @@ class Views:
         if path not in self._stale:
             known = self.graph.files.get(path, {})
             try:
-                full = self.boundary.path(path)
-                st = os.stat(full)
+                st = os.stat(self.boundary.path(path))
                 same_stat = (st.st_size, st.st_mtime_ns) == (known.get("size"), known.get("mtime_ns"))
-                self._stale[path] = not same_stat and content_hash(full.read_bytes()) != known.get("hash")
+                self._stale[path] = not same_stat and content_hash(self.boundary.read_bytes(path)) != known.get("hash")
             except OSError:
                 self._stale[path] = True
         return self._stale[path]

@@ -2,8 +2,8 @@
 work tree, .gitignore rules (via pathspec) elsewhere, minus what the configuration skips
 (vendored folders, oversized files) and the languages graphctx does not parse yet, each skip
 recorded with its reason. The repository ends at its root: a file whose symbolic links lead out of
-it is skipped, and symlinked folders are not followed (git does not follow them either). Content checks (binary, minified, generated) happen when a file is
-read, in `is_indexable_content`."""
+it is skipped, and symlinked folders are not followed (git does not follow them either). Content
+checks (binary, minified, generated) happen when a file is read, in `is_indexable_content`."""
 
 from __future__ import annotations
 

@@ -477,7 +477,7 @@ def _parse_all(root: Path, config: Config, candidates: list[Candidate], known_ha
 def _parse_task(task: tuple) -> _Parsed:
     root, path, size, mtime_ns, known_hash, config = task
     try:
-        data = Boundary(root).read_bytes(path)  # discovery skipped links that leave the root; one may have changed since
+        data = Boundary(root).read_bytes(path)  # a link may have left the root since discovery looked
     except OSError as exc:
         return _Parsed(path, size, mtime_ns, "", None, f"cannot read: {exc.strerror or exc}")
     digest = store.content_hash(data)

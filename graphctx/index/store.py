@@ -89,7 +89,8 @@ def remove(db_path: Path) -> None:
 
 def is_damage(exc: sqlite3.DatabaseError) -> bool:
     """Whether an error says the file itself is broken (rebuild it), not that a statement failed."""
-    return getattr(exc, "sqlite_errorcode", None) is not None and exc.sqlite_errorcode & 0xFF in (SQLITE_CORRUPT, SQLITE_NOTADB)
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (SQLITE_CORRUPT, SQLITE_NOTADB)
 
 
 def diagnose(conn: sqlite3.Connection, *, thorough: bool = False) -> str | None:
