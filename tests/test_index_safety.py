@@ -346,6 +346,18 @@ def test_damaged_pages_are_found_by_quick_check_or_by_the_run_and_rebuilt(tmp_pa
     assert index_tables(root) == index_tables(scratch)
 
 
+def test_a_reader_follows_an_index_rebuilt_as_a_new_file(tmp_path):
+    """A server holds its connection while `graphctx index` replaces a damaged file: the new file
+    starts its generations at 1 again, so only the file's identity tells the reader to reopen."""
+    root = write_tree(tmp_path / "repo", small_tree())
+    index_repository(root, workers=1)
+    assert api.search(root, "helper").hits and not api.search(root, "brand_new").hits
+    write_tree(root, {"extra.py": "def brand_new():\n    return 1\n"})
+    store.remove(store.index_path(root))
+    assert index_repository(root, workers=1).generation == 1
+    assert [hit.id for hit in api.search(root, "brand_new").hits] == ["extra.py::brand_new"]
+
+
 def test_records_lose_nothing_when_the_index_is_rebuilt(tmp_path):
     root = write_tree(tmp_path / "repo", small_tree())
     author = {"GRAPHCTX_AUTHOR": "tester"}

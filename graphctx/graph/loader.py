@@ -83,21 +83,23 @@ class GraphCache:
 
     def __init__(self) -> None:
         self._graphs: dict[Path, CodeGraph] = {}
-        self._connections: dict[tuple[Path, int], tuple[sqlite3.Connection, tuple[int, int]]] = {}
+        self._connections: dict[tuple[Path, int], sqlite3.Connection] = {}
+        self._files: dict[tuple[Path, int], tuple[int, int]] = {}  # the identity of the file each one opened
         self._lock = threading.Lock()
 
     def connection(self, root: Path) -> sqlite3.Connection:
         """A read-only connection to the root's index, one per thread; a new one when the index file
         was replaced (a damaged index deleted and rebuilt): a stat per call."""
         key = (root, threading.get_ident())
-        held = self._connections.get(key)
-        if held is not None and _file_identity(store.index_path(root)) != held[1]:
-            held[0].close()
-            held = None
+        conn = self._connections.get(key)
+        if conn is not None and _file_identity(store.index_path(root)) != self._files.get(key):
+            self._connections.pop(key).close()
             self._graphs.pop(root, None)  # a new file counts its generations from the start again
-        if held is None:
-            held = self._connections[key] = _open(root)
-        return held[0]
+            conn = None
+        if conn is None:
+            conn, self._files[key] = _open(root)
+            self._connections[key] = conn
+        return conn
 
     def get(self, root: Path) -> CodeGraph:
         root = root.resolve()
