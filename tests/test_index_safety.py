@@ -427,13 +427,12 @@ def test_workers_die_when_the_index_command_is_killed(tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     workers: list[int] = []
     try:
-        own = cmdline(proc.pid)
-
         def parsing() -> bool:  # the forked parsers run the parent's command line; git runs its own
+            own = cmdline(proc.pid)  # read each time: right after Popen the child may not have exec'd yet
             workers[:] = [c for c in children(proc.pid) if cmdline(c) == own]
-            return len(workers) >= 2
+            return len(workers) >= 2 or proc.poll() is not None
 
-        assert wait_until(parsing, 60), "the index run never started its parser processes"
+        assert wait_until(parsing, 60) and proc.poll() is None, "the index run never started its parser processes"
         os.kill(proc.pid, signal.SIGKILL)  # the run alone, as a host stopping it would
         proc.wait()
         assert wait_until(lambda: all(gone(w) for w in workers)), f"workers still alive: {workers}"

@@ -6,7 +6,6 @@ can call it before loading anything heavy."""
 from __future__ import annotations
 
 import errno
-import functools
 import os
 import stat
 import subprocess
@@ -53,7 +52,7 @@ class Boundary:
     through. Resolved folders are remembered for the object's life: make one per run or per answer."""
 
     def __init__(self, root: Path | str):
-        self.root = _real_root(str(root))
+        self.root = os.path.realpath(root)
         self._prefix = os.path.join(self.root, "")
         self._folders: dict[str, str] = {"": self.root}
 
@@ -113,11 +112,6 @@ class Boundary:
                 real = os.path.realpath(real)
             self._folders[folder] = real
         return real
-
-
-@functools.lru_cache(maxsize=64)
-def _real_root(root: str) -> str:
-    return os.path.realpath(root)
 
 
 def _opened_path(fd: int) -> str | None:

@@ -101,7 +101,7 @@ def diagnose(conn: sqlite3.Connection, *, thorough: bool = False) -> str | None:
         tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         version = schema_version(conn) if "meta" in tables else None
         if version is None:
-            return "holds no finished index (a first build was stopped before it finished)"
+            return "holds no finished index (a first build was stopped midway)"
         if version != SCHEMA_VERSION:
             return f"was written by another graphctx version (schema {version}, this one uses {SCHEMA_VERSION})"
         missing = sorted(TABLES - tables)
