@@ -1,7 +1,8 @@
 """The CLI's conventions, through subprocesses: every command that prints data takes --json and
 prints JSON; exit 0 for an answer, 1 for nothing found, 2 for bad input, never a traceback; a
-repository without a usable index gets the command that builds one; nothing is skipped in
-silence (languages with no parser, minified, vendored files are counted and named)."""
+repository without an index gets the command that builds one, and an unusable index is rebuilt;
+nothing is skipped in silence (languages with no parser, minified, vendored files are counted and
+named)."""
 
 from __future__ import annotations
 
@@ -188,26 +189,40 @@ def test_every_command_in_a_git_repository_without_an_index(tmp_path):
 def test_unusable_indexes_and_folders(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
+    for args, folder, expected in [  # a folder with no index is named, never indexed behind the user's back
+        (["stats"], empty, ("no index yet", "graphctx index")),
+        (["search", "f"], tmp_path / "nowhere", ("does not exist", "--repo")),
+    ]:
+        _no_index_error(graphctx(*args, "--repo", str(folder), cwd=tmp_path), *expected)
+
+    source = {"a.py": "def f():\n    return 1\n"}
     # An empty database file: what a first run killed before it committed leaves behind.
-    killed = write_tree(tmp_path / "killed", {"a.py": "def f():\n    return 1\n", ".graphctx/index.db": b""})
-    garbage = write_tree(tmp_path / "garbage", {"a.py": "x = 1\n", ".graphctx/index.db": b"not a database" * 100})
-    older = write_tree(tmp_path / "older", {"a.py": "def f():\n    return 1\n"})
+    killed = write_tree(tmp_path / "killed", {**source, ".graphctx/index.db": b""})
+    garbage = write_tree(tmp_path / "garbage", {**source, ".graphctx/index.db": b"not a database" * 100})
+    older = write_tree(tmp_path / "older", source)
     ok("index", "-q", cwd=older)
     with sqlite3.connect(older / ".graphctx" / "index.db") as conn:
         conn.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
-    cases = [  # every command reads the index through the same door: one command per case
-        (["stats"], empty, ("no index yet", "graphctx index")),
-        (["search", "f"], tmp_path / "nowhere", ("does not exist", "--repo")),
-        (["stats"], killed, ("holds no finished index yet", "graphctx index")),
-        (["context", "f"], garbage, ("is not a usable index", "graphctx index")),
-        (["search", "f"], older, ("another graphctx version", "graphctx index")),
+    cases = [  # an index that exists but cannot be used is rebuilt by the command that finds it, which answers
+        (["stats", "--json"], killed, "holds no finished index"),
+        (["context", "f", "--json"], garbage, "is not a SQLite database"),
+        (["search", "f", "--json"], older, "another graphctx version"),
     ]
-    for args, folder, expected in cases:
-        _no_index_error(graphctx(*args, "--repo", str(folder), cwd=tmp_path), *expected)
-    again = ok("index", cwd=older)  # and the fix it names works
-    assert json.loads(ok("stats", "--json", cwd=older).stdout)["files"] == 1 and "1 files" in again.stdout
-    garbled = graphctx("index", cwd=garbage)
-    assert garbled.returncode == 2 and "delete it" in garbled.stderr
+    for args, folder, problem in cases:
+        proc = ok(*args, "--repo", str(folder), cwd=tmp_path)
+        warning = proc.stderr.strip().splitlines()
+        assert len(warning) == 1 and problem in warning[0] and warning[0].endswith("rebuilding it"), proc.stderr
+        assert str(folder / ".graphctx" / "index.db") in warning[0]
+        assert json.loads(proc.stdout)
+        quiet = ok(*args, "--repo", str(folder), cwd=tmp_path)  # healed: the next command has nothing to say
+        assert quiet.stderr == "" and json.loads(quiet.stdout)
+    assert json.loads(ok("stats", "--json", cwd=killed).stdout)["files"] == 1
+
+    # `graphctx index` itself rebuilds a file that is not a database, and a damaged one
+    write_tree(garbage, {".graphctx/index.db": bytes(range(256)) * 64})
+    rebuilt = ok("index", cwd=garbage)
+    assert "is not a SQLite database" in rebuilt.stderr and "1 files" in rebuilt.stdout
+    assert json.loads(ok("stats", "--json", cwd=garbage).stdout)["entities"] == 2
 
 
 # ---- nothing skipped in silence

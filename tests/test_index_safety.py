@@ -1,6 +1,9 @@
-"""Crash safety and schema upgrades: an indexer killed with SIGKILL at any point of its run
-leaves the previous index intact and readable, and the next run completes; an index written by
-another schema version is rebuilt automatically, with a warning."""
+"""Crash safety, self-healing and reproducibility: an indexer killed with SIGKILL at any point of
+its run leaves the previous index intact and readable, takes its worker processes with it, and the
+next run completes; an index that cannot be used (another schema version, a killed first build's
+empty file, a damaged file, random bytes) is rebuilt with a one-line warning by `graphctx index`,
+by a query and by `graphctx serve`, and the records beside it lose nothing; the same tree always
+gives the same index, byte for byte."""
 
 from __future__ import annotations
 
@@ -17,30 +20,50 @@ from pathlib import Path
 
 import pytest
 
+import anyio
+from mcp import Client, StdioServerParameters
+
 from conftest import index_tables, write_tree
+from graphctx.context import api
 from graphctx.index import store
 from graphctx.index.indexer import index_repository
 
-# The child indexes the tree and announces where it is on stdout, so the parent can kill it at
-# a known point: while parsing (progress), and while writing (after the n-th batch of entities).
+REPO = Path(__file__).resolve().parents[1]
+
+# The child indexes the tree and announces where it is on stdout, so the parent can kill it at a
+# known point: discovering, parsing (progress), writing (after the n-th batch of entities),
+# resolving, and the two last steps (edge indexes, then COMMIT). Given a marker, it stops there
+# until it is killed, so the kill lands exactly at that point.
 CHILD = textwrap.dedent("""
-    import sys
+    import sys, time
     from graphctx.index import indexer, store
 
+    hold = sys.argv[2] if len(sys.argv) > 2 else None
     real_insert = store.insert_entities
-    written = 0
+    written = finishing = 0
+
+    def say(line):
+        print(line, flush=True)
+        if hold and line.startswith(hold):
+            time.sleep(600)
 
     def insert_entities(conn, rows):
         global written
         real_insert(conn, rows)
         written += 1
-        print(f"wrote {written}", flush=True)
+        say(f"wrote {written}")
 
     store.insert_entities = insert_entities
 
     def progress(phase, done, total):
+        global finishing
         if phase == "parsing":
-            print(f"parsed {done}/{total}", flush=True)
+            say(f"parsed {done}/{total}")
+        elif phase == "writing" and total == 0:  # after resolution, then just before COMMIT
+            finishing += 1
+            say(f"finishing {finishing}")
+        elif phase != "writing":
+            say(f"{phase} {done}/{total}")
 
     indexer.index_repository(sys.argv[1], progress=progress, workers=2)
     print("done", flush=True)
@@ -86,8 +109,8 @@ def run_and_kill(root: Path, marker: str | None, delay: float = 0.0) -> str:
     """Start an indexer on root and SIGKILL it (with its workers) when it prints `marker`, or after
     `delay` seconds; returns the last line it printed."""
     proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(root)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        text=True, start_new_session=True,
+        [sys.executable, "-c", CHILD, str(root), *([marker] if marker else [])], stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True, start_new_session=True,
     )
     last = ""
     try:
@@ -109,11 +132,16 @@ def run_and_kill(root: Path, marker: str | None, delay: float = 0.0) -> str:
 
 
 KILL_POINTS = [
+    ("discovering 0/", None),  # before the run opened the index
     ("parsed 0/", None),      # as soon as the run has its plan, inside the transaction
     ("parsed 80/", None),     # midway through parsing, workers busy
     ("wrote 1", None),        # after the first file's rows were written
     ("wrote 60", None),       # midway through writing
-    ("wrote 169", None),      # every file written, resolution under way
+    ("wrote 169", None),      # every file written
+    ("resolving 0/", None),   # resolution starting
+    ("resolving 64/", None),  # midway through resolution
+    ("finishing 1", None),    # every edge written, the edge indexes about to be built
+    ("finishing 2", None),    # everything written, COMMIT next
     (None, 0.3),              # by the clock: wherever it is (the whole run takes about a second)
     (None, 0.7),
     (None, 1.1),
@@ -215,3 +243,286 @@ def test_newer_schema_version_also_rebuilds(tmp_path, caplog):
 def before_entities(files: dict[str, str]) -> int:
     """Files plus their definitions, for the small tree: app.py (main), lib.py (helper, Thing, Thing.run)."""
     return len(files) + 4
+
+
+# ---- self-healing: an index file that cannot be used is rebuilt, never a dead end
+
+
+def cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "graphctx.cli.main", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, **(env or {})})
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def rebuild_warnings(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.getMessage().endswith("rebuilding it")]
+
+
+def test_a_first_build_killed_midway_is_rebuilt_by_index_by_a_query_and_by_serve(tmp_path, caplog):
+    killed = write_tree(tmp_path / "killed", big_tree())
+    assert run_and_kill(killed, "wrote 60") == "wrote 60"
+    conn = store.connect(store.index_path(killed), readonly=True)
+    assert store.diagnose(conn).startswith("holds no finished index")
+    conn.close()
+    copies = {}
+    for name in ("index", "query", "serve"):
+        copies[name] = tmp_path / name
+        shutil.copytree(killed, copies[name])  # the index file, its log and its shared memory as the kill left them
+    scratch = write_tree(tmp_path / "scratch", big_tree())
+    index_repository(scratch, workers=1)
+
+    with caplog.at_level(logging.WARNING, logger="graphctx"):
+        result = index_repository(copies["index"], workers=2)
+    assert result.files == len(big_tree()) and result.generation == 1
+    assert index_tables(copies["index"]) == index_tables(scratch)
+
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="graphctx"):
+        hits = api.search(copies["query"], "helper").hits
+    assert hits[0].id == "lib.py::helper"
+    [warning] = rebuild_warnings(caplog)
+    assert "holds no finished index" in warning and str(copies["query"]) in warning
+
+    async def serve_and_search():
+        command = [sys.executable, "-m", "graphctx.cli.main", "serve", "--repo", str(copies["serve"])]
+        params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(tmp_path), env=dict(os.environ))
+        async with Client(params, mode="legacy") as client:
+            return await client.call_tool("search", {"query": "helper"})
+
+    found = anyio.run(serve_and_search)
+    assert not found.is_error and "lib.py::helper" in found.content[0].text
+    assert index_tables(copies["serve"]) == index_tables(scratch)
+
+
+def test_a_killed_rebuild_of_a_garbage_file_is_finished_by_the_next_run(tmp_path, caplog):
+    root = write_tree(tmp_path / "repo", {**big_tree(), ".graphctx/index.db": os.urandom(64 * 1024)})
+    assert run_and_kill(root, "wrote 60") == "wrote 60"  # the garbage is gone; a new build was under way
+    with caplog.at_level(logging.WARNING, logger="graphctx"):
+        index_repository(root, workers=1)
+    [warning] = rebuild_warnings(caplog)
+    assert "holds no finished index" in warning
+    scratch = write_tree(tmp_path / "scratch", big_tree())
+    index_repository(scratch, workers=1)
+    assert index_tables(root) == index_tables(scratch)
+
+
+def damage_pages(root: Path, table: str) -> None:
+    """Overwrite the leaf pages of one table with junk, leaving the header and the schema readable."""
+    path = store.index_path(root)
+    with sqlite3.connect(path) as conn:
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        pages = [p for (p,) in conn.execute("SELECT pageno FROM dbstat WHERE name=? AND pagetype='leaf'", (table,))]
+    conn.close()
+    assert pages and not store.index_files(path)[1].exists()  # checkpointed: the pages are in the main file
+    with open(path, "r+b") as handle:
+        for page in pages:
+            handle.seek((page - 1) * page_size)
+            handle.write(b"\xa5" * page_size)
+
+
+def test_damaged_pages_are_found_by_quick_check_or_by_the_run_and_rebuilt(tmp_path, caplog):
+    root = write_tree(tmp_path / "repo", big_tree())
+    index_repository(root, workers=1)
+    scratch = write_tree(tmp_path / "scratch", big_tree())
+    index_repository(scratch, workers=1)
+
+    damage_pages(root, "edges")
+    conn = store.connect(store.index_path(root), readonly=True)
+    assert store.diagnose(conn) is None  # the cheap check every query makes cannot see it ...
+    assert store.diagnose(conn, thorough=True).startswith("is damaged")  # ... quick_check does
+    conn.close()
+    with caplog.at_level(logging.WARNING, logger="graphctx"):
+        result = index_repository(root, workers=1, verify=True)
+    [warning] = rebuild_warnings(caplog)
+    assert "is damaged" in warning and result.generation == 1
+    assert index_tables(root) == index_tables(scratch)
+
+    damage_pages(root, "entities")  # without verify, a run that reads the damage rebuilds all the same
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="graphctx"):
+        index_repository(root, workers=1, full=True)
+    assert "is damaged" in rebuild_warnings(caplog)[0]
+    assert index_tables(root) == index_tables(scratch)
+
+
+def test_a_reader_follows_an_index_rebuilt_as_a_new_file(tmp_path):
+    """A server holds its connection while `graphctx index` replaces a damaged file: the new file
+    starts its generations at 1 again, so only the file's identity tells the reader to reopen."""
+    root = write_tree(tmp_path / "repo", small_tree())
+    index_repository(root, workers=1)
+    assert api.search(root, "helper").hits and not api.search(root, "brand_new").hits
+    write_tree(root, {"extra.py": "def brand_new():\n    return 1\n"})
+    store.remove(store.index_path(root))
+    assert index_repository(root, workers=1).generation == 1
+    assert [hit.id for hit in api.search(root, "brand_new").hits] == ["extra.py::brand_new"]
+
+
+def test_records_lose_nothing_when_the_index_is_rebuilt(tmp_path):
+    root = write_tree(tmp_path / "repo", small_tree())
+    author = {"GRAPHCTX_AUTHOR": "tester"}
+    assert cli("index", "-q", cwd=root).returncode == 0
+    assert cli("remember", "--title", "Helpers stay pure", "--body", "no I/O in helper", "--anchor", "lib.py::helper",
+               cwd=root, env=author).returncode == 0
+    assert cli("decide", "--title", "One lib", "--decision", "keep lib.py small", cwd=root, env=author).returncode == 0
+    records = sorted(p for p in (root / ".graphctx").rglob("*") if p.is_file() and "index.db" not in p.name)
+    before = {p: p.read_bytes() for p in records}
+    assert any(p.suffix == ".md" for p in before)
+
+    store.index_path(root).write_bytes(os.urandom(8192))
+    rebuilt = cli("index", cwd=root)
+    assert rebuilt.returncode == 0 and "is not a SQLite database" in rebuilt.stderr
+    assert {p: p.read_bytes() for p in records} == before
+    recalled = cli("recall", "pure", "--json", cwd=root)
+    assert recalled.returncode == 0 and "Helpers stay pure" in recalled.stdout
+
+
+# ---- worker processes die with the run
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid`, from /proc."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def gone(pid: int) -> bool:
+    """Exited: no such process, or a zombie waiting for whoever adopted it to reap it."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
+
+def wait_until(condition, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="lists processes through /proc")
+def test_workers_die_when_the_index_command_is_killed(tmp_path):
+    files = {f"pkg{i % 20}/mod{i}.py": "".join(f"def f{i}_{j}(x):\n    return x + {j}\n\n" for j in range(30))
+             for i in range(3000)}
+    root = write_tree(tmp_path / "repo", {**files, ".graphctx/config.toml": "[index]\nworkers = 2\n"})
+    proc = subprocess.Popen([sys.executable, "-m", "graphctx.cli.main", "index", "-q", str(root)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    workers: list[int] = []
+    try:
+        def parsing() -> bool:  # the forked parsers run the parent's command line; git runs its own
+            own = cmdline(proc.pid)  # read each time: right after Popen the child may not have exec'd yet
+            workers[:] = [c for c in children(proc.pid) if cmdline(c) == own]
+            return len(workers) >= 2 or proc.poll() is not None
+
+        assert wait_until(parsing, 60) and proc.poll() is None, "the index run never started its parser processes"
+        os.kill(proc.pid, signal.SIGKILL)  # the run alone, as a host stopping it would
+        proc.wait()
+        assert wait_until(lambda: all(gone(w) for w in workers)), f"workers still alive: {workers}"
+    finally:
+        for pid in [proc.pid, *workers]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        proc.wait()
+
+
+# Where Linux's parent-death signal is missing, a thread in each worker watches for its parent.
+ORPHAN = textwrap.dedent("""
+    import subprocess, sys, time
+    watcher = ("import os, time; from graphctx.index import workers; workers.watch_parent(os.getppid()); "
+               "print('watching', flush=True); time.sleep(600)")
+    child = subprocess.Popen([sys.executable, "-c", watcher], stdout=subprocess.PIPE, text=True)
+    child.stdout.readline()
+    print(child.pid, flush=True)
+    time.sleep(600)
+""")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="lists processes through /proc")
+def test_the_portable_parent_watch_ends_an_orphaned_worker():
+    parent = subprocess.Popen([sys.executable, "-c", ORPHAN], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        worker = int(parent.stdout.readline())
+        assert not gone(worker)
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+        assert wait_until(lambda: gone(worker)), "the orphan kept running"
+    finally:
+        try:
+            os.killpg(parent.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        parent.wait()
+        parent.stdout.close()
+
+
+# ---- reproducible builds
+
+
+def table_rows(db: Path) -> dict[str, list[tuple]]:
+    """Every row of every table, rowids included, in storage order; the run's clock rows left out."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        out = {}
+        for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"):
+            try:
+                rows = conn.execute(f'SELECT rowid, * FROM "{table}"').fetchall()
+            except sqlite3.OperationalError:  # WITHOUT ROWID: stored in key order
+                rows = conn.execute(f'SELECT * FROM "{table}"').fetchall()
+            if table == "meta":
+                rows = [row for row in rows if row[0] not in store.CLOCK_KEYS]
+            out[table] = rows
+        return out
+    finally:
+        conn.close()
+
+
+def vacuumed_bytes(db: Path, into: Path) -> bytes:
+    """The database rewritten by VACUUM, without the clock rows: what must match byte for byte."""
+    copy = into.with_suffix(".work")
+    shutil.copyfile(db, copy)
+    with sqlite3.connect(copy) as conn:
+        conn.execute(f"DELETE FROM meta WHERE key IN ({','.join('?' * len(store.CLOCK_KEYS))})", store.CLOCK_KEYS)
+    conn.execute("VACUUM INTO ?", (str(into),))
+    conn.close()
+    return into.read_bytes()
+
+
+def test_the_same_tree_gives_the_same_index_byte_for_byte(tmp_path):
+    root = tmp_path / "repo"
+    shutil.copytree(REPO / "tests" / "fixtures", root / "fixtures")  # every language
+    for package in ("index", "context"):  # and plenty of CamelCase names, whose word order once followed the hash seed
+        shutil.copytree(REPO / "graphctx" / package, root / "graphctx" / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    write_tree(root, {".graphctx/config.toml": "[index]\nworkers = 2\n"})
+    builds = []
+    for seed in ("1", "4242"):
+        store.remove(store.index_path(root))
+        built = cli("index", "-q", str(root), cwd=tmp_path, env={"PYTHONHASHSEED": seed})
+        assert built.returncode == 0, built.stderr
+        db = store.index_path(root)
+        builds.append((table_rows(db), vacuumed_bytes(db, tmp_path / f"seed{seed}.db")))
+    (rows_a, bytes_a), (rows_b, bytes_b) = builds
+    assert sum(len(rows) for rows in rows_a.values()) > 1000
+    for table in rows_a:
+        assert rows_a[table] == rows_b[table], f"table {table} differs between two builds of the same tree"
+    assert bytes_a == bytes_b

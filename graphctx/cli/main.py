@@ -191,7 +191,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
     root = _root(args)
     with printing.progress_bar(enabled=not args.quiet) as progress:
-        result = api.index(root, full=args.full, progress=progress)
+        result = api.index(root, full=args.full, progress=progress, verify=True)
     if not args.quiet:
         for line in printing.index_notices(result):
             print(line, file=sys.stderr)

@@ -15,7 +15,9 @@ if TYPE_CHECKING:  # the index layer loads tree-sitter: only the commands that u
     from graphctx.index.indexer import IndexResult
 
 MAX_WARNINGS_SHOWN = 20
-ADJECTIVES = {"too large": "oversized"}  # "skipped 3 oversized files"; other reasons read as they are
+# "skipped 3 oversized files", "skipped 1 file outside the repository"; other reasons read as they are
+ADJECTIVES = {"too large": "oversized", "outside the repository": ""}
+AFTER_NOUN = {"outside the repository": " outside the repository"}
 
 
 @contextmanager
@@ -52,7 +54,8 @@ def index_notices(result: IndexResult) -> list[str]:
     from graphctx.index import skips
 
     reasons, _ = skips.tally(result.skipped)
-    lines = [f"skipped {_files(reasons[reason], ADJECTIVES.get(reason, reason))} (graphctx stats lists them)"
+    lines = [f"skipped {_files(reasons[reason], ADJECTIVES.get(reason, reason))}{AFTER_NOUN.get(reason, '')}"
+             " (graphctx stats lists them)"
              for reason in skips.PER_FILE if reason in reasons]
     lines += [f"warning: {path}: {message}" for path, message in result.warnings[:MAX_WARNINGS_SHOWN]]
     if len(result.warnings) > MAX_WARNINGS_SHOWN:
@@ -61,7 +64,7 @@ def index_notices(result: IndexResult) -> list[str]:
 
 
 def _files(n: int, adjective: str) -> str:
-    return f"{n:,} {adjective} file{'' if n == 1 else 's'}"
+    return f"{n:,} {adjective + ' ' if adjective else ''}file{'' if n == 1 else 's'}"
 
 
 CHANGES = ("changed", "added", "removed")  # how impact --diff labels the changed entities

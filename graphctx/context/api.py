@@ -30,8 +30,9 @@ __all__ = [
 ]
 
 
-def index(root: Path, *, full: bool = False, progress: Progress | None = None) -> IndexResult:
-    return index_repository(root, full=full, progress=progress)
+def index(root: Path, *, full: bool = False, progress: Progress | None = None, verify: bool = False) -> IndexResult:
+    """Build or update the index; `verify` checks every page of an existing one first (see index_repository)."""
+    return index_repository(root, full=full, progress=progress, verify=verify)
 
 
 def refresh(root: Path) -> IndexResult:

@@ -9,11 +9,11 @@ import posixpath
 import re
 import sqlite3
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from graphctx.context import diff as gitdiff
 from graphctx.graph.loader import CodeGraph
 from graphctx.index.naming import EXTERNAL_PREFIX, entity_id, file_stem
+from graphctx.index.root import Boundary
 from graphctx.layout import INDEX_DIR
 from graphctx.parse.extract import extract
 from graphctx.parse.languages import language_for_path
@@ -71,7 +71,7 @@ def map_diff(g: CodeGraph, found: gitdiff.Diff, sources: dict[str, bytes]) -> Ch
                 continue
             spans = [(e["start_line"], e["end_line"], n) for n in g.by_path[change.path]
                      if (e := g.graph.nodes[n])["kind"] != "file"]
-            lines = _non_blank_lines(g.root / change.path) if change.untracked else change.added
+            lines = _non_blank_lines(Boundary(g.root), change.path) if change.untracked else change.added
             for entity in _innermost(spans, change.path, lines):
                 is_new = change.status == "added" or (old is not None and entity not in old)
                 (added if is_new else touched)[entity] = None
@@ -135,7 +135,7 @@ def _calls_into_module(g: CodeGraph, conn: sqlite3.Connection, gone: OldEntity) 
         path = g.graph.nodes[source]["path"]
         if path not in lines:
             try:
-                lines[path] = (g.root / path).read_text(encoding="utf-8", errors="replace").splitlines()
+                lines[path] = Boundary(g.root).read_text(path).splitlines()
             except OSError:
                 lines[path] = []
         if 0 < line <= len(lines[path]) and word.search(lines[path][line - 1]):
@@ -174,9 +174,9 @@ def _old_entities(path: str, source: bytes | None) -> dict[str, OldEntity] | Non
     return entities
 
 
-def _non_blank_lines(path: Path) -> list[int]:
+def _non_blank_lines(boundary: Boundary, path: str) -> list[int]:
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = boundary.read_text(path)
     except OSError:
         return []
     return [n for n, line in enumerate(text.splitlines(), 1) if line.strip()]

@@ -6,6 +6,7 @@ rendering in the format asked for."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -253,6 +254,10 @@ def _repo_path(g: CodeGraph, file: str) -> str:
     try:
         relative = absolute.relative_to(g.root.resolve()).as_posix()
     except ValueError:
+        lexical = os.path.normpath(candidate if candidate.is_absolute() else g.root / candidate)
+        if lexical.startswith(os.path.join(str(g.root), "")):  # inside by its name: a link took it out
+            raise InvalidRequest(f"{quote(file)} leads through a symbolic link to {absolute}, outside the repository "
+                                 f"{g.root}; graphctx serves only the repository's code") from None
         raise InvalidRequest(f"{quote(file)} is outside the repository {g.root}; give a path inside it") from None
     if relative in g.files:
         return relative

@@ -33,6 +33,7 @@ from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import store
 from graphctx.index.languages import RULES, Manifest, read_manifests, rules_for
 from graphctx.layout import entity_path
+from graphctx.index.root import Boundary
 from graphctx.models import DEFAULT_BUDGET, ContextAnswer
 from graphctx.text import clip_words
 
@@ -382,9 +383,10 @@ def _script_entity(conn, files: dict[str, bool], target: str) -> str | None:
 
 
 def _read(path: Path, limit: int = 200_000) -> str:
+    """A file at the top of the repository (a manifest, the README), "" when it is missing,
+    unreadable or a symbolic link to a place outside the repository."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read(limit)
+        return Boundary(path.parent).read_text(path.name, limit)
     except OSError:
         return ""
 

@@ -1,6 +1,7 @@
 """The three views of an entity an answer can show: `full` (its code; for a class with members
 or a file, an outline of them instead of a copy of their bodies), `summary` (signature and doc)
-and `line` (the heading alone). Reads source from disk and flags files changed since indexing."""
+and `line` (the heading alone). Reads source from disk, never through a symbolic link that leaves
+the repository, and flags files changed since indexing."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 
 from graphctx.context.packer import Candidate
 from graphctx.graph.loader import CodeGraph
+from graphctx.index.root import Boundary
 from graphctx.index.store import content_hash
 from graphctx.models import CLASS_KINDS, PacketItem
 from graphctx.records import AnchoredRecord
@@ -22,6 +24,7 @@ class Views:
         self.graph = graph
         self.records = records or {}
         self.summary_doc_lines = summary_doc_lines
+        self.boundary = Boundary(graph.root)
         self._sources: dict[str, list[str] | None] = {}
         self._stale: dict[str, bool] = {}
 
@@ -55,8 +58,7 @@ class Views:
         """The file's lines, read once per answer; None when unreadable."""
         if path not in self._sources:
             try:
-                text = (self.graph.root / path).read_text(encoding="utf-8", errors="replace")
-                self._sources[path] = text.splitlines()
+                self._sources[path] = self.boundary.read_text(path).splitlines()
             except OSError:
                 self._sources[path] = None
         return self._sources[path]
@@ -66,11 +68,10 @@ class Views:
         A touched file keeps its content hash: only a new stat with new bytes counts."""
         if path not in self._stale:
             known = self.graph.files.get(path, {})
-            full = self.graph.root / path
             try:
-                st = os.stat(full)
+                st = os.stat(self.boundary.path(path))
                 same_stat = (st.st_size, st.st_mtime_ns) == (known.get("size"), known.get("mtime_ns"))
-                self._stale[path] = not same_stat and content_hash(full.read_bytes()) != known.get("hash")
+                self._stale[path] = not same_stat and content_hash(self.boundary.read_bytes(path)) != known.get("hash")
             except OSError:
                 self._stale[path] = True
         return self._stale[path]

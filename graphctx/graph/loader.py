@@ -1,10 +1,13 @@
 """Loads the index into an in-memory graph once per process and keeps it current: each call
-checks the index generation (one indexed SQLite read) and reloads only when it moved. Holds the
-networkx MultiDiGraph of repository entities and their resolved edges, plus the lookup tables
-and sparse adjacency that traversal and ranking need."""
+checks the index generation (one indexed SQLite read) and reloads only when it moved, or when the
+index file was replaced by a new one. An index file that cannot be used (a killed first build's,
+another version's, a damaged one) is rebuilt on the spot, with the indexer's one-line warning.
+Holds the networkx MultiDiGraph of repository entities and their resolved edges, plus the lookup
+tables and sparse adjacency that traversal and ranking need."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections import defaultdict
@@ -80,18 +83,20 @@ class GraphCache:
     def __init__(self) -> None:
         self._graphs: dict[Path, CodeGraph] = {}
         self._connections: dict[tuple[Path, int], sqlite3.Connection] = {}
+        self._files: dict[tuple[Path, int], tuple[int, int]] = {}  # the identity of the file each one opened
         self._lock = threading.Lock()
 
     def connection(self, root: Path) -> sqlite3.Connection:
-        """A read-only connection to the root's index, one per thread."""
+        """A read-only connection to the root's index, one per thread; a new one when the index file
+        was replaced (a damaged index deleted and rebuilt): a stat per call."""
         key = (root, threading.get_ident())
         conn = self._connections.get(key)
+        if conn is not None and _file_identity(store.index_path(root)) != self._files.get(key):
+            self._connections.pop(key).close()
+            self._graphs.pop(root, None)  # a new file counts its generations from the start again
+            conn = None
         if conn is None:
-            try:
-                conn = store.connect(store.index_path(root), readonly=True)
-            except store.IndexMissing:
-                raise NoIndex(no_index_message(root)) from None
-            _check_usable(root, conn)
+            conn, self._files[key] = _open(root)
             self._connections[key] = conn
         return conn
 
@@ -108,19 +113,34 @@ class GraphCache:
         return graph
 
 
-def _check_usable(root: Path, conn: sqlite3.Connection) -> None:
-    """Refuse an index file that a first run left empty (killed before it committed), that another
-    graphctx version wrote, or that is not SQLite at all: each is one clear message, not a failed query."""
-    try:
-        version = store.schema_version(conn)
-    except sqlite3.DatabaseError as exc:
-        version, problem = None, f"is not a usable index ({exc})"
-    else:
-        problem = "holds no finished index yet" if version is None else (
-            f"was written by another graphctx version (schema {version}, this one reads {store.SCHEMA_VERSION})")
-    if version != store.SCHEMA_VERSION:
+def _open(root: Path) -> tuple[sqlite3.Connection, tuple[int, int]]:
+    """A read-only connection to a usable index, with the identity of the file it opened. An index
+    file that cannot be used is rebuilt first: it exists, so someone meant this folder to be indexed
+    (a missing index is only named, since building one in the wrong folder can take minutes)."""
+    path = store.index_path(root)
+    for attempt in (1, 2):
+        try:
+            conn = store.connect(path, readonly=True)
+        except store.IndexMissing:
+            raise NoIndex(no_index_message(root)) from None
+        identity = _file_identity(path)
+        problem = store.diagnose(conn)
+        if problem is None:
+            return conn, identity
         conn.close()
-        raise NoIndex(f"{store.index_path(root)} {problem}; run `graphctx index {root}` to build it")
+        if attempt == 1:
+            from graphctx.index.indexer import index_repository  # the parsers load only when needed
+
+            index_repository(root)  # it says what was wrong with the file, in one warning line
+    raise NoIndex(f"{path} {problem}; run `graphctx index {root}` to rebuild it")
+
+
+def _file_identity(path: Path) -> tuple[int, int]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return st.st_dev, st.st_ino
 
 
 def load(root: Path, conn: sqlite3.Connection) -> CodeGraph:

@@ -1,8 +1,9 @@
 """Finds the source files of a repository: git's tracked plus untracked-but-not-ignored files in a
 work tree, .gitignore rules (via pathspec) elsewhere, minus what the configuration skips
 (vendored folders, oversized files) and the languages graphctx does not parse yet, each skip
-recorded with its reason. Content checks (binary, minified, generated) happen when a file is
-read, in `is_indexable_content`."""
+recorded with its reason. The repository ends at its root: a file whose symbolic links lead out of
+it is skipped, and symlinked folders are not followed (git does not follow them either). Content
+checks (binary, minified, generated) happen when a file is read, in `is_indexable_content`."""
 
 from __future__ import annotations
 
@@ -18,9 +19,10 @@ import pathspec
 
 from graphctx.errors import GraphctxError
 from graphctx.index.skips import (
-    BINARY, DEFAULT_EXCLUDE, GENERATED, MINIFIED, NO_PARSER, TOO_LARGE, ExcludeReasons, Skip,
+    BINARY, DEFAULT_EXCLUDE, GENERATED, MINIFIED, NO_PARSER, OUTSIDE, TOO_LARGE, ExcludeReasons, Skip,
 )
 from graphctx.layout import config_path
+from graphctx.index.root import Boundary
 from graphctx.parse.languages import language_for_path, unparsed_language
 
 DISCOVERY_STEP = 512  # files stat'ed between two progress reports
@@ -94,6 +96,7 @@ def discover(root: Path, config: Config, progress: Callable[[int, int], None] | 
     paths = _git_files(root)
     if paths is None:
         paths = _walk(root, warnings)
+    boundary = Boundary(root)
     out: list[Candidate] = []
     for done, rel in enumerate(paths):
         if progress and done % DISCOVERY_STEP == 0:
@@ -111,8 +114,12 @@ def discover(root: Path, config: Config, progress: Callable[[int, int], None] | 
         if unparsed:
             skips.append(Skip(rel, NO_PARSER, unparsed))
             continue
+        real = boundary.real_path(rel)
+        if real is None:
+            skips.append(Skip(rel, OUTSIDE, f"it resolves to {os.path.realpath(root / rel)}"))
+            continue
         try:
-            st = os.stat(root / rel)
+            st = os.stat(real)
         except OSError as exc:  # deleted but still in git's index, a broken symlink, a symlink loop
             if not isinstance(exc, FileNotFoundError):
                 warnings.append((rel, f"cannot stat: {exc.strerror}"))

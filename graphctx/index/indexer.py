@@ -1,8 +1,9 @@
 """One index run: discover files, plan what changed since the last run (stat, then content hash),
 parse the changed files in worker processes, re-resolve the files whose edges can have changed,
-and write it all in one SQLite transaction. A run that dies midway leaves the last index intact.
-Progress is reported by phase (discovering, parsing, writing, resolving), and every file it
-skips is recorded with the reason."""
+and write it all in one SQLite transaction. A run that dies midway leaves the last index intact,
+and its worker processes die with it; an index file that cannot be used is rebuilt, with a
+warning. Progress is reported by phase (discovering, parsing, writing, resolving), every file it
+skips is recorded with the reason, and the same tree always gives the same rows in the same order."""
 
 from __future__ import annotations
 
@@ -13,18 +14,18 @@ import posixpath
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphctx.errors import GraphctxError
-from graphctx.index import skips as skipping, store
+from graphctx.index import skips as skipping, store, workers as worker_pool
 from graphctx.index.discover import Candidate, Config, discover, is_indexable_content, load_config
 from graphctx.index.languages import RULES, package_languages
 from graphctx.index.modules import ModuleMap
 from graphctx.index.dependencies import defined_names, names_of, reference_names
 from graphctx.index.naming import entity_id, file_stem, is_test_file, tested_stem
 from graphctx.index.resolve import FileResolver
+from graphctx.index.root import Boundary
 from graphctx.index.skips import Skip
 from graphctx.index.symbols import SymbolTable
 from graphctx.parse.extract import extract
@@ -101,8 +102,10 @@ class _Parsed:
 
 
 def index_repository(root: Path | str, *, full: bool = False, progress: Progress | None = None,
-                     workers: int | None = None) -> IndexResult:
-    """Bring `<root>/.graphctx/index.db` up to date with the files under root, in one transaction."""
+                     workers: int | None = None, verify: bool = False) -> IndexResult:
+    """Bring `<root>/.graphctx/index.db` up to date with the files under root, in one transaction.
+    `verify` first reads every page of the index (PRAGMA quick_check) before trusting it: what
+    `graphctx index` and a starting server do. Damage found at any point rebuilds the index."""
     started = time.perf_counter()
     scanned_ns = time.time_ns()
     root = Path(root)
@@ -111,31 +114,70 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
     root = root.resolve()
     config = load_config(root)
     candidates, skips, warnings = discover(root, config, _phase(progress, DISCOVERING))
-    conn = _connect(root)
-    try:
-        conn.execute("BEGIN IMMEDIATE")
+    db_path = store.index_path(root)
+    for attempt in (1, 2):
+        conn = _open(db_path, verify)
         try:
-            result = _run(conn, root, config, candidates, full, progress, workers, scanned_ns, warnings)
-            result.skipped = sorted([*skips, *result.skipped], key=lambda s: s.path)
-            skipping.save(conn, result.skipped)
-            if progress:
-                progress(WRITING, 0, 0)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-    finally:
-        conn.close()
+            result = _transaction(conn, root, config, candidates, skips, full, progress, workers, scanned_ns, warnings)
+        except sqlite3.DatabaseError as exc:
+            if attempt == 2 or not store.is_damage(exc):
+                raise
+            log.warning("%s %s: rebuilding it", db_path, store.damage(exc))
+            conn.close()
+            store.remove(db_path)
+            continue
+        finally:
+            conn.close()
+        break
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _connect(root: Path) -> sqlite3.Connection:
+def _transaction(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[Candidate], skips: list[Skip],
+                 full: bool, progress: Progress | None, workers: int | None, scanned_ns: int,
+                 warnings: list[tuple[str, str]]) -> IndexResult:
+    conn.execute("BEGIN IMMEDIATE")
     try:
-        return store.connect(store.index_path(root))
-    except sqlite3.DatabaseError as exc:  # a file that is not SQLite, or a damaged one, in its place
-        raise IndexRunError(f"{store.index_path(root)} is not a usable index ({exc}); delete it and run "
-                            "`graphctx index` again") from None
+        result = _run(conn, root, config, candidates, full, progress, workers, scanned_ns, warnings)
+        result.skipped = sorted([*skips, *result.skipped], key=lambda s: s.path)
+        skipping.save(conn, result.skipped)
+        if progress:
+            progress(WRITING, 0, 0)
+        conn.execute("COMMIT")
+    except BaseException:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:  # a damaged file may refuse even that; the transaction dies with the connection
+            pass
+        raise
+    return result
+
+
+def _open(db_path: Path, verify: bool) -> sqlite3.Connection:
+    """A writer connection to the index. An existing file that cannot be used is announced in one
+    line; a damaged one, or one that is not SQLite, is deleted first (the records live in their own
+    files and are never touched), the others are rebuilt inside the run's transaction."""
+    existed = db_path.exists()
+    conn = None
+    try:
+        conn = store.connect(db_path)
+        problem = store.diagnose(conn, thorough=verify) if existed else None
+    except sqlite3.DatabaseError as exc:  # setting WAL on a file that is not SQLite; or no permission
+        if not store.is_damage(exc):
+            raise IndexRunError(f"cannot open {db_path} ({exc}); check the permissions of the file and its folder"
+                                ) from None
+        problem = store.damage(exc)
+    if problem:
+        log.warning("%s %s: rebuilding it", db_path, problem)
+    if conn is None or store.needs_new_file(problem):
+        if conn is not None:
+            conn.close()
+        store.remove(db_path)
+        try:
+            conn = store.connect(db_path)
+        except sqlite3.Error as exc:
+            raise IndexRunError(f"cannot create {db_path} ({exc}); check that its folder is writable") from None
+    return conn
 
 
 def _phase(progress: Progress | None, phase: str) -> Callable[[int, int], None] | None:
@@ -185,7 +227,8 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     # Warnings of files indexed before and not read again stay; every other path's are this run's.
     conn.execute("DELETE FROM warnings WHERE path NOT IN (SELECT path FROM files)")
     kept = {p for (p,) in conn.execute("SELECT path FROM files")} - set(changed)
-    conn.executemany("INSERT INTO warnings(path, message) VALUES (?, ?)", [w for w in result.warnings if w[0] not in kept])
+    conn.executemany("INSERT INTO warnings(path, message) VALUES (?, ?)",
+                     sorted(w for w in result.warnings if w[0] not in kept))
     _count(conn, result)
     return result
 
@@ -216,6 +259,7 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
 
     if not everything:  # (a full or fresh run starts from empty tables)
         store.delete_files(conn, [*deleted, *changed])
+    boundary = Boundary(root)
     for done, (path, facts) in enumerate(changed.items()):
         if done % 64 == 0:
             report(WRITING, done, len(changed))
@@ -227,7 +271,7 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
              int(is_test_file(path)), item.facts),
         )
         store.insert_entities(conn, list(_entity_rows(facts)))
-        store.index_bodies(conn, path, _read_text(root / path))
+        store.index_bodies(conn, path, _read_text(boundary, path))
         conn.executemany("INSERT OR IGNORE INTO file_refs(name, path) VALUES (?, ?)", [(n, path) for n in reference_names(facts)])
 
     if everything:
@@ -292,9 +336,9 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
         conn.execute(sql)
 
 
-def _read_text(path: Path) -> str:
+def _read_text(boundary: Boundary, path: str) -> str:
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return boundary.read_text(path)
     except OSError:
         return ""
 
@@ -385,7 +429,7 @@ def _parse_all(root: Path, config: Config, candidates: list[Candidate], known_ha
                 progress(i, total)
         return results
     results = []
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with worker_pool.pool(workers) as pool:
         for i, item in enumerate(pool.map(_parse_task, tasks, chunksize=max(1, min(32, total // (workers * 8)))), 1):
             results.append(item)
             if progress and (i % 16 == 0 or i == total):
@@ -396,7 +440,7 @@ def _parse_all(root: Path, config: Config, candidates: list[Candidate], known_ha
 def _parse_task(task: tuple) -> _Parsed:
     root, path, size, mtime_ns, known_hash, config = task
     try:
-        data = (Path(root) / path).read_bytes()
+        data = Boundary(root).read_bytes(path)  # a link may have left the root since discovery looked
     except OSError as exc:
         return _Parsed(path, size, mtime_ns, "", None, f"cannot read: {exc.strerror or exc}")
     digest = store.content_hash(data)

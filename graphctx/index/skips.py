@@ -21,9 +21,10 @@ TOO_LARGE = "too large"
 VENDORED = "vendored"
 BUILD_OUTPUT = "build output"
 EXCLUDED = "excluded"
-# Reasons judged file by file, from content or size: each may surprise, so they are listed by path
-# (graphctx stats) and summed up at index time. The others are whole folders or languages: counted.
-PER_FILE = (BINARY, MINIFIED, GENERATED, TOO_LARGE)
+OUTSIDE = "outside the repository"  # a symbolic link whose target is not under the root
+# Reasons judged file by file, from content, size or link target: each may surprise, so they are listed
+# by path (graphctx stats) and summed up at index time. The others are whole folders or languages: counted.
+PER_FILE = (BINARY, MINIFIED, GENERATED, TOO_LARGE, OUTSIDE)
 
 INTERNAL_PATTERNS = (".git/", ".graphctx/")  # never source: not counted
 PATTERN_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -37,6 +38,7 @@ HOW_TO_INCLUDE = {
     VENDORED: "it is under a vendored folder; change [index] exclude in .graphctx/config.toml to index it",
     BUILD_OUTPUT: "it is under a build or cache folder; change [index] exclude in .graphctx/config.toml to index it",
     EXCLUDED: "it matches [index] exclude or extra_exclude in .graphctx/config.toml",
+    OUTSIDE: "it is a symbolic link to a file outside the repository, and graphctx serves only the repository's code",
 }
 
 

@@ -1,6 +1,9 @@
 """The SQLite index at `<repo>/.graphctx/index.db`: schema, version check, connections and the
 one-transaction write of an index run. WAL keeps readers going while a run writes, and a run
-that dies before COMMIT leaves the previous generation intact."""
+that dies before COMMIT leaves the previous generation intact. An index file that cannot be used
+(empty, of another schema version, incomplete, damaged, not SQLite at all) is diagnosed here in one
+phrase, so that whoever opens it can rebuild it. Rows are written in a fixed order, so the same
+tree always gives the same database: only the meta rows in CLOCK_KEYS record when it was built."""
 
 from __future__ import annotations
 
@@ -18,6 +21,9 @@ from graphctx.text import camel_pieces, words
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 4  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files
+# The meta rows that say when a run happened: the only part of an index two builds of one tree do not share.
+CLOCK_KEYS = ("indexed_at", "scanned_ns")
+SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26  # the primary result codes of a damaged file and of a file that is not SQLite
 # The index folder is committed (records live there later); the database is not.
 INDEX_GITIGNORE = "index.db\nindex.db-*\nprivate/\n"
 
@@ -60,8 +66,78 @@ def content_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+TABLES = frozenset(re.findall(r"CREATE (?:VIRTUAL )?TABLE (\w+)", SCHEMA))
+
+
 class IndexMissing(Exception):
     """There is no index for this repository yet."""
+
+
+def index_files(db_path: Path) -> list[Path]:
+    """The database with its write-ahead log and shared-memory files: what an index is on disk."""
+    return [db_path.with_name(db_path.name + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
+
+
+def remove(db_path: Path) -> None:
+    """Delete an unusable index, log included, so that the next connection starts an empty one. Only
+    index.db and its companions: records live in their own files beside it and are never touched."""
+    for path in index_files(db_path):
+        path.unlink(missing_ok=True)
+
+
+def is_damage(exc: sqlite3.DatabaseError) -> bool:
+    """Whether an error says the file itself is broken (rebuild it), not that a statement failed."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF in (SQLITE_CORRUPT, SQLITE_NOTADB)
+
+
+def diagnose(conn: sqlite3.Connection, *, thorough: bool = False) -> str | None:
+    """Why the index behind `conn` cannot be used as it is, as a phrase to follow its file name, or
+    None when it can. `thorough` also runs PRAGMA quick_check: it reads every page (about 4 ms a MB),
+    so it is for `graphctx index` and a server's start, not for every query."""
+    try:
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        version = schema_version(conn) if "meta" in tables else None
+        if version is None:
+            return "holds no finished index (a first build was stopped midway)"
+        if version != SCHEMA_VERSION:
+            return f"was written by another graphctx version (schema {version}, this one uses {SCHEMA_VERSION})"
+        missing = sorted(TABLES - tables)
+        if missing:
+            return f"lacks the table{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
+        if thorough:
+            verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+            if verdict != "ok":
+                return f"is damaged (quick_check: {verdict.splitlines()[0]})"
+    except sqlite3.DatabaseError as exc:
+        if not is_damage(exc):  # busy, locked, no permission: the file may be fine, so it is not for us to judge
+            raise
+        return damage(exc)
+    return None
+
+
+def damage(exc: sqlite3.DatabaseError) -> str:
+    """The phrase `diagnose` gives an error that `is_damage`."""
+    kind = "is not a SQLite database" if exc.sqlite_errorcode & 0xFF == SQLITE_NOTADB else "is damaged"
+    return f"{kind} ({exc})"
+
+
+def usable(db_path: Path) -> bool:
+    """Whether the index file exists and passes the thorough `diagnose`."""
+    try:
+        conn = connect(db_path, readonly=True)
+    except IndexMissing:
+        return False
+    try:
+        return diagnose(conn, thorough=True) is None
+    finally:
+        conn.close()
+
+
+def needs_new_file(problem: str | None) -> bool:
+    """Whether a diagnosed index must be deleted to be rebuilt: a damaged file or not SQLite at all.
+    The other problems are rebuilt inside a run's transaction, so a killed rebuild keeps what was there."""
+    return problem is not None and problem.startswith(("is damaged", "is not a SQLite database"))
 
 
 def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
@@ -92,15 +168,15 @@ def schema_version(conn: sqlite3.Connection) -> int | None:
 
 
 def ensure_schema(conn: sqlite3.Connection) -> bool:
-    """Create or rebuild the schema inside the caller's transaction; True when the index starts empty."""
-    found = schema_version(conn)
-    if found == SCHEMA_VERSION:
+    """Create the schema inside the caller's transaction, or rebuild it when `diagnose` finds it
+    unusable (another schema version, a killed first build's empty file, missing tables); True
+    when the index starts empty. The caller says why (see `diagnose`)."""
+    if diagnose(conn) is None:
         return False
-    if found is not None:
-        log.warning("index schema v%s differs from this graphctx's v%s: rebuilding the index", found, SCHEMA_VERSION)
+    # Virtual tables first: dropping one drops its shadow tables, and a shadow left alone goes after.
     for (name,) in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type IN ('table') AND name NOT LIKE 'sqlite_%'"
-        " AND name NOT LIKE 'entities_fts_%'"
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        " ORDER BY sql NOT LIKE 'CREATE VIRTUAL%', name"
     ).fetchall():
         conn.execute(f'DROP TABLE IF EXISTS "{name}"')
     # executescript() would COMMIT the caller's transaction: run the statements one by one.
@@ -176,6 +252,6 @@ def index_bodies(conn: sqlite3.Connection, path: str, text: str) -> None:
             skip = {line for a, b in members[entity_id] for line in range(a, b + 1)}
             own = [line for line in own if line not in skip]
         body = "\n".join(lines[i - 1] for i in own if 0 < i <= len(lines))
-        camel = " ".join(p for name in set(_CAMEL.findall(body)) for p in camel_pieces(name))
+        camel = " ".join(p for name in dict.fromkeys(_CAMEL.findall(body)) for p in camel_pieces(name))
         updates.append((f"{body}\n{camel}" if camel else body, rowid))
     conn.executemany("UPDATE entities_fts SET body=? WHERE rowid=?", updates)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from graphctx.index.codefacts import CodeEntity, CodeFacts
 from graphctx.layout import entity_path
+from graphctx.index.root import Boundary
 from graphctx.records import gitio
 from graphctx.records.anchors import Anchor, AnchorStatus, Staleness
 from graphctx.records.answers import EntityChange
@@ -87,8 +88,8 @@ class SourceCache:
         if key not in self._bytes:
             if rev is None:
                 try:
-                    self._bytes[key] = (self.root / path).read_bytes()
-                except OSError:
+                    self._bytes[key] = Boundary(self.root).read_bytes(path)
+                except OSError:  # missing, unreadable, or a link out of the repository
                     self._bytes[key] = None
             else:
                 self._bytes[key] = gitio.show(self.root, rev, path)

@@ -16,6 +16,7 @@ from pathlib import Path
 from graphctx.graph.loader import GRAPHS
 from graphctx.index import store
 from graphctx.index.indexer import IndexResult, index_repository
+from graphctx.index.root import Boundary
 from graphctx.layout import INDEX_DIR
 
 log = logging.getLogger("graphctx.server")
@@ -202,7 +203,7 @@ class Freshness:
         if not row or store.generation(conn) != generation:
             return False
         try:
-            data = (self.root / path).read_bytes()
+            data = Boundary(self.root).read_bytes(path)
         except OSError:
             return False
         return store.content_hash(data) == row[0]

@@ -64,10 +64,14 @@ def check_options(*, http: bool, host: str | None, port: int | None, no_auth: bo
 
 
 def ensure_index(root: Path) -> None:
-    """Build the index when the repository has none, reporting progress on stderr."""
+    """Build the index when the repository has none, or rebuild it when the one there cannot be used
+    (a first build stopped midway, another version's, a damaged file: the indexer names the problem),
+    reporting progress on stderr."""
     if store.index_path(root).exists():
-        return
-    _say(f"no index for {root} yet; building it (this happens once)")
+        if store.usable(store.index_path(root)):
+            return
+    else:
+        _say(f"no index for {root} yet; building it (this happens once)")
     started = time.perf_counter()
     last = [0.0, ""]
 
@@ -77,7 +81,7 @@ def ensure_index(root: Path) -> None:
             last[0], last[1] = now, phase
             _say(f"indexing: {phase} {done}/{total}" if total else f"indexing: {phase}")
 
-    result = api.index(root, progress=progress)
+    result = api.index(root, progress=progress, verify=True)
     _say(f"indexed {root}: {result.summary()} ({time.perf_counter() - started:.1f} s)")
 
 
