@@ -104,6 +104,8 @@ def test_the_wheel_carries_the_queries_and_no_checkout_paths(dist):
     for language in ("python", "javascript", "typescript", "go", "rust", "java"):
         assert f"graphctx/grammars/{language}.scm" in names
     assert "graphctx/grammars/__init__.py" in names
+    modules = {str(p.relative_to(CHECKOUT)) for p in (CHECKOUT / "graphctx").rglob("*.py")}
+    assert modules <= set(names), f"modules missing from the wheel: {sorted(modules - set(names))}"
     assert {"graphctx/export/assets/cytoscape.min.js", "graphctx/export/assets/cytoscape.LICENSE"} <= set(names)
     assert not any(n.startswith(("tests/", "benchmarks/", "grammars/")) for n in names)
     assert next(dist.glob("graphctx-*.tar.gz")).exists()  # the wheel was built from it
