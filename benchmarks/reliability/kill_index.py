@@ -102,8 +102,11 @@ def _one_kill(run: _Run, root: Path, anchor: str, lifetime: float, rng: random.R
     try:
         killed = _wait_for_anchor(proc, root, anchor, lifetime, rng)
         if killed:
-            run.workers = procs.descendants(proc.pid)  # the last look before the kill
+            before = procs.descendants(proc.pid)  # the last look before the kill
             os.kill(proc.pid, signal.SIGKILL)  # the main process only: its workers must notice on their own
+            proc.wait()
+            # A worker forked in the instant between that look and the kill is still in the run's group.
+            run.workers = sorted(set(before) | set(procs.group(proc.pid)), key=lambda p: p.pid)
         proc.wait()
     finally:
         if proc.poll() is None:
@@ -144,7 +147,8 @@ def _wait_for_anchor(proc: subprocess.Popen, root: Path, anchor: str, lifetime: 
             if index.exists() if anchor == "index created" else _parsers(proc.pid):
                 break
             time.sleep(POLL_S)
-        deadline = time.monotonic() + rng.uniform(0.0, 0.05 if anchor == "index created" else 0.1)
+        # Soon after: a first build's transaction and a pool's parsing both last well over this.
+        deadline = time.monotonic() + rng.uniform(0.0, 0.03)
     while proc.poll() is None and time.monotonic() < deadline:
         time.sleep(POLL_S)
     return proc.poll() is None

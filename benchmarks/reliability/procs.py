@@ -109,22 +109,31 @@ class Proc:
         return stat is not None and stat[1] != "Z" and stat[3] == self.start
 
 
-def _stat(pid: int) -> tuple[int, str, int, int] | None:
-    """(pid, state, ppid, start time) from /proc/PID/stat, or None when it is gone."""
+def _stat(pid: int) -> tuple[int, str, int, int, int] | None:
+    """(pid, state, ppid, start time, process group) from /proc/PID/stat, or None when it is gone."""
     try:
         text = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
     fields = text[text.rindex(")") + 2:].split()  # the command name may hold spaces and parentheses
-    return pid, fields[0], int(fields[1]), int(fields[19])
+    return pid, fields[0], int(fields[1]), int(fields[19]), int(fields[2])
+
+
+def _living() -> list[tuple[int, str, int, int, int]]:
+    return [stat for entry in os.listdir("/proc")
+            if entry.isdigit() and (stat := _stat(int(entry))) is not None and stat[1] != "Z"]
+
+
+def group(pgid: int) -> list[Proc]:
+    """The living processes of a process group: a killed leader's workers stay in it when orphaned."""
+    return [Proc(pid, start) for pid, _, _, start, group in _living() if group == pgid and pid != pgid]
 
 
 def descendants(pid: int) -> list[Proc]:
     """Every process below pid (children, grandchildren: a fork server's workers too)."""
     children: dict[int, list[tuple[int, int]]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and (stat := _stat(int(entry))) is not None and stat[1] != "Z":
-            children.setdefault(stat[2], []).append((stat[0], stat[3]))
+    for stat in _living():
+        children.setdefault(stat[2], []).append((stat[0], stat[3]))
     out: list[Proc] = []
     frontier = [pid]
     while frontier:
