@@ -3,7 +3,8 @@
 shared keyed record. Afterwards every record must be there exactly once, the shared key must be
 held by one record, and its version must count every update: nothing lost, nothing duplicated.
 
-Run as a module, this file is one writer: `python -m reliability.record_writers ROOT NAME COUNT`."""
+Run as a module, this file is one writer: `python -m reliability.record_writers ROOT NAME COUNT`
+prints "ready", waits for a line on standard input (so that all writers start together), then writes."""
 
 from __future__ import annotations
 
@@ -29,9 +30,14 @@ def concurrent_record_writers(workdir: Path, writers: int = 4, records: int = 25
     (root / "main.py").write_text("def main():\n    return 0\n")
     names = [f"writer{n}" for n in range(writers)]
     running = [(name, subprocess.Popen([*procs.suite_module("record_writers"), str(root), name, str(records)],
-                                       env=procs.suite_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       text=True))
+                                       env=procs.suite_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True))
                for name in names]
+    for _, proc in running:  # every writer started and holding its store: then all go at once
+        proc.stdout.readline()
+    for _, proc in running:
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
     written: dict[str, list[dict]] = {}
     for name, proc in running:
         try:
@@ -97,10 +103,13 @@ def _title(name: str, number: int) -> str:
 
 
 def write(root: Path, name: str, records: int) -> None:
-    """One writer: its own records interleaved with updates of the shared one, each reported on stdout."""
+    """One writer: its own records interleaved with updates of the shared one, each reported on stdout
+    as JSON once written."""
     from graphctx.records import RecordStore
 
     with RecordStore(root, holds_ephemeral=False, author=name) as store:
+        print("ready", flush=True)
+        sys.stdin.readline()
         for number in range(records):
             result = store.remember(title=_title(name, number), body=f"Written by {name}, number {number}.",
                                     category=CATEGORY, tags=[name])[0]
