@@ -4,12 +4,11 @@ brackets nested 100k deep, symlink loops, symlinks to a file and a folder outsid
 100k-function file). `graphctx index` must finish with exit 0 and no traceback, `stats` must work,
 the ordinary file beside them must be found, and nothing from outside the root may be searchable.
 It runs twice: in a plain folder with the default size limit, and in a git work tree with a limit
-high enough that every big file reaches the parser. When a run crashes, each hostile entry is
-indexed alone to name the culprits."""
+high enough that every big file reaches the parser. When a run crashes, halving the corpus names
+the entries that crash it, and the rest is checked again without them."""
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import shutil
@@ -102,8 +101,8 @@ CONTENTS = tuple(name for name in corpus(1, 64, 64) if name not in LINKS + NAMES
 
 def hostile_files(workdir: Path, functions: int = 100_000, nesting: int = 100_000, line_bytes: int = 10 << 20, *,
                   only: Iterable[str] | None = None, diagnose: bool = True, name: str = "hostile files") -> Tally:
-    """The corpus (or the entries named in `only`) in both layouts; `diagnose` indexes each entry
-    alone after a crash to name the culprits (slow: one run per entry)."""
+    """The corpus (or the entries named in `only`) in both layouts. After a crash, `diagnose` names
+    the entries that cause it (halving the corpus, one run per half) and checks the rest without them."""
     tally = Tally(name)
     entries = corpus(functions, nesting, line_bytes)
     if only is not None:
@@ -114,9 +113,12 @@ def hostile_files(workdir: Path, functions: int = 100_000, nesting: int = 100_00
     if os.geteuid() == 0 and "an unreadable file" in entries:
         tally.skipped.append("an unreadable file: running as root, which reads every file")
     for layout, git, limit in (("plain folder", False, None), ("git work tree", True, RAISED_LIMIT)):
-        root = _make(workdir / f"hostile-{layout.replace(' ', '-')}", entries, git, limit)
-        alone = functools.partial(_culprits, root.parent / f"alone-{root.name}", entries, git, limit)
-        _check(root, layout, tally, outside=any(key in LINKS for key in entries), culprits=alone if diagnose else list)
+        folder = workdir / f"hostile-{layout.replace(' ', '-')}"
+        culprits = _check(_make(folder / "all", entries, git, limit), layout, tally, entries, git, limit, diagnose)
+        if culprits and (rest := {k: v for k, v in entries.items() if k not in culprits}):
+            # One crash must not hide the rest of the corpus: index it again without the culprits.
+            _check(_make(folder / "rest", rest, git, limit), f"{layout}, without them", tally, rest, git, limit,
+                   diagnose=False)
     return tally
 
 
@@ -138,29 +140,33 @@ def _make(root: Path, entries: dict[str, Entry], git: bool, limit: int | None, o
     return root
 
 
-def _check(root: Path, layout: str, tally: Tally, outside: bool, culprits: Callable[[], list[str]]) -> None:
+def _check(root: Path, layout: str, tally: Tally, entries: dict[str, Entry], git: bool, limit: int | None,
+           diagnose: bool) -> list[str]:
+    """Index root and check what it serves; returns the entries that crash the run (when diagnosing)."""
     run = procs.run_cli(["index", str(root), "-q"], limit_s=INDEX_LIMIT_S)
     if run.hung:
         tally.add("lost", f"{layout}: {run.describe()}")
-        return
+        return []
     if run.returncode != 0 or run.traceback:
-        named = culprits()
+        found = _culprits(root.parent / "alone", entries, git, limit) if diagnose else []
         last = (run.stderr.strip().splitlines() or ["(no output)"])[-1]
+        named = ", ".join(f"{' + '.join(names)} ({why})" for names, why in found)
         tally.add("crashed", f"{layout}: `graphctx index` exited {run.returncode}"
-                             + (f"; it crashes on {', '.join(named)}" if named else f": {last}"))
-        return
+                             + (f"; it crashes on {named}" if named else f": {last}"))
+        return [name for names, _ in found for name in names]
     tally.add("ok")
     stats = procs.run_cli(["stats", "--repo", str(root)])
     tally.add("ok" if stats.returncode == 0 and not stats.traceback else "crashed", f"{layout}: {stats.describe()}")
     found = procs.run_cli(["search", "ordinary_function", "--repo", str(root)])
     tally.add("ok" if "ordinary.py::ordinary_function" in found.stdout else "failed",
               f"{layout}: the ordinary file beside the hostile ones is not found: {found.describe()}")
-    for marker in (MARKER, DIR_MARKER) if outside else ():
+    for marker in (MARKER, DIR_MARKER) if any(key in LINKS for key in entries) else ():
         search = procs.run_cli(["search", marker, "--json", "--repo", str(root)])
         leaked = [where for where, hit in (("search", _in_hits(search.stdout, marker)),
                                            ("the index", _in_index(root, marker))) if hit]
         tally.add("failed" if leaked else "ok",
                   f"{layout}: code from outside the root ({marker}) is in {' and '.join(leaked)}")
+    return []
 
 
 def _in_hits(output: str, marker: str) -> bool:
@@ -186,10 +192,10 @@ def _in_index(root: Path, marker: str) -> bool:
     return bool(names or bodies or files)
 
 
-def _culprits(workdir: Path, entries: dict[str, Entry], git: bool, limit: int | None) -> list[str]:
-    """The entries that crash the indexer (beside the ordinary file), found by halving the corpus:
-    a half that crashes is halved again, down to single entries."""
-    found: list[str] = []
+def _culprits(workdir: Path, entries: dict[str, Entry], git: bool, limit: int | None) -> list[tuple[list[str], str]]:
+    """The entries that crash the indexer (beside the ordinary file), with the error, found by halving
+    the corpus: a half that crashes is halved again, down to single entries."""
+    found: list[tuple[list[str], str]] = []
     runs = iter(range(10**6))
 
     def crashes(names: list[str]) -> str | None:
@@ -204,12 +210,12 @@ def _culprits(workdir: Path, entries: dict[str, Entry], git: bool, limit: int | 
 
     def search(names: list[str], why: str) -> None:
         if len(names) == 1:
-            found.append(f"{names[0]} ({why})")
+            found.append((names, why))
             return
         halves = [names[: len(names) // 2], names[len(names) // 2:]]
         results = [(half, crashes(half)) for half in halves]
         if not any(reason for _, reason in results):
-            found.append(f"{' + '.join(names)} together ({why})")
+            found.append((names, f"only together: {why}"))
         for half, reason in results:
             if reason:
                 search(half, reason)

@@ -63,7 +63,7 @@ class Tally:
         extra = ", ".join(f"{name} {value}" for name, value in sorted(self.notes.items()))
         if self.latencies_ms:
             extra = ", ".join(filter(None, [extra, latency_summary(self.latencies_ms)]))
-        return f"{self.probe:<24} {counts}" + (f"   ({extra})" if extra else "")
+        return f"{self.probe:<26} {counts}" + (f"   ({extra})" if extra else "")
 
     def report(self) -> str:
         """The counts line, then the problems and the skipped checks, one per line."""
