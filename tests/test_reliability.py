@@ -25,9 +25,6 @@ from reliability.mcp_fuzz import deep_request, fuzz_project, judge, mcp_fuzz  # 
 from reliability.record_writers import concurrent_record_writers  # noqa: E402
 from reliability.tally import Tally, unclear_error  # noqa: E402
 
-BOUNDED_ERRORS = ("server hardening (bounded errors): an unknown tool name comes back whole in the error (a 1 MB "
-                  "name in, a 1 MB error out)")
-
 
 def passed(tally: Tally) -> bool:
     print(tally.report())
@@ -41,15 +38,10 @@ def fuzz_root(tmp_path_factory) -> tuple[Path, list[str]]:
 
 # ---- 1. killed index runs
 
-@pytest.mark.xfail(strict=True, reason="self-healing store: a first build killed before its commit leaves an "
-                                       "index.db without tables, and `graphctx stats` then fails with a traceback "
-                                       "(no such table)")
 def test_killed_index_runs_leave_a_working_index(tmp_path):
     assert passed(kill_index_runs(tmp_path, rounds=3, seed=1, modules=100, check_workers=False))
 
 
-@pytest.mark.xfail(strict=True, reason="worker processes: the parser processes of a SIGKILLed `graphctx index` stay "
-                                       "alive, blocked on their task queue")
 @pytest.mark.skipif(not procs.proc_available(), reason="needs /proc to list a process's workers")
 def test_killed_index_runs_leave_no_worker_processes(tmp_path):
     tally = kill_index_runs(tmp_path, rounds=2, seed=2, modules=240, anchors=("parsing",), check_index=False,
@@ -68,7 +60,6 @@ def test_concurrent_record_writers_lose_and_duplicate_nothing(tmp_path):
 
 # ---- 3. the MCP fuzzer
 
-@pytest.mark.xfail(strict=True, reason=BOUNDED_ERRORS)
 @pytest.mark.parametrize("transport", ["memory-auto", "memory-legacy"])
 def test_mcp_fuzz_in_memory(fuzz_root, transport):
     root, vocabulary = fuzz_root
@@ -76,13 +67,12 @@ def test_mcp_fuzz_in_memory(fuzz_root, transport):
 
 
 # Nesting stays at 50 here: a request nested 200 deep is the next test's (each one costs the whole call limit).
-@pytest.mark.xfail(strict=True, reason=BOUNDED_ERRORS)
 def test_mcp_fuzz_over_stdio(fuzz_root):
     root, vocabulary = fuzz_root
     assert passed(mcp_fuzz(root, vocabulary, "stdio", calls=50, seed=3, max_nesting=50))
 
 
-@pytest.mark.xfail(strict=True, reason="server hardening (deadlines): a request nested 200 deep is dropped unanswered "
+@pytest.mark.xfail(strict=True, reason="the MCP SDK: a request nested 200 deep fails its JSON parse and is dropped unanswered "
                                        "over stdio (the SDK cannot parse it), so the client waits for ever")
 def test_a_request_nested_too_deep_is_answered(fuzz_root):
     root, _ = fuzz_root
@@ -103,15 +93,10 @@ def test_hostile_file_contents(tmp_path):
     assert passed(hostile_files(tmp_path, functions=10_000, nesting=10_000, only=CONTENTS, diagnose=False))
 
 
-@pytest.mark.xfail(strict=True, reason="symlinks: a symlink to a file outside the root is followed, and that file's "
-                                       "code is indexed and searchable")
 def test_hostile_symlinks(tmp_path):
     assert passed(hostile_files(tmp_path, only=LINKS, diagnose=False))
 
 
-@pytest.mark.xfail(strict=True, reason="index robustness (or CLI conventions' skipped files): a file name that is "
-                                       "not UTF-8 crashes `graphctx index` (UnicodeEncodeError writing the path to "
-                                       "SQLite)")
 def test_hostile_file_names(tmp_path):
     assert passed(hostile_files(tmp_path, only=NAMES, diagnose=False))
 
@@ -122,28 +107,18 @@ def test_cli_sweep(tmp_path):
     assert passed(cli_sweep(tmp_path, ("flags", "odd", "files", "values"), seed=4, sample=6))
 
 
-@pytest.mark.xfail(strict=True, reason="self-healing store: on a corrupt index.db (random bytes) every command that "
-                                       "reads the index fails with a traceback (file is not a database), and "
-                                       "`graphctx index` does not rebuild it")
 def test_cli_sweep_corrupt_index(tmp_path):
     assert passed(cli_sweep(tmp_path, ("corrupt",), seed=4))
 
 
-@pytest.mark.xfail(strict=True, reason="CLI conventions and bounded errors: `index PATH` with a 100,000-character "
-                                       "path crashes (OSError: File name too long), and unknown 100,000-character "
-                                       "names are echoed whole in the error")
 def test_cli_sweep_long_names(tmp_path):
     assert passed(cli_sweep(tmp_path, ("long",), seed=4))
 
 
-@pytest.mark.xfail(strict=True, reason="CLI conventions: `remember --body -` with invalid UTF-8 on standard input "
-                                       "crashes (UnicodeEncodeError writing the record)")
 def test_cli_sweep_standard_input(tmp_path):
     assert passed(cli_sweep(tmp_path, ("stdin",), seed=4))
 
 
-@pytest.mark.xfail(strict=True, reason="server hardening: `serve --http --port 99999` crashes (OverflowError), and a "
-                                       "port in use or an address that does not exist exits 3 instead of 1 or 2")
 def test_cli_sweep_serve_addresses(tmp_path):
     assert passed(cli_sweep(tmp_path, ("serve",), seed=4))
 

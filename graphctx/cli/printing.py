@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from graphctx.errors import quote
 from graphctx.models import ContextAnswer, EntityEdges, IndexStats, SearchAnswer
 
 if TYPE_CHECKING:  # the index layer loads tree-sitter: only the commands that use it import it
@@ -118,7 +119,7 @@ def _table(title: str, counts: dict[str, int]) -> str:
 
 def search(answer: SearchAnswer) -> str:
     if not answer.hits:
-        return f"no entity matches {answer.query!r}"
+        return f"no entity matches {quote(answer.query)}"
     return "\n".join(
         f"{hit.score:5.2f} {hit.match:<9} {hit.kind:<9} {hit.id}  ({hit.path}:{hit.start_line})" for hit in answer.hits
     )

@@ -256,18 +256,18 @@ def _repo_path(g: CodeGraph, file: str) -> str:
     except ValueError:
         lexical = os.path.normpath(candidate if candidate.is_absolute() else g.root / candidate)
         if lexical.startswith(os.path.join(str(g.root), "")):  # inside by its name: a link took it out
-            raise InvalidRequest(f"{quote(file)} leads through a symbolic link to {absolute}, outside the repository "
+            raise InvalidRequest(f"the path {quote(file)} leads through a symbolic link to {absolute}, outside the repository "
                                  f"{g.root}; graphctx serves only the repository's code") from None
-        raise InvalidRequest(f"{quote(file)} is outside the repository {g.root}; give a path inside it") from None
+        raise InvalidRequest(f"the path {quote(file)} is outside the repository {g.root}; give a path inside it") from None
     if relative in g.files:
         return relative
     hits = [p for p in g.files if p.endswith("/" + file.lstrip("./"))]
     if len(hits) == 1:
         return hits[0]
     if hits:
-        raise Ambiguous(f"{quote(file)} matches {len(hits)} indexed files; give more of the path", sorted(hits)[:10])
+        raise Ambiguous(f"the path {quote(file)} matches {len(hits)} indexed files; give more of the path", sorted(hits)[:10])
     why = skips.explain(GRAPHS.connection(g.root), relative)  # a language with no parser yet, or a skipped file
-    raise NotFound(why or f"{quote(file)} is not an indexed source file",
+    raise NotFound(why or f"the path {quote(file)} is not an indexed source file",
                    [p for p in g.files if Path(p).name == Path(file).name][:5])
 
 

@@ -46,7 +46,7 @@ def resolve_entity(graph: CodeGraph, name: str, file: str | None = None) -> str:
     shown = sorted(candidates)[:MAX_CANDIDATES_SHOWN]
     more = f" (showing {len(shown)} of {len(candidates)})" if len(candidates) > len(shown) else ""
     raise Ambiguous(
-        f"{quote(name)} names {len(candidates)} entities{more}; pass one of these ids, or a `file` to narrow it",
+        f"the name {quote(name)} names {len(candidates)} entities{more}; pass one of these ids, or a `file` to narrow it",
         shown,
     )
 

@@ -19,7 +19,7 @@ import pathspec
 
 from graphctx.errors import GraphctxError
 from graphctx.index.skips import (
-    BINARY, DEFAULT_EXCLUDE, GENERATED, MINIFIED, NO_PARSER, OUTSIDE, TOO_LARGE, ExcludeReasons, Skip,
+    BAD_NAME, BINARY, DEFAULT_EXCLUDE, GENERATED, MINIFIED, NO_PARSER, OUTSIDE, TOO_LARGE, ExcludeReasons, Skip,
 )
 from graphctx.layout import config_path
 from graphctx.index.root import Boundary
@@ -104,6 +104,9 @@ def discover(root: Path, config: Config, progress: Callable[[int, int], None] | 
         parsed = language_for_path(rel)
         unparsed = None if parsed else unparsed_language(rel)
         if parsed is None and unparsed is None:  # not code: data, docs, assets
+            continue
+        if not _utf8(rel):
+            skips.append(Skip(_printable(rel), BAD_NAME, "rename it to index it"))
             continue
         if config.spec.match_file(rel):
             reason = config.reasons.reason(rel)
@@ -199,3 +202,16 @@ def _walk(root: Path, warnings: list[tuple[str, str]]) -> list[str]:
         dirnames[:] = sorted(d for d in dirnames if d != ".git" and not ignored(base + d, True))
         out.extend(base + f for f in filenames if not ignored(base + f, False))
     return out
+
+
+def _utf8(rel: str) -> bool:
+    """Whether a path (decoded by the OS with surrogate escapes) is valid UTF-8, as the index stores it."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _printable(rel: str) -> str:
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

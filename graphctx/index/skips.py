@@ -22,9 +22,10 @@ VENDORED = "vendored"
 BUILD_OUTPUT = "build output"
 EXCLUDED = "excluded"
 OUTSIDE = "outside the repository"  # a symbolic link whose target is not under the root
+BAD_NAME = "name not UTF-8"  # the index stores paths as text; such a name is shown with U+FFFD in place
 # Reasons judged file by file, from content, size or link target: each may surprise, so they are listed
 # by path (graphctx stats) and summed up at index time. The others are whole folders or languages: counted.
-PER_FILE = (BINARY, MINIFIED, GENERATED, TOO_LARGE, OUTSIDE)
+PER_FILE = (BINARY, MINIFIED, GENERATED, TOO_LARGE, OUTSIDE, BAD_NAME)
 
 INTERNAL_PATTERNS = (".git/", ".graphctx/")  # never source: not counted
 PATTERN_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -39,6 +40,7 @@ HOW_TO_INCLUDE = {
     BUILD_OUTPUT: "it is under a build or cache folder; change [index] exclude in .graphctx/config.toml to index it",
     EXCLUDED: "it matches [index] exclude or extra_exclude in .graphctx/config.toml",
     OUTSIDE: "it is a symbolic link to a file outside the repository, and graphctx serves only the repository's code",
+    BAD_NAME: "its name is not valid UTF-8; rename it to index it",
 }
 
 

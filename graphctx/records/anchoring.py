@@ -92,7 +92,7 @@ class AnchorResolver:
             if len(named) == 1:
                 entity = code.entity(named[0])
             elif named:
-                raise InvalidRecord(f"{quote(given.entity)} names {len(named)} entities; anchor to one of these ids",
+                raise InvalidRecord(f"the name {quote(given.entity)} names {len(named)} entities; anchor to one of these ids",
                                     named[:10])
             else:
                 raise InvalidRecord(f"no entity {quote(given.entity)} in the code index; anchor to an entity id"
