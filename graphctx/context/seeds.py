@@ -31,6 +31,7 @@ _FRAME = re.compile(
 _PATH = re.compile(rf"(?<![\w/.-])([\w.-]+(?:/[\w.-]+)*\.(?:{_EXT}))\b")
 _SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.S)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
+MAX_NAME_CHARS = 200  # longer dotted runs (a.a.a...) name nothing, and resolving them costs per part
 _ASIDE = re.compile(r"(^|/)(docs?|examples?|benchmarks?)/")
 
 
@@ -133,7 +134,7 @@ def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, prose
     for match in _IDENT.finditer(text):
         deadline.check()
         token = match.group(0).replace("::", ".")
-        if token in seen or len(token) < 3:
+        if token in seen or not 3 <= len(token) <= MAX_NAME_CHARS:
             continue
         seen.add(token)
         looks_like_code = code or "_" in token or "." in token or re.search(r"[a-z][A-Z]", token) or token[:1].isupper()
