@@ -178,12 +178,9 @@ def _jsonable(value):
 
 def _forget(root: Path) -> None:
     """Drop a tree's loaded graph and connections: a worker holds one repository at a time."""
-    from graphctx.graph.loader import GRAPHS
+    from graphctx.project import Project
 
-    root = root.resolve()
-    GRAPHS._graphs.pop(root, None)
-    for key in [k for k in GRAPHS._connections if k[0] == root]:
-        GRAPHS._connections.pop(key).close()
+    Project(root, find=False).close()
 
 
 def load_results(out_dir: Path, systems: list[str] | None = None) -> dict[str, dict[str, dict]]:

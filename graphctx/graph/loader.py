@@ -100,6 +100,15 @@ class GraphCache:
             self._connections[key] = conn
         return conn
 
+    def release(self, root: Path) -> None:
+        """Drop the root's loaded graph and close its connections, in every thread."""
+        root = root.resolve()
+        with self._lock:
+            self._graphs.pop(root, None)
+            for key in [k for k in self._connections if k[0] == root]:
+                self._files.pop(key, None)
+                self._connections.pop(key).close()
+
     def get(self, root: Path) -> CodeGraph:
         root = root.resolve()
         conn = self.connection(root)
