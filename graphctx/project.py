@@ -152,3 +152,18 @@ class Project:
 
     def check(self, base_rev: str | None = None):
         return self.records.check(base_rev)
+
+    def outline(self, record_id: str):
+        return self.records.outline(record_id)
+
+    def section(self, record_id: str, heading: str):
+        return self.records.section(record_id, heading)
+
+    def tables(self, record_id: str, heading: str | None = None):
+        return self.records.tables(record_id, heading)
+
+    def history(self, record_id: str, **options: Any):
+        return self.records.history(record_id, **options)
+
+    def conflicts(self, record_ids: Iterable[str] | None = None):
+        return self.records.conflicts(record_ids)
