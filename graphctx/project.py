@@ -71,7 +71,12 @@ class Project:
         return api.refresh(self.root)
 
     def has_index(self) -> bool:
+        """Whether an index file exists (usable or not)."""
         return index_store.index_path(self.root).exists()
+
+    def index_usable(self) -> bool:
+        """Whether the index file exists and passes the thorough check (every page read)."""
+        return index_store.usable(index_store.index_path(self.root))
 
     @property
     def graph(self) -> CodeGraph:
