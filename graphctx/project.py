@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from graphctx.context import anchored, api
+from graphctx.context.policy import RankingPolicy
+from graphctx.context.tokens import count as count_tokens
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import store as index_store
 from graphctx.index.indexer import IndexResult, Progress
@@ -121,6 +123,47 @@ class Project:
     def export(self, fmt: str = "json", **options: Any):
         """(Selection, text): the graph or a neighbourhood as node-link JSON, GraphML, Mermaid or HTML."""
         return api.export(self.root, fmt, **options)
+
+    def members(self, entity_id: str) -> list[str]:
+        """The entities defined directly inside a class (or a file), in line order."""
+        from graphctx.context.views import Views
+
+        return Views(self.graph).members(entity_id)
+
+    # ---- helpers that need no repository: the same tokenizer, parser and policies answers use
+
+    @staticmethod
+    def count_tokens(text: str) -> int:
+        """Tokens in `text` by the tokenizer every budget is counted with."""
+        return count_tokens(text)
+
+    @staticmethod
+    def policy(intent: str, settings: Iterable[str] = ()) -> RankingPolicy:
+        """The intent's ranking policy changed by `settings` ("group.name=value"); pass it as `policy=`
+        to rank_text and the answers."""
+        return api.with_overrides(api.policy_for(intent), tuple(settings))
+
+    @staticmethod
+    def definitions(path: str, source: bytes) -> list:
+        """The definitions tree-sitter finds in one file's bytes (empty for a language with no parser)."""
+        from graphctx.parse.extract import extract
+        from graphctx.parse.languages import language_for_path
+
+        spec = language_for_path(path)
+        return [] if spec is None else extract(path, spec.name, source).definitions
+
+    @staticmethod
+    def is_source_file(path: str) -> bool:
+        """Whether graphctx parses files of this path's language."""
+        from graphctx.parse.languages import language_for_path
+
+        return language_for_path(path) is not None
+
+    @staticmethod
+    def is_test_file(path: str) -> bool:
+        from graphctx.index.naming import is_test_file
+
+        return is_test_file(path)
 
     # ---- records
 

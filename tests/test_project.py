@@ -118,3 +118,15 @@ def test_a_folder_without_an_index_says_how_to_build_one(tmp_path):
             project.search("validate")
         assert project.index().summary()
         assert project.search("validate").hits
+
+
+def test_helpers_that_need_no_repository(shop):
+    assert Project.count_tokens("def f(): pass") > 0
+    assert Project.policy("debug", ["seeds.frame=7"]) != Project.policy("debug")
+    with pytest.raises(GraphctxError, match="seeds"):
+        Project.policy("debug", ["seeds.no_such_weight=1"])
+    names = [d.qualified_name for d in Project.definitions("m.py", b"class A:\n    def f(self):\n        pass\n")]
+    assert names == ["A", "A.f"]
+    assert Project.is_source_file("a/b.py") and not Project.is_source_file("README.md")
+    assert Project.is_test_file("tests/test_x.py") and not Project.is_test_file("shop/cli.py")
+    assert shop.members("shop/models.py::Repo") == ["shop/models.py::Repo.save", "shop/models.py::Repo._write"]

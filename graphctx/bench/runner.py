@@ -103,7 +103,8 @@ def _report(summary: dict, i: int, total: int, started: float, progress) -> int:
 def run_instance(config: RunConfig, inst: Instance, systems: list[str]) -> dict:
     """Run `systems` on one instance and write their result files; never raises."""
     from graphctx.bench import workspace
-    from graphctx.bench.systems import Repo, run_system
+    from graphctx.bench.corpus import Repo
+    from graphctx.bench.systems import run_system
 
     summary = {"instance_id": inst.instance_id, "index_seconds": 0.0, "systems": {}}
     try:
