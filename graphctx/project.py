@@ -18,6 +18,7 @@ from typing import Any
 from graphctx.context import anchored, api
 from graphctx.context.policy import RankingPolicy
 from graphctx.context.tokens import count as count_tokens
+from graphctx.freshness import Freshness
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import store as index_store
 from graphctx.index.indexer import IndexResult, Progress
@@ -40,6 +41,7 @@ class Project:
         self.root = (find_root(Path(root) if root is not None else None) if find else Path(root or ".")).resolve()
         self.ephemeral = ephemeral
         self._records: RecordStore | None = None
+        self._freshness: Freshness | None = None
         self._lock = threading.Lock()
         self._closed = False
 
@@ -84,6 +86,18 @@ class Project:
     def graph(self) -> CodeGraph:
         """The loaded graph of the current index generation (reloaded when the index moved)."""
         return api.graph(self.root)
+
+    @property
+    def freshness(self) -> Freshness:
+        """The keeper of fresh answers: changes marked, index runs, files an answer names checked."""
+        with self._lock:
+            if self._freshness is None:
+                self._freshness = Freshness(self)
+            return self._freshness
+
+    def changed_files(self, paths: Iterable[str] | None = None) -> list[str]:
+        """The indexed files (among `paths`, default all) whose content on disk differs from the index."""
+        return self.freshness.check(self.graph.files if paths is None else paths)[0]
 
     def stats(self) -> IndexStats:
         return api.stats(self.root)

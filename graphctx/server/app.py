@@ -29,7 +29,7 @@ from graphctx.models import (
 )
 from graphctx.server import records
 from graphctx.server.agents import Agents
-from graphctx.server.freshness import Freshness
+from graphctx.server.freshness import Watcher
 from graphctx.server.instructions import build_instructions
 from graphctx.server.results import error_result, internal_error
 from graphctx.server.strict import StrictServer
@@ -66,7 +66,7 @@ class ServerState:
     def __init__(self, root: Path, *, watch: bool = True, transport: str = "stdio", deadline: float = DEFAULT_DEADLINE):
         self.root = Path(root).resolve()
         self.project = Project(self.root, find=False)  # holds this process's ephemeral records too
-        self.fresh = Freshness(self.root, watch=watch)
+        self.fresh = Watcher(self.project, watch=watch)
         self.agents = Agents(transport)
         self.workers = Workers(deadline)
 
