@@ -109,7 +109,7 @@ def test_the_cli_names_the_skipped_links_and_serves_nothing_from_outside(tmp_pat
     file = cli("file", "leak.py", cwd=root)
     assert file.returncode == 2 and SECRET not in file.stdout
     target = (outside / "secret.py").resolve()
-    assert f"leak.py leads through a symbolic link to {target}, outside the repository" in file.stderr
+    assert f"'leak.py' leads through a symbolic link to {target}, outside the repository" in file.stderr
     assert cli("search", "leaked_secret", cwd=root).returncode == 1
     intent = cli("intent", "debug", "why does leaked_secret return a secret", cwd=root)
     assert SECRET not in intent.stdout and "def leaked_secret" not in intent.stdout
