@@ -130,3 +130,14 @@ def test_helpers_that_need_no_repository(shop):
     assert Project.is_source_file("a/b.py") and not Project.is_source_file("README.md")
     assert Project.is_test_file("tests/test_x.py") and not Project.is_test_file("shop/cli.py")
     assert shop.members("shop/models.py::Repo") == ["shop/models.py::Repo.save", "shop/models.py::Repo._write"]
+
+
+def test_the_graph_docstring_examples_hold_on_the_shop(shop):
+    from graphctx.graph.hierarchy import related_methods
+    from graphctx.graph.paths import call_chain, reach
+
+    g = shop.graph
+    assert [n for n, _ in call_chain(g, "shop/cli.py::main", "shop/service.py::validate")] == [
+        "shop/cli.py::main", "shop/service.py::create_item", "shop/service.py::validate"]
+    assert reach(g, "shop/service.py::validate", forward=False) == (4, 2)
+    assert related_methods(g, "shop/models.py::CachedRepo.save", upward=True) == [("shop/models.py::Repo.save", 1)]
