@@ -199,7 +199,7 @@ def _add_overrides(g: CodeGraph, method_id: str, reached: dict[str, rank.Reached
 
 
 def _from_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool) -> list[Candidate]:
-    found = text_seeds.from_text(g, GRAPHS.connection(g.root), text, policy.seeds)
+    found = text_seeds.from_text(g, g.connection(), text, policy.seeds)
     deadline.check()
     seed_weights = found.top(policy.seeds.max_seeds)
     if not seed_weights:
@@ -266,7 +266,7 @@ def _repo_path(g: CodeGraph, file: str) -> str:
         return hits[0]
     if hits:
         raise Ambiguous(f"{quote(file)} matches {len(hits)} indexed files; give more of the path", sorted(hits)[:10])
-    why = skips.explain(GRAPHS.connection(g.root), relative)  # a language with no parser yet, or a skipped file
+    why = skips.explain(g.connection(), relative)  # a language with no parser yet, or a skipped file
     raise NotFound(why or f"{quote(file)} is not an indexed source file",
                    [p for p in g.files if Path(p).name == Path(file).name][:5])
 
