@@ -147,6 +147,13 @@ class Project:
     # ---- helpers that need no repository: the same tokenizer, parser and policies answers use
 
     @staticmethod
+    def header(answer: ContextAnswer) -> str:
+        """The first line of an answer's compact text: subject, mode, budget use, completeness."""
+        from graphctx.context.render import header
+
+        return header(answer)
+
+    @staticmethod
     def count_tokens(text: str) -> int:
         """Tokens in `text` by the tokenizer every budget is counted with."""
         return count_tokens(text)

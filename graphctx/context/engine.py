@@ -24,11 +24,10 @@ from graphctx.errors import Ambiguous, InvalidRequest, NotFound, quote
 from graphctx.graph import hierarchy, lookup, paths, rank
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import skips
-from graphctx.models import DEFAULT_BUDGET, FORMATS, FUNCTION_KINDS, MAX_BUDGET, MIN_BUDGET, ContextAnswer
+from graphctx.models import DEFAULT_BUDGET, FORMATS, FUNCTION_KINDS, MAX_BUDGET, MAX_DEPTH, MIN_BUDGET, ContextAnswer
 from graphctx.text import clip
 
 Answer = tuple[ContextAnswer, str]
-MAX_DEPTH = 6
 MAX_QUERY_CHARS = 120  # free text, as an answer's header repeats it
 # The index hashes bodies as 16 hex digits (blake2b, 8 bytes); answers show the first 8, which
 # cost a third of the tokens and are plenty to tell one entity's versions apart.

@@ -19,14 +19,12 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from graphctx import deadline
-from graphctx.context.engine import MAX_DEPTH
-from graphctx.context.render import header
 from graphctx.errors import MAX_QUOTED, DeadlineExceeded, GraphctxError, InvalidRequest, NotFound, quote
-from graphctx.project import Project
 from graphctx.models import (
-    DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswer, DetailLevel, EntityKind, Format, Intent, Mode,
+    DEFAULT_BUDGET, MAX_BUDGET, MAX_DEPTH, MIN_BUDGET, ContextAnswer, DetailLevel, EntityKind, Format, Intent, Mode,
     SearchAnswer,
 )
+from graphctx.project import Project
 from graphctx.server import records
 from graphctx.server.agents import Agents
 from graphctx.server.freshness import Watcher
@@ -304,7 +302,7 @@ def _tool(state: ServerState, compute: Callable[[], tuple[Any, str]], names: Cal
         data = json.loads(text)
         if warning:
             data["notes"] = [warning.removeprefix("note: ")]
-        summary = header(model) if isinstance(model, ContextAnswer) else text_summary(model)
+        summary = Project.header(model) if isinstance(model, ContextAnswer) else text_summary(model)
         short = f"{summary}\n(the full answer is in structuredContent)" + (f"\n{warning}" if warning else "")
         return CallToolResult(content=[TextContent(type="text", text=short)], structured_content=data)
     return CallToolResult(content=[TextContent(type="text", text=f"{text}\n{warning}" if warning else text)])
