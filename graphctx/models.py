@@ -40,6 +40,7 @@ Scope = Literal["shared", "private", "ephemeral"]  # committed, this clone only,
 SCOPES: tuple[str, ...] = get_args(Scope)
 
 DEFAULT_BUDGET = 4000
+MAX_DEPTH = 6  # hops an answer may follow from its root
 MAX_BUDGET = 100_000
 MIN_BUDGET = 100
 

@@ -4,6 +4,8 @@ comparable collections."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import textwrap
 from collections import Counter
 from pathlib import Path
 
@@ -38,6 +40,92 @@ def index_tables(root: Path) -> dict[str, Counter]:
         }
     finally:
         conn.close()
+
+
+# The shared fixture project: a small Python shop with known answers (calls, inheritance, a test,
+# a README and an entry point).
+SHOP = {
+    "README.md": "# shop\n\n[![ci](badge.svg)](x)\n\nA tiny shop: items are validated, stored and listed.\n",
+    "pyproject.toml": '[project]\nname = "shop"\nversion = "0.1"\n[project.scripts]\nshop = "shop.cli:main"\n',
+    "shop/__init__.py": "",
+    "shop/models.py": '''
+        """Storage models."""
+
+
+        class Repo:
+            """Keeps items."""
+
+            def save(self, item):
+                """Store one item."""
+                self._write(item)
+
+            def _write(self, item):
+                print(item)
+
+
+        class CachedRepo(Repo):
+            def save(self, item):
+                super().save(item)
+    ''',
+    "shop/service.py": '''
+        from shop.models import Repo
+
+
+        def create_item(name):
+            """Validate and store a new item."""
+            repo = Repo()
+            repo.save(name)
+            return validate(name)
+
+
+        def validate(name):
+            if not name:
+                raise ValueError("empty name")
+            return name
+    ''',
+    "shop/cli.py": '''
+        import sys
+
+        from shop.service import create_item
+
+
+        def main():
+            """Create the items named on the command line."""
+            for name in sys.argv[1:]:
+                create_item(name)
+    ''',
+    "tests/test_service.py": '''
+        from shop.service import create_item, validate
+
+
+        def test_create_item():
+            assert create_item("a") == "a"
+
+
+        def test_validate():
+            assert validate("b") == "b"
+    ''',
+}
+
+
+def make_shop(root: Path, index: bool = True) -> Path:
+    """The shop project written under root as a git work tree, indexed unless told not to."""
+    for rel, text in SHOP.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    if index:
+        from graphctx.index.indexer import index_repository
+
+        index_repository(root)
+    return root
+
+
+@pytest.fixture(scope="session")
+def shop_repo(tmp_path_factory) -> Path:
+    """The shop, indexed once per test session; tests that write to it use their own make_shop copy."""
+    return make_shop(tmp_path_factory.mktemp("shop"))
 
 
 @pytest.fixture

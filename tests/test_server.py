@@ -22,6 +22,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
+from conftest import SHOP as PROJECT, make_shop as make_repo
 from graphctx.context.tokens import count
 from graphctx.index.indexer import index_repository
 from graphctx.server import build_server
@@ -31,81 +32,6 @@ READ_TOOLS = {"get_context", "get_file_context", "search", "get_impact", "sessio
 WRITE_TOOLS = {"remember", "decide", "revise", "verify"}  # records: tested in tests/test_server_records.py
 TOOLS = READ_TOOLS | WRITE_TOOLS
 MODES = ("auto", "legacy")
-
-PROJECT = {
-    "README.md": "# shop\n\n[![ci](badge.svg)](x)\n\nA tiny shop: items are validated, stored and listed.\n",
-    "pyproject.toml": '[project]\nname = "shop"\nversion = "0.1"\n[project.scripts]\nshop = "shop.cli:main"\n',
-    "shop/__init__.py": "",
-    "shop/models.py": '''
-        """Storage models."""
-
-
-        class Repo:
-            """Keeps items."""
-
-            def save(self, item):
-                """Store one item."""
-                self._write(item)
-
-            def _write(self, item):
-                print(item)
-
-
-        class CachedRepo(Repo):
-            def save(self, item):
-                super().save(item)
-    ''',
-    "shop/service.py": '''
-        from shop.models import Repo
-
-
-        def create_item(name):
-            """Validate and store a new item."""
-            repo = Repo()
-            repo.save(name)
-            return validate(name)
-
-
-        def validate(name):
-            if not name:
-                raise ValueError("empty name")
-            return name
-    ''',
-    "shop/cli.py": '''
-        import sys
-
-        from shop.service import create_item
-
-
-        def main():
-            """Create the items named on the command line."""
-            for name in sys.argv[1:]:
-                create_item(name)
-    ''',
-    "tests/test_service.py": '''
-        from shop.service import create_item, validate
-
-
-        def test_create_item():
-            assert create_item("a") == "a"
-
-
-        def test_validate():
-            assert validate("b") == "b"
-    ''',
-}
-
-
-def make_repo(root: Path, index: bool = True) -> Path:
-    for rel, text in PROJECT.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    if index:
-        index_repository(root)
-    return root
-
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory) -> Path:

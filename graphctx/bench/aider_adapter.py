@@ -11,8 +11,7 @@ from pathlib import Path
 
 from graphctx.bench.gitrepo import BenchError
 from graphctx.bench.instances import Instance
-from graphctx.bench.systems import Output, Packet, Repo
-from graphctx.context.tokens import count
+from graphctx.bench.corpus import Output, Packet, Repo, count
 
 WORKER = Path(__file__).with_name("aider_worker.py")
 

@@ -120,11 +120,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _check_policy(intent: str, settings: list[str]) -> None:
     """Refuse an unknown intent or policy setting before any work starts."""
-    from graphctx.context import api
     from graphctx.errors import InvalidRequest
+    from graphctx.project import Project
 
     try:
-        api.with_overrides(api.policy_for(intent), settings)
+        Project.policy(intent, settings)
     except InvalidRequest as exc:
         raise BenchError(str(exc)) from None
 

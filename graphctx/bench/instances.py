@@ -12,10 +12,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from graphctx.bench.gitrepo import BenchError, Commit, FileDiff, commit_diff, first_parent_log, git, show_file
-from graphctx.index.naming import is_test_file
 from graphctx.models import CLASS_KINDS, FUNCTION_KINDS
-from graphctx.parse.extract import extract
-from graphctx.parse.languages import language_for_path
+from graphctx.project import Project
 
 
 @dataclass
@@ -118,11 +116,7 @@ def gold_from_lines(path: str, spans: list[Span], lines: Iterable[int]) -> tuple
 
 
 def spans_of(path: str, source: bytes) -> list[Span]:
-    spec = language_for_path(path)
-    if spec is None:
-        return []
-    facts = extract(path, spec.name, source)
-    return [Span(d.qualified_name, d.kind, d.start_line, d.end_line) for d in facts.definitions]
+    return [Span(d.qualified_name, d.kind, d.start_line, d.end_line) for d in Project.definitions(path, source)]
 
 
 # ---- lexical or not
@@ -205,8 +199,8 @@ def derive_instance(git_dir: Path, repo: str, commit: Commit, options: HistoryOp
         return None, reason
     parent = commit.parents[0]
     names = str(git(git_dir, "diff", "--name-only", "--no-renames", parent, commit.sha)).split("\n")
-    source_names = [n for n in names if n and language_for_path(n) is not None]
-    changed = [n for n in source_names if not is_test_file(n)]
+    source_names = [n for n in names if n and Project.is_source_file(n)]
+    changed = [n for n in source_names if not Project.is_test_file(n)]
     if not changed:
         return None, "no source change" if not source_names else "tests only"
     if len(changed) > options.max_files:

@@ -21,8 +21,7 @@ from collections import Counter, defaultdict
 import networkx as nx
 
 from graphctx.bench.instances import Instance
-from graphctx.bench.systems import Output, Packet, Repo
-from graphctx.context.tokens import count
+from graphctx.bench.corpus import Output, Packet, Repo, count
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DEF_LINE = re.compile(r"^\s*(async\s+def|def|class|function|func|fn|pub|export|interface|struct|type)\b")

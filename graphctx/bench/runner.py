@@ -103,7 +103,8 @@ def _report(summary: dict, i: int, total: int, started: float, progress) -> int:
 def run_instance(config: RunConfig, inst: Instance, systems: list[str]) -> dict:
     """Run `systems` on one instance and write their result files; never raises."""
     from graphctx.bench import workspace
-    from graphctx.bench.systems import Repo, run_system
+    from graphctx.bench.corpus import Repo
+    from graphctx.bench.systems import run_system
 
     summary = {"instance_id": inst.instance_id, "index_seconds": 0.0, "systems": {}}
     try:
@@ -178,12 +179,9 @@ def _jsonable(value):
 
 def _forget(root: Path) -> None:
     """Drop a tree's loaded graph and connections: a worker holds one repository at a time."""
-    from graphctx.graph.loader import GRAPHS
+    from graphctx.project import Project
 
-    root = root.resolve()
-    GRAPHS._graphs.pop(root, None)
-    for key in [k for k in GRAPHS._connections if k[0] == root]:
-        GRAPHS._connections.pop(key).close()
+    Project(root, find=False).close()
 
 
 def load_results(out_dir: Path, systems: list[str] | None = None) -> dict[str, dict[str, dict]]:

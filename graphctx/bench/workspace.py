@@ -35,7 +35,7 @@ def tree_dir(cache_dir: Path, repo: str, commit: str) -> Path:
 def prepare(cache_dir: Path, repos_dir: Path, repo: str, commit: str) -> tuple[Path, float]:
     """The indexed tree of repo at commit, and the seconds spent materialising and indexing it now
     (0 when the cache already held an up-to-date index)."""
-    from graphctx.context import api
+    from graphctx.project import Project
 
     root = tree_dir(cache_dir, repo, commit)
     with _locked(root.with_name(root.name + ".lock")):
@@ -45,6 +45,6 @@ def prepare(cache_dir: Path, repos_dir: Path, repo: str, commit: str) -> tuple[P
                 shutil.rmtree(root)
             materialise(find_git_dir(repos_dir, repo), commit, root)
             (root / READY).write_text(commit + "\n")
-        result = api.index(root)  # incremental: a no-op unless graphctx's schema changed
+        result = Project(root, find=False, ephemeral=False).index()  # incremental: a no-op unless graphctx's schema changed
         spent = time.perf_counter() - started if (result.parsed or result.removed) else 0.0
     return root, spent

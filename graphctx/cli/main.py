@@ -180,18 +180,19 @@ def _json_everywhere(sub: argparse._SubParsersAction) -> None:
             p.add_argument("--json", action="store_true", help=f"print the data as JSON{alias}")
 
 
-def _root(args: argparse.Namespace) -> Path:
-    from graphctx.index.root import find_root
+def _project(args: argparse.Namespace):
+    """The repository the command names (or the one containing the current folder). A command is
+    one short process: it holds no ephemeral records."""
+    from graphctx.project import Project
 
-    return find_root(getattr(args, "path", None) or args.repo)
+    return Project(getattr(args, "path", None) or args.repo, ephemeral=False)
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from graphctx.context import api
-
-    root = _root(args)
+    project = _project(args)
+    root = project.root
     with printing.progress_bar(enabled=not args.quiet) as progress:
-        result = api.index(root, full=args.full, progress=progress, verify=True)
+        result = project.index(full=args.full, progress=progress, verify=True)
     if not args.quiet:
         for line in printing.index_notices(result):
             print(line, file=sys.stderr)
@@ -200,36 +201,28 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from graphctx.context import api
-
-    answer = api.stats(_root(args))
+    answer = _project(args).stats()
     print(answer.model_dump_json(indent=2) if args.json else printing.stats(answer))
     return 0
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from graphctx.context import api
-
     if args.limit < 1:
         raise GraphctxError(f"--limit {args.limit} is too small; give 1 or more")
-    answer = api.search(_root(args), args.query, args.kind, args.limit)
+    answer = _project(args).search(args.query, args.kind, args.limit)
     print(answer.model_dump_json(indent=2) if args.json else printing.search(answer))
     return 0 if answer.hits else NOTHING_FOUND
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from graphctx.context import api
-
-    answer = api.show(_root(args), args.entity, args.file)
+    answer = _project(args).show(args.entity, args.file)
     print(answer.model_dump_json(indent=2) if args.json else printing.entity_edges(answer))
     return 0
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    from graphctx.context import api
-
-    _, text = api.get_context(
-        _root(args), args.entity, file=args.file, depth=args.depth, token_budget=args.budget, intent=args.intent,
+    _, text = _project(args).context(
+        args.entity, file=args.file, depth=args.depth, token_budget=args.budget, intent=args.intent,
         detail_level=args.detail, format=args.format, include_inferred=not args.no_inferred, known_hash=args.known_hash,
     )
     print(text)
@@ -237,48 +230,38 @@ def cmd_context(args: argparse.Namespace) -> int:
 
 
 def cmd_intent(args: argparse.Namespace) -> int:
-    from graphctx.context import api
-
     target = sys.stdin.read() if args.target == "-" else args.target
-    answer, text = api.get_intent(_root(args), args.intent, target, depth=args.depth, token_budget=args.budget,
+    answer, text = _project(args).intent(args.intent, target, depth=args.depth, token_budget=args.budget,
                                   format=args.format, include_inferred=not args.no_inferred)
     print(text)
     return 0 if printing.found(answer) else NOTHING_FOUND
 
 
 def cmd_path(args: argparse.Namespace) -> int:
-    from graphctx.context import api
-
-    answer, text = api.get_path(_root(args), args.source, args.target, token_budget=args.budget, format=args.format,
+    answer, text = _project(args).path(args.source, args.target, token_budget=args.budget, format=args.format,
                                 include_inferred=not args.no_inferred)
     print(text)
     return 0 if printing.found(answer) else NOTHING_FOUND
 
 
 def cmd_file(args: argparse.Namespace) -> int:
-    from graphctx.context import api
-
-    _, text = api.get_file_context(_root(args), args.file, token_budget=args.budget, format=args.format)
+    _, text = _project(args).file(args.file, token_budget=args.budget, format=args.format)
     print(text)
     return 0
 
 
 def cmd_impact(args: argparse.Namespace) -> int:
-    from graphctx.context import api
-
-    root = _root(args)
+    project = _project(args)
     if args.diff is not None:
-        api.refresh(root)  # a diff is read from the working tree: the index must describe the same lines
-    answer, text = api.get_impact(root, args.symbol, args.files, diff=args.diff, depth=args.depth,
+        project.refresh()  # a diff is read from the working tree: the index must describe the same lines
+    answer, text = project.impact(args.symbol, args.files, diff=args.diff, depth=args.depth,
                                   token_budget=args.budget, format=args.format)
     print(text)
     return 0 if printing.found(answer) else NOTHING_FOUND
 
 
 def cmd_session(args: argparse.Namespace) -> int:
-    from graphctx.context import api
-
-    _, text = api.session_init(_root(args), token_budget=args.budget, format=args.format)
+    _, text = _project(args).session(token_budget=args.budget, format=args.format)
     print(text)
     return 0
 
@@ -291,13 +274,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from graphctx.context import api
-
     if args.output is not None:
         _check_writable(args.output)
     elif args.format == "html" and sys.stdout.isatty():
         raise GraphctxError("an HTML page is not for the terminal: pass -o FILE.html (or redirect standard output)")
-    selection, text = api.export(_root(args), args.format, around=args.around, file=args.file, depth=args.depth,
+    selection, text = _project(args).export(args.format, around=args.around, file=args.file, depth=args.depth,
                                  edge_kinds=args.edges, max_nodes=args.max_nodes)
     if args.output:
         try:

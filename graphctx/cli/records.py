@@ -90,11 +90,10 @@ def _common_fields(p: argparse.ArgumentParser) -> None:
 
 
 def _store(args: argparse.Namespace):
-    from graphctx.index.root import find_root
-    from graphctx.records import RecordStore
+    from graphctx.project import Project
 
     # This process ends with the command, so it cannot keep ephemeral records.
-    return RecordStore(find_root(args.repo), holds_ephemeral=False)
+    return Project(args.repo, ephemeral=False)
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
@@ -148,7 +147,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
             elif args.history:
                 out = [h.model_dump(mode="json") for h in store.history(args.id)]
             else:
-                out = store.get(args.id).model_dump(mode="json")
+                out = store.record(args.id).model_dump(mode="json")
             _warn_conflicts(store.conflicts([args.id]))
             print(json.dumps(out, indent=2, default=str))
             return 0

@@ -25,6 +25,14 @@ def store_for(root: Path) -> RecordStore:
         return _stores[root]
 
 
+def release(root: Path) -> None:
+    """Close and forget the root's store (its ephemeral records go with it)."""
+    with _lock:
+        store = _stores.pop(root.resolve(), None)
+    if store is not None:
+        store.close()
+
+
 def may_have_records(root: Path) -> bool:
     """Cheap test before opening anything: record files on disk, or a store already open here."""
     return root.resolve() in _stores or any(folder.is_dir() for folder in record_dirs(root))

@@ -80,7 +80,7 @@ def show(root: Path, entity: str, file: str | None = None) -> EntityEdges:
     """One entity with every edge into and out of it, external references included."""
     g = graph(root)
     entity_id = lookup.resolve_entity(g, entity, file)
-    conn = _conn(root)
+    conn = g.connection()
     columns = "source, target, kind, resolution, confidence, line"
     edge = lambda row: Edge(**dict(zip(columns.split(", "), row)))  # noqa: E731
     return EntityEdges(
@@ -93,7 +93,7 @@ def show(root: Path, entity: str, file: str | None = None) -> EntityEdges:
 def search(root: Path, query: str, kind: str | None = None, limit: int = 20) -> SearchAnswer:
     g = graph(root)
     hits = []
-    for entity_id, score, how in lookup.search(g, _conn(root), query, kind, limit):
+    for entity_id, score, how in lookup.search(g, g.connection(), query, kind, limit):
         e = g.entity(entity_id)
         hits.append(SearchHit(id=entity_id, kind=e["kind"], path=e["path"], start_line=e["start_line"],
                               signature=e["signature"], score=score, match=how))

@@ -24,11 +24,10 @@ from graphctx.errors import Ambiguous, InvalidRequest, NotFound, quote
 from graphctx.graph import hierarchy, lookup, paths, rank
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import skips
-from graphctx.models import DEFAULT_BUDGET, FORMATS, FUNCTION_KINDS, MAX_BUDGET, MIN_BUDGET, ContextAnswer
+from graphctx.models import DEFAULT_BUDGET, FORMATS, FUNCTION_KINDS, MAX_BUDGET, MAX_DEPTH, MIN_BUDGET, ContextAnswer
 from graphctx.text import clip
 
 Answer = tuple[ContextAnswer, str]
-MAX_DEPTH = 6
 MAX_QUERY_CHARS = 120  # free text, as an answer's header repeats it
 # The index hashes bodies as 16 hex digits (blake2b, 8 bytes); answers show the first 8, which
 # cost a third of the tokens and are plenty to tell one entity's versions apart.
@@ -199,7 +198,7 @@ def _add_overrides(g: CodeGraph, method_id: str, reached: dict[str, rank.Reached
 
 
 def _from_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool) -> list[Candidate]:
-    found = text_seeds.from_text(g, GRAPHS.connection(g.root), text, policy.seeds)
+    found = text_seeds.from_text(g, g.connection(), text, policy.seeds)
     deadline.check()
     seed_weights = found.top(policy.seeds.max_seeds)
     if not seed_weights:
@@ -266,7 +265,7 @@ def _repo_path(g: CodeGraph, file: str) -> str:
         return hits[0]
     if hits:
         raise Ambiguous(f"the path {quote(file)} matches {len(hits)} indexed files; give more of the path", sorted(hits)[:10])
-    why = skips.explain(GRAPHS.connection(g.root), relative)  # a language with no parser yet, or a skipped file
+    why = skips.explain(g.connection(), relative)  # a language with no parser yet, or a skipped file
     raise NotFound(why or f"the path {quote(file)} is not an indexed source file",
                    [p for p in g.files if Path(p).name == Path(file).name][:5])
 

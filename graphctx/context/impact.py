@@ -84,7 +84,7 @@ def _pack_change(g: CodeGraph, answer: ContextAnswer, change: ChangeSet, depth: 
 def _add_removed_users(g: CodeGraph, removed: list[OldEntity], starts: set[str], reached: dict[str, rank.Reached],
                        direct: dict[str, Strength]) -> None:
     """The code that still uses a removed entity's name depends on it directly."""
-    conn = GRAPHS.connection(g.root)
+    conn = g.connection()
     for gone in removed:
         users = [u for u in changeset.referrers(g, conn, gone) if u not in starts]
         direct[gone.id] = (REMOVED_USE_SCORE if users else 0.0, len(users))

@@ -16,7 +16,6 @@ server builds its instructions from it at start-up."""
 
 from __future__ import annotations
 
-import os
 import posixpath
 import time
 from collections import defaultdict
@@ -33,6 +32,7 @@ from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import store
 from graphctx.index.languages import RULES, Manifest, read_manifests, rules_for
 from graphctx.layout import entity_path
+from graphctx.index.changes import changed_files
 from graphctx.index.root import Boundary
 from graphctx.models import DEFAULT_BUDGET, ContextAnswer
 from graphctx.text import clip_words
@@ -280,15 +280,7 @@ def _central_files(g: CodeGraph, central: list[tuple[str, float, str]], limit: i
 # ---- freshness
 
 def _freshness(g: CodeGraph, facts: ProjectFacts) -> str:
-    changed = []
-    for path, known in g.files.items():
-        try:
-            st = os.stat(g.root / path)
-        except OSError:
-            changed.append(path)
-            continue
-        if (st.st_size, st.st_mtime_ns) != (known["size"], known["mtime_ns"]):
-            changed.append(path)
+    changed = changed_files(Boundary(g.root), g.files).changed
     age = f"built {_age(time.time() - facts.indexed_at)} ago" if facts.indexed_at else "build time unknown"
     state = (f"{len(changed)} indexed file(s) changed on disk since: {', '.join(sorted(changed)[:5])}"
              + (" ..." if len(changed) > 5 else "") + "; answers flag them") if changed else "every indexed file matches the disk"

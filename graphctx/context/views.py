@@ -5,12 +5,11 @@ the repository, and flags files changed since indexing."""
 
 from __future__ import annotations
 
-import os
 
 from graphctx.context.packer import Candidate
 from graphctx.graph.loader import CodeGraph
+from graphctx.index.changes import changed_files
 from graphctx.index.root import Boundary
-from graphctx.index.store import content_hash
 from graphctx.models import CLASS_KINDS, PacketItem
 from graphctx.records import AnchoredRecord
 from graphctx.records.render import answer_text
@@ -67,13 +66,8 @@ class Views:
         """Whether the file's content changed on disk since it was indexed (its lines may have moved).
         A touched file keeps its content hash: only a new stat with new bytes counts."""
         if path not in self._stale:
-            known = self.graph.files.get(path, {})
-            try:
-                st = os.stat(self.boundary.path(path))
-                same_stat = (st.st_size, st.st_mtime_ns) == (known.get("size"), known.get("mtime_ns"))
-                self._stale[path] = not same_stat and content_hash(self.boundary.read_bytes(path)) != known.get("hash")
-            except OSError:
-                self._stale[path] = True
+            files = self.graph.files if path in self.graph.files else {path: {}}  # unknown: stale unless absent
+            self._stale[path] = bool(changed_files(self.boundary, files, [path]).changed)
         return self._stale[path]
 
     def min_full_tokens(self, entity_id: str) -> int:

@@ -21,7 +21,14 @@ def owner(graph: CodeGraph, entity_id: str) -> str | None:
 
 def related_methods(graph: CodeGraph, method_id: str, upward: bool) -> list[tuple[str, int]]:
     """Methods with the same name in base classes (upward) or in subclasses (downward), with the
-    number of inheritance steps between the classes, nearest first."""
+    number of inheritance steps between the classes, nearest first.
+
+    Examples
+    --------
+    >>> g = Project("shop").graph  # the fixture project of the tests
+    >>> related_methods(g, "shop/models.py::CachedRepo.save", upward=True)
+    [('shop/models.py::Repo.save', 1)]
+    """
     g = graph.graph
     cls = owner(graph, method_id)
     if cls is None:

@@ -11,6 +11,7 @@ import os
 import sqlite3
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,12 +63,19 @@ class CodeGraph:
     by_path: dict[str, list[str]] = field(default_factory=dict)  # the file's entities, the file itself included
     files: dict[str, dict] = field(default_factory=dict)  # path -> {language, size, mtime_ns, hash, lines, is_test}
     cache: dict = field(default_factory=dict)  # derived structures (sparse matrices), per generation
+    reader: Callable[[], sqlite3.Connection] | None = None  # the index this graph was loaded from, for lazy details
+
+    def connection(self) -> sqlite3.Connection:
+        """A read connection to the index this graph came from (the calling thread's own)."""
+        if self.reader is None:
+            raise NoIndex(f"the graph of {self.root} was built without an index to read details from")
+        return self.reader()
 
     def entity(self, entity_id: str) -> dict:
         """The entity's attributes, signature and doc included."""
         node = self.graph.nodes[entity_id]
         if "doc" not in node:
-            row = GRAPHS.connection(self.root).execute(
+            row = self.connection().execute(
                 f"SELECT {', '.join(DETAIL_COLUMNS)} FROM entities WHERE id=?", (entity_id,)
             ).fetchone()
             node.update(zip(DETAIL_COLUMNS, row or ("", "")))
@@ -100,6 +108,15 @@ class GraphCache:
             self._connections[key] = conn
         return conn
 
+    def release(self, root: Path) -> None:
+        """Drop the root's loaded graph and close its connections, in every thread."""
+        root = root.resolve()
+        with self._lock:
+            self._graphs.pop(root, None)
+            for key in [k for k in self._connections if k[0] == root]:
+                self._files.pop(key, None)
+                self._connections.pop(key).close()
+
     def get(self, root: Path) -> CodeGraph:
         root = root.resolve()
         conn = self.connection(root)
@@ -109,7 +126,7 @@ class GraphCache:
             with self._lock:
                 graph = self._graphs.get(root)
                 if graph is None or graph.generation != current:
-                    graph = self._graphs[root] = load(root, conn)
+                    graph = self._graphs[root] = load(root, conn, reader=lambda: self.connection(root))
         return graph
 
 
@@ -143,7 +160,7 @@ def _file_identity(path: Path) -> tuple[int, int]:
     return st.st_dev, st.st_ino
 
 
-def load(root: Path, conn: sqlite3.Connection) -> CodeGraph:
+def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Connection] | None = None) -> CodeGraph:
     """Read entities and internal edges in one read transaction, so they agree on a generation."""
     conn.execute("BEGIN")
     try:
@@ -179,6 +196,7 @@ def load(root: Path, conn: sqlite3.Connection) -> CodeGraph:
         by_path[row[5]].append(row[0])
     return CodeGraph(
         root=root,
+        reader=reader,
         generation=generation,
         graph=graph,
         arrays=arrays,

@@ -28,7 +28,17 @@ EXACT_ANY_CASE = 0.95  # the query's name in another case: below the exact spell
 
 
 def resolve_entity(graph: CodeGraph, name: str, file: str | None = None) -> str:
-    """The one entity id that `name` (id, qualified name, bare name or path) denotes, within `file` if given."""
+    """The one entity id that `name` (id, qualified name, bare name or path) denotes, within `file` if given.
+    Raises NotFound (with did-you-mean suggestions) or Ambiguous (with the candidate ids).
+
+    Examples
+    --------
+    >>> g = Project(".").graph
+    >>> resolve_entity(g, "graphctx.graph.lookup.resolve_entity")
+    'graphctx/graph/lookup.py::resolve_entity'
+    >>> resolve_entity(g, "resolve_entity", file="graph/lookup.py")
+    'graphctx/graph/lookup.py::resolve_entity'
+    """
     name = inputs.check((name or "").strip(), "entity")
     if not name:
         raise InvalidRequest("entity is empty: give an entity id (path::Qualified.name), a qualified name or a name")

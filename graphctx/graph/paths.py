@@ -16,7 +16,15 @@ HOP_COST = 0.05
 
 
 def call_chain(graph: CodeGraph, source: str, target: str, include_inferred: bool = True) -> list[tuple[str, dict | None]] | None:
-    """[(entity, the call edge into it)], from source to target, or None when no call chain joins them."""
+    """[(entity, the call edge into it)], from source to target, or None when no call chain joins them.
+    The first entity has no edge into it (None); `include_inferred=False` follows only sure edges.
+
+    Examples
+    --------
+    >>> g = Project("shop").graph  # the fixture project of the tests
+    >>> [node for node, _ in call_chain(g, "shop/cli.py::main", "shop/service.py::validate")]
+    ['shop/cli.py::main', 'shop/service.py::create_item', 'shop/service.py::validate']
+    """
     g = graph.graph
 
     def cost(u: str, v: str, edges: dict) -> float | None:
@@ -39,7 +47,14 @@ def call_chain(graph: CodeGraph, source: str, target: str, include_inferred: boo
 
 
 def reach(graph: CodeGraph, start: str, forward: bool, max_depth: int = 6) -> tuple[int, int]:
-    """How many entities a call chain from (forward) or into (backward) start touches, and how deep it goes."""
+    """How many entities a call chain from (forward) or into (backward) start touches, and how deep it goes.
+
+    Examples
+    --------
+    >>> g = Project("shop").graph  # the fixture project of the tests
+    >>> reach(g, "shop/service.py::validate", forward=False)  # create_item and a test; main and a test above it
+    (4, 2)
+    """
     g = graph.graph
     seen = {start}
     queue = deque([(start, 0)])

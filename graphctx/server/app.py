@@ -19,18 +19,15 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from graphctx import deadline
-from graphctx.context import api
-from graphctx.context.engine import MAX_DEPTH
-from graphctx.context.render import header
 from graphctx.errors import MAX_QUOTED, DeadlineExceeded, GraphctxError, InvalidRequest, NotFound, quote
-from graphctx.graph.loader import GRAPHS
 from graphctx.models import (
-    DEFAULT_BUDGET, MAX_BUDGET, MIN_BUDGET, ContextAnswer, DetailLevel, EntityKind, Format, Intent, Mode,
+    DEFAULT_BUDGET, MAX_BUDGET, MAX_DEPTH, MIN_BUDGET, ContextAnswer, DetailLevel, EntityKind, Format, Intent, Mode,
     SearchAnswer,
 )
+from graphctx.project import Project
 from graphctx.server import records
 from graphctx.server.agents import Agents
-from graphctx.server.freshness import Freshness
+from graphctx.server.freshness import Watcher
 from graphctx.server.instructions import build_instructions
 from graphctx.server.results import error_result, internal_error
 from graphctx.server.strict import StrictServer
@@ -66,7 +63,8 @@ class ServerState:
 
     def __init__(self, root: Path, *, watch: bool = True, transport: str = "stdio", deadline: float = DEFAULT_DEADLINE):
         self.root = Path(root).resolve()
-        self.fresh = Freshness(self.root, watch=watch)
+        self.project = Project(self.root, find=False)  # holds this process's ephemeral records too
+        self.fresh = Watcher(self.project, watch=watch)
         self.agents = Agents(transport)
         self.workers = Workers(deadline)
 
@@ -101,7 +99,7 @@ class ServerState:
             if stale and attempt < 2:
                 self.fresh.reindex()
             generation = getattr(model, "generation", None)
-            behind = generation is not None and generation != GRAPHS.get(self.root).generation
+            behind = generation is not None and generation != self.project.graph.generation
             if attempt == 2 or not (stale or refreshed or behind):
                 break
             deadline.check()
@@ -143,7 +141,7 @@ def _version() -> str:
 # ---- tools
 
 def _register_tools(server: MCPServer, state: ServerState) -> None:
-    root = state.root
+    project = state.project
 
     def tool(fn: Callable) -> Callable:
         # One flowing paragraph (hosts show the description as is), read-only hints, and no output
@@ -188,7 +186,7 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
                 if not name:
                     raise InvalidRequest("mode=context needs `entity` (an id, qualified name or name); for a task "
                                          "description use mode=intent with `target`")
-                return api.get_context(root, name, file=file, depth=depth, token_budget=token_budget, intent=intent,
+                return project.context(name, file=file, depth=depth, token_budget=token_budget, intent=intent,
                                        detail_level=detail_level, format=format, include_inferred=include_inferred,
                                        known_hash=known_hash)
             if mode == "intent":
@@ -197,12 +195,12 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
                 subject = target or entity or file
                 if not subject:
                     raise InvalidRequest("mode=intent needs `target`: an entity, a file path or a description of the task")
-                return api.get_intent(root, intent, subject, depth=depth, token_budget=token_budget, format=format,
+                return project.intent(intent, subject, depth=depth, token_budget=token_budget, format=format,
                                       include_inferred=include_inferred)
             start, end = from_entity or entity, to_entity or target
             if not (start and end):
                 raise InvalidRequest("mode=path needs `from_entity` and `to_entity`")
-            return api.get_path(root, start, end, token_budget=token_budget, format=format,
+            return project.path(start, end, token_budget=token_budget, format=format,
                                 include_inferred=include_inferred)
 
         return _tool(state, compute, _item_paths, format)
@@ -218,7 +216,7 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
         """Outline of one file: every class, function and method in line order with its signature and the first
         line of its doc. Use it to see what a file holds before asking for an entity's code."""
         state.agents.identify(ctx, agent_id)
-        return _tool(state, lambda: api.get_file_context(root, file, token_budget=token_budget, format=format),
+        return _tool(state, lambda: project.file(file, token_budget=token_budget, format=format),
                      _item_paths, format)
 
     @tool
@@ -233,7 +231,7 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
         """Find entities by name or words (exact, prefix, full-text, fuzzy), best first, with their ids. Use it when
         you do not know an entity's exact name or id; then call get_context with the id."""
         state.agents.identify(ctx, agent_id)
-        return _tool(state, lambda: _search(root, query, kind, limit, format), lambda a: [h.path for h in a.hits], format)
+        return _tool(state, lambda: _search(project, query, kind, limit, format), lambda a: [h.path for h in a.hits], format)
 
     @tool
     def get_impact(
@@ -255,7 +253,7 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
         state.agents.identify(ctx, agent_id)
         if diff is not None:
             state.fresh.reindex()  # a diff is read from the working tree: the index must describe the same lines
-        return _tool(state, lambda: api.get_impact(root, symbol, files, diff=diff, depth=depth,
+        return _tool(state, lambda: project.impact(symbol, files, diff=diff, depth=depth,
                                                    token_budget=token_budget, format=format), _item_paths, format)
 
     @tool
@@ -269,11 +267,11 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
         its conventions, accepted decisions and stale records, and a ranked map of its public API (declared entry
         points, exports, the most imported modules, the most used public code), within a token budget."""
         state.agents.identify(ctx, agent_id)
-        return _tool(state, lambda: api.session_init(root, token_budget=token_budget, format=format), _item_paths, format)
+        return _tool(state, lambda: project.session(token_budget=token_budget, format=format), _item_paths, format)
 
 
-def _search(root: Path, query: str, kind: str | None, limit: int, fmt: str) -> tuple[SearchAnswer, str]:
-    answer = api.search(root, query, kind, limit)
+def _search(project: Project, query: str, kind: str | None, limit: int, fmt: str) -> tuple[SearchAnswer, str]:
+    answer = project.search(query, kind, limit)
     if fmt == "json":
         return answer, answer.model_dump_json()
     lines = [search_header(answer)]
@@ -304,7 +302,7 @@ def _tool(state: ServerState, compute: Callable[[], tuple[Any, str]], names: Cal
         data = json.loads(text)
         if warning:
             data["notes"] = [warning.removeprefix("note: ")]
-        summary = header(model) if isinstance(model, ContextAnswer) else text_summary(model)
+        summary = Project.header(model) if isinstance(model, ContextAnswer) else text_summary(model)
         short = f"{summary}\n(the full answer is in structuredContent)" + (f"\n{warning}" if warning else "")
         return CallToolResult(content=[TextContent(type="text", text=short)], structured_content=data)
     return CallToolResult(content=[TextContent(type="text", text=f"{text}\n{warning}" if warning else text)])
@@ -324,7 +322,7 @@ def search_header(answer: SearchAnswer) -> str:
 # ---- resources
 
 def _register_resources(server: MCPServer, state: ServerState) -> None:
-    root = state.root
+    project = state.project
 
     def resource(uri: str, **options: Any) -> Callable:
         def add(fn: Callable) -> Callable:
@@ -337,7 +335,7 @@ def _register_resources(server: MCPServer, state: ServerState) -> None:
                           "and the server's freshness state")
     def status() -> str:
         state.fresh.sync()
-        data = _resource(lambda: api.stats(root)).model_dump(mode="json")
+        data = _resource(lambda: project.stats()).model_dump(mode="json")
         data["server"] = state.fresh.status()
         data["sessions"] = [a.as_dict() for a in state.agents.all()]
         return json.dumps(data, indent=1)
@@ -345,12 +343,12 @@ def _register_resources(server: MCPServer, state: ServerState) -> None:
     @resource("graphctx://file/{+path}", name="file", mime_type="text/plain",
               description="Outline of a file: its entities in line order with signatures and doc lines")
     def file_resource(path: str) -> str:
-        return _resource(lambda: state.answer(lambda: api.get_file_context(root, path), _item_paths)[1])
+        return _resource(lambda: state.answer(lambda: project.file(path), _item_paths)[1])
 
     @resource("graphctx://entity/{+id}", name="entity", mime_type="application/json",
               description="One entity (id path::Qualified.name) with every edge into and out of it")
     def entity_resource(id: str) -> str:
-        return _resource(lambda: state.answer(lambda: (api.show(root, id), ""), lambda e: [e.entity.path])[0]
+        return _resource(lambda: state.answer(lambda: (project.show(id), ""), lambda e: [e.entity.path])[0]
                          ).model_dump_json(indent=1)
 
 
@@ -370,7 +368,7 @@ def _resource(compute: Callable[[], Any]) -> Any:
 # ---- prompts
 
 def _register_prompts(server: MCPServer, state: ServerState) -> None:
-    root = state.root
+    project = state.project
 
     def prompt(title: str) -> Callable:
         def add(fn: Callable) -> Callable:
@@ -382,7 +380,7 @@ def _register_prompts(server: MCPServer, state: ServerState) -> None:
     def explain_entity(entity: str) -> str:
         """Explain what an entity does, how it is used and what it relies on, from its code and neighbourhood."""
         _, text, _ = _prompt(lambda: state.answer(
-            lambda: api.get_intent(root, "understand", entity, token_budget=6000), _item_paths))
+            lambda: project.intent("understand", entity, token_budget=6000), _item_paths))
         return (f"Explain `{entity}` in this repository: what it does, how it is used, what it relies on, and anything "
                 f"surprising. Cite entity ids. Here is its context from graphctx:\n\n{text}")
 
@@ -391,7 +389,7 @@ def _register_prompts(server: MCPServer, state: ServerState) -> None:
         """Review a change to some files (comma- or space-separated paths): what it can break and what to test."""
         paths = [p for p in files.replace(",", " ").split() if p]
         _, text, _ = _prompt(lambda: state.answer(
-            lambda: api.get_impact(root, None, paths, token_budget=6000), _item_paths))
+            lambda: project.impact(None, paths, token_budget=6000), _item_paths))
         return (f"Review the change to {', '.join(paths)}. Using the dependents below (in tiers: 1 = direct and sure), "
                 f"say what could break, which callers and tests to check, and what is missing. Dependents from "
                 f"graphctx:\n\n{text}")
@@ -399,7 +397,7 @@ def _register_prompts(server: MCPServer, state: ServerState) -> None:
     @prompt(title="Onboard")
     def onboard() -> str:
         """A tour of the repository for someone new to it: structure, entry points, central code."""
-        _, text, _ = _prompt(lambda: state.answer(lambda: api.session_init(root, token_budget=4000), _item_paths))
+        _, text, _ = _prompt(lambda: state.answer(lambda: project.session(token_budget=4000), _item_paths))
         return ("Give me a tour of this repository: what it is for, how it is organised, where execution starts and "
                 f"which code matters most. Here is graphctx's overview:\n\n{text}")
 

@@ -11,9 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from graphctx.context import api
 from graphctx.errors import GraphctxError, quote
-from graphctx.index import store
+from graphctx.project import Project
 from graphctx.server.app import build_server
 from graphctx.server.http import DEFAULT_PORT, check_address, http_token, listen, run_http
 from graphctx.server.workers import DEFAULT_DEADLINE
@@ -30,12 +29,13 @@ def serve(repo: Path | str | None = None, *, http: bool = False, host: str | Non
     check_options(http=http, host=host, port=port, no_auth=no_auth, deadline=deadline)
     host, port = host or "127.0.0.1", DEFAULT_PORT if port is None else port
     logging.getLogger("graphctx.server").setLevel(logging.INFO)
-    root = api.find_root(repo or next((os.environ[v] for v in REPO_ENV if os.environ.get(v)), None))
+    project = Project(repo or next((os.environ[v] for v in REPO_ENV if os.environ.get(v)), None), ephemeral=False)
+    root = project.root
     if http:
         check_address(host, port, no_auth=no_auth)
         sock = listen(host, port)
         token = http_token(root, no_auth=no_auth)
-    ensure_index(root)
+    ensure_index(project)
     server = build_server(root, watch=watch, transport="http" if http else "stdio", deadline=deadline)
     try:
         if http:
@@ -63,12 +63,13 @@ def check_options(*, http: bool, host: str | None, port: int | None, no_auth: bo
         raise GraphctxError(f"--deadline must be a number of seconds above 0, such as 30; got {quote(deadline)}")
 
 
-def ensure_index(root: Path) -> None:
+def ensure_index(project: Project) -> None:
     """Build the index when the repository has none, or rebuild it when the one there cannot be used
     (a first build stopped midway, another version's, a damaged file: the indexer names the problem),
     reporting progress on stderr."""
-    if store.index_path(root).exists():
-        if store.usable(store.index_path(root)):
+    root = project.root
+    if project.has_index():
+        if project.index_usable():
             return
     else:
         _say(f"no index for {root} yet; building it (this happens once)")
@@ -81,7 +82,7 @@ def ensure_index(root: Path) -> None:
             last[0], last[1] = now, phase
             _say(f"indexing: {phase} {done}/{total}" if total else f"indexing: {phase}")
 
-    result = api.index(root, progress=progress, verify=True)
+    result = project.index(progress=progress, verify=True)
     _say(f"indexed {root}: {result.summary()} ({time.perf_counter() - started:.1f} s)")
 
 

@@ -19,7 +19,6 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphctx.context.anchored import store_for
 from graphctx.errors import GraphctxError, InvalidRequest
 from graphctx.records import StaleVersion, render
 from graphctx.records.render import (
@@ -89,7 +88,7 @@ class Changes(BaseModel):
 
 
 def register(server: MCPServer, state: Any) -> None:
-    root = state.root
+    project = state.project
 
     def tool(annotations: ToolAnnotations) -> Callable:
         def add(fn: Callable) -> Callable:
@@ -126,7 +125,7 @@ def register(server: MCPServer, state: Any) -> None:
         the fields given (a new keyed record without a title takes it from the key)."""
         drafts = [e.model_dump(exclude_none=True) for e in entries]  # left out: kept (an update) or the default
         return run(ctx, agent_id, lambda me: "\n".join(
-            written(r) for r in store_for(root).remember(drafts, scope=scope, author=me)))
+            written(r) for r in project.records.remember(drafts, scope=scope, author=me)))
 
     @tool(ADDS)
     def decide(ctx: Context, title: str,
@@ -141,7 +140,7 @@ def register(server: MCPServer, state: Any) -> None:
         """Record a design decision (ADR style: context, decision, consequences, status) anchored to the code it
         governs, so it comes with that code and is flagged when the code changes. To replace earlier decisions,
         pass their ids in `supersedes`."""
-        return run(ctx, agent_id, lambda me: written(store_for(root).decide(
+        return run(ctx, agent_id, lambda me: written(project.records.decide(
             title, decision, context=context, consequences=consequences, status=status, supersedes=supersedes or (),
             tags=tags or (), anchors=anchors or (), scope=scope, author=author or me)))
 
@@ -171,7 +170,7 @@ def register(server: MCPServer, state: Any) -> None:
         """Search the project's knowledge and decisions (words and filters, ranked, a page at a time with a
         cursor), or read one by id: whole, or for a long one its outline, one section, its tables, or its git
         history. Every record says whether the code it is anchored to changed since it was written or verified."""
-        store = store_for(root)
+        store = project.records
 
         def answer(_: str) -> CallToolResult | str:
             if id is None:
@@ -227,10 +226,10 @@ def register(server: MCPServer, state: Any) -> None:
             if retract and update:
                 raise InvalidRequest("give either `changes` or retract=true, not both")
             if retract:
-                return written(store_for(root).retract(id, version, reason))
+                return written(project.records.retract(id, version, reason))
             if not update:
                 raise InvalidRequest("nothing to change: give `changes` (e.g. {\"status\": \"deprecated\"}) or retract=true")
-            return written(store_for(root).revise(id, version, **update))
+            return written(project.records.revise(id, version, **update))
 
         return run(ctx, agent_id, write)
 
@@ -243,7 +242,7 @@ def register(server: MCPServer, state: Any) -> None:
         """After checking that a record still holds for the code under it (recall shows it drifted, changed or
         moved), re-stamp its anchors with the code as it is now, so it reads as fresh; a moved entity is
         re-anchored where its code went. If the record no longer holds, revise it instead."""
-        return run(ctx, agent_id, lambda _: written(store_for(root).verify(id, version=version, entities=entities)))
+        return run(ctx, agent_id, lambda _: written(project.records.verify(id, version=version, entities=entities)))
 
 
 def as_json(data: BaseModel | dict[str, Any], summary: str) -> CallToolResult:

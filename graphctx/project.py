@@ -1,0 +1,238 @@
+"""The one library face: `Project(root)` offers every capability of graphctx as a method over one
+repository, and owns what those capabilities share there: the index connections, the loaded graph
+and the record store. The CLI, the MCP server and the benchmark call it and nothing else.
+
+    >>> from graphctx import Project
+    >>> with Project(".") as project:
+    ...     answer, text = project.context("resolve_entity")
+    ...     print(text)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from graphctx.context import anchored, api
+from graphctx.context.policy import RankingPolicy
+from graphctx.context.tokens import count as count_tokens
+from graphctx.freshness import Freshness
+from graphctx.graph.loader import GRAPHS, CodeGraph
+from graphctx.index import store as index_store
+from graphctx.index.indexer import IndexResult, Progress
+from graphctx.index.root import find_root
+from graphctx.models import (
+    DEFAULT_BUDGET, ContextAnswer, EntityEdges, IndexStats, SearchAnswer,
+)
+from graphctx.records import RecordStore
+
+
+class Project:
+    """One repository, by its root folder (or any folder inside it: the root is found the way the
+    CLI finds it). A context manager: `close()` releases its index connections and record store.
+
+    `ephemeral=True` (the default, for a long-lived process such as the MCP server) keeps this
+    process's ephemeral records and the hashes of entities served to it; a short command passes
+    False, and writing an ephemeral record is then refused, since it would vanish at once."""
+
+    def __init__(self, root: Path | str | None = None, *, ephemeral: bool = True, find: bool = True) -> None:
+        self.root = (find_root(Path(root) if root is not None else None) if find else Path(root or ".")).resolve()
+        self.ephemeral = ephemeral
+        self._records: RecordStore | None = None
+        self._freshness: Freshness | None = None
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"Project({str(self.root)!r})"
+
+    def __enter__(self) -> Project:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Release the index connections and the record store this project opened; a later call
+        opens them again."""
+        with self._lock:
+            if self._records is not None and not self.ephemeral:
+                self._records.close()
+            self._records = None
+            GRAPHS.release(self.root)
+            anchored.release(self.root)
+
+    # ---- the index
+
+    def index(self, *, full: bool = False, progress: Progress | None = None, verify: bool = False) -> IndexResult:
+        """Build or update the index (incremental; `full` rebuilds, `verify` checks an existing file first)."""
+        return api.index(self.root, full=full, progress=progress, verify=verify)
+
+    def refresh(self) -> IndexResult:
+        """Bring an existing index up to date with the working tree; a missing index is an error."""
+        return api.refresh(self.root)
+
+    def has_index(self) -> bool:
+        """Whether an index file exists (usable or not)."""
+        return index_store.index_path(self.root).exists()
+
+    def index_usable(self) -> bool:
+        """Whether the index file exists and passes the thorough check (every page read)."""
+        return index_store.usable(index_store.index_path(self.root))
+
+    @property
+    def graph(self) -> CodeGraph:
+        """The loaded graph of the current index generation (reloaded when the index moved)."""
+        return api.graph(self.root)
+
+    @property
+    def freshness(self) -> Freshness:
+        """The keeper of fresh answers: changes marked, index runs, files an answer names checked."""
+        with self._lock:
+            if self._freshness is None:
+                self._freshness = Freshness(self)
+            return self._freshness
+
+    def changed_files(self, paths: Iterable[str] | None = None) -> list[str]:
+        """The indexed files (among `paths`, default all) whose content on disk differs from the index."""
+        return self.freshness.check(self.graph.files if paths is None else paths)[0]
+
+    def stats(self) -> IndexStats:
+        return api.stats(self.root)
+
+    # ---- lookups
+
+    def search(self, query: str, kind: str | None = None, limit: int = 20) -> SearchAnswer:
+        return api.search(self.root, query, kind, limit)
+
+    def show(self, entity: str, file: str | None = None) -> EntityEdges:
+        return api.show(self.root, entity, file)
+
+    # ---- answers: each returns the answer model and its rendering in the format asked for
+
+    def context(self, entity: str, **options: Any) -> tuple[ContextAnswer, str]:
+        """An entity with its most relevant neighbourhood within `token_budget` (see get_context)."""
+        return api.get_context(self.root, entity, **options)
+
+    def intent(self, intent: str, target: str, **options: Any) -> tuple[ContextAnswer, str]:
+        return api.get_intent(self.root, intent, target, **options)
+
+    def path(self, source: str, target: str, **options: Any) -> tuple[ContextAnswer, str]:
+        return api.get_path(self.root, source, target, **options)
+
+    def file(self, file: str, **options: Any) -> tuple[ContextAnswer, str]:
+        return api.get_file_context(self.root, file, **options)
+
+    def impact(self, symbol: str | None = None, files: list[str] | None = None, **options: Any) -> tuple[ContextAnswer, str]:
+        return api.get_impact(self.root, symbol, files, **options)
+
+    def session(self, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact") -> tuple[ContextAnswer, str]:
+        return api.session_init(self.root, token_budget=token_budget, format=format)
+
+    def rank_text(self, text: str, **options: Any) -> list:
+        return api.rank_text(self.root, text, **options)
+
+    def export(self, fmt: str = "json", **options: Any):
+        """(Selection, text): the graph or a neighbourhood as node-link JSON, GraphML, Mermaid or HTML."""
+        return api.export(self.root, fmt, **options)
+
+    def members(self, entity_id: str) -> list[str]:
+        """The entities defined directly inside a class (or a file), in line order."""
+        from graphctx.context.views import Views
+
+        return Views(self.graph).members(entity_id)
+
+    # ---- helpers that need no repository: the same tokenizer, parser and policies answers use
+
+    @staticmethod
+    def header(answer: ContextAnswer) -> str:
+        """The first line of an answer's compact text: subject, mode, budget use, completeness."""
+        from graphctx.context.render import header
+
+        return header(answer)
+
+    @staticmethod
+    def count_tokens(text: str) -> int:
+        """Tokens in `text` by the tokenizer every budget is counted with."""
+        return count_tokens(text)
+
+    @staticmethod
+    def policy(intent: str, settings: Iterable[str] = ()) -> RankingPolicy:
+        """The intent's ranking policy changed by `settings` ("group.name=value"); pass it as `policy=`
+        to rank_text and the answers."""
+        return api.with_overrides(api.policy_for(intent), tuple(settings))
+
+    @staticmethod
+    def definitions(path: str, source: bytes) -> list:
+        """The definitions tree-sitter finds in one file's bytes (empty for a language with no parser)."""
+        from graphctx.parse.extract import extract
+        from graphctx.parse.languages import language_for_path
+
+        spec = language_for_path(path)
+        return [] if spec is None else extract(path, spec.name, source).definitions
+
+    @staticmethod
+    def is_source_file(path: str) -> bool:
+        """Whether graphctx parses files of this path's language."""
+        from graphctx.parse.languages import language_for_path
+
+        return language_for_path(path) is not None
+
+    @staticmethod
+    def is_test_file(path: str) -> bool:
+        from graphctx.index.naming import is_test_file
+
+        return is_test_file(path)
+
+    # ---- records
+
+    @property
+    def records(self) -> RecordStore:
+        """The record store, opened on first use. An ephemeral project shares it with the answers,
+        so that the records anchored to what they rank, and the hashes they served, are this one's."""
+        with self._lock:
+            if self._records is None:
+                self._records = (anchored.store_for(self.root) if self.ephemeral
+                                 else RecordStore(self.root, holds_ephemeral=False))
+            return self._records
+
+    def remember(self, entries: Mapping[str, Any] | Iterable[Mapping[str, Any]] | None = None, **fields: Any):
+        return self.records.remember(entries, **fields)
+
+    def decide(self, title: str, decision: str, **fields: Any):
+        return self.records.decide(title, decision, **fields)
+
+    def recall(self, query: str = "", **filters: Any):
+        return self.records.recall(query, **filters)
+
+    def record(self, record_id: str):
+        return self.records.get(record_id)
+
+    def revise(self, record_id: str, version: int, **changes: Any):
+        return self.records.revise(record_id, version, **changes)
+
+    def retract(self, record_id: str, version: int, reason: str = ""):
+        return self.records.retract(record_id, version, reason)
+
+    def verify(self, record_id: str, **options: Any):
+        return self.records.verify(record_id, **options)
+
+    def check(self, base_rev: str | None = None):
+        return self.records.check(base_rev)
+
+    def outline(self, record_id: str):
+        return self.records.outline(record_id)
+
+    def section(self, record_id: str, heading: str):
+        return self.records.section(record_id, heading)
+
+    def tables(self, record_id: str, heading: str | None = None):
+        return self.records.tables(record_id, heading)
+
+    def history(self, record_id: str, **options: Any):
+        return self.records.history(record_id, **options)
+
+    def conflicts(self, record_ids: Iterable[str] | None = None):
+        return self.records.conflicts(record_ids)
