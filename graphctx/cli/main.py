@@ -18,6 +18,7 @@ from graphctx.errors import GraphctxError, quote
 from graphctx.models import DEFAULT_BUDGET, DETAIL_LEVELS, EDGE_KINDS, ENTITY_KINDS, EXPORT_FORMATS, FORMATS, INTENTS
 
 NOTHING_FOUND, BAD_INPUT, INTERNAL_ERROR = 1, 2, 3  # exit statuses; 0 is an answer
+MAX_PATH_QUOTED = 1000  # a path a user gave is shown whole unless it is absurdly long
 NO_DATA_COMMANDS = ("serve", "bench")  # a server, and the benchmark with its own arguments (bench -h)
 
 
@@ -39,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: the input is not valid JSON ({exc}); fix it and run the command again", file=sys.stderr)
         return BAD_INPUT
     except OSError as exc:  # a file to read or write: missing, a folder, no permission
-        where = f" {quote(str(exc.filename))}" if exc.filename else ""
+        where = f" {quote(str(exc.filename), MAX_PATH_QUOTED)}" if exc.filename else ""
         print(f"error: cannot use{where}: {exc.strerror or exc}; check the path and its permissions", file=sys.stderr)
         return BAD_INPUT
     except Exception as exc:  # a bug: say so in one line; GRAPHCTX_DEBUG=1 shows where
