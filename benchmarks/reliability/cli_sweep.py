@@ -284,7 +284,9 @@ def _run(case: Case, repos: Callable[[Case], Path]) -> tuple[str, str | None]:
         message = run.stderr.strip() or run.stdout.strip()
         if not message:
             return "failed", f"{run.describe()}: says nothing"
-        if (why := unclear_error(message)) is not None:
+        # Exit 1 with nothing on stderr is an answer that found nothing (printed on stdout), not an error.
+        answered_empty = run.returncode == 1 and not run.stderr.strip()
+        if not answered_empty and (why := unclear_error(message)) is not None:
             return "failed", f"{run.describe()}: {why}"
     if case.then:
         after = procs.run_cli([a.replace("{repo}", str(root)) for a in case.then], cwd=root)
