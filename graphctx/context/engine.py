@@ -80,7 +80,7 @@ def get_intent(root: Path, intent: str, target: str, *, depth: int = 2, token_bu
         answer = new_answer(g, f"intent/{intent}", clip(target, MAX_QUERY_CHARS), None, token_budget)
         candidates = _from_text(g, target, policy, include_inferred)
         seeds = policy.seeds
-        if text_seeds.bounded(target, seeds)[1]:
+        if text_seeds.is_truncated(target, seeds):
             answer.notes.append(f"the text has {len(target):,} characters; seeds came from its first "
                                 f"{seeds.text_head:,} and last {seeds.text_tail:,}")
         if not candidates:

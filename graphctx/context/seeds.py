@@ -97,9 +97,14 @@ def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str, policy: See
     return seeds
 
 
+def is_truncated(text: str, policy: SeedPolicy) -> bool:
+    """Whether seeds are drawn from only the head and tail of `text` (see bounded)."""
+    return len(text) > policy.text_head + policy.text_tail
+
+
 def bounded(text: str, policy: SeedPolicy) -> tuple[str, bool]:
     """The part of a text that seeds are drawn from, and whether anything was left out."""
-    if len(text) <= policy.text_head + policy.text_tail:
+    if not is_truncated(text, policy):
         return text, False
     return f"{text[:policy.text_head]}\n{text[-policy.text_tail:]}", True
 

@@ -13,6 +13,9 @@ from pathlib import Path
 
 from graphctx.errors import InvalidRequest
 from graphctx.layout import index_path
+from graphctx.text import clip
+
+MAX_PATH_SHOWN = 200  # characters of a path an error repeats
 
 
 def find_root(start: Path | str | None = None) -> Path:
@@ -20,9 +23,9 @@ def find_root(start: Path | str | None = None) -> Path:
     work tree, else `start` itself. A file, or a folder that does not exist, is an error."""
     here = Path(start or ".").expanduser().resolve()
     if not here.exists():
-        raise InvalidRequest(f"{_short(here)} does not exist; pass --repo with the repository's folder")
+        raise InvalidRequest(f"{clip(str(here), MAX_PATH_SHOWN, one_line=False)} does not exist; pass --repo with the repository's folder")
     if not here.is_dir():
-        raise InvalidRequest(f"{_short(here)} is a file, not a folder; pass --repo with the repository's folder")
+        raise InvalidRequest(f"{clip(str(here), MAX_PATH_SHOWN, one_line=False)} is a file, not a folder; pass --repo with the repository's folder")
     top = subprocess.run(["git", "-C", str(here), "rev-parse", "--show-toplevel"], capture_output=True, text=True)
     if top.returncode == 0 and top.stdout.strip():
         return Path(top.stdout.strip()).resolve()
@@ -119,8 +122,3 @@ def _opened_path(fd: int) -> str | None:
         return os.readlink(f"/proc/self/fd/{fd}")
     except OSError:
         return None
-
-
-def _short(path: Path, limit: int = 200) -> str:
-    text = str(path)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
