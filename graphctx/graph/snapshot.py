@@ -21,11 +21,7 @@ from functools import cached_property
 
 import numpy as np
 
-from graphctx.models import EDGE_KINDS, RESOLUTIONS
-
 MAGIC = b"graphctx-snapshot-1\n"
-KIND_CODE = {kind: i for i, kind in enumerate(EDGE_KINDS)}
-RESOLUTION_CODE = {resolution: i for i, resolution in enumerate(RESOLUTIONS)}
 DTYPES = {"nodes": "<i8", "sources": "<i4", "targets": "<i4", "kinds": "u1", "resolutions": "u1", "confidence": "<f8"}
 
 
@@ -43,18 +39,11 @@ class Snapshot:
     confidence: np.ndarray
 
     @classmethod
-    def from_edges(cls, nodes: Iterable[int], edges: Iterable[tuple[int, int, str, str, float]]) -> Snapshot:
-        """From entity rowids and (source rowid, target rowid, kind, resolution, confidence) rows; an
-        edge whose ends are not both among the nodes (an external name, a removed entity) is left out."""
-        rowids = np.unique(np.fromiter(nodes, np.int64))
-        rows = list(edges)
-        n = len(rows)
-        source = np.fromiter((r[0] for r in rows), np.int64, n)
-        target = np.fromiter((r[1] for r in rows), np.int64, n)
-        kinds = np.fromiter((KIND_CODE[r[2]] for r in rows), np.uint8, n)
-        resolutions = np.fromiter((RESOLUTION_CODE[r[3]] for r in rows), np.uint8, n)
-        confidence = np.fromiter((r[4] for r in rows), np.float64, n)
-        return cls._sorted(rowids, source, target, kinds, resolutions, confidence)
+    def from_rows(cls, nodes: Iterable[int], rows: Iterable[tuple]) -> Snapshot:
+        """From entity rowids and edge rows (source rowid, target rowid, kind code, resolution code,
+        confidence[, ...]); an edge whose ends are not both among the nodes (an external name, a
+        removed entity) is left out."""
+        return cls._sorted(np.unique(np.fromiter(nodes, np.int64)), *_columns(rows))
 
     @classmethod
     def _sorted(cls, rowids, source_rowids, target_rowids, kinds, resolutions, confidence) -> Snapshot:
@@ -69,22 +58,16 @@ class Snapshot:
                    resolutions[order], confidence[order].astype(np.float64))
 
     def replace(self, removed_nodes: Iterable[int], added_nodes: Iterable[int], dropped_sources: Iterable[int],
-                added_edges: Iterable[tuple[int, int, str, str, float]]) -> Snapshot:
+                added_rows: Iterable[tuple]) -> Snapshot:
         """The next generation's snapshot: without the removed nodes and the edges from `dropped_sources`
-        (rowids of entities whose file was resolved again), with the added nodes and edges."""
+        (rowids of entities whose file was resolved again), with the added nodes and edge rows."""
         removed = np.fromiter(removed_nodes, np.int64)
         dropped = np.fromiter(dropped_sources, np.int64)
         source_rowids, target_rowids = self.nodes[self.sources], self.nodes[self.targets]
         keep = ~np.isin(source_rowids, dropped)
         old = (source_rowids[keep], target_rowids[keep], self.kinds[keep], self.resolutions[keep], self.confidence[keep])
         rowids = np.union1d(self.nodes[~np.isin(self.nodes, removed)], np.fromiter(added_nodes, np.int64))
-        rows = list(added_edges)
-        n = len(rows)
-        new = (np.fromiter((r[0] for r in rows), np.int64, n), np.fromiter((r[1] for r in rows), np.int64, n),
-               np.fromiter((KIND_CODE[r[2]] for r in rows), np.uint8, n),
-               np.fromiter((RESOLUTION_CODE[r[3]] for r in rows), np.uint8, n),
-               np.fromiter((r[4] for r in rows), np.float64, n))
-        return Snapshot._sorted(rowids, *(np.concatenate(pair) for pair in zip(old, new)))
+        return Snapshot._sorted(rowids, *(np.concatenate(pair) for pair in zip(old, _columns(added_rows))))
 
     # ---- compressed sparse rows
 
@@ -144,6 +127,15 @@ class Snapshot:
             return cls(**{name: arrays[name] for name in DTYPES})
         except (struct.error, ValueError, KeyError, TypeError) as exc:
             raise SnapshotError(f"damaged graph snapshot ({exc})") from None
+
+
+def _columns(rows: Iterable[tuple]) -> tuple[np.ndarray, ...]:
+    """Edge rows as (source, target, kind, resolution, confidence) arrays."""
+    rows = list(rows)
+    n = len(rows)
+    return (np.fromiter((r[0] for r in rows), np.int64, n), np.fromiter((r[1] for r in rows), np.int64, n),
+            np.fromiter((r[2] for r in rows), np.uint8, n), np.fromiter((r[3] for r in rows), np.uint8, n),
+            np.fromiter((r[4] for r in rows), np.float64, n))
 
 
 def _positions(rowids: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

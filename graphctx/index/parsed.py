@@ -4,9 +4,10 @@ is read twice. That is the stat and content hash, the facts (compact JSON, compr
 rows, the full-text rows (names split into words, signature, doc, and each entity's own source
 lines cut from the same bytes) and the names the file's resolution depends on.
 
-The full-text index keeps no copy of its text (a contentless FTS5 table): `texts` is stored once,
+The full-text index keeps no copy of its text (a contentless FTS5 table): the bodies are stored once,
 compressed beside the file's row, because removing a row from such an index takes the very text it
-was indexed with, and the file it came from may have changed since."""
+was indexed with, and the file they came from may have changed since (the words, signature and doc
+are the entity row's own)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ class ParsedFile:
     packed_facts: bytes = b""
     entities: list[EntityRow] = field(default_factory=list)
     texts: list[TextRow] = field(default_factory=list)
-    packed_texts: bytes = b""
+    packed_bodies: bytes = b""
     references: list[str] = field(default_factory=list)
     defines: frozenset[tuple[str, str]] = frozenset()
 
@@ -55,7 +56,7 @@ class ParsedFile:
         entities = list(entity_rows(facts))
         texts = text_rows(entities, text)
         return cls(path, size, mtime_ns, digest, warning, None, facts, pack_facts(facts), entities, texts,
-                   pack_texts(texts), sorted(reference_names(facts)), frozenset(defined_names(facts)))
+                   pack_bodies(entities, texts), sorted(reference_names(facts)), frozenset(defined_names(facts)))
 
 
 def entity_rows(facts: FileFacts) -> Iterator[EntityRow]:
@@ -98,7 +99,7 @@ def text_rows(entities: list[EntityRow], text: str) -> list[TextRow]:
             camel = " ".join(p for name in dict.fromkeys(_CAMEL.findall(body)) for p in camel_pieces(name))
             if camel:
                 body = f"{body}\n{camel}"
-        out.append((words(row[3], row[5]), row[8], row[9], body))
+        out.append(fts_row(row, body))
     return out
 
 
@@ -110,9 +111,16 @@ def unpack_facts(data: bytes) -> FileFacts:
     return FileFacts.from_json(zlib.decompress(data).decode("utf-8"))
 
 
-def pack_texts(texts: list[TextRow]) -> bytes:
-    return zlib.compress(json.dumps(texts, separators=(",", ":")).encode("utf-8"), COMPRESSION)
+def fts_row(entity: EntityRow, body: str) -> TextRow:
+    """An entity's full-text row from its entity row and body: what it is indexed and removed with."""
+    return (words(entity[3], entity[5]), entity[8], entity[9], body)
 
 
-def unpack_texts(data: bytes) -> list[TextRow]:
-    return [tuple(row) for row in json.loads(zlib.decompress(data).decode("utf-8"))] if data else []
+def pack_bodies(entities: list[EntityRow], texts: list[TextRow]) -> bytes:
+    """The non-empty bodies by entity id, compressed."""
+    bodies = {row[0]: text[3] for row, text in zip(entities, texts) if text[3]}
+    return zlib.compress(json.dumps(bodies, separators=(",", ":")).encode("utf-8"), COMPRESSION)
+
+
+def unpack_bodies(data: bytes) -> dict[str, str]:
+    return json.loads(zlib.decompress(data).decode("utf-8")) if data else {}
