@@ -1,36 +1,30 @@
-"""One file as a parser process hands it to the main process: everything an index run writes for
-the file, computed where the file was read, so that the main process only writes rows and no file
-is read twice. That is the stat and content hash, the facts (compact JSON, compressed), the entity
-rows, the full-text rows (names split into words, signature, doc, and each entity's own source
-lines cut from the same bytes) and the names the file's resolution depends on.
-
-The full-text index keeps no copy of its text (a contentless FTS5 table): the bodies are stored once,
-compressed beside the file's row, because removing a row from such an index takes the very text it
-was indexed with, and the file they came from may have changed since (the words, signature and doc
-are the entity row's own)."""
+"""The parser processes of an index run, and what one hands the main process for a file: everything
+the run writes for it, computed where the file was read, so that the main process only writes rows
+and no file is read twice. That is the stat and content hash, the facts (compact JSON, compressed),
+the entity rows, the full-text rows (names split into words, signature, doc, and each entity's own
+source lines cut from the same bytes; see fulltext.py) and the names its resolution depends on."""
 
 from __future__ import annotations
 
 import json
 import posixpath
-import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from graphctx.index import workers as worker_pool
 from graphctx.index.dependencies import defined_names, reference_names
+from graphctx.index.discover import Candidate, Config, is_indexable_content
+from graphctx.index.fulltext import EntityRow, TextRow, pack_bodies, text_rows
 from graphctx.index.naming import entity_id
-from graphctx.models import CLASS_KINDS
+from graphctx.index.root import Boundary
+from graphctx.index.store import content_hash
+from graphctx.parse.extract import extract
 from graphctx.parse.facts import FileFacts
-from graphctx.text import camel_pieces, words
+from graphctx.parse.languages import language_for_path
 
-COMPRESSION = 1  # zlib level: facts and texts compress about 5 times at once; higher levels gain little
-_CAMEL = re.compile(r"\b[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b")
-
-# (id, kind, name, qualified_name, language, path, start_line, end_line, signature, doc, sig_hash, body_hash, parent)
-EntityRow = tuple
-# (words, signature, doc, body): one per entity row, in the same order
-TextRow = tuple[str, str, str, str]
+COMPRESSION = 1  # zlib level: facts compress about 5 times at once; higher levels gain little
 
 
 @dataclass(slots=True)
@@ -75,34 +69,6 @@ def entity_rows(facts: FileFacts) -> Iterator[EntityRow]:
                d.start_line, d.end_line, d.signature, d.doc, d.sig_hash, d.body_hash, parent)
 
 
-def text_rows(entities: list[EntityRow], text: str) -> list[TextRow]:
-    """The full-text row of each entity: its words (qualified name and path split), signature, doc and
-    body, so free text (an issue, a task) matches the words used inside a function and not only its
-    name and doc. A class's body is its own lines (header, doc, attributes), not its members' bodies;
-    the tokenizer splits snake_case, and CamelCase names are added split into their words. A file's
-    body is left empty: its entities carry its text."""
-    lines = text.splitlines()
-    members: dict[str, list[tuple[int, int]]] = {}
-    for row in entities:
-        if row[12]:
-            members.setdefault(row[12], []).append((row[6], row[7]))
-    out = []
-    for row in entities:
-        entity, kind, start, end = row[0], row[1], row[6], row[7]
-        body = ""
-        if kind != "file":
-            own = range(start, end + 1)
-            if kind in CLASS_KINDS and entity in members:
-                skip = {line for a, b in members[entity] for line in range(a, b + 1)}
-                own = [line for line in own if line not in skip]
-            body = "\n".join(lines[i - 1] for i in own if 0 < i <= len(lines))
-            camel = " ".join(p for name in dict.fromkeys(_CAMEL.findall(body)) for p in camel_pieces(name))
-            if camel:
-                body = f"{body}\n{camel}"
-        out.append(fts_row(row, body))
-    return out
-
-
 def pack_facts(facts: FileFacts) -> bytes:
     return zlib.compress(facts.to_json().encode("utf-8"), COMPRESSION)
 
@@ -110,17 +76,54 @@ def pack_facts(facts: FileFacts) -> bytes:
 def unpack_facts(data: bytes) -> FileFacts:
     return FileFacts.from_json(zlib.decompress(data).decode("utf-8"))
 
+# ---- the parser processes
 
-def fts_row(entity: EntityRow, body: str) -> TextRow:
-    """An entity's full-text row from its entity row and body: what it is indexed and removed with."""
-    return (words(entity[3], entity[5]), entity[8], entity[9], body)
-
-
-def pack_bodies(entities: list[EntityRow], texts: list[TextRow]) -> bytes:
-    """The non-empty bodies by entity id, compressed."""
-    bodies = {row[0]: text[3] for row, text in zip(entities, texts) if text[3]}
-    return zlib.compress(json.dumps(bodies, separators=(",", ":")).encode("utf-8"), COMPRESSION)
+PARALLEL_THRESHOLD = 64  # below this many files to parse, worker start-up costs more than it saves
 
 
-def unpack_bodies(data: bytes) -> dict[str, str]:
-    return json.loads(zlib.decompress(data).decode("utf-8")) if data else {}
+def parse_all(root: Path, config: Config, candidates: list[Candidate], known_hashes: dict[str, str],
+              progress: Callable[[int, int], None] | None, workers: int) -> Iterator[ParsedFile]:
+    """Every candidate as a ParsedFile, in candidate order, as soon as it is ready: the caller writes
+    each while the workers parse the next ones, and holds no more of them than it keeps."""
+    tasks = [(str(root), c.path, c.size, c.mtime_ns, known_hashes.get(c.path), config) for c in candidates]
+    total = len(tasks)
+    if progress:
+        progress(0, total)
+    if total < PARALLEL_THRESHOLD or workers <= 1:
+        for i, task in enumerate(tasks, 1):
+            yield parse_file(task)
+            if progress:
+                progress(i, total)
+        return
+    with worker_pool.pool(workers) as pool:
+        for i, item in enumerate(pool.map(parse_file, tasks, chunksize=max(1, min(16, total // (workers * 8)))), 1):
+            yield item
+            if progress and (i % 16 == 0 or i == total):
+                progress(i, total)
+
+
+def parse_file(task: tuple) -> ParsedFile:
+    """Read one file once (through the repository boundary: a link may have left the root since
+    discovery looked) and make everything the main process writes for it."""
+    root, path, size, mtime_ns, known_hash, config = task
+    try:
+        data = Boundary(root).read_bytes(path)
+    except OSError as exc:
+        return ParsedFile(path, size, mtime_ns, "", f"cannot read: {exc.strerror or exc}")
+    digest = content_hash(data)
+    if digest == known_hash:
+        return ParsedFile(path, size, mtime_ns, digest)
+    skip = is_indexable_content(data, config)
+    if skip:
+        return ParsedFile(path, size, mtime_ns, "", None, skip)
+    warning = None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        warning = f"invalid UTF-8 at byte {exc.start}; undecodable bytes replaced"
+        text = data.decode("utf-8", errors="replace")
+    try:
+        facts = extract(path, language_for_path(path).name, data)
+    except (RecursionError, ValueError, RuntimeError) as exc:  # a pathological file must not stop the run
+        return ParsedFile(path, size, mtime_ns, "", f"cannot parse: {exc}")
+    return ParsedFile.of(path, size, mtime_ns, digest, facts, text, warning)
