@@ -16,16 +16,18 @@ from graphctx.models import EDGE_KINDS, RESOLUTIONS
 
 class LazyNodes(Mapping):
     """Entity id -> attribute dict, each made from its row on first access and kept (callers may add
-    to it, as CodeGraph.entity adds the signature and doc)."""
+    to it, as CodeGraph.entity adds the signature and doc). A row's values for `columns` start at
+    `skip` (rows as read, with leading keys)."""
 
-    def __init__(self, ids: Sequence[str], index: Mapping[str, int], rows: Sequence[tuple], columns: Sequence[str]):
-        self._ids, self._index, self._rows, self._columns = ids, index, rows, columns
+    def __init__(self, ids: Sequence[str], index: Mapping[str, int], rows: Sequence[tuple], columns: Sequence[str],
+                 skip: int = 0):
+        self._ids, self._index, self._rows, self._columns, self._skip = ids, index, rows, columns, skip
         self._made: dict[str, dict] = {}
 
     def __getitem__(self, node: str) -> dict:
         made = self._made.get(node)
         if made is None:
-            made = self._made[node] = dict(zip(self._columns, self._rows[self._index[node]]))
+            made = self._made[node] = dict(zip(self._columns, self._rows[self._index[node]][self._skip:]))
         return made
 
     def __contains__(self, node: object) -> bool:
@@ -75,11 +77,11 @@ class LazyAdjacency(Mapping):
 
 
 def lazy_multidigraph(snapshot: Snapshot, ids: Sequence[str], index: Mapping[str, int], rows: Sequence[tuple],
-                      columns: Sequence[str]) -> nx.MultiDiGraph:
+                      columns: Sequence[str], skip: int = 0) -> nx.MultiDiGraph:
     """A MultiDiGraph (edge key = edge kind) over the snapshot; node i is ids[i] with the attributes
-    zip(columns, rows[i]). Read-only by convention: nothing in graphctx changes a loaded graph."""
+    zip(columns, rows[i][skip:]). Read-only by convention: nothing in graphctx changes a loaded graph."""
     graph = nx.MultiDiGraph()
-    graph._node = LazyNodes(ids, index, rows, columns)
+    graph._node = LazyNodes(ids, index, rows, columns, skip)
     graph._succ = graph._adj = LazyAdjacency(snapshot, ids, index, forward=True)
     graph._pred = LazyAdjacency(snapshot, ids, index, forward=False)
     return graph

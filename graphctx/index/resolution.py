@@ -8,8 +8,8 @@ structure are ready, so they inherit both (copy-on-write, nothing pickled) and s
 rows. Fork is the one start method that shares the table for free: where it is missing (or with few
 files, where starting processes costs more than it saves) the pass runs here.
 
-The symbol table is kept per index file between runs in one process (a server, a watcher, a
-benchmark): an edit replaces the symbols of the files it touched instead of reading every entity
+The symbol table is kept between runs in one process (a server's watcher, a benchmark) by a
+TableKeeper: an edit replaces the symbols of the files it touched instead of reading every entity
 again, and the class hierarchy keeps each file's base pairs, so no run scans every edge for them."""
 
 from __future__ import annotations
@@ -55,38 +55,45 @@ class KeptTable:
     identity: tuple[int, int]  # the index file it belongs to (device, inode)
     generation: int
     table: SymbolTable
-    bases: dict[str, list[Pair]] = field(default_factory=dict)
+    bases: dict[str, list[Pair]] = field(default_factory=dict)  # by the file they were found in
+    files: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # what the module map was made of
+    entity_keys: dict[str, int] = field(default_factory=dict)  # id -> rowid (rows.RowKeys)
+    external_keys: dict[str, int] = field(default_factory=dict)
 
 
-_KEPT: dict[Path, KeptTable] = {}
-_KEPT_LOCK = threading.Lock()
+class TableKeeper:
+    """The symbol table of one index's last committed generation, kept for the next run in the same
+    process; owned by whoever indexes a repository again and again (a Project, for its server's
+    watcher). A run takes it (and changes it) and puts it back only once it has committed."""
+
+    def __init__(self) -> None:
+        self._entry: KeptTable | None = None
+        self._lock = threading.Lock()
+
+    def take(self, db_path: Path, generation: int) -> KeptTable | None:
+        """The table kept for this index file at exactly this generation (no other process wrote it
+        since), or None."""
+        with self._lock:
+            entry, self._entry = self._entry, None
+        if entry is None or entry.generation != generation or entry.identity != _identity(db_path):
+            return None
+        return entry
+
+    def put(self, db_path: Path, generation: int, entry: KeptTable) -> None:
+        """Keep a table as of the generation just committed."""
+        entry.generation, entry.identity = generation, _identity(db_path)
+        entry.table.resolvers.clear()  # bound to the run's facts
+        entry.table.load_facts = _no_facts  # the run's connection is closed: the next run sets its own
+        with self._lock:
+            self._entry = entry
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entry = None
 
 
-def kept(db_path: Path, generation: int) -> KeptTable | None:
-    """The table kept for this index file at exactly this generation, or None. Taken, not shared:
-    the run that takes it changes it, and puts it back only once it has committed."""
-    with _KEPT_LOCK:
-        entry = _KEPT.pop(db_path, None)
-    if entry is None or entry.generation != generation or entry.identity != _identity(db_path):
-        return None
-    return entry
-
-
-def keep(db_path: Path, generation: int, entry: KeptTable) -> None:
-    """Keep a table for the next run, as of the generation just committed."""
-    entry.generation, entry.identity = generation, _identity(db_path)
-    entry.table.resolvers.clear()  # bound to this run's facts
-    entry.table.load_facts = None  # type: ignore[assignment]  # (the run's connection is closing)
-    with _KEPT_LOCK:
-        _KEPT[db_path] = entry
-
-
-def forget(db_path: Path | None = None) -> None:
-    with _KEPT_LOCK:
-        if db_path is None:
-            _KEPT.clear()
-        else:
-            _KEPT.pop(db_path, None)
+def _no_facts(path: str) -> None:
+    raise RuntimeError("a kept symbol table reads facts only during a run")
 
 
 def _identity(path: Path) -> tuple[int, int]:
@@ -202,35 +209,34 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
                 progress(len(targets) + done, steps)
             yield Resolved(resolver.path, resolver.resolve_uses(), resolver.calls, resolver.calls_resolved)
         return
-    global _SHARED, _WORKER_LOAD
-    _SHARED, _WORKER_LOAD = resolvers, worker_load  # what the forked workers inherit
-    try:
-        chunks = [(i, min(i + CHUNK, len(resolvers))) for i in range(0, len(resolvers), CHUNK)]
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=worker_pool.die_with_parent,
-                                 initargs=(os.getpid(),)) as pool:
-            done = 0
-            for results in pool.map(_resolve_chunk, chunks):
-                for path, edges, calls, calls_resolved in results:
-                    yield Resolved(path, edges, calls, calls_resolved)
-                done += len(results)
-                if progress:
-                    progress(len(targets) + done, steps)
-    finally:
-        _SHARED, _WORKER_LOAD = [], None
+    chunks = [(i, min(i + CHUNK, len(resolvers))) for i in range(0, len(resolvers), CHUNK)]
+    # Forked, the initializer's arguments are inherited with the process's memory, not pickled.
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                             initializer=_start_worker, initargs=(os.getpid(), resolvers, worker_load)) as pool:
+        done = 0
+        for results in pool.map(_resolve_chunk, chunks):
+            for path, edges, calls, calls_resolved in results:
+                yield Resolved(path, edges, calls, calls_resolved)
+            done += len(results)
+            if progress:
+                progress(len(targets) + done, steps)
 
 
-_SHARED: list[FileResolver] = []
-_WORKER_LOAD: Callable[[], Callable[[str], FileFacts | None]] | None = None
+_resolvers: list[FileResolver] | None = None  # a forked worker's share of the run, set as it starts
+
+
+def _start_worker(main_pid: int, resolvers: list[FileResolver],
+                  worker_load: Callable[[], Callable[[str], FileFacts | None]]) -> None:
+    global _resolvers
+    worker_pool.die_with_parent(main_pid)
+    _resolvers = resolvers
+    if resolvers:
+        resolvers[0].table.load_facts = worker_load()  # this process's own connection, not the parent's
 
 
 def _resolve_chunk(bounds: tuple[int, int]) -> list[tuple[str, list[Edge], int, int]]:
-    if _SHARED and _WORKER_LOAD is not None and not getattr(_SHARED[0].table, "_in_worker", False):
-        table = _SHARED[0].table
-        table.load_facts = _WORKER_LOAD()
-        table._in_worker = True  # type: ignore[attr-defined]
     out = []
-    for resolver in _SHARED[bounds[0]:bounds[1]]:
+    for resolver in _resolvers[bounds[0]:bounds[1]]:
         edges = resolver.resolve_uses()
         out.append((resolver.path, edges, resolver.calls, resolver.calls_resolved))
     return out
