@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphctx.errors import GraphctxError
-from graphctx.index import resolution, skips as skipping, store, workers as worker_pool
+from graphctx.index import skips as skipping, store, workers as worker_pool
 from graphctx.index.discover import Candidate, Config, discover, is_indexable_content, load_config
 from graphctx.index.languages import RULES, package_languages
 from graphctx.index.modules import ModuleMap
@@ -221,7 +221,7 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     result.parsed, result.removed = len(changed), len(deleted)
 
     if changed or deleted or fresh or full:
-        _apply(conn, root, changed, {i.path: i for i in parsed}, deleted, full or fresh, progress, workers or config.workers)
+        _apply(conn, root, changed, {i.path: i for i in parsed}, deleted, full or fresh, progress)
         store.set_meta(conn, generation=store.generation(conn) + 1, indexed_at=f"{time.time():.3f}", root=str(root))
     store.set_meta(conn, scanned_ns=scanned_ns)
     # Warnings of files indexed before and not read again stay; every other path's are this run's.
@@ -234,7 +234,7 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
 
 
 def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], parsed: dict[str, _Parsed],
-           deleted: list[str], everything: bool, progress: Progress | None = None, workers: int = 0) -> None:
+           deleted: list[str], everything: bool, progress: Progress | None = None) -> None:
     """Write the changed files' entities, then re-resolve every file whose edges may differ."""
     report = progress or (lambda phase, done, total: None)
     old_facts = {p: _load_facts(conn, p) for p in [*deleted, *(p for p in changed if not everything)]}
@@ -294,35 +294,43 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
     files = {p: (lang, pkg) for p, lang, pkg in conn.execute(
         f"SELECT path, language, CASE WHEN language IN ({','.join('?' * len(with_package))}) THEN json_extract(facts, '$[4]') END"
         " FROM files", with_package)}
-    entry = resolution.KeptTable((0, 0), 0, resolution.new_table(
+    table = SymbolTable(
         conn.execute("SELECT id, kind, name, qualified_name, path, language FROM entities WHERE kind != 'file'"),
-        ModuleMap(files, root), load))
-    entry.bases = resolution.base_pairs_by_origin(
-        conn.execute("SELECT source, target, origin FROM edges WHERE kind IN ('inherits', 'implements')"))
-    db_path = store.index_path(root)
-
-    def worker_load():
-        own = store.connect(db_path, readonly=True)
-
-        def load_here(path: str) -> FileFacts | None:
-            if path not in cache:
-                cache[path] = _load_facts(own, path)
-            return cache[path]
-        return load_here
-
+        ModuleMap(files, root),
+        load,
+    )
+    # Two passes over the targets (structure, then uses): the bar counts both.
+    steps = 2 * len(targets)
+    resolvers = []
+    pairs = []
+    for done, facts in enumerate(map(load, targets)):
+        if done % 64 == 0:
+            report(RESOLVING, done, steps)
+        if facts is not None:
+            resolvers.append(FileResolver(facts, table))
+            pairs += resolvers[-1].resolve_structure()
+    target_set = set(targets)
+    pairs += [
+        (s, t) for s, t, origin in conn.execute("SELECT source, target, origin FROM edges WHERE kind IN ('inherits', 'implements')")
+        if origin not in target_set
+    ]
+    table.set_bases(pairs)
+    # Writing every edge: building the edge indexes once afterwards is much cheaper than keeping them up
+    # to date row by row (the DDL is part of the run's transaction like everything else).
     deferred = conn.execute(
         "SELECT name, sql FROM sqlite_master WHERE type='index' AND tbl_name='edges' AND sql IS NOT NULL"
     ).fetchall() if everything else []
     for name, _ in deferred:
         conn.execute(f'DROP INDEX "{name}"')
-    for done in resolution.resolve(entry, targets, load, workers=workers or os.cpu_count() or 1, worker_load=worker_load,
-                                   progress=lambda done, total: report(RESOLVING, done, total)):
+    for done, resolver in enumerate(resolvers):
+        if done % 64 == 0:
+            report(RESOLVING, len(targets) + done, steps)
         conn.executemany(
             "INSERT INTO edges(source, target, kind, resolution, confidence, line, origin) VALUES (?,?,?,?,?,?,?)",
-            [(*edge, done.path) for edge in done.edges],
+            [(*edge, resolver.path) for edge in resolver.resolve_uses()],
         )
         conn.execute("UPDATE files SET calls=?, calls_resolved=? WHERE path=?",
-                     (done.calls, done.calls_resolved, done.path))
+                     (resolver.calls, resolver.calls_resolved, resolver.path))
     report(WRITING, 0, 0)
     for _, sql in deferred:
         conn.execute(sql)
