@@ -36,7 +36,8 @@ REPO = Path(__file__).resolve().parents[1]
 # until it is killed, so the kill lands exactly at that point.
 CHILD = textwrap.dedent("""
     import sys, time
-    from graphctx.index import indexer, store
+    from graphctx.index import indexer
+    from graphctx.index.store import writes as store
 
     hold = sys.argv[2] if len(sys.argv) > 2 else None
     real_insert = store.insert_entities

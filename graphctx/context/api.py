@@ -18,6 +18,7 @@ from graphctx.export import Selection
 from graphctx.graph import lookup
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import skips, store
+from graphctx.index.store import reads
 from graphctx.index.indexer import IndexResult, Progress, index_repository
 from graphctx.index.root import find_root
 from graphctx.models import Edge, Entity, EntityEdges, IndexStats, SearchAnswer, SearchHit
@@ -48,28 +49,27 @@ def graph(root: Path) -> CodeGraph:
 
 def stats(root: Path) -> IndexStats:
     conn = _conn(root)
-    counts = lambda sql: dict(conn.execute(sql).fetchall())  # noqa: E731
-    resolutions = counts("SELECT resolution, count(*) FROM edges WHERE kind='calls' GROUP BY resolution")
-    calls, resolved = conn.execute("SELECT coalesce(sum(calls), 0), coalesce(sum(calls_resolved), 0) FROM files").fetchone()
+    counts = reads.index_counts(conn)
+    calls, resolved = counts["calls"], counts["calls_resolved"]
     indexed_at = store.get_meta(conn, "indexed_at")
     skipped = skips.stored(conn)
     skipped_reasons, skipped_languages = skips.tally(skipped)
     return IndexStats(
         root=str(root),
         generation=store.generation(conn),
-        files=conn.execute("SELECT count(*) FROM files").fetchone()[0],
-        entities=conn.execute("SELECT count(*) FROM entities").fetchone()[0],
-        edges=conn.execute("SELECT count(*) FROM edges").fetchone()[0],
+        files=counts["files"],
+        entities=counts["entities"],
+        edges=counts["edges"],
         indexed_at=float(indexed_at) if indexed_at else None,
         age_seconds=round(time.time() - float(indexed_at), 1) if indexed_at else None,
-        languages=counts("SELECT language, count(*) FROM files GROUP BY language"),
-        entity_kinds=counts("SELECT kind, count(*) FROM entities GROUP BY kind"),
-        edge_kinds=counts("SELECT kind, count(*) FROM edges GROUP BY kind"),
-        resolutions=resolutions,
+        languages=counts["languages"],
+        entity_kinds=counts["entity_kinds"],
+        edge_kinds=counts["edge_kinds"],
+        resolutions=counts["resolutions"],
         calls_resolved_share=round(resolved / calls, 4) if calls else 1.0,
-        parse_errors=conn.execute("SELECT coalesce(sum(error_count), 0) FROM files").fetchone()[0],
-        files_with_errors=conn.execute("SELECT count(*) FROM files WHERE error_count > 0").fetchone()[0],
-        warnings=conn.execute("SELECT path, message FROM warnings ORDER BY path").fetchall(),
+        parse_errors=counts["parse_errors"],
+        files_with_errors=counts["files_with_errors"],
+        warnings=reads.warnings(conn),
         skipped=skipped_reasons,
         skipped_languages=skipped_languages,
         skipped_files=[(s.path, s.reason, s.detail) for s in skipped if s.reason in skips.PER_FILE],
@@ -80,13 +80,11 @@ def show(root: Path, entity: str, file: str | None = None) -> EntityEdges:
     """One entity with every edge into and out of it, external references included."""
     g = graph(root)
     entity_id = lookup.resolve_entity(g, entity, file)
-    conn = g.connection()
-    columns = "source, target, kind, resolution, confidence, line"
-    edge = lambda row: Edge(**dict(zip(columns.split(", "), row)))  # noqa: E731
+    outgoing, incoming = reads.edges_of(g.connection(), entity_id)
     return EntityEdges(
         entity=Entity(id=entity_id, **{k: v for k, v in g.entity(entity_id).items() if k in Entity.model_fields}),
-        outgoing=[edge(r) for r in conn.execute(f"SELECT {columns} FROM edges WHERE source=? ORDER BY kind, target", (entity_id,))],
-        incoming=[edge(r) for r in conn.execute(f"SELECT {columns} FROM edges WHERE target=? ORDER BY kind, source", (entity_id,))],
+        outgoing=[Edge(**e) for e in outgoing],
+        incoming=[Edge(**e) for e in incoming],
     )
 
 

@@ -30,6 +30,7 @@ from graphctx.context.views import Views
 from graphctx.graph import rank
 from graphctx.graph.loader import GRAPHS, CodeGraph
 from graphctx.index import store
+from graphctx.index.store import reads
 from graphctx.index.languages import RULES, Manifest, read_manifests, rules_for
 from graphctx.layout import entity_path
 from graphctx.index.changes import changed_files
@@ -85,17 +86,17 @@ class ProjectFacts:
 def project_facts(root: Path) -> ProjectFacts:
     root = Path(root).resolve()
     conn = GRAPHS.connection(root)
-    count = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+    files, entities, edges, languages = reads.size_counts(conn)
     indexed_at = store.get_meta(conn, "indexed_at")
     meta = read_manifests(root)
     return ProjectFacts(
         root=str(root),
         name=meta.name or root.name,
         overview=_readme_paragraph(root) or meta.description,
-        files=count("SELECT count(*) FROM files"),
-        entities=count("SELECT count(*) FROM entities WHERE kind != 'file'"),
-        edges=count("SELECT count(*) FROM edges"),
-        languages=dict(conn.execute("SELECT language, count(*) FROM files GROUP BY language").fetchall()),
+        files=files,
+        entities=entities,
+        edges=edges,
+        languages=languages,
         generation=store.generation(conn),
         indexed_at=float(indexed_at) if indexed_at else None,
         entry_points=_entry_points(root, conn, meta),
@@ -335,7 +336,7 @@ def _readme_paragraph(root: Path) -> str:
 def _entry_points(root: Path, conn, meta: Manifest) -> list[str]:
     """Declared scripts first (mapped to their entity when indexed), then __main__ and main files,
     then non-test functions named main; shallow paths before deep ones."""
-    files = {path: bool(test) for path, test in conn.execute("SELECT path, is_test FROM files")}
+    files = reads.test_flags(conn)
     found: list[str] = []
     for label, target in meta.scripts.items():
         entity = _script_entity(conn, files, target)
@@ -346,7 +347,7 @@ def _entry_points(root: Path, conn, meta: Manifest) -> list[str]:
     )
     mains = sorted(
         (path.count("/"), entity_id) for entity_id, path in
-        conn.execute("SELECT id, path FROM entities WHERE name = 'main' AND kind IN ('function', 'method')")
+        reads.named_functions(conn, "main")
         if not files.get(path)
     )
     seen = {f.split(" -> ")[-1] for f in found}
@@ -367,8 +368,7 @@ def _script_entity(conn, files: dict[str, bool], target: str) -> str | None:
         paths, qualified_name = location
         for path in paths:
             if path in files:
-                row = conn.execute("SELECT id FROM entities WHERE path=? AND qualified_name=?", (path, qualified_name)).fetchone()
-                return row[0] if row else path
+                return reads.entity_at(conn, path, qualified_name) or path
         return None
     path = posixpath.normpath(target.removeprefix("./"))
     return path if path in files else None

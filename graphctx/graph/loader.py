@@ -20,16 +20,14 @@ import numpy as np
 
 from graphctx.errors import NoIndex
 from graphctx.index import store
+from graphctx.index.store import reads
 from graphctx.index.root import indexed_ancestor
 from graphctx.models import EDGE_KINDS, INFERRED
 
 # Edges to names outside the repository stay in the store (graphctx show lists them); the graph
-# holds only edges between repository entities.
-NODE_COLUMNS = (
-    "id", "kind", "name", "qualified_name", "language", "path", "start_line", "end_line", "sig_hash", "body_hash", "parent",
-)
-# Signatures and docs are most of an entity's bytes and few answers need them: read on first use.
-DETAIL_COLUMNS = ("signature", "doc")
+# holds only edges between repository entities. Signatures and docs (DETAIL_COLUMNS) are most of an
+# entity's bytes and few answers need them: read on first use.
+NODE_COLUMNS, DETAIL_COLUMNS = reads.NODE_COLUMNS, reads.DETAIL_COLUMNS
 
 
 def no_index_message(root: Path) -> str:
@@ -75,10 +73,7 @@ class CodeGraph:
         """The entity's attributes, signature and doc included."""
         node = self.graph.nodes[entity_id]
         if "doc" not in node:
-            row = self.connection().execute(
-                f"SELECT {', '.join(DETAIL_COLUMNS)} FROM entities WHERE id=?", (entity_id,)
-            ).fetchone()
-            node.update(zip(DETAIL_COLUMNS, row or ("", "")))
+            node.update(zip(DETAIL_COLUMNS, reads.entity_details(self.connection(), entity_id)))
         return node
 
     def __contains__(self, entity_id: str) -> bool:
@@ -162,16 +157,7 @@ def _file_identity(path: Path) -> tuple[int, int]:
 
 def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Connection] | None = None) -> CodeGraph:
     """Read entities and internal edges in one read transaction, so they agree on a generation."""
-    conn.execute("BEGIN")
-    try:
-        generation = store.generation(conn)
-        entities = conn.execute(f"SELECT {', '.join(NODE_COLUMNS)} FROM entities").fetchall()
-        edges = conn.execute(
-            "SELECT source, target, kind, resolution, confidence FROM edges WHERE target NOT LIKE 'ext:%'"
-        ).fetchall()
-        files = conn.execute("SELECT path, language, size, mtime_ns, hash, lines, is_test FROM files").fetchall()
-    finally:
-        conn.execute("COMMIT")
+    generation, entities, edges, files = reads.graph_snapshot(conn)
     nodes = [row[0] for row in entities]
     index = {node: i for i, node in enumerate(nodes)}
     edges = [e for e in edges if e[0] in index and e[1] in index]

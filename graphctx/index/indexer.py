@@ -19,6 +19,7 @@ from pathlib import Path
 
 from graphctx.errors import GraphctxError
 from graphctx.index import skips as skipping, store, workers as worker_pool
+from graphctx.index.store import reads, writes
 from graphctx.index.discover import Candidate, Config, discover, is_indexable_content, load_config
 from graphctx.index.languages import RULES, package_languages
 from graphctx.index.modules import ModuleMap
@@ -136,19 +137,16 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
 def _transaction(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[Candidate], skips: list[Skip],
                  full: bool, progress: Progress | None, workers: int | None, scanned_ns: int,
                  warnings: list[tuple[str, str]]) -> IndexResult:
-    conn.execute("BEGIN IMMEDIATE")
+    writes.begin_run(conn)
     try:
         result = _run(conn, root, config, candidates, full, progress, workers, scanned_ns, warnings)
         result.skipped = sorted([*skips, *result.skipped], key=lambda s: s.path)
-        skipping.save(conn, result.skipped)
+        writes.replace_skips(conn, [(s.path, s.reason, s.detail) for s in result.skipped])
         if progress:
             progress(WRITING, 0, 0)
-        conn.execute("COMMIT")
+        writes.commit(conn)
     except BaseException:
-        try:
-            conn.execute("ROLLBACK")
-        except sqlite3.Error:  # a damaged file may refuse even that; the transaction dies with the connection
-            pass
+        writes.rollback(conn)
         raise
     return result
 
@@ -190,9 +188,8 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
          discovery_warnings: list[tuple[str, str]]) -> IndexResult:
     fresh = store.ensure_schema(conn)
     if full and not fresh:  # everything goes: emptying each table beats deleting file by file
-        for table in ("entities_fts", "entities", "edges", "file_refs", "warnings", "files"):
-            conn.execute(f"DELETE FROM {table}")
-    known = {path: (size, mtime, digest) for path, size, mtime, digest in conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
+        writes.clear_files(conn)
+    known = reads.file_stats(conn)
     present = {c.path for c in candidates}
     deleted = sorted(set(known) - present)
     racy_after = int(store.get_meta(conn, "scanned_ns", "0")) - RACY_NS
@@ -210,7 +207,7 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
             result.skipped.append(Skip(item.path, *item.skip))
         if item.facts is None:
             if item.hash and item.path in known:  # touched, same content: just remember the new stat
-                conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (item.size, item.mtime_ns, item.path))
+                writes.update_file_stat(conn, item.path, item.size, item.mtime_ns)
             elif not item.hash:
                 skipped.append(item.path)
             continue
@@ -225,10 +222,7 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
         store.set_meta(conn, generation=store.generation(conn) + 1, indexed_at=f"{time.time():.3f}", root=str(root))
     store.set_meta(conn, scanned_ns=scanned_ns)
     # Warnings of files indexed before and not read again stay; every other path's are this run's.
-    conn.execute("DELETE FROM warnings WHERE path NOT IN (SELECT path FROM files)")
-    kept = {p for (p,) in conn.execute("SELECT path FROM files")} - set(changed)
-    conn.executemany("INSERT INTO warnings(path, message) VALUES (?, ?)",
-                     sorted(w for w in result.warnings if w[0] not in kept))
+    writes.replace_warnings(conn, result.warnings, kept=set(reads.file_paths(conn)) - set(changed))
     _count(conn, result)
     return result
 
@@ -252,34 +246,32 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
     # A package's __init__.py coming or going changes the names every module below it is importable by.
     packages = {posixpath.dirname(p) + "/" for p in added_or_removed if posixpath.basename(p) in PACKAGE_MARKERS} - {"/"}
     if packages:
-        below = {p for (p,) in conn.execute("SELECT path FROM files")} | set(changed)
+        below = set(reads.file_paths(conn)) | set(changed)
         for path in below:
             if path.startswith(tuple(packages)):
                 delta |= _module_names(path)
 
     if not everything:  # (a full or fresh run starts from empty tables)
-        store.delete_files(conn, [*deleted, *changed])
+        writes.delete_files(conn, [*deleted, *changed])
     boundary = Boundary(root)
     for done, (path, facts) in enumerate(changed.items()):
         if done % 64 == 0:
             report(WRITING, done, len(changed))
         item = parsed[path]
-        conn.execute(
-            "INSERT INTO files(path, language, size, mtime_ns, hash, lines, error_count, is_test, facts)"
-            " VALUES (?,?,?,?,?,?,?,?,?)",
-            (path, facts.language, item.size, item.mtime_ns, item.hash, facts.lines, facts.error_count,
-             int(is_test_file(path)), item.facts),
-        )
-        store.insert_entities(conn, list(_entity_rows(facts)))
-        store.index_bodies(conn, path, _read_text(boundary, path))
-        conn.executemany("INSERT OR IGNORE INTO file_refs(name, path) VALUES (?, ?)", [(n, path) for n in reference_names(facts)])
+        writes.insert_file(conn, path=path, language=facts.language, size=item.size, mtime_ns=item.mtime_ns,
+                           hash=item.hash, lines=facts.lines, error_count=facts.error_count,
+                           is_test=is_test_file(path), package=facts.package,
+                           attribute_types=_attribute_types(facts), facts=item.facts)
+        writes.insert_entities(conn, list(_entity_rows(facts)))
+        writes.index_bodies(conn, path, _read_text(boundary, path))
+        writes.insert_file_refs(conn, path, reference_names(facts))
 
     if everything:
-        targets = [p for (p,) in conn.execute("SELECT path FROM files")]
+        targets = reads.file_paths(conn)
     else:
-        dependents = _paths_referring_to(conn, _through_attributes(conn, delta))
+        dependents = reads.paths_referring_to(conn, _through_attributes(conn, delta))
         targets = sorted(set(changed) | (dependents - set(deleted)))
-    conn.executemany("DELETE FROM edges WHERE origin=?", [(p,) for p in targets])
+    writes.delete_edges_from(conn, targets)
 
     cache: dict[str, FileFacts | None] = dict(changed)
 
@@ -288,17 +280,10 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
             cache[path] = _load_facts(conn, path)
         return cache[path]
 
-    # Only Java's module map needs the package declaration: reading it out of every file's facts JSON costs
-    # a parse of all of them, a good part of a one-file run.
-    with_package = package_languages()
-    files = {p: (lang, pkg) for p, lang, pkg in conn.execute(
-        f"SELECT path, language, CASE WHEN language IN ({','.join('?' * len(with_package))}) THEN json_extract(facts, '$[4]') END"
-        " FROM files", with_package)}
-    table = SymbolTable(
-        conn.execute("SELECT id, kind, name, qualified_name, path, language FROM entities WHERE kind != 'file'"),
-        ModuleMap(files, root),
-        load,
-    )
+    # Only some languages' module maps use the package declaration (Java's): the others get None.
+    with_package = set(package_languages())
+    files = {p: (lang, pkg if lang in with_package else None) for p, (lang, pkg) in reads.file_packages(conn).items()}
+    table = SymbolTable(reads.definitions(conn), ModuleMap(files, root), load)
     # Two passes over the targets (structure, then uses): the bar counts both.
     steps = 2 * len(targets)
     resolvers = []
@@ -311,29 +296,18 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
             pairs += resolvers[-1].resolve_structure()
     target_set = set(targets)
     pairs += [
-        (s, t) for s, t, origin in conn.execute("SELECT source, target, origin FROM edges WHERE kind IN ('inherits', 'implements')")
-        if origin not in target_set
+        (s, t) for s, t, origin in reads.inheritance_edges(conn) if origin not in target_set
     ]
     table.set_bases(pairs)
-    # Writing every edge: building the edge indexes once afterwards is much cheaper than keeping them up
-    # to date row by row (the DDL is part of the run's transaction like everything else).
-    deferred = conn.execute(
-        "SELECT name, sql FROM sqlite_master WHERE type='index' AND tbl_name='edges' AND sql IS NOT NULL"
-    ).fetchall() if everything else []
-    for name, _ in deferred:
-        conn.execute(f'DROP INDEX "{name}"')
+    # Writing every edge: the edge indexes are built once afterwards.
+    deferred = writes.drop_edge_indexes(conn) if everything else []
     for done, resolver in enumerate(resolvers):
         if done % 64 == 0:
             report(RESOLVING, len(targets) + done, steps)
-        conn.executemany(
-            "INSERT INTO edges(source, target, kind, resolution, confidence, line, origin) VALUES (?,?,?,?,?,?,?)",
-            [(*edge, resolver.path) for edge in resolver.resolve_uses()],
-        )
-        conn.execute("UPDATE files SET calls=?, calls_resolved=? WHERE path=?",
-                     (resolver.calls, resolver.calls_resolved, resolver.path))
+        writes.insert_edges(conn, resolver.path, resolver.resolve_uses())
+        writes.set_call_counts(conn, resolver.path, resolver.calls, resolver.calls_resolved)
     report(WRITING, 0, 0)
-    for _, sql in deferred:
-        conn.execute(sql)
+    writes.create_indexes(conn, deferred)
 
 
 def _read_text(boundary: Boundary, path: str) -> str:
@@ -358,6 +332,12 @@ def _entity_rows(facts: FileFacts) -> Iterable[tuple]:
                d.start_line, d.end_line, d.signature, d.doc, d.sig_hash, d.body_hash, parent)
 
 
+def _attribute_types(facts: FileFacts) -> str:
+    """The bindings of `self.x` attributes as JSON rows: what _through_attributes follows across files."""
+    return json.dumps([[b.scope, b.variable, b.type_name, b.line] for b in facts.bindings if b.variable.startswith("self.")],
+                      separators=(",", ":"))
+
+
 def _module_names(path: str) -> set[str]:
     """Names under which other files can refer to a file as a module or a tested file."""
     stem = path.rsplit(".", 1)[0]
@@ -377,9 +357,8 @@ def _through_attributes(conn: sqlite3.Connection, delta: set[str]) -> set[str]:
     frontier = set(delta)
     while frontier:
         found: set[str] = set()
-        for path in _paths_referring_to(conn, frontier):
-            row = conn.execute("SELECT json_extract(facts, '$[11]') FROM files WHERE path=?", (path,)).fetchone()
-            for scope, variable, type_name, _line in json.loads(row[0]) if row and row[0] else ():
+        for path in reads.paths_referring_to(conn, frontier):
+            for scope, variable, type_name, _line in json.loads(reads.attribute_types(conn, path) or "[]"):
                 if variable.startswith("self.") and not frontier.isdisjoint(type_name.split(".")):
                     found.update(p for p in scope.split(".") if p)
         frontier = found - delta
@@ -387,28 +366,14 @@ def _through_attributes(conn: sqlite3.Connection, delta: set[str]) -> set[str]:
     return delta
 
 
-def _paths_referring_to(conn: sqlite3.Connection, names: set[str]) -> set[str]:
-    out: set[str] = set()
-    names_list = sorted(names)
-    for i in range(0, len(names_list), 500):
-        chunk = names_list[i:i + 500]
-        out.update(p for (p,) in conn.execute(
-            f"SELECT DISTINCT path FROM file_refs WHERE name IN ({','.join('?' * len(chunk))})", chunk))
-    return out
-
-
 def _load_facts(conn: sqlite3.Connection, path: str) -> FileFacts | None:
-    row = conn.execute("SELECT facts FROM files WHERE path=?", (path,)).fetchone()
-    return FileFacts.from_json(row[0]) if row else None
+    text = reads.file_facts(conn, path)
+    return FileFacts.from_json(text) if text is not None else None
 
 
 def _count(conn: sqlite3.Connection, result: IndexResult) -> None:
-    result.files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
-    result.entities = conn.execute("SELECT count(*) FROM entities").fetchone()[0]
-    result.edges = conn.execute("SELECT count(*) FROM edges").fetchone()[0]
-    result.parse_errors = conn.execute("SELECT coalesce(sum(error_count), 0) FROM files").fetchone()[0]
-    result.calls, result.calls_resolved = conn.execute("SELECT sum(calls), sum(calls_resolved) FROM files").fetchone()
-    result.calls, result.calls_resolved = result.calls or 0, result.calls_resolved or 0
+    (result.files, result.entities, result.edges, result.parse_errors,
+     result.calls, result.calls_resolved) = reads.run_counts(conn)
     result.generation = store.generation(conn)
 
 
