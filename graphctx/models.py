@@ -77,6 +77,24 @@ class EntityEdges(BaseModel):
     incoming: list[Edge]
 
 
+class ProjectFacts(BaseModel):
+    """What a newcomer needs to know first, read from the index and a few small files."""
+
+    root: str
+    name: str
+    overview: str
+    files: int
+    entities: int
+    edges: int
+    languages: dict[str, int]
+    generation: int
+    indexed_at: float | None
+    entry_points: list[str] = Field(default_factory=list)  # "label -> entity id" or an entity id
+
+    def languages_text(self) -> str:
+        return ", ".join(f"{lang} {n}" for lang, n in sorted(self.languages.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 class IndexStats(BaseModel):
     root: str
     generation: int

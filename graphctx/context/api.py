@@ -1,6 +1,6 @@
-"""The library API: the functions the CLI and the MCP server call, one per capability. Each takes
-a repository root and plain parameters, checks them, and returns a model from graphctx.models;
-bad input raises a GraphctxError whose message says how to fix it."""
+"""The capabilities over one repository's index, one function each, for Project to offer: each takes
+what it reads (the repository's GraphCache, its record store) and plain parameters, checks them, and
+returns a model from graphctx.models; bad input raises a GraphctxError whose message says how to fix it."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from graphctx.context.engine import get_context, get_file_context, get_intent, g
 from graphctx.context.impact import get_impact
 from graphctx.context.intents import policy_for
 from graphctx.context.policy import RankingPolicy, with_overrides
-from graphctx.context.session import session_init
+from graphctx.context.session import project_facts, session_init
 from graphctx.errors import InvalidRequest, NoIndex
 from graphctx.export import Selection
 from graphctx.graph import lookup
-from graphctx.graph.loader import GRAPHS, CodeGraph
+from graphctx.graph.loader import GraphCache
 from graphctx.index import skips, store
 from graphctx.index.store import reads
 from graphctx.index.indexer import IndexResult, Progress, index_repository
@@ -25,8 +25,8 @@ from graphctx.models import Edge, Entity, EntityEdges, IndexStats, SearchAnswer,
 
 
 __all__ = [
-    "find_root", "index", "refresh", "graph", "stats", "show", "search", "export",
-    "get_context", "get_intent", "get_path", "get_file_context", "get_impact", "rank_text", "session_init",
+    "find_root", "index", "refresh", "stats", "show", "search", "export",
+    "get_context", "get_intent", "get_path", "get_file_context", "get_impact", "rank_text", "session_init", "project_facts",
     "RankingPolicy", "policy_for", "with_overrides",
 ]
 
@@ -43,19 +43,15 @@ def refresh(root: Path) -> IndexResult:
     return index_repository(root)
 
 
-def graph(root: Path) -> CodeGraph:
-    return GRAPHS.get(root)
-
-
-def stats(root: Path) -> IndexStats:
-    conn = _conn(root)
+def stats(graphs: GraphCache) -> IndexStats:
+    conn = graphs.connection()
     counts = reads.index_counts(conn)
     calls, resolved = counts["calls"], counts["calls_resolved"]
     indexed_at = store.get_meta(conn, "indexed_at")
     skipped = skips.stored(conn)
     skipped_reasons, skipped_languages = skips.tally(skipped)
     return IndexStats(
-        root=str(root),
+        root=str(graphs.root),
         generation=store.generation(conn),
         files=counts["files"],
         entities=counts["entities"],
@@ -76,9 +72,9 @@ def stats(root: Path) -> IndexStats:
     )
 
 
-def show(root: Path, entity: str, file: str | None = None) -> EntityEdges:
+def show(graphs: GraphCache, entity: str, file: str | None = None) -> EntityEdges:
     """One entity with every edge into and out of it, external references included."""
-    g = graph(root)
+    g = graphs.get()
     entity_id = lookup.resolve_entity(g, entity, file)
     outgoing, incoming = reads.edges_of(g.connection(), entity_id)
     return EntityEdges(
@@ -88,8 +84,8 @@ def show(root: Path, entity: str, file: str | None = None) -> EntityEdges:
     )
 
 
-def search(root: Path, query: str, kind: str | None = None, limit: int = 20) -> SearchAnswer:
-    g = graph(root)
+def search(graphs: GraphCache, query: str, kind: str | None = None, limit: int = 20) -> SearchAnswer:
+    g = graphs.get()
     hits = []
     for entity_id, score, how in lookup.search(g, g.connection(), query, kind, limit):
         e = g.entity(entity_id)
@@ -98,7 +94,7 @@ def search(root: Path, query: str, kind: str | None = None, limit: int = 20) -> 
     return SearchAnswer(query=query, hits=hits, generation=g.generation)
 
 
-def export(root: Path, fmt: str = "json", *, around: str | None = None, file: str | None = None, depth: int | None = None,
+def export(graphs: GraphCache, fmt: str = "json", *, around: str | None = None, file: str | None = None, depth: int | None = None,
            edge_kinds: str | None = None, max_nodes: int | None = None) -> tuple[Selection, str]:
     """The graph, or the neighbourhood of `around` out to `depth` hops (default 1), as node-link
     JSON, GraphML, a Mermaid flowchart or a self-contained HTML page; `edge_kinds` ("calls,inherits")
@@ -110,12 +106,8 @@ def export(root: Path, fmt: str = "json", *, around: str | None = None, file: st
     depth = 1 if depth is None else depth
     exports.check_options(fmt, depth, max_nodes)
     kinds = exports.parse_edge_kinds(edge_kinds)
-    g = graph(root)
+    g = graphs.get()
     entity_id = lookup.resolve_entity(g, around, file) if around is not None else None
     return exports.export(g, fmt, around=entity_id, depth=depth, edge_kinds=kinds, max_nodes=max_nodes,
-                          title=root.resolve().name)
-
-
-def _conn(root: Path):
-    return GRAPHS.connection(root.resolve())
+                          title=g.root.name)
 

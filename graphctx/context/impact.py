@@ -15,7 +15,7 @@ from graphctx.context.tokens import DEFAULT_ENCODING
 from graphctx.context.views import Views
 from graphctx.errors import InvalidRequest
 from graphctx.graph import lookup, rank
-from graphctx.graph.loader import GRAPHS, CodeGraph
+from graphctx.graph.loader import CodeGraph, GraphCache
 from graphctx.models import DEFAULT_BUDGET, ContextAnswer, PacketItem
 
 IMPACT_WEIGHTS = {"calls": (0.0, 1.0), "imports": (0.0, 0.6), "inherits": (0.0, 0.9), "implements": (0.0, 0.9),
@@ -30,7 +30,7 @@ MIN_HEADINGS = 5
 LISTED_FILES = 8
 
 
-def get_impact(root: Path, symbol: str | None = None, files: list[str] | None = None, *, diff: str | None = None,
+def get_impact(graphs: GraphCache, symbol: str | None = None, files: list[str] | None = None, *, diff: str | None = None,
                depth: int = 3, token_budget: int = DEFAULT_BUDGET, format: str = "compact",
                encoding: str = DEFAULT_ENCODING) -> Answer:
     """What depends on a symbol, on everything defined in a set of files, or on the entities a diff
@@ -40,7 +40,7 @@ def get_impact(root: Path, symbol: str | None = None, files: list[str] | None = 
     if sum((bool(symbol), bool(files), diff is not None)) != 1:
         raise InvalidRequest("give either a symbol or a list of files, or diff (a revision to compare the working "
                              "tree with); exactly one of them")
-    g = GRAPHS.get(root)
+    g = graphs.get()
     if symbol:
         start = lookup.resolve_entity(g, symbol)
         answer = new_answer(g, "impact", symbol, start, token_budget)

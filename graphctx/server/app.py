@@ -116,7 +116,7 @@ def build_server(root: Path, *, watch: bool = True, transport: str = "stdio", st
         "graphctx",
         title="graphctx code context",
         version=_version(),
-        instructions=build_instructions(state.root),
+        instructions=build_instructions(state.project.facts()),
         log_level="WARNING",
     )
     server.graphctx_state = state  # type: ignore[attr-defined]  # for tests and the transports
