@@ -29,6 +29,7 @@ EDGE_KINDS: tuple[str, ...] = get_args(EdgeKind)
 Resolution = Literal["exact", "import", "same-scope", "inferred", "heuristic", "ambiguous", "external", "unresolved"]
 RESOLUTIONS: tuple[str, ...] = get_args(Resolution)
 INFERRED: frozenset[str] = frozenset({"heuristic", "inferred", "ambiguous"})  # guessed, not proven by syntax or imports
+NO_PARSER = "no parser"  # the skip reason of a file in a language graphctx does not parse yet (counted by language)
 
 RecordKind = Literal["knowledge", "decision"]
 RECORD_KINDS: tuple[str, ...] = get_args(RecordKind)

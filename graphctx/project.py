@@ -26,7 +26,7 @@ from graphctx.index.root import find_root
 from graphctx.models import (
     DEFAULT_BUDGET, ContextAnswer, EntityEdges, IndexStats, ProjectFacts, SearchAnswer,
 )
-from graphctx.records import RecordStore
+from graphctx.records import RecordStore, render as record_rendering
 
 
 class Project:
@@ -73,6 +73,13 @@ class Project:
     def refresh(self) -> IndexResult:
         """Bring an existing index up to date with the working tree; a missing index is an error."""
         return api.refresh(self.root)
+
+    def prepare_folder(self) -> None:
+        """Create `.graphctx/` with the .gitignore that keeps the index, private records and derived
+        files out of git."""
+        from graphctx.records.files import ensure_layout
+
+        ensure_layout(self.root)
 
     def has_index(self) -> bool:
         """Whether an index file exists (usable or not)."""
@@ -149,6 +156,9 @@ class Project:
         return Views(self.graph).members(entity_id)
 
     # ---- helpers that need no repository: the same tokenizer, parser and policies answers use
+
+    # The one renderer of records (records/render.py): the CLI and the MCP record tools print through it.
+    record_text = record_rendering
 
     @staticmethod
     def header(answer: ContextAnswer) -> str:

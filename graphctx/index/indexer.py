@@ -67,6 +67,12 @@ class IndexResult:
     skipped: list[Skip] = field(default_factory=list)
 
     @property
+    def per_file_skips(self) -> dict[str, int]:
+        """How many files each per-file reason (binary, minified, too large...) skipped, in that reasons' order."""
+        reasons, _ = skipping.tally(self.skipped)
+        return {reason: reasons[reason] for reason in skipping.PER_FILE if reason in reasons}
+
+    @property
     def resolved_share(self) -> float:
         return self.calls_resolved / self.calls if self.calls else 1.0
 

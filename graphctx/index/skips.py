@@ -12,9 +12,9 @@ from dataclasses import dataclass
 import pathspec
 
 from graphctx.index.store import reads
+from graphctx.models import NO_PARSER
 from graphctx.parse.languages import parsed_language_names, unparsed_language
 
-NO_PARSER = "no parser"
 BINARY = "binary"
 MINIFIED = "minified"
 GENERATED = "generated"
