@@ -1,6 +1,7 @@
 """The layering, checked from the source with `ast`: adapters reach the library only through
 Project, the models and the errors; no process-wide cache keyed by a repository lives outside
-Project; and SQL is spoken only by the index store and the records' own database."""
+Project; SQL is spoken only by the index store and the records' own database; and modules stay
+small, each saying its job."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ ADAPTER_MAY_IMPORT = (
     "graphctx.text", "graphctx.layout", "graphctx.deadline", "graphctx.inputs",
     *(f"graphctx.{adapter}" for adapter in ADAPTERS),
 )
+MAX_MODULE_LINES = 400
 SQL_MODULES = ("index/store/", "records/")
 SQL_METHODS = {"execute", "executemany", "executescript"}
 # Process-wide caches that do not depend on a repository: compiled grammar queries, keyed by language.
@@ -109,3 +111,12 @@ def test_only_the_index_store_and_the_records_speak_sql():
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SQL_METHODS
     ]
     assert not offending, "SQL on index.db belongs in graphctx/index/store/:\n" + "\n".join(offending)
+
+
+def test_modules_are_small_and_say_their_job():
+    too_long = [f"{name(path)}: {n} lines" for path in modules()
+                if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES]
+    silent = [name(path) for path in modules()
+              if path.read_text(encoding="utf-8").strip() and ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) is None]
+    assert not too_long, f"split these by job (at most {MAX_MODULE_LINES} lines):\n" + "\n".join(too_long)
+    assert not silent, "start each module with a docstring saying its one job:\n" + "\n".join(silent)

@@ -5,8 +5,6 @@ users; then tests; then transitive dependents), best first within each, to the t
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from graphctx.context import changeset
 from graphctx.context.changeset import ChangeSet, OldEntity
 from graphctx.context.engine import Answer, _repo_path, check_request, new_answer

@@ -1,5 +1,5 @@
 """One index run: discover files, plan what changed since the last run (stat, then content hash),
-parse the changed files in worker processes, re-resolve the files whose edges can have changed,
+parse the changed files (parsing.py, in worker processes), re-resolve the files whose edges can have changed,
 and write it all in one SQLite transaction. A run that dies midway leaves the last index intact,
 and its worker processes die with it; an index file that cannot be used is rebuilt, with a
 warning. Progress is reported by phase (discovering, parsing, writing, resolving), every file it
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import posixpath
 import sqlite3
 import time
@@ -18,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphctx.errors import GraphctxError
-from graphctx.index import skips as skipping, store, workers as worker_pool
+from graphctx.index import skips as skipping, store
+from graphctx.index.parsing import ParsedFile, parse_all
 from graphctx.index.store import reads, writes
-from graphctx.index.discover import Candidate, Config, discover, is_indexable_content, load_config
+from graphctx.index.discover import Candidate, Config, discover, load_config
 from graphctx.index.languages import RULES, package_languages
 from graphctx.index.modules import ModuleMap
 from graphctx.index.dependencies import defined_names, names_of, reference_names
@@ -29,13 +29,10 @@ from graphctx.index.resolve import FileResolver
 from graphctx.index.root import Boundary
 from graphctx.index.skips import Skip
 from graphctx.index.symbols import SymbolTable
-from graphctx.parse.extract import extract
 from graphctx.parse.facts import FileFacts
-from graphctx.parse.languages import language_for_path
 
 log = logging.getLogger(__name__)
 
-PARALLEL_THRESHOLD = 64  # below this many files to parse, worker start-up costs more than it saves
 # A file whose mtime is this close to (or after) the moment the previous run looked at it may have
 # been rewritten within the same file-system clock tick, same size: its stat proves nothing, so it
 # is hashed again (git's "racily clean" entries). Two seconds covers the coarsest common clocks.
@@ -95,17 +92,6 @@ class IndexResult:
             "warnings": [list(w) for w in self.warnings], "skipped": reasons, "skipped_languages": languages,
             "skipped_files": [[s.path, s.reason, s.detail] for s in self.skipped if s.reason in skipping.PER_FILE],
         }
-
-
-@dataclass(slots=True)
-class _Parsed:
-    path: str
-    size: int
-    mtime_ns: int
-    hash: str
-    facts: str | None  # JSON; None when the content was unchanged or unreadable
-    warning: str | None
-    skip: tuple[str, str] | None = None  # (reason, detail) when the content is not indexed
 
 
 def index_repository(root: Path | str, *, full: bool = False, progress: Progress | None = None,
@@ -201,8 +187,8 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     racy_after = int(store.get_meta(conn, "scanned_ns", "0")) - RACY_NS
     stale = [c for c in candidates if known.get(c.path, (None, None))[:2] != (c.size, c.mtime_ns) or c.mtime_ns >= racy_after]
 
-    parsed = _parse_all(root, config, stale, {p: v[2] for p, v in known.items()}, _phase(progress, PARSING),
-                        workers or config.workers)
+    parsed = parse_all(root, config, stale, {p: v[2] for p, v in known.items()}, _phase(progress, PARSING),
+                       workers or config.workers)
     result = IndexResult(str(root), warnings=list(discovery_warnings))
     changed: dict[str, FileFacts] = {}
     skipped: list[str] = []
@@ -233,7 +219,7 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     return result
 
 
-def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], parsed: dict[str, _Parsed],
+def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], parsed: dict[str, ParsedFile],
            deleted: list[str], everything: bool, progress: Progress | None = None) -> None:
     """Write the changed files' entities, then re-resolve every file whose edges may differ."""
     report = progress or (lambda phase, done, total: None)
@@ -381,53 +367,3 @@ def _count(conn: sqlite3.Connection, result: IndexResult) -> None:
     (result.files, result.entities, result.edges, result.parse_errors,
      result.calls, result.calls_resolved) = reads.run_counts(conn)
     result.generation = store.generation(conn)
-
-
-# ---- parsing, in worker processes
-
-def _parse_all(root: Path, config: Config, candidates: list[Candidate], known_hashes: dict[str, str],
-               progress: Callable[[int, int], None] | None, workers: int) -> list[_Parsed]:
-    tasks = [(str(root), c.path, c.size, c.mtime_ns, known_hashes.get(c.path), config) for c in candidates]
-    total = len(tasks)
-    if progress:
-        progress(0, total)
-    workers = workers or os.cpu_count() or 1
-    if total < PARALLEL_THRESHOLD or workers == 1:
-        results = []
-        for i, task in enumerate(tasks, 1):
-            results.append(_parse_task(task))
-            if progress:
-                progress(i, total)
-        return results
-    results = []
-    with worker_pool.pool(workers) as pool:
-        for i, item in enumerate(pool.map(_parse_task, tasks, chunksize=max(1, min(32, total // (workers * 8)))), 1):
-            results.append(item)
-            if progress and (i % 16 == 0 or i == total):
-                progress(i, total)
-    return results
-
-
-def _parse_task(task: tuple) -> _Parsed:
-    root, path, size, mtime_ns, known_hash, config = task
-    try:
-        data = Boundary(root).read_bytes(path)  # a link may have left the root since discovery looked
-    except OSError as exc:
-        return _Parsed(path, size, mtime_ns, "", None, f"cannot read: {exc.strerror or exc}")
-    digest = store.content_hash(data)
-    if digest == known_hash:
-        return _Parsed(path, size, mtime_ns, digest, None, None)
-    skip = is_indexable_content(data, config)
-    if skip:
-        return _Parsed(path, size, mtime_ns, "", None, None, skip)
-    warning = None
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        warning = f"invalid UTF-8 at byte {exc.start}; undecodable bytes replaced"
-    spec = language_for_path(path)
-    try:
-        facts = extract(path, spec.name, data)
-    except (RecursionError, ValueError, RuntimeError) as exc:  # a pathological file must not stop the run
-        return _Parsed(path, size, mtime_ns, "", None, f"cannot parse: {exc}")
-    return _Parsed(path, size, mtime_ns, digest, facts.to_json(), warning)
