@@ -29,6 +29,10 @@ EDGE_KINDS: tuple[str, ...] = get_args(EdgeKind)
 Resolution = Literal["exact", "import", "same-scope", "inferred", "heuristic", "ambiguous", "external", "unresolved"]
 RESOLUTIONS: tuple[str, ...] = get_args(Resolution)
 INFERRED: frozenset[str] = frozenset({"heuristic", "inferred", "ambiguous"})  # guessed, not proven by syntax or imports
+# How get_impact labels the entities a change touches, and how its dependents' relations begin ("tier1 called-by").
+ChangeRelation = Literal["changed", "added", "removed"]
+CHANGE_RELATIONS: tuple[str, ...] = get_args(ChangeRelation)
+TIER_PREFIX = "tier"
 NO_PARSER = "no parser"  # the skip reason of a file in a language graphctx does not parse yet (counted by language)
 
 RecordKind = Literal["knowledge", "decision"]

@@ -10,7 +10,9 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from graphctx.errors import quote
-from graphctx.models import NO_PARSER, ContextAnswer, EntityEdges, IndexStats, SearchAnswer
+from graphctx.models import (
+    CHANGE_RELATIONS, NO_PARSER, TIER_PREFIX, ContextAnswer, EntityEdges, IndexStats, SearchAnswer,
+)
 
 if TYPE_CHECKING:  # the index layer loads tree-sitter: only the commands that use it import it
     from graphctx.project import IndexResult
@@ -65,9 +67,6 @@ def _files(n: int, adjective: str) -> str:
     return f"{n:,} {adjective + ' ' if adjective else ''}file{'' if n == 1 else 's'}"
 
 
-CHANGES = ("changed", "added", "removed")  # how impact --diff labels the changed entities
-
-
 def found(answer: ContextAnswer) -> bool:
     """False for an answer that found nothing: free text that matched nothing, no call chain between
     two entities, nothing that depends on what an impact request named."""
@@ -76,7 +75,7 @@ def found(answer: ContextAnswer) -> bool:
     if answer.mode == "path":
         return not any(item.relation in ("from", "to") for item in answer.items)
     if answer.mode == "impact":  # dependents found, or (for --diff) changed code to list
-        return answer.omitted_count > 0 or any(item.relation.startswith("tier") or item.relation in CHANGES
+        return answer.omitted_count > 0 or any(item.relation.startswith(TIER_PREFIX) or item.relation in CHANGE_RELATIONS
                                                for item in answer.items)
     return True
 

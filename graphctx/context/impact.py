@@ -14,7 +14,7 @@ from graphctx.context.views import Views
 from graphctx.errors import InvalidRequest
 from graphctx.graph import lookup, rank
 from graphctx.graph.loader import CodeGraph, GraphCache
-from graphctx.models import DEFAULT_BUDGET, ContextAnswer, PacketItem
+from graphctx.models import DEFAULT_BUDGET, TIER_PREFIX, ChangeRelation, ContextAnswer, PacketItem
 
 IMPACT_WEIGHTS = {"calls": (0.0, 1.0), "imports": (0.0, 0.6), "inherits": (0.0, 0.9), "implements": (0.0, 0.9),
                   "references": (0.0, 0.6), "tests": (0.0, 0.9)}
@@ -95,8 +95,9 @@ def _headings(g: CodeGraph, change: ChangeSet, direct: dict[str, Strength]) -> l
     """One line per changed, added and removed entity. Like the dependents, strongest first: those
     whose direct dependents are surest to be affected (a call before an import), then those with
     more of them, then in file and line order."""
-    relation = {**dict.fromkeys(change.changed, "changed"), **dict.fromkeys(change.added, "added"),
-                **{gone.id: "removed" for gone in change.removed}}
+    relation: dict[str, ChangeRelation] = {**dict.fromkeys(change.changed, "changed"),
+                                           **dict.fromkeys(change.added, "added"),
+                                           **{gone.id: "removed" for gone in change.removed}}
     where = {gone.id: (gone.path, gone.start_line) for gone in change.removed}
     for entity in change.changed + change.added:
         node = g.graph.nodes[entity]
@@ -123,7 +124,7 @@ def _dependents(g: CodeGraph, starts: list[str], depth: int) -> tuple[dict[str, 
 
 def _tiered(g: CodeGraph, reached: dict[str, rank.Reached]) -> list[Candidate]:
     ordered = sorted(reached.values(), key=lambda h: (_tier(g, h), -h.score, h.id))
-    return [Candidate(h.id, h.score, f"tier{_tier(g, h)} {h.relation}", h.distance, h.resolution, h.confidence,
+    return [Candidate(h.id, h.score, f"{TIER_PREFIX}{_tier(g, h)} {h.relation}", h.distance, h.resolution, h.confidence,
                       "summary") for h in ordered]
 
 
