@@ -1,5 +1,5 @@
 """The record tools: remember, decide, recall, revise and verify, over the same RecordStore the
-context answers read (one per repository per process), so what an agent writes shows up at once
+context answers read (the server's Project holds it), so what an agent writes shows up at once
 beside the code it is about, and the hashes of what it was served become its anchors' stamps.
 The author of a write is the session's agent identity unless the call names one (with no identity,
 the store's default: $GRAPHCTX_AUTHOR or the git user). Answers are compact text, rendered by
