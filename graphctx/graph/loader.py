@@ -1,4 +1,4 @@
-"""Loads the index into an in-memory graph once per process and keeps it current: each call
+"""Loads the index into an in-memory graph and keeps it current: each call
 checks the index generation (one indexed SQLite read) and reloads only when it moved, or when the
 index file was replaced by a new one. An index file that cannot be used (a killed first build's,
 another version's, a damaged one) is rebuilt on the spot, with the indexer's one-line warning.
@@ -19,17 +19,17 @@ import networkx as nx
 import numpy as np
 
 from graphctx.errors import NoIndex
+from graphctx.graph.lazy import lazy_multidigraph
+from graphctx.graph.snapshot import Snapshot, SnapshotError
 from graphctx.index import store
+from graphctx.index.store import reads
 from graphctx.index.root import indexed_ancestor
-from graphctx.models import EDGE_KINDS, INFERRED
+from graphctx.models import INFERRED, RESOLUTIONS
 
 # Edges to names outside the repository stay in the store (graphctx show lists them); the graph
-# holds only edges between repository entities.
-NODE_COLUMNS = (
-    "id", "kind", "name", "qualified_name", "language", "path", "start_line", "end_line", "sig_hash", "body_hash", "parent",
-)
-# Signatures and docs are most of an entity's bytes and few answers need them: read on first use.
-DETAIL_COLUMNS = ("signature", "doc")
+# holds only edges between repository entities. Signatures and docs (DETAIL_COLUMNS) are most of an
+# entity's bytes and few answers need them: read on first use.
+NODE_COLUMNS, DETAIL_COLUMNS = reads.NODE_COLUMNS, reads.DETAIL_COLUMNS
 
 
 def no_index_message(root: Path) -> str:
@@ -75,10 +75,7 @@ class CodeGraph:
         """The entity's attributes, signature and doc included."""
         node = self.graph.nodes[entity_id]
         if "doc" not in node:
-            row = self.connection().execute(
-                f"SELECT {', '.join(DETAIL_COLUMNS)} FROM entities WHERE id=?", (entity_id,)
-            ).fetchone()
-            node.update(zip(DETAIL_COLUMNS, row or ("", "")))
+            node.update(zip(DETAIL_COLUMNS, reads.entity_details(self.connection(), entity_id)))
         return node
 
     def __contains__(self, entity_id: str) -> bool:
@@ -86,47 +83,56 @@ class CodeGraph:
 
 
 class GraphCache:
-    """One loaded graph per repository root, refreshed when the index generation changes."""
+    """The loaded graph of one repository root, refreshed when the index generation changes, and
+    the read connections it is served from: one per thread, since a SQLite connection must not be
+    used by two threads at once. Owned by whoever serves that root (a Project); two caches share nothing."""
 
-    def __init__(self) -> None:
-        self._graphs: dict[Path, CodeGraph] = {}
-        self._connections: dict[tuple[Path, int], sqlite3.Connection] = {}
-        self._files: dict[tuple[Path, int], tuple[int, int]] = {}  # the identity of the file each one opened
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self._graph: CodeGraph | None = None
+        self._connections: dict[int, sqlite3.Connection] = {}
+        self._files: dict[int, tuple[int, int]] = {}  # the identity of the file each one opened
         self._lock = threading.Lock()
 
-    def connection(self, root: Path) -> sqlite3.Connection:
-        """A read-only connection to the root's index, one per thread; a new one when the index file
-        was replaced (a damaged index deleted and rebuilt): a stat per call."""
-        key = (root, threading.get_ident())
+    def connection(self) -> sqlite3.Connection:
+        """A read-only connection to the index, the calling thread's own; a new one when the index
+        file was replaced (a damaged index deleted and rebuilt): a stat per call."""
+        key = threading.get_ident()
         conn = self._connections.get(key)
-        if conn is not None and _file_identity(store.index_path(root)) != self._files.get(key):
+        if conn is not None and _file_identity(store.index_path(self.root)) != self._files.get(key):
             self._connections.pop(key).close()
-            self._graphs.pop(root, None)  # a new file counts its generations from the start again
+            self._graph = None  # a new file counts its generations from the start again
             conn = None
         if conn is None:
-            conn, self._files[key] = _open(root)
+            conn, self._files[key] = _open(self.root)
             self._connections[key] = conn
         return conn
 
-    def release(self, root: Path) -> None:
-        """Drop the root's loaded graph and close its connections, in every thread."""
-        root = root.resolve()
-        with self._lock:
-            self._graphs.pop(root, None)
-            for key in [k for k in self._connections if k[0] == root]:
-                self._files.pop(key, None)
-                self._connections.pop(key).close()
+    @property
+    def open_connections(self) -> int:
+        return len(self._connections)
 
-    def get(self, root: Path) -> CodeGraph:
-        root = root.resolve()
-        conn = self.connection(root)
+    @property
+    def loaded(self) -> bool:
+        return self._graph is not None
+
+    def close(self) -> None:
+        """Drop the loaded graph and close the connections of every thread; a later call opens them again."""
+        with self._lock:
+            self._graph = None
+            self._files.clear()
+            while self._connections:
+                self._connections.popitem()[1].close()
+
+    def get(self) -> CodeGraph:
+        conn = self.connection()
         current = store.generation(conn)
-        graph = self._graphs.get(root)
+        graph = self._graph
         if graph is None or graph.generation != current:
             with self._lock:
-                graph = self._graphs.get(root)
+                graph = self._graph
                 if graph is None or graph.generation != current:
-                    graph = self._graphs[root] = load(root, conn, reader=lambda: self.connection(root))
+                    graph = self._graph = load(self.root, conn, reader=self.connection)
         return graph
 
 
@@ -161,44 +167,41 @@ def _file_identity(path: Path) -> tuple[int, int]:
 
 
 def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Connection] | None = None) -> CodeGraph:
-    """Read entities and internal edges in one read transaction, so they agree on a generation."""
-    conn.execute("BEGIN")
-    try:
-        generation = store.generation(conn)
-        entities = conn.execute(f"SELECT {', '.join(NODE_COLUMNS)} FROM entities").fetchall()
-        edges = conn.execute(
-            "SELECT source, target, kind, resolution, confidence FROM edges WHERE target NOT LIKE 'ext:%'"
-        ).fetchall()
-        files = conn.execute("SELECT path, language, size, mtime_ns, hash, lines, is_test FROM files").fetchall()
-    finally:
-        conn.execute("COMMIT")
-    nodes = [row[0] for row in entities]
+    """Read the entity rows and the generation's graph snapshot in one read transaction, so they
+    agree on a generation. The networkx graph fills itself from the snapshot as it is used, and the
+    arrays ranking needs are the snapshot's own: no edge row is read. An index without a snapshot
+    that matches its entities (none is expected) is loaded from its edge rows instead."""
+    generation, entities, blob, edge_rows, files = reads.graph_snapshot(conn)
+    rowids = np.fromiter((row[0] for row in entities), np.int64, len(entities))
+    snapshot = _unpacked(blob, rowids)
+    if snapshot is None:
+        if blob is not None:  # a snapshot that does not match: read the rows it should have saved reading
+            edge_rows = reads.graph_arrays(conn)[1]
+        snapshot = Snapshot.from_rows(rowids, edge_rows)
+    nodes = [row[1] for row in entities]
     index = {node: i for i, node in enumerate(nodes)}
-    edges = [e for e in edges if e[0] in index and e[1] in index]
-    graph = _multidigraph(entities, edges)
-    kind_code = {kind: i for i, kind in enumerate(EDGE_KINDS)}
-    n = len(edges)
+    inferred_codes = [i for i, resolution in enumerate(RESOLUTIONS) if resolution in INFERRED]
     arrays = EdgeArrays(
         nodes=nodes,
         index=index,
-        sources=np.fromiter((index[e[0]] for e in edges), np.int64, n),
-        targets=np.fromiter((index[e[1]] for e in edges), np.int64, n),
-        kinds=np.fromiter((kind_code[e[2]] for e in edges), np.int64, n),
-        confidence=np.fromiter((e[4] for e in edges), float, n),
-        inferred=np.fromiter((e[3] in INFERRED for e in edges), bool, n),
+        sources=snapshot.sources.astype(np.int64),
+        targets=snapshot.targets.astype(np.int64),
+        kinds=snapshot.kinds.astype(np.int64),
+        confidence=snapshot.confidence.astype(float),
+        inferred=np.isin(snapshot.resolutions, inferred_codes),
     )
     by_name: dict[str, list[str]] = defaultdict(list)
     by_qualified: dict[str, list[str]] = defaultdict(list)
     by_path: dict[str, list[str]] = defaultdict(list)
     for row in entities:
-        by_name[row[2]].append(row[0])
-        by_qualified[row[3]].append(row[0])
-        by_path[row[5]].append(row[0])
+        by_name[row[3]].append(row[1])
+        by_qualified[row[4]].append(row[1])
+        by_path[row[6]].append(row[1])
     return CodeGraph(
         root=root,
         reader=reader,
         generation=generation,
-        graph=graph,
+        graph=lazy_multidigraph(snapshot, nodes, index, entities, NODE_COLUMNS[1:], skip=2),
         arrays=arrays,
         by_name=dict(by_name),
         by_qualified_name=dict(by_qualified),
@@ -206,6 +209,17 @@ def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Conn
         files={p: {"language": lang, "size": size, "mtime_ns": mtime, "hash": digest, "lines": lines, "is_test": bool(test)}
                for p, lang, size, mtime, digest, lines, test in files},
     )
+
+
+def _unpacked(blob: bytes | None, rowids: np.ndarray) -> Snapshot | None:
+    """The stored snapshot when it is one and its nodes are exactly these entities."""
+    if blob is None:
+        return None
+    try:
+        snapshot = Snapshot.unpack(blob)
+    except SnapshotError:
+        return None
+    return snapshot if np.array_equal(snapshot.nodes, rowids) else None
 
 
 def _multidigraph(entities: list[tuple], edges: list[tuple]) -> nx.MultiDiGraph:
@@ -225,5 +239,3 @@ def _multidigraph(entities: list[tuple], edges: list[tuple]) -> nx.MultiDiGraph:
     graph._adj = succ
     return graph
 
-
-GRAPHS = GraphCache()

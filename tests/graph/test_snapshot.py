@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import sqlite3
 
+import networkx as nx
 import numpy as np
 import pytest
 
 from graphctx.graph import loader
-from graphctx.graph.lazy import lazy_multidigraph
 from graphctx.graph.snapshot import Snapshot, SnapshotError
 from graphctx.index.indexer import index_repository
 from graphctx.index.rows import KIND_CODE, RESOLUTION_CODE
@@ -60,27 +60,74 @@ def shop(tmp_path_factory):
     return root
 
 
-def test_lazy_graph_answers_as_the_rows_do(shop):
-    conn = sqlite3.connect(f"file:{shop / '.graphctx' / 'index.db'}?mode=ro", uri=True)
-    eager = loader.load(shop, conn).graph
-    rowid = dict(conn.execute("SELECT id, rowid FROM entities"))
-    edges = [(rowid[s], rowid[t], KIND_CODE[k], RESOLUTION_CODE[r], c) for s, t, k, r, c in conn.execute(
-        "SELECT source, target, kind, resolution, confidence FROM edges") if s in rowid and t in rowid]
-    rows = conn.execute(f"SELECT {', '.join(loader.NODE_COLUMNS)} FROM entities ORDER BY rowid").fetchall()
-    conn.close()
-    snapshot = Snapshot.unpack(Snapshot.from_rows(rowid.values(), edges).pack())
-    ids = [r[0] for r in rows]
-    lazy = lazy_multidigraph(snapshot, ids, {n: i for i, n in enumerate(ids)}, [r[1:] for r in rows],
-                             loader.NODE_COLUMNS[1:])
+def graph_from_rows(root) -> nx.MultiDiGraph:
+    """The graph as the index's rows state it, built the eager way: what the snapshot must agree with."""
+    conn = sqlite3.connect(f"file:{root / '.graphctx' / 'index.db'}?mode=ro", uri=True)
+    try:
+        rows = conn.execute(f"SELECT {', '.join(loader.NODE_COLUMNS)} FROM entities ORDER BY rowid").fetchall()
+        ids = {r[0] for r in rows}
+        edges = [e for e in conn.execute("SELECT source, target, kind, resolution, confidence FROM edges")
+                 if e[0] in ids and e[1] in ids]
+    finally:
+        conn.close()
+    return loader._multidigraph(rows, edges)
 
-    assert eager.number_of_edges() > 10
-    assert list(lazy.nodes) == ids and len(lazy) == len(eager)
-    for node in ids:
+
+def loaded_graph(root) -> nx.MultiDiGraph:
+    conn = sqlite3.connect(f"file:{root / '.graphctx' / 'index.db'}?mode=ro", uri=True)
+    try:
+        return loader.load(root, conn).graph
+    finally:
+        conn.close()
+
+
+def assert_same_graph(lazy: nx.MultiDiGraph, eager: nx.MultiDiGraph) -> None:
+    assert list(lazy.nodes) == list(eager.nodes)
+    for node in eager.nodes:
         assert lazy.nodes[node] == eager.nodes[node]
         assert sorted(lazy.out_edges(node, data=True, keys=True)) == sorted(eager.out_edges(node, data=True, keys=True))
         assert sorted(lazy.in_edges(node, data="kind")) == sorted(eager.in_edges(node, data="kind"))
         assert set(lazy.successors(node)) == set(eager.successors(node))
     assert sorted(lazy.edges(data="kind")) == sorted(eager.edges(data="kind"))
-    part = ids[: len(ids) // 2]
+
+
+def test_the_loaded_graph_is_the_graph_of_the_rows(shop):
+    lazy, eager = loaded_graph(shop), graph_from_rows(shop)
+    assert eager.number_of_edges() > 10
+    assert_same_graph(lazy, eager)
+    part = list(eager.nodes)[: len(eager) // 2]
     assert sorted(lazy.subgraph(part).edges(keys=True)) == sorted(eager.subgraph(part).edges(keys=True))
     assert "no such entity" not in lazy
+
+
+def test_the_snapshot_follows_random_edits(tmp_path):
+    """After each of a run of random edits (a function added, removed or renamed, a call added, a
+    file deleted or created, a class's base changed), the snapshot the index run derived from the
+    previous one is the graph of the rows."""
+    import random
+    import textwrap
+
+    root = write_tree(tmp_path / "shop", {k: textwrap.dedent(v) for k, v in SHOP.items()})
+    index_repository(root, workers=1)
+    rng = random.Random(13)
+    for step in range(12):
+        path = root / rng.choice(["shop/models.py", "shop/service.py", "shop/extra.py", "tests/test_service.py"])
+        text = path.read_text() if path.exists() else ""
+        choice = rng.randrange(5)
+        if choice == 0:
+            text += f"\n\ndef added_{step}(x):\n    return create_item(x)\n"
+        elif choice == 1 and "def " in text:
+            name = rng.choice([line.split("(")[0][4:] for line in text.splitlines() if line.startswith("def ")] or ["x"])
+            text = text.replace(f"def {name}(", f"def {name}_renamed(")
+        elif choice == 2:
+            text = "from shop.models import Repo\n\nclass Extra(Repo):\n    def save(self, item):\n        return item\n"
+        elif choice == 3 and path.exists():
+            path.unlink()
+            text = None
+        else:
+            text = text.replace("class CachedRepo(Repo)", "class CachedRepo(object)")
+        if text is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        index_repository(root, workers=1)
+        assert_same_graph(loaded_graph(root), graph_from_rows(root))

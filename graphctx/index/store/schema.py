@@ -1,6 +1,6 @@
-"""The SQLite index at `<repo>/.graphctx/index.db`: schema, version check, connections and the
-one-transaction write of an index run. WAL keeps readers going while a run writes, and a run
-that dies before COMMIT leaves the previous generation intact. An index file that cannot be used
+"""The shape of `index.db` and its health: the schema, the version check, connections and meta rows.
+WAL keeps readers going while a run writes, and a run that dies before COMMIT leaves the previous
+generation intact. An index file that cannot be used
 (empty, of another schema version, incomplete, damaged, not SQLite at all) is diagnosed here in one
 phrase, so that whoever opens it can rebuild it. Rows are written in a fixed order, so the same
 tree always gives the same database: only the meta rows in CLOCK_KEYS record when it was built."""
@@ -11,54 +11,81 @@ import hashlib
 import logging
 import re
 import sqlite3
-from collections.abc import Iterable
 from pathlib import Path
 
 from graphctx.layout import index_path  # noqa: F401 - re-exported for the index's callers
-from graphctx.models import CLASS_KINDS
-from graphctx.text import camel_pieces, words
+from graphctx.models import EDGE_KINDS, RESOLUTIONS
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files
+SCHEMA_VERSION = 6  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files;
+# 5: a file's package and attribute types in their own columns; 6: integer edge rows, a contentless full-text
+# index, compressed facts, the graph snapshot
 # The meta rows that say when a run happened: the only part of an index two builds of one tree do not share.
 CLOCK_KEYS = ("indexed_at", "scanned_ns")
 SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26  # the primary result codes of a damaged file and of a file that is not SQLite
 # The index folder is committed (records live there later); the database is not.
 INDEX_GITIGNORE = "index.db\nindex.db-*\nprivate/\n"
 
+# Edges are integer rows (edge_keys; the view `edges` names them): source and target are entity rowids, a negative target the rowid of a name
+# outside the repository (`externals`); kind and resolution are positions in the vocabularies of
+# models.py (the `edge_kinds` and `resolutions` tables name them for SQL); an edge was made by the file
+# of its source. The full-text index keeps no copy of the text it indexes (content=''): an entity's
+# words, signature and doc are its row's, and its body is kept once, compressed, in `file_data.bodies`,
+# which is what removing the entity from the index takes. `graph_snapshot` holds the graph of the
+# generation in `meta` as integer arrays (graph/snapshot.py), written in the same transaction.
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE files (
     path TEXT PRIMARY KEY, language TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     hash TEXT NOT NULL, lines INTEGER NOT NULL, error_count INTEGER NOT NULL, is_test INTEGER NOT NULL,
     calls INTEGER NOT NULL DEFAULT 0, calls_resolved INTEGER NOT NULL DEFAULT 0,  -- call sites, externals excluded
-    facts TEXT NOT NULL
+    package TEXT,  -- the package declaration (Go, Java), NULL when none: module naming reads it without the facts
+    attribute_types TEXT NOT NULL DEFAULT '[]'  -- JSON [scope, "self.x", type, line] rows: attributes' evident types
 ) WITHOUT ROWID;
+CREATE TABLE file_data (  -- apart from files, so that a run's stat of every file reads small rows
+    path TEXT NOT NULL, facts BLOB NOT NULL, bodies BLOB NOT NULL  -- zlib-compressed JSON
+);
+CREATE UNIQUE INDEX file_data_path ON file_data(path);
 CREATE TABLE entities (
-    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, name TEXT NOT NULL,
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
     qualified_name TEXT NOT NULL, language TEXT NOT NULL, path TEXT NOT NULL,
     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, signature TEXT NOT NULL, doc TEXT NOT NULL,
     sig_hash TEXT NOT NULL, body_hash TEXT NOT NULL, parent TEXT
 );
+CREATE UNIQUE INDEX entities_id ON entities(id);
 CREATE INDEX entities_path ON entities(path);
 CREATE INDEX entities_name ON entities(name);
 CREATE INDEX entities_body_hash ON entities(body_hash);
-CREATE TABLE edges (
-    source TEXT NOT NULL, target TEXT NOT NULL, kind TEXT NOT NULL, resolution TEXT NOT NULL,
-    confidence REAL NOT NULL, line INTEGER NOT NULL, origin TEXT NOT NULL
+CREATE TABLE externals (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL);
+CREATE UNIQUE INDEX externals_id ON externals(id);
+CREATE TABLE edge_keys (
+    source INTEGER NOT NULL, target INTEGER NOT NULL, kind INTEGER NOT NULL, resolution INTEGER NOT NULL,
+    confidence REAL NOT NULL, line INTEGER NOT NULL
 );
-CREATE INDEX edges_source ON edges(source);
-CREATE INDEX edges_target ON edges(target);
-CREATE INDEX edges_origin ON edges(origin);
+CREATE INDEX edge_keys_source ON edge_keys(source);
+CREATE INDEX edge_keys_target ON edge_keys(target);
+CREATE TABLE edge_kinds (code INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE resolutions (code INTEGER PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE file_refs (name TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (name, path)) WITHOUT ROWID;
 CREATE INDEX file_refs_path ON file_refs(path);
 CREATE TABLE warnings (path TEXT NOT NULL, message TEXT NOT NULL);
 CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL, detail TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE graph_snapshot (generation INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE VIRTUAL TABLE entities_fts USING fts5(
-    words, signature, doc, body, tokenize = 'unicode61 remove_diacritics 2'
+    words, signature, doc, body, content = '', tokenize = 'unicode61 remove_diacritics 2'
 );
+CREATE VIEW edges AS  -- the edges by id and name, as people and tests read them (slow to filter by target)
+    SELECT s.id AS source, coalesce(t.id, x.id) AS target, k.name AS kind, r.name AS resolution,
+           e.confidence AS confidence, e.line AS line, s.path AS origin
+    FROM edge_keys e JOIN entities s ON s.rowid = e.source
+    LEFT JOIN entities t ON e.target > 0 AND t.rowid = e.target
+    LEFT JOIN externals x ON e.target < 0 AND x.rowid = -e.target
+    JOIN edge_kinds k ON k.code = e.kind JOIN resolutions r ON r.code = e.resolution;
 """
+# What a full build creates after loading the rows: one sort per index instead of a B-tree kept in order row by row.
+BULK_INDEXES = ("entities_id", "entities_path", "entities_name", "entities_body_hash", "edge_keys_source",
+                "edge_keys_target", "file_refs_path", "externals_id")
 
 
 def content_hash(data: bytes) -> str:
@@ -173,6 +200,8 @@ def ensure_schema(conn: sqlite3.Connection) -> bool:
     when the index starts empty. The caller says why (see `diagnose`)."""
     if diagnose(conn) is None:
         return False
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
+        conn.execute(f'DROP VIEW IF EXISTS "{name}"')
     # Virtual tables first: dropping one drops its shadow tables, and a shadow left alone goes after.
     for (name,) in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
@@ -183,6 +212,8 @@ def ensure_schema(conn: sqlite3.Connection) -> bool:
     for statement in SCHEMA.split(";"):
         if statement.strip():
             conn.execute(statement)
+    conn.executemany("INSERT INTO edge_kinds(code, name) VALUES (?, ?)", enumerate(EDGE_KINDS))
+    conn.executemany("INSERT INTO resolutions(code, name) VALUES (?, ?)", enumerate(RESOLUTIONS))
     set_meta(conn, schema_version=SCHEMA_VERSION, generation=0)
     return True
 
@@ -202,56 +233,3 @@ def set_meta(conn: sqlite3.Connection, **values) -> None:
 def generation(conn: sqlite3.Connection) -> int:
     """The number of committed index runs that changed something: readers reload when it moves."""
     return int(get_meta(conn, "generation", "0"))
-
-
-def delete_files(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
-    """Drop files with their entities, full-text rows, edges they produced and their reference names."""
-    rows = [(p,) for p in paths]
-    conn.executemany("DELETE FROM entities_fts WHERE rowid IN (SELECT rowid FROM entities WHERE path=?)", rows)
-    conn.executemany("DELETE FROM entities WHERE path=?", rows)
-    conn.executemany("DELETE FROM edges WHERE origin=?", rows)
-    conn.executemany("DELETE FROM file_refs WHERE path=?", rows)
-    conn.executemany("DELETE FROM warnings WHERE path=?", rows)
-    conn.executemany("DELETE FROM files WHERE path=?", rows)
-
-
-def insert_entities(conn: sqlite3.Connection, rows: list[tuple]) -> None:
-    """Rows are (id, kind, name, qualified_name, language, path, start, end, signature, doc, sig_hash, body_hash, parent)."""
-    conn.executemany(
-        "INSERT INTO entities(id, kind, name, qualified_name, language, path, start_line, end_line,"
-        " signature, doc, sig_hash, body_hash, parent) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        rows,
-    )
-    conn.executemany(
-        "INSERT INTO entities_fts(rowid, words, signature, doc, body)"
-        " SELECT rowid, ?, signature, doc, '' FROM entities WHERE id=?",
-        [(words(row[3], row[5]), row[0]) for row in rows],
-    )
-
-
-_CAMEL = re.compile(r"\b[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b")
-
-
-def index_bodies(conn: sqlite3.Connection, path: str, text: str) -> None:
-    """Fill the full-text `body` column of a file's entities with their source text, so free text
-    (an issue, a task) matches the words used inside a function and not only its name and doc.
-    A class gets its own lines (header, doc, attributes), not its members' bodies; the FTS tokenizer
-    splits snake_case, and CamelCase names are added split into their words."""
-    lines = text.splitlines()
-    entities = conn.execute(
-        "SELECT rowid, id, kind, start_line, end_line, parent FROM entities WHERE path=? AND kind != 'file'", (path,)
-    ).fetchall()
-    members: dict[str, list[tuple[int, int]]] = {}
-    for _, _, _, start, end, parent in entities:
-        if parent:
-            members.setdefault(parent, []).append((start, end))
-    updates = []
-    for rowid, entity_id, kind, start, end, _ in entities:
-        own = range(start, end + 1)
-        if kind in CLASS_KINDS and entity_id in members:
-            skip = {line for a, b in members[entity_id] for line in range(a, b + 1)}
-            own = [line for line in own if line not in skip]
-        body = "\n".join(lines[i - 1] for i in own if 0 < i <= len(lines))
-        camel = " ".join(p for name in dict.fromkeys(_CAMEL.findall(body)) for p in camel_pieces(name))
-        updates.append((f"{body}\n{camel}" if camel else body, rowid))
-    conn.executemany("UPDATE entities_fts SET body=? WHERE rowid=?", updates)
