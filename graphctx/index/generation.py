@@ -50,17 +50,10 @@ class Generation:
         self.symbols: dict[str, list[tuple]] = {}  # path -> its new symbol rows
         self.new_rowids: list[int] = []
         self.deferred: list[str] = []
-        last = [int(store.get_meta(conn, key, "0")) for key in LAST_KEYS]
+        self.entry = None if everything or keeper is None else keeper.take(self.db_path, self.before)
         if everything:
-            self.entry = None
             self.keys = RowKeys({}, {}, 0, 0)
             self.deferred = writes.drop_indexes(conn, store.BULK_INDEXES)
-        else:
-            self.entry = keeper.take(self.db_path, self.before) if keeper is not None else None
-            if self.entry is not None:
-                self.keys = RowKeys(self.entry.entity_keys, self.entry.external_keys, *last)
-            else:
-                self.keys = RowKeys(reads.entity_keys(conn), reads.external_keys(conn), *last)
 
     # ---- writing files
 
@@ -103,6 +96,10 @@ class Generation:
             targets = sorted(self.files)
             removed_rowids: list[int] = []
         else:
+            last = [int(store.get_meta(conn, key, "0")) for key in LAST_KEYS]
+            kept = self.entry
+            self.keys = RowKeys(kept.entity_keys, kept.external_keys, *last) if kept is not None else RowKeys(
+                reads.entity_keys(conn), reads.external_keys(conn), *last)  # (a no-op run reads none of this)
             delta = self._delta(deleted)
             previous = reads.entity_keys(conn, [*deleted, *self.changed])
             removed_rowids = list(previous.values())
