@@ -2,8 +2,9 @@
 checks the index generation (one indexed SQLite read) and reloads only when it moved, or when the
 index file was replaced by a new one. An index file that cannot be used (a killed first build's,
 another version's, a damaged one) is rebuilt on the spot, with the indexer's one-line warning.
-Holds the networkx MultiDiGraph of repository entities and their resolved edges, plus the lookup
-tables and sparse adjacency that traversal and ranking need."""
+Holds the networkx MultiDiGraph of repository entities and their resolved edges (filled lazily from
+the generation's graph snapshot: loading reads no edge row), plus the lookup tables and the edge
+arrays that traversal and ranking need."""
 
 from __future__ import annotations
 
