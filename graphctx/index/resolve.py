@@ -8,22 +8,26 @@ from __future__ import annotations
 
 import posixpath
 
+from graphctx.index.flow import FlowScope, argument_for, callee_path
 from graphctx.index.naming import external_id, is_test_file, is_test_name, tested_stem
-from graphctx.index.scope import CONFIDENCE, SELF, Edge, FileScope, Value
+from graphctx.index.scope import CONFIDENCE, SELF, Edge, Value
 from graphctx.index.symbols import CLASS_KINDS, Symbol
+from graphctx.parse.facts import Call
+from graphctx.parse.flows import vocabulary
 from graphctx.parse.languages import family
 
 AMBIGUOUS = 0.5
 UNKNOWN_RECEIVER = 0.3  # obj.name() with obj untyped: a unique method name is only a hint
 MAX_CANDIDATES = 8  # a name defined more often than this is left unresolved
 MAX_RECEIVER_CANDIDATES = 4  # the same for obj.name() on an untyped obj, where a common method name says little
+MAX_FLOW_CANDIDATES = 16  # values a variable may hold, each one evidenced by a flow (a dispatch table)
 RESOLVED = frozenset({"exact", "import", "same-scope", "inferred", "heuristic"})
 CALLABLE_KINDS = frozenset({"function", "class", "struct", "enum", "method"})
 
 Target = tuple[str, str, float]  # (target id, resolution, confidence)
 
 
-class FileResolver(FileScope):
+class FileResolver(FlowScope):
     """Resolves one file's facts against the symbol table."""
 
     # ---- entry points: structure first (for every file), then uses, once the class hierarchy is known
@@ -44,12 +48,18 @@ class FileResolver(FileScope):
         (not edges: an ambiguous call has several) in `calls` and `calls_resolved`, externals excluded."""
         for call in self.facts.calls:
             source = self._scope_id(call.scope)
-            targets = self._resolve_call(call.name, call.receiver, call.scope)
+            targets = self._resolve_site(call)
+            if call.implicit:  # a protocol method or a raised class: only what the repository defines
+                targets = [t for t in targets if t[0] in self.table.by_id]
+                if not targets:
+                    continue
             if targets[0][1] != "external":
                 self.calls += 1
                 self.calls_resolved += targets[0][1] in RESOLVED
             for target, resolution, confidence in targets:
                 self._add(source, target, "calls", resolution, confidence, call.line)
+            if call.args:
+                self._higher_order(call, targets)
         for ref in self.facts.type_refs:
             targets = self._resolve_type(ref.name, ref.scope)
             if len(targets) == 1 and targets[0][1] in RESOLVED:
@@ -73,6 +83,75 @@ class FileResolver(FileScope):
                     self._add(owner.id, sym.id, "contains", "same-scope", CONFIDENCE["same-scope"], 0)
 
     # ---- names
+    def _resolve_site(self, call: Call) -> list[Target]:
+        """A call's targets: through value flow when the callee is a local variable, a parameter or a
+        path (`d[k]()`, `make()()`), else by its names, value flow filling in an unknown receiver."""
+        self._site = call
+        path = callee_path(call)
+        head = path.split(".", 1)[0].split("(", 1)[0].split("[", 1)[0]
+        if call.callee or (head and head not in SELF and self.local_level(head, call.scope) is not None):
+            targets = self._flow_targets(path, call.scope)
+            if targets:
+                return targets
+            if call.name and path != call.name:  # a method of a local whose value is unknown: its name is a hint
+                return self._unknown_receiver(call.name)
+            return [(external_id(_call_text(call)), "unresolved", 0.0)]
+        return self._resolve_call(call.name, call.receiver, call.scope)
+
+    def _flow_targets(self, path: str, scope: str) -> list[Target]:
+        """The targets a callee path's values give: every repository function or class it may hold
+        (`inferred`, the confidence shared among them), external names as `external`."""
+        if not path:
+            return []
+        repository, external = set(), set()
+        for value in self.values(path, scope):
+            if value.kind in ("function", "class"):
+                repository.add(value.ref)
+            elif value.kind == "instance":
+                call = self.table.find_member(value.ref, "__call__")
+                if call is not None:
+                    repository.add(call[0].id)
+            elif value.kind == "external":
+                external.add(value.ref)
+        if len(repository) > MAX_FLOW_CANDIDATES:
+            return []
+        share = CONFIDENCE["inferred"] / max(1, len(repository))
+        return [(ref, "inferred", share) for ref in sorted(repository)] + [
+            (external_id(name), "external", 1.0) for name in sorted(external)]
+
+    def _higher_order(self, call: Call, targets: list[Target]) -> None:
+        """A function of another file called with a function for a parameter it calls: that call
+        happens in the callee, and this file is where the argument is known."""
+        for target, _, _ in targets:
+            sym = self.table.by_id.get(target)
+            if sym is None or sym.path == self.path or sym.kind not in ("function", "method", "class"):
+                continue
+            if sym.kind == "class":
+                found = self.table.find_member(sym.id, "__init__")
+                if found is None:
+                    continue
+                sym, offset = found[0], 1
+            else:
+                offset = 1 if sym.kind == "method" and call.receiver not in (None, "?") and self._bound(call) else 0
+            home = self._home(sym.path)
+            if home is None:
+                continue
+            for param, (index, kind) in home.params.get(sym.qualified_name, {}).items():
+                source = "" if kind else argument_for(call.args, param, index - offset)
+                if not source or not home.calls_parameter(sym.qualified_name, param):
+                    continue
+                for callee, resolution, confidence in self._flow_targets(source, call.scope):
+                    if callee in self.table.by_id:
+                        self._add(sym.id, callee, "calls", resolution, confidence, call.line)
+
+    def _bound(self, call: Call) -> bool:
+        receiver = self.values(call.receiver, call.scope) if call.receiver else frozenset()
+        return any(v.kind == "instance" for v in receiver) or call.receiver in SELF
+
+    def calls_parameter(self, function: str, param: str) -> bool:
+        """Whether `function` calls its parameter `param` directly."""
+        return any(c.scope == function and c.receiver is None and c.name == param for c in self.facts.calls)
+
     def _resolve_call(self, name: str, receiver: str | None, scope: str) -> list[Target]:
         if receiver is None:
             return self._resolve_name(name, scope, CALLABLE_KINDS)
@@ -85,7 +164,7 @@ class FileResolver(FileScope):
                     if found is not None:
                         sym, depth = found
                         return [(sym.id, "exact", 1.0 if depth == 0 and receiver != "super" else 0.9)]
-                return self._inherited_external(cls.id, name)
+                return self._from_flow() or self._inherited_external(cls.id, name)
         elif receiver != "?":
             value = self._value(receiver, scope)
             if value is not None:
@@ -105,7 +184,7 @@ class FileResolver(FileScope):
             if found is not None:
                 resolution = "inferred" if value.kind == "instance" else value.resolution
                 return [(found[0].id, resolution, CONFIDENCE[resolution])]
-            return self._inherited_external(value.ref, name)
+            return self._from_flow() or self._inherited_external(value.ref, name)
         return self._unknown_receiver(name)
 
     def _inherited_external(self, class_id: str, name: str) -> list[Target]:
@@ -116,10 +195,22 @@ class FileResolver(FileScope):
             return [(f"{base}.{name}", "external", 1.0)]
         return self._unknown_receiver(name)
 
+    def _from_flow(self) -> list[Target]:
+        """The call being resolved, through value flow: an attribute assigned a function, a receiver
+        that a call returned. [] when flow knows nothing more."""
+        call = getattr(self, "_site", None)
+        if call is None or vocabulary(self.facts.language) is None:  # a language whose flows are not read
+            return []
+        return self._flow_targets(callee_path(call), call.scope)
+
     def _unknown_receiver(self, name: str) -> list[Target]:
+        found = self._from_flow()
+        if found:
+            return found
         candidates = [s for s in self.table.methods_by_name.get(name, ()) if s.family == self.family]
-        if not candidates:
-            return [(external_id("?." + name), "external", 1.0)]
+        if not candidates:  # an attribute of an object we know nothing of: not resolved, not external
+            call = getattr(self, "_site", None)
+            return [(external_id(_call_text(call) if call is not None else "?." + name), "unresolved", 0.0)]
         return self._candidates(candidates, name, UNKNOWN_RECEIVER, MAX_RECEIVER_CANDIDATES)
 
     def _resolve_type(self, name: str, scope: str) -> list[Target]:
@@ -139,7 +230,10 @@ class FileResolver(FileScope):
         return self._resolve_name(name, scope, CLASS_KINDS)
 
     def _resolve_name(self, name: str, scope: str, kinds: frozenset[str]) -> list[Target]:
-        """A bare name: enclosing scopes, then imports, then the package, then the repository."""
+        """A bare name: a local variable or parameter, enclosing scopes, then imports, then the
+        package, then the repository."""
+        if self.local_level(name, scope) is not None:  # a parameter shadows a module-level name
+            return self._flow_targets(name, scope) or [(external_id(name), "unresolved", 0.0)]
         sym = self._lexical(name, scope)
         if sym is not None:
             return [(sym.id, "exact", 1.0)]
@@ -162,9 +256,8 @@ class FileResolver(FileScope):
         if name in self.rules.builtins:
             return [(external_id(name), "external", 1.0)]
         candidates = [s for s in self.table.top_by_name.get(name, ()) if s.family == self.family and s.kind in kinds]
-        if not candidates:
-            resolution = "unresolved" if name in self.table.names else "external"
-            return [(external_id(name), resolution, CONFIDENCE[resolution])]
+        if not candidates:  # neither defined, imported nor built in: nothing says what it is
+            return [(external_id(name), "unresolved", 0.0)]
         return self._candidates(candidates, name, CONFIDENCE["heuristic"])
 
     def _candidates(self, candidates: list[Symbol], name: str, confidence: float, limit: int = MAX_CANDIDATES) -> list[Target]:
@@ -209,3 +302,10 @@ class FileResolver(FileScope):
         here = posixpath.dirname(self.path)
         same_dir = [p for p in paths if posixpath.dirname(p) == here]
         return same_dir or (paths if len(paths) <= MAX_CANDIDATES else [])
+
+
+def _call_text(call: Call) -> str:
+    """What a call names, as written (a path for `d[k]()`): kept on an unresolved edge."""
+    if call.callee:
+        return call.callee
+    return f"{call.receiver}.{call.name}" if call.receiver else call.name

@@ -29,9 +29,10 @@ Edge = tuple  # (source, target, kind, resolution, confidence, line)
 # A value an expression stands for while resolving receivers.
 @dataclass(slots=True, frozen=True)
 class Value:
-    kind: str  # module, class, instance, function, external
+    kind: str  # module, class, instance, function, external, super (the bases of class `ref`)
     ref: str | tuple[str, ...]  # symbol id, module file paths, or external dotted name
     resolution: str
+    bound: bool = False  # a method read off an instance: its first parameter is already passed
 
 
 class FileScope:
@@ -62,7 +63,7 @@ class FileScope:
         return cache[path]
 
     def _add(self, source: str, target: str, kind: str, resolution: str, confidence: float, line: int) -> None:
-        if source == target:
+        if source == target and kind != "calls":  # a recursive call is an edge; a file importing itself is not
             return
         key = (source, target, kind)
         old = self.edges.get(key)

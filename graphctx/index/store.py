@@ -20,7 +20,7 @@ from graphctx.text import camel_pieces, words
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files
+SCHEMA_VERSION = 5  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files; 5: value flows
 # The meta rows that say when a run happened: the only part of an index two builds of one tree do not share.
 CLOCK_KEYS = ("indexed_at", "scanned_ns")
 SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26  # the primary result codes of a damaged file and of a file that is not SQLite

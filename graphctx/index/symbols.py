@@ -57,6 +57,8 @@ class SymbolTable:
         self.bases: dict[str, list[str]] = {}
         self.resolvers: dict[str, Any] = {}  # path -> a FileResolver with its imports bound, made on demand
         self.external_bases: dict[str, list[str]] = {}
+        self.flow_busy: set[tuple[str, str, str]] = set()  # value-flow questions being answered (cycle guard)
+        self.flow_cuts = 0  # answers cut short by a cycle so far: those are not remembered
 
     def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
         """The resolved (class, base) pairs of the whole repository, for method lookup through bases;
@@ -122,6 +124,9 @@ class SymbolTable:
                 if cid in self.external_bases:
                     return self.external_bases[cid][0]
         return None
+
+    def lineage(self, class_id: str) -> Iterator[list[str]]:
+        return self._lineage(class_id)
 
     def _lineage(self, class_id: str) -> Iterator[list[str]]:
         """A class, then its repository bases, level by level."""

@@ -36,6 +36,10 @@ class JavaScriptRules(LanguageRules):
         "Symbol", "Reflect", "Map", "Set", "WeakMap", "Intl", "Error", "RegExp", "URL", "Buffer",
         "process", "globalThis", "window", "document", "parseInt", "parseFloat", "setTimeout",
         "clearTimeout", "setInterval", "clearInterval", "fetch", "structuredClone",
+        "TypeError", "RangeError", "SyntaxError", "ReferenceError", "EvalError", "URIError", "AggregateError",
+        "WeakSet", "WeakRef", "BigInt", "ArrayBuffer", "DataView", "Uint8Array", "TextEncoder", "TextDecoder",
+        "AbortController", "queueMicrotask", "encodeURIComponent", "decodeURIComponent", "encodeURI",
+        "decodeURI", "isNaN", "isFinite", "require", "module", "exports",
     })
     module_separator = "/"
     super_calls_base = True

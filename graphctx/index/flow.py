@@ -1,0 +1,306 @@
+"""What each variable, parameter, attribute, container element and function result of one file
+can hold: the union of every value its flows (see `facts.Flow`) bring there, whatever the order of
+the statements, following calls into the functions they reach in this file or another. Call sites
+of this file give a function's parameters their values; a function's returns give a call its
+result; attributes set on a class or any of its bases give an instance its attributes. The
+resolver asks this for callees that are local names or paths a dotted name cannot say."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from graphctx.index.scope import SELF, FileScope, Value
+from graphctx.index.symbols import CLASS_KINDS
+from graphctx.parse.facts import RETURN, Call, FileFacts
+from graphctx.parse.flows import CALLED, DEFINITION, ELEMENT
+
+DECORATED = "@"
+SUPER = "super"
+Values = frozenset  # of Value
+
+
+class FlowScope(FileScope):
+    """One file's value flows on top of its names."""
+
+    def __init__(self, facts: FileFacts, table):
+        super().__init__(facts, table)
+        # (scope, target) -> [(source, the scope the source is read in)]; `self.x` targets live on the class
+        self.flow_sources: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+        for flow in facts.flows:
+            owner, target = flow.scope, flow.target
+            head, _, rest = target.partition(".")
+            if rest and head in SELF:
+                cls = self._enclosing_class(flow.scope)
+                if cls is None or cls.path != self.path:
+                    continue
+                owner, target = cls.qualified_name, "self." + rest
+            self.flow_sources[(owner, target)].append((flow.source, flow.scope))
+        # scope -> the variables its flows assign (`d` for `d[] <- f` too)
+        self.variables: dict[str, set[str]] = defaultdict(set)
+        for owner, target in self.flow_sources:
+            if "." not in target:
+                self.variables[owner].add(target.split("[", 1)[0])
+        self.params: dict[str, dict[str, tuple[int, str]]] = defaultdict(dict)
+        for param in facts.params:
+            self.params[param.scope][param.name] = (param.index, param.kind)
+        self._memo: dict[tuple[str, str], Values] = {}
+        self._sites: dict[str, list[tuple[Call, int]]] | None = None
+
+    # ---- names local to a function (or module-level variables)
+    def local_level(self, name: str, scope: str) -> str | None:
+        """The scope whose flows or parameters bind `name` as seen from `scope`, or None when the name
+        is not a variable there (a definition or an import decides it). Class bodies are not visible
+        from their methods."""
+        level = scope
+        while True:
+            is_class = level != scope and self._is_class(level)
+            if not is_class:
+                if name in self.variables.get(level, ()) or name in self.params.get(level, ()):
+                    return level
+                if level and f"{level}.{name}" in self.defs:
+                    return None  # a nested definition shadows anything further out
+            if not level:
+                return None
+            level = level.rpartition(".")[0]
+
+    def _is_class(self, qualified: str) -> bool:
+        sym = self.defs.get(qualified)
+        return sym is not None and sym.kind in CLASS_KINDS
+
+    # ---- values of a path
+    def values(self, path: str, scope: str) -> Values:
+        key = (path, scope)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        guard = (self.path, path, scope)
+        busy = self.table.flow_busy
+        if guard in busy:  # a cycle: what is known so far is the answer
+            self.table.flow_cuts += 1
+            return frozenset()
+        busy.add(guard)
+        cuts = self.table.flow_cuts
+        try:
+            found = frozenset(self._values(path, scope))
+        finally:
+            busy.discard(guard)
+        if self.table.flow_cuts == cuts:  # a result cut short by a cycle may differ with the entry point
+            self._memo[key] = found
+        return found
+
+    def _values(self, path: str, scope: str) -> set[Value]:
+        if not path:
+            return set()
+        if path.startswith(DEFINITION):
+            sym = self.defs.get(path[1:])
+            return {_definition_value(sym)} if sym is not None else set()
+        if path.endswith(ELEMENT):
+            depth = 0
+            while path.endswith(ELEMENT):
+                path, depth = path[:-2], depth + 1
+            return self._elements(path, ELEMENT * depth, scope)
+        if path.endswith(CALLED):
+            callee = path[:-2]
+            if callee == SUPER:
+                cls = self._enclosing_class(scope)
+                return {Value("super", cls.id, "exact")} if cls is not None else set()
+            return {v for value in self.values(callee, scope) for v in self._result(value)}
+        base, _, attr = path.rpartition(".")
+        if base:
+            return {v for value in self.values(base, scope) for v in self.attribute_values(value, attr)}
+        return self._name(path, scope)
+
+    def _name(self, name: str, scope: str) -> set[Value]:
+        if name in SELF:  # a method's first parameter: the instance (or class) of its class
+            cls = self._enclosing_class(scope)
+            if cls is not None:
+                return {Value("instance", cls.id, "exact")}
+        level = self.local_level(name, scope)
+        if level is not None:
+            return self._target_values(level, name, "")
+        value = self._value(name, scope)
+        if value is not None and value.kind == "module" and name in self.locals:
+            return {value}
+        return {value} if value is not None else set()
+
+    def _target_values(self, level: str, target: str, suffix: str) -> set[Value]:
+        """What flows into `target` + `suffix` in scope `level` of this file: its own flows, the
+        elements of what it aliases, its arguments when it is a parameter, its declared type."""
+        out: set[Value] = set()
+        for source, read_scope in self.flow_sources.get((level, target + suffix), ()):
+            if source.startswith(DECORATED):
+                out |= self._decorated(source[1:], read_scope, level, target)
+            else:
+                out |= self.values(source, read_scope)
+        if suffix:
+            for source, read_scope in self.flow_sources.get((level, target), ()):
+                if not source.startswith((DECORATED, DEFINITION)):
+                    out |= self.values(source + suffix, read_scope)
+        if target in self.params.get(level, ()):
+            out |= self._argument_values(level, target, suffix)
+        if not suffix and (level, target) in self.bindings:  # an annotation: x: Foo
+            typed = self._value(target, level)
+            if typed is not None:
+                out.add(typed)
+        return out
+
+    def _decorated(self, decorator: str, scope: str, level: str, name: str) -> set[Value]:
+        """A decorated definition's name holds what its decorator returns when that is known in the
+        repository; else (an external decorator, a result we cannot see) the definition itself."""
+        found = {v for v in self.values(decorator, scope) if v.kind != "external"}
+        if found:
+            return found
+        sym = self.defs.get(f"{level}.{name}" if level else name)
+        return {_definition_value(sym)} if sym is not None else set()
+
+    def _elements(self, base: str, suffix: str, scope: str) -> set[Value]:
+        """What the container `base` holds (`suffix` is one `[]` per level)."""
+        if base.endswith(CALLED):
+            out: set[Value] = set()
+            for value in self.values(base[:-2], scope):
+                if value.kind == "function":
+                    home, sym = self._home_of(value.ref)
+                    if home is not None:
+                        out |= home._target_values(sym.qualified_name, RETURN, suffix)
+            return out
+        head, _, attr = base.rpartition(".")
+        if head:
+            return {v for value in self.values(head, scope) for v in self._attribute_flows(value, attr, suffix)}
+        level = self.local_level(base, scope)
+        return self._target_values(level, base, suffix) if level is not None else set()
+
+    # ---- calls and attributes
+    def _result(self, value: Value) -> set[Value]:
+        if value.kind == "function":
+            return self.returns(value.ref)
+        if value.kind == "class":
+            return {Value("instance", value.ref, "inferred")}
+        if value.kind == "external":
+            return {value}
+        return set()
+
+    def returns(self, function_id: str) -> set[Value]:
+        """What a repository function returns: its `return` flows, read in its own file, and its declared type."""
+        home, sym = self._home_of(function_id)
+        out: set[Value] = set()
+        if home is not None:
+            out |= home._target_values(sym.qualified_name, RETURN, "")
+        declared = self._returned(function_id)
+        if declared is not None:
+            out.add(Value("instance", declared.ref, "inferred") if declared.kind == "class" else declared)
+        return out
+
+    def attribute_values(self, value: Value, attr: str) -> set[Value]:
+        if value.kind == "external":  # (a protocol method of an external value names nothing useful)
+            dunder = attr.startswith("__") and attr.endswith("__")
+            return set() if dunder else {Value("external", f"{value.ref}.{attr}", "external")}
+        if value.kind == "super":
+            out = set()
+            for base in self.table.bases.get(value.ref, ()):
+                found = self.table.find_member(base, attr)
+                if found is not None:
+                    out.add(Value(_definition_value(found[0]).kind, found[0].id, "inferred", True))
+                    break
+            return out
+        if value.kind in ("class", "instance"):
+            return self._attribute_flows(value, attr, "")
+        if value.kind == "module":
+            found = self._attribute(value, attr)
+            if found is not None:
+                return {found}
+            return {v for path in value.ref if (home := self._home(path)) is not None
+                    for v in home._target_values("", attr, "")}
+        return set()
+
+    def _attribute_flows(self, value: Value, attr: str, suffix: str) -> set[Value]:
+        """An attribute of a class or its instance: what any class of its lineage assigns to it
+        (`self.attr = ...` in a method, `attr = ...` in the class body), else the member it defines."""
+        if value.kind == "module":
+            return {v for path in value.ref if (home := self._home(path)) is not None
+                    for v in home._target_values("", attr, suffix)}
+        if value.kind not in ("class", "instance"):
+            return set()
+        out: set[Value] = set()
+        for level in self.table.lineage(value.ref):
+            for class_id in level:
+                home, sym = self._home_of(class_id)
+                if home is None:
+                    continue
+                out |= home._target_values(sym.qualified_name, "self." + attr, suffix)
+                out |= home._target_values(sym.qualified_name, attr, suffix)
+        if suffix:
+            return out
+        if not any(v.kind == "function" for v in out):
+            member = self.table.find_member(value.ref, attr)
+            if member is not None:
+                out.add(Value(_definition_value(member[0]).kind, member[0].id, "inferred", value.kind == "instance"))
+        typed = self._attribute(value, attr)  # a declared attribute type (x: Foo in the class)
+        if typed is not None and typed.kind == "instance":
+            out.add(typed)
+        return out
+
+    def _home_of(self, entity_id: str):
+        sym = self.table.by_id.get(entity_id)
+        home = self._home(sym.path) if sym is not None else None
+        return home, sym
+
+    # ---- parameters: what this file's call sites pass
+    def _argument_values(self, function: str, param: str, suffix: str) -> set[Value]:
+        index, kind = self.params[function][param]
+        sym = self.defs.get(function)
+        if kind or sym is None:
+            return set()
+        out: set[Value] = set()
+        for call, offset in self.call_sites().get(sym.id, ()):
+            source = argument_for(call.args, param, index - offset)
+            if source:
+                out |= self.values(source + suffix, call.scope)
+        return out
+
+    def call_sites(self) -> dict[str, list[tuple[Call, int]]]:
+        """Function id -> the calls of this file that may reach it, with the number of leading
+        parameters the call does not pass (1 for a bound method or a constructor's self)."""
+        if self._sites is not None:
+            return self._sites
+        self._sites = sites = defaultdict(list)
+        for call in self.facts.calls:
+            if not call.args:
+                continue
+            path = callee_path(call)
+            for value in self.values(path, call.scope) if path else ():
+                if value.kind == "function":
+                    sites[value.ref].append((call, 1 if value.bound else 0))
+                elif value.kind == "class":
+                    init = self.table.find_member(value.ref, "__init__")
+                    if init is not None:
+                        sites[init[0].id].append((call, 1))
+        return sites
+
+
+def callee_path(call: Call) -> str:
+    """The callee of a call as a flow path ("" when not even a path says it)."""
+    if call.callee:
+        return call.callee
+    if call.receiver is None:
+        return call.name
+    if call.receiver == "?":
+        return ""
+    return f"{call.receiver}.{call.name}" if call.name else ""
+
+
+def argument_for(args: list[str], param: str, position: int) -> str:
+    """The path a call passes for parameter `param` at `position` ("" when it passes none we can name)."""
+    positional = []
+    for arg in args:
+        name, eq, value = arg.partition("=")
+        if eq and name == param:
+            return value
+        if not eq:
+            if arg.startswith("*"):
+                break  # an unpacked sequence: later positions are unknown
+            positional.append(arg)
+    return positional[position] if 0 <= position < len(positional) else ""
+
+
+def _definition_value(sym) -> Value:
+    return Value("class" if sym.kind in CLASS_KINDS else "function", sym.id, "exact")
