@@ -7,14 +7,21 @@ resolver asks this for callees that are local names or paths a dotted name canno
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from graphctx.index.scope import SELF, FileScope, Value
 from graphctx.index.symbols import CLASS_KINDS
 from graphctx.parse.facts import RETURN, Call, FileFacts
-from graphctx.parse.flows import CALLED, DEFINITION, ELEMENT
+from graphctx.parse.flows import CALLED, DEFINITION, LITERAL
+
+_SLICED = re.compile(r"\[:(\d*)\](?:\[([^\[\]]*)\])?")
+_SUBSCRIPTS = re.compile(r"(?:\[[^\[\]]*\])+$")  # the trailing `[k]`/`[]` of a path
+_KEYS = re.compile(r"\[([^\[\]]*)\]")
 
 DECORATED = "@"
+MAX_KEY_CHOICES = 16  # subscript suffixes tried for one read through variable keys
+MAX_SITE_ROUNDS = 3  # call-site index rebuilds: each lets one more level of passed-on functions through
 SUPER = "super"
 Values = frozenset  # of Value
 
@@ -26,6 +33,7 @@ class FlowScope(FileScope):
         super().__init__(facts, table)
         # (scope, target) -> [(source, the scope the source is read in)]; `self.x` targets live on the class
         self.flow_sources: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+        self.flow_lines: dict[tuple[str, str], list[int]] = defaultdict(list)
         for flow in facts.flows:
             owner, target = flow.scope, flow.target
             head, _, rest = target.partition(".")
@@ -35,16 +43,23 @@ class FlowScope(FileScope):
                     continue
                 owner, target = cls.qualified_name, "self." + rest
             self.flow_sources[(owner, target)].append((flow.source, flow.scope))
+            self.flow_lines[(owner, target)].append(flow.line)
         # scope -> the variables its flows assign (`d` for `d[] <- f` too)
         self.variables: dict[str, set[str]] = defaultdict(set)
+        # (scope, target) -> the subscripts stored into it: "['a'][]" for `d['a'][] <- f`
+        self.subscripts: dict[tuple[str, str], set[str]] = defaultdict(set)
         for owner, target in self.flow_sources:
+            base = target.split("[", 1)[0]
             if "." not in target:
-                self.variables[owner].add(target.split("[", 1)[0])
+                self.variables[owner].add(base)
+            if base != target:
+                self.subscripts[(owner, base)].add(target[len(base):])
         self.params: dict[str, dict[str, tuple[int, str]]] = defaultdict(dict)
         for param in facts.params:
             self.params[param.scope][param.name] = (param.index, param.kind)
         self._memo: dict[tuple[str, str], Values] = {}
         self._sites: dict[str, list[tuple[Call, int]]] | None = None
+        self._building: dict[str, list[tuple[Call, int]]] | None = None
 
     # ---- names local to a function (or module-level variables)
     def local_level(self, name: str, scope: str) -> str | None:
@@ -91,14 +106,16 @@ class FlowScope(FileScope):
     def _values(self, path: str, scope: str) -> set[Value]:
         if not path:
             return set()
+        if path.startswith(LITERAL):
+            return {Value("literal", path[1:], "exact")}
+        if "[:" in path:  # a slice: its element k is the container's element k + start
+            path = _unslice(path)
         if path.startswith(DEFINITION):
             sym = self.defs.get(path[1:])
             return {_definition_value(sym)} if sym is not None else set()
-        if path.endswith(ELEMENT):
-            depth = 0
-            while path.endswith(ELEMENT):
-                path, depth = path[:-2], depth + 1
-            return self._elements(path, ELEMENT * depth, scope)
+        subscripts = _SUBSCRIPTS.search(path)
+        if subscripts:
+            return self._elements(path[:subscripts.start()], subscripts.group(), scope)
         if path.endswith(CALLED):
             callee = path[:-2]
             if callee == SUPER:
@@ -127,7 +144,8 @@ class FlowScope(FileScope):
         """What flows into `target` + `suffix` in scope `level` of this file: its own flows, the
         elements of what it aliases, its arguments when it is a parameter, its declared type."""
         out: set[Value] = set()
-        for source, read_scope in self.flow_sources.get((level, target + suffix), ()):
+        stored = [target + s for s in self.subscripts.get((level, target), ()) if _same_element(s, suffix)] if suffix else [target]
+        for source, read_scope in (pair for name in stored for pair in self._latest(level, name)):
             if source.startswith(DECORATED):
                 out |= self._decorated(source[1:], read_scope, level, target)
             else:
@@ -143,6 +161,16 @@ class FlowScope(FileScope):
             if typed is not None:
                 out.add(typed)
         return out
+
+    def _latest(self, level: str, target: str) -> list[tuple[str, str]]:
+        """The stores into `target`; into an element of literal keys (`d['a']`), only the last
+        statement's of those made in the scope itself: straight-line code replaces that entry."""
+        found = self.flow_sources.get((level, target), ())
+        if not found or "[" not in target or "[]" in target:
+            return found
+        own = [line for (_, read_scope), line in zip(found, self.flow_lines[(level, target)]) if read_scope == level]
+        last = max(own, default=None)
+        return [pair for pair, line in zip(found, self.flow_lines[(level, target)]) if pair[1] != level or line == last]
 
     def _decorated(self, decorator: str, scope: str, level: str, name: str) -> set[Value]:
         """A decorated definition's name holds what its decorator returns when that is known in the
@@ -167,7 +195,25 @@ class FlowScope(FileScope):
         if head:
             return {v for value in self.values(head, scope) for v in self._attribute_flows(value, attr, suffix)}
         level = self.local_level(base, scope)
-        return self._target_values(level, base, suffix) if level is not None else set()
+        if level is None:
+            return set()
+        out: set[Value] = set()
+        for keys in self._key_choices(suffix, scope):
+            out |= self._target_values(level, base, keys)
+        return out
+
+    def _key_choices(self, suffix: str, scope: str) -> list[str]:
+        """A subscript suffix with its variable keys (`[$k]`) replaced by the constants the variable
+        holds: one suffix per combination, or any key (`[]`) where a variable holds something else."""
+        choices = [""]
+        for found in _KEYS.findall(suffix):
+            options = [found]
+            if found.startswith("$"):
+                held = self.values(found[1:], scope)
+                literal = sorted(v.ref for v in held if v.kind == "literal")
+                options = literal if literal and len(literal) == len(held) else [""]
+            choices = [c + f"[{o}]" for c in choices for o in options][:MAX_KEY_CHOICES]
+        return choices
 
     # ---- calls and attributes
     def _result(self, value: Value) -> set[Value]:
@@ -259,22 +305,39 @@ class FlowScope(FileScope):
 
     def call_sites(self) -> dict[str, list[tuple[Call, int]]]:
         """Function id -> the calls of this file that may reach it, with the number of leading
-        parameters the call does not pass (1 for a bound method or a constructor's self)."""
+        parameters the call does not pass (1 for a bound method or a constructor's self). A callee
+        may itself be a parameter, so the index is built again until it stops growing."""
         if self._sites is not None:
             return self._sites
-        self._sites = sites = defaultdict(list)
+        if self._building is not None:  # asked while building: the partial index, not remembered
+            self.table.flow_cuts += 1
+            return self._building
+        sites: dict[str, list[tuple[Call, int]]] = {}
+        for _ in range(MAX_SITE_ROUNDS):
+            self._building = sites
+            found = self._index_sites()
+            if found == sites:
+                break
+            sites = found
+            self._memo.clear()
+        self._building = None
+        self._sites = sites
+        return sites
+
+    def _index_sites(self) -> dict[str, list[tuple[Call, int]]]:
+        sites: dict[str, list[tuple[Call, int]]] = defaultdict(list)
         for call in self.facts.calls:
             if not call.args:
                 continue
             path = callee_path(call)
-            for value in self.values(path, call.scope) if path else ():
+            for value in sorted(self.values(path, call.scope), key=_order) if path else ():
                 if value.kind == "function":
                     sites[value.ref].append((call, 1 if value.bound else 0))
                 elif value.kind == "class":
                     init = self.table.find_member(value.ref, "__init__")
                     if init is not None:
                         sites[init[0].id].append((call, 1))
-        return sites
+        return dict(sites)
 
 
 def callee_path(call: Call) -> str:
@@ -300,6 +363,30 @@ def argument_for(args: list[str], param: str, position: int) -> str:
                 break  # an unpacked sequence: later positions are unknown
             positional.append(arg)
     return positional[position] if 0 <= position < len(positional) else ""
+
+
+def _unslice(path: str) -> str:
+    """`ls[:1][0]` -> `ls[1]`; a slice by an unknown start, or one not subscripted, -> any element or the list."""
+    def shift(match: re.Match) -> str:
+        start, index = match.group(1), match.group(2)
+        if index is None:
+            return ""
+        if start and index.isdigit():
+            return f"[{int(start) + int(index)}]"
+        return "[]"
+    return _SLICED.sub(shift, path)
+
+
+def _same_element(stored: str, asked: str) -> bool:
+    """Whether a store into subscripts `stored` may be what a read of `asked` finds: as deep, and at
+    each level the same literal key or a key not known on either side."""
+    stored_keys, asked_keys = _KEYS.findall(stored), _KEYS.findall(asked)
+    return len(stored_keys) == len(asked_keys) and all(
+        not s or not a or s == a or s.startswith("$") or a.startswith("$") for s, a in zip(stored_keys, asked_keys))
+
+
+def _order(value: Value) -> tuple:
+    return (value.kind, str(value.ref), value.bound)
 
 
 def _definition_value(sym) -> Value:

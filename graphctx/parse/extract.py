@@ -81,6 +81,11 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
                 if call.receiver == "?" and words:
                     found = flow.paths(caps["call"][0].child_by_field_name("function"), words)
                     call.callee = found[0] if len(found) == 1 else ""
+                if receiver and words and name.start_byte not in calls:  # ls.append(f): f is in ls
+                    container = flow.target_name(receiver[0], words)
+                    arguments = caps["call"][0].child_by_field_name("arguments")
+                    for target, source in flow.container_adds(container, call.name, arguments, words) if container else ():
+                        facts.flows.append(Flow(call.scope, target, source, call.line))
                 calls[name.start_byte] = call
         elif words is not None and any(key.startswith("flow.") for key in caps):
             _add_flows(facts, caps, scope_at, words, calls)
@@ -205,9 +210,9 @@ def _decorated(facts: FileFacts, decorator: Node, scope: str, line: int, words: 
         path = found[0]
         head, _, last = path.rpartition(".")
         if path.endswith(flow.CALLED) or not flow.is_name(last):
-            call = Call(scope, "", None, node.start_point[0] + 1, callee=path, args=[argument])
-        else:
-            call = Call(scope, last, head or None, node.start_point[0] + 1, args=[argument])
+            call = Call(scope, "", None, node.start_point[0] + 1, callee=path, args=[argument], implicit=True)
+        else:  # (implicit: a decorator from outside the repository, @property, is declaration more than call)
+            call = Call(scope, last, head or None, node.start_point[0] + 1, args=[argument], implicit=True)
         calls.setdefault(("decorator", node.start_byte), call)
         argument = result = path + flow.CALLED
     facts.flows.append(Flow(scope, name, "@" + result, line))

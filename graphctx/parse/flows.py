@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 ELEMENT = "[]"
+LITERAL = "#"  # `#'a'`, `#1`: a constant that may serve as a key
 CALLED = "()"
 DEFINITION = "&"  # `&name`: the definition itself, not the variable that may be rebound (a decorated name)
 RETURN_TARGET = "return"
 _NAME = re.compile(r"^[A-Za-z_$][\w$]*$")
+_KEY = re.compile(r"""^(?:'[\w.-]{0,40}'|"[\w.-]{0,40}")$""")
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,9 @@ class Vocabulary:
     wrappers: frozenset[str]  # ( x ), await x: the value of their one child
     either: frozenset[str]  # `a or b`, `x if c else y`: the value of any child
     parameters: frozenset[str]  # a plain parameter (its name is the node, or field `name`)
+    literals: frozenset[str]  # constants that can be keys (integers, strings)
+    # container methods that store their arguments: method -> what goes in (item, second, elements, mapping, keyed)
+    adders: dict
 
 
 PYTHON = Vocabulary(
@@ -56,6 +61,9 @@ PYTHON = Vocabulary(
     wrappers=frozenset({"parenthesized_expression", "await", "as_pattern_target"}),
     either=frozenset({"boolean_operator", "conditional_expression"}),
     parameters=frozenset({"identifier", "typed_parameter", "default_parameter", "typed_default_parameter"}),
+    literals=frozenset({"integer", "string"}),
+    adders={"append": "item", "add": "item", "appendleft": "item", "insert": "second", "extend": "elements",
+            "update": "mapping", "setdefault": "keyed"},
 )
 VOCABULARIES = {"python": PYTHON}
 _COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension", "generator_expression"})
@@ -72,6 +80,9 @@ def paths(node: Node | None, words: Vocabulary) -> list[str]:
     kind = node.type
     if kind in words.name:
         return [_text(node)]
+    if kind in words.literals:  # a key-like constant: what a subscript by this variable reads
+        found = key(node)
+        return [LITERAL + found] if found else []
     if kind in words.wrappers or kind in words.either:
         children = node.named_children
         if kind == "conditional_expression":  # x if cond else y: not the condition
@@ -87,7 +98,11 @@ def paths(node: Node | None, words: Vocabulary) -> list[str]:
     if kind == words.subscript:
         index = node.child_by_field_name("subscript")
         inner = paths(node.child_by_field_name("value"), words)
-        return inner if index is not None and index.type in words.slices else [p + ELEMENT for p in inner]
+        if index is not None and index.type in words.slices:  # [2:]: the same elements, 2 places earlier
+            start = _text(index).split(":", 1)[0].strip()
+            shift = start if start.isdigit() else ("0" if not start else "")
+            return [f"{p}[:{shift}]" for p in inner]
+        return [p + element(key(index)) for p in inner]
     return []
 
 
@@ -150,17 +165,68 @@ def assignments(target: Node, value: Node | None, words: Vocabulary) -> list[tup
 
 
 def container_flows(name: str, value: Node, words: Vocabulary) -> list[tuple[str, str]]:
-    """What a container literal assigned to `name` puts in its elements (`name[]`), nested ones in `name[][]`."""
-    elements = element_paths(value, words)
-    if elements is None:
+    """What a container literal assigned to `name` puts in its elements: `name['k']` for a literal
+    key or a list position, `name[]` for any other; nested literals one level deeper."""
+    if value.type in words.wrappers and value.named_children:
+        return container_flows(name, value.named_children[0], words)
+    if value.type in words.mappings:
+        items = [(key(pair.child_by_field_name("key")), pair.child_by_field_name("value"))
+                 for pair in value.named_children if pair.type == words.pair]
+    elif value.type in _COMPREHENSIONS:
+        items = [("", value.named_children[0])] if value.named_children else []
+    elif value.type in words.containers:
+        children = [child for child in value.named_children if child.type != "comment"]
+        positional = value.type in ("list", "tuple", "expression_list") and not any(c.type in words.splat for c in children)
+        items = [(str(i) if positional else "", _unsplat(child, words)) for i, child in enumerate(children)]
+    else:
         return []
-    out = [(name + ELEMENT, s) for s in elements]
-    if value.type in words.mappings or value.type in words.containers:
-        for child in value.named_children:
-            inner = child.child_by_field_name("value") if child.type == words.pair else child
-            if inner is not None:
-                out += container_flows(name + ELEMENT, inner, words)
+    out = []
+    for index, item in items:
+        if item is None:
+            continue
+        target = name + element(index)
+        out += [(target, s) for s in paths(item, words)]
+        out += container_flows(target, item, words)
     return out
+
+
+def container_adds(container: str, method: str, arguments_node: Node | None, words: Vocabulary) -> list[tuple[str, str]]:
+    """(target, source) pairs of `container.method(...)` for a method that stores its arguments
+    (`ls.append(f)`, `d.update({'a': f})`); [] for any other."""
+    how = words.adders.get(method)
+    args = [c for c in arguments_node.named_children if c.type != "comment"] if arguments_node is not None else []
+    if how is None or not args or any(a.type == words.keyword_argument for a in args):
+        return []
+    if how == "item":
+        return [(container + ELEMENT, p) for p in paths(args[0], words)]
+    if how == "second" and len(args) > 1:
+        return [(container + ELEMENT, p) for p in paths(args[1], words)]
+    if how == "elements":
+        return [(container + ELEMENT, p) for p in values_of(args[0], words, element=True)]
+    if how == "mapping":
+        found = container_flows(container, args[0], words)
+        return found or [(container + ELEMENT, p) for p in values_of(args[0], words, element=True)]
+    if how == "keyed" and len(args) > 1:
+        return [(container + element(key(args[0])), p) for p in paths(args[1], words)]
+    return []
+
+
+def key(node: Node | None) -> str:
+    """A subscript's literal key as a path writes it (`'a'`, `1`), "" when it is not a plain literal."""
+    if node is None:
+        return ""
+    text = _text(node)
+    if node.type == "integer" and text.isdigit():
+        return str(int(text))
+    if node.type == "identifier":  # a variable: its constant values, when it has only those
+        return "$" + text
+    if node.type == "string" and _KEY.match(text):
+        return "'" + text[1:-1] + "'"
+    return ""
+
+
+def element(key: str = "") -> str:
+    return f"[{key}]"
 
 
 def values_of(value: Node, words: Vocabulary, element: bool = False) -> list[str]:
