@@ -135,9 +135,9 @@ class FlowScope(FileScope):
         level = self.local_level(name, scope)
         if level is not None:
             return self._target_values(level, name, "")
+        if name in self.alternatives and self._lexical(name, scope) is None:  # every import that binds it
+            return set(self.alternatives[name])
         value = self._value(name, scope)
-        if value is not None and value.kind == "module" and name in self.locals:
-            return {value}
         return {value} if value is not None else set()
 
     def _target_values(self, level: str, target: str, suffix: str) -> set[Value]:
@@ -148,6 +148,9 @@ class FlowScope(FileScope):
         for source, read_scope in (pair for name in stored for pair in self._latest(level, name)):
             if source.startswith(DECORATED):
                 out |= self._decorated(source[1:], read_scope, level, target)
+            elif source == target:  # str = str: the name as it was before, an import or a builtin
+                value = self._value(source, read_scope)
+                out |= {value} if value is not None else set()
             else:
                 out |= self.values(source, read_scope)
         if suffix:
@@ -156,7 +159,7 @@ class FlowScope(FileScope):
                     out |= self.values(source + suffix, read_scope)
         if target in self.params.get(level, ()):
             out |= self._argument_values(level, target, suffix)
-        if not suffix and (level, target) in self.bindings:  # an annotation: x: Foo
+        if not suffix and target != RETURN and (level, target) in self.bindings:  # an annotation: x: Foo
             typed = self._value(target, level)
             if typed is not None:
                 out.add(typed)
@@ -214,6 +217,10 @@ class FlowScope(FileScope):
                 options = literal if literal and len(literal) == len(held) else [""]
             choices = [c + f"[{o}]" for c in choices for o in options][:MAX_KEY_CHOICES]
         return choices
+
+    def module_variable(self, name: str) -> set[Value]:
+        """What a module-level variable of this file holds (`str = str`, `urlparse = parse.urlparse`)."""
+        return self._target_values("", name, "") if name in self.variables.get("", ()) else set()
 
     # ---- calls and attributes
     def _result(self, value: Value) -> set[Value]:

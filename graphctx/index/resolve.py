@@ -239,12 +239,11 @@ class FileResolver(FlowScope):
             return [(sym.id, "exact", 1.0)]
         value = self.locals.get(name)
         if value is not None:
-            if value.kind == "external":
-                return [(external_id(value.ref), "external", 1.0)]
-            if value.kind == "module":
-                sym = self.table.top_level(value.ref, name)  # a default export named like its binding
-                return [(sym.id, "import", CONFIDENCE["import"])] if sym else [(value.ref[0], "import", 0.6)]
-            return [(value.ref, value.resolution, CONFIDENCE[value.resolution])]
+            choices = self.alternatives.get(name, [value])
+            if len(choices) > 1:  # conditional imports: each one a candidate
+                targets = sorted({t for choice in choices for t in self._imported_target(choice, name)})
+                return [(target, "ambiguous", AMBIGUOUS / len(targets)) for target, _, _ in targets]
+            return self._imported_target(value, name)
         sym = self._same_package(name)
         if sym is not None:
             return [(sym.id, "same-scope", CONFIDENCE["same-scope"])]
@@ -259,6 +258,14 @@ class FileResolver(FlowScope):
         if not candidates:  # neither defined, imported nor built in: nothing says what it is
             return [(external_id(name), "unresolved", 0.0)]
         return self._candidates(candidates, name, CONFIDENCE["heuristic"])
+
+    def _imported_target(self, value: Value, name: str) -> list[Target]:
+        if value.kind == "external":
+            return [(external_id(value.ref), "external", 1.0)]
+        if value.kind == "module":
+            sym = self.table.top_level(value.ref, name)  # a default export named like its binding
+            return [(sym.id, "import", CONFIDENCE["import"])] if sym else [(value.ref[0], "import", 0.6)]
+        return [(value.ref, value.resolution, CONFIDENCE[value.resolution])]
 
     def _candidates(self, candidates: list[Symbol], name: str, confidence: float, limit: int = MAX_CANDIDATES) -> list[Target]:
         if len(candidates) == 1:

@@ -55,9 +55,13 @@ class PythonRules(LanguageRules):
                    "wsgi.py": 2, "asgi.py": 2}
     modules = PythonModules
 
-    def module_bindings(self, module: str, alias: str | None) -> tuple[str, ...]:
-        # `import a.b` binds `a`, and lets `a.b.f()` name the module a.b.
-        return (alias,) if alias else (module.split(".")[0], module)
+    def module_bindings(self, module: str, alias: str | None) -> tuple[tuple[str, str], ...]:
+        # `import a.b` binds `a` to the package a (a.b is then its attribute, and `a.b.f()` names the
+        # module a.b); `import a.b as c` binds c to a.b.
+        if alias:
+            return ((alias, module),)
+        head = module.split(".")[0]
+        return ((head, head), (module, module)) if head != module else ((module, module),)
 
     def submodule_spec(self, attribute: str) -> str | None:
         return "." + attribute  # `pkg.sub` after `import pkg`: the module sub of pkg's package
