@@ -89,6 +89,8 @@ class FileResolver(FlowScope):
         self._site = call
         path = callee_path(call)
         head = path.split(".", 1)[0].split("(", 1)[0].split("[", 1)[0]
+        if call.implicit and call.callee:  # a protocol method: only where the receiver's value is known
+            return [t for t in self._flow_targets(path, call.scope) if t[0] in self.table.by_id]
         if call.callee or (head and head not in SELF and self.local_level(head, call.scope) is not None):
             targets = self._flow_targets(path, call.scope)
             if targets:
@@ -207,11 +209,35 @@ class FileResolver(FlowScope):
         found = self._from_flow()
         if found:
             return found
+        call = getattr(self, "_site", None)
         candidates = [s for s in self.table.methods_by_name.get(name, ()) if s.family == self.family]
+        candidates = self._best_evidence(candidates, call.receiver if call is not None else None, name)
         if not candidates:  # an attribute of an object we know nothing of: not resolved, not external
-            call = getattr(self, "_site", None)
             return [(external_id(_call_text(call) if call is not None else "?." + name), "unresolved", 0.0)]
         return self._candidates(candidates, name, UNKNOWN_RECEIVER, MAX_RECEIVER_CANDIDATES)
+
+    def _best_evidence(self, candidates: list[Symbol], receiver: str | None, name: str) -> list[Symbol]:
+        """The methods an untyped `obj.name()` may call, kept by the strongest evidence any of them has:
+        the receiver is named like the method's class (`session.send` -> Session), then the class is
+        in this file or this class's hierarchy. A method name every builtin container, string or file
+        has (`get`, `items`, `read`) needs the first; other names keep every candidate (when few),
+        those of imported modules first."""
+        if not candidates or receiver == "super" or name.startswith("__"):  # (protocol methods: any class has them)
+            return []
+        owners = {s.id: self.table.owner_of(s) for s in candidates}
+        spoken = _words(receiver.rpartition(".")[2]) if receiver and receiver not in ("?", "super") else ""
+        named = [s for s in candidates if spoken and owners[s.id] is not None and _names_class(spoken, owners[s.id].name)]
+        if named:
+            return named
+        if name in self.rules.builtin_methods:
+            return []
+        cls = self._enclosing_class(self._site.scope) if getattr(self, "_site", None) is not None else None
+        related = set(self.table.lineage_ids(cls.id)) | set(self.table.subclass_ids(cls.id)) if cls is not None else set()
+        near = [s for s in candidates if s.path == self.path or (owners[s.id] is not None and owners[s.id].id in related)]
+        if near:
+            return near
+        # (an imported module's method is listed first, never alone: what a call returns is often elsewhere)
+        return sorted(candidates, key=lambda s: (self.path, s.path, "imports") not in self.edges)
 
     def _resolve_type(self, name: str, scope: str) -> list[Target]:
         if "." in name:
@@ -316,3 +342,13 @@ def _call_text(call: Call) -> str:
     if call.callee:
         return call.callee
     return f"{call.receiver}.{call.name}" if call.receiver else call.name
+
+
+def _words(name: str) -> str:
+    return name.lower().replace("_", "")
+
+
+def _names_class(spoken: str, class_name: str) -> bool:
+    """Whether a variable's name says it holds that class: `session` for Session, `adapter` for HTTPAdapter."""
+    cls = _words(class_name)
+    return len(spoken) >= 3 and (cls == spoken or cls.endswith(spoken) or spoken.endswith(cls))

@@ -128,6 +128,22 @@ class SymbolTable:
     def lineage(self, class_id: str) -> Iterator[list[str]]:
         return self._lineage(class_id)
 
+    def lineage_ids(self, class_id: str) -> list[str]:
+        return [cid for level in self._lineage(class_id) for cid in level]
+
+    def subclass_ids(self, class_id: str) -> list[str]:
+        """Every repository class below `class_id` in the hierarchy."""
+        below: dict[str, list[str]] = self.__dict__.setdefault("_subclasses", {})
+        if not below and self.bases:
+            for cls, bases in self.bases.items():
+                for base in bases:
+                    below.setdefault(base, []).append(cls)
+        out, frontier = [], [class_id]
+        while frontier:
+            frontier = [c for cid in frontier for c in below.get(cid, ()) if c not in out]
+            out += frontier
+        return out
+
     def _lineage(self, class_id: str) -> Iterator[list[str]]:
         """A class, then its repository bases, level by level."""
         seen = {class_id}

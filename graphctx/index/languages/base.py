@@ -52,6 +52,9 @@ class LanguageRules:
     # Names every file sees without an import: calls through them are external, and a repository
     # method sharing a member's name (console.log, Math.max) is not a candidate.
     builtins: ClassVar[frozenset[str]] = frozenset()
+    # Methods of the builtin containers and strings: an untyped `x.get()` is more likely one of these
+    # than a repository method of that name.
+    builtin_methods: ClassVar[frozenset[str]] = frozenset()
     module_separator: ClassVar[str] = "."  # between a module and a submodule in an import
     # Heads of a receiver expression that make it a module path (Rust `crate::a::T`, `super::T`).
     module_path_heads: ClassVar[frozenset[str]] = frozenset()

@@ -41,6 +41,12 @@ class JavaScriptRules(LanguageRules):
         "AbortController", "queueMicrotask", "encodeURIComponent", "decodeURIComponent", "encodeURI",
         "decodeURI", "isNaN", "isFinite", "require", "module", "exports",
     })
+    builtin_methods = frozenset({
+        "push", "pop", "shift", "unshift", "slice", "splice", "map", "filter", "reduce", "forEach", "find",
+        "findIndex", "some", "every", "includes", "indexOf", "join", "concat", "sort", "reverse", "keys",
+        "values", "entries", "get", "set", "has", "delete", "clear", "add", "trim", "split", "replace",
+        "toLowerCase", "toUpperCase", "startsWith", "endsWith", "toString", "then", "catch", "finally",
+    })
     module_separator = "/"
     super_calls_base = True
     test_file_patterns = (r"\.(test|spec)\.[jt]sx?$",)
