@@ -13,13 +13,14 @@ from collections import defaultdict
 from graphctx.index.scope import SELF, FileScope, Value
 from graphctx.index.symbols import CLASS_KINDS
 from graphctx.parse.facts import RETURN, Call, FileFacts
-from graphctx.parse.flows import CALLED, DEFINITION, LITERAL
+from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL
 
 _SLICED = re.compile(r"\[:(\d*)\](?:\[([^\[\]]*)\])?")
 _SUBSCRIPTS = re.compile(r"(?:\[[^\[\]]*\])+$")  # the trailing `[k]`/`[]` of a path
 _KEYS = re.compile(r"\[([^\[\]]*)\]")
 
 DECORATED = "@"
+FORWARDERS = frozenset({"functools.partial", "functools.partialmethod"})  # calling the result calls the first argument
 MAX_KEY_CHOICES = 16  # subscript suffixes tried for one read through variable keys
 MAX_SITE_ROUNDS = 3  # call-site index rebuilds: each lets one more level of passed-on functions through
 SUPER = "super"
@@ -108,6 +109,10 @@ class FlowScope(FileScope):
             return set()
         if path.startswith(LITERAL):
             return {Value("literal", path[1:], "exact")}
+        if path.startswith(FORWARDED):  # partial(f, ...) calls f when called
+            callee, _, argument = path[1:].partition("|")
+            forwards = any(v.kind == "external" and v.ref in FORWARDERS for v in self.values(callee, scope))
+            return self.values(argument, scope) if forwards else set()
         if "[:" in path:  # a slice: its element k is the container's element k + start
             path = _unslice(path)
         if path.startswith(DEFINITION):
@@ -228,8 +233,8 @@ class FlowScope(FileScope):
             return self.returns(value.ref)
         if value.kind == "class":
             return {Value("instance", value.ref, "inferred")}
-        if value.kind == "external":
-            return {value}
+        if value.kind == "external":  # (what an external call returns is named after it; a partial is no value we know)
+            return set() if value.ref in FORWARDERS else {value}
         return set()
 
     def returns(self, function_id: str) -> set[Value]:
@@ -397,4 +402,5 @@ def _order(value: Value) -> tuple:
 
 
 def _definition_value(sym) -> Value:
-    return Value("class" if sym.kind in CLASS_KINDS else "function", sym.id, "exact")
+    kind = "class" if sym.kind in CLASS_KINDS else "function" if sym.kind in ("function", "method") else "constant"
+    return Value(kind, sym.id, "exact")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 
 from graphctx.index.flow import FlowScope, argument_for, callee_path
-from graphctx.index.naming import external_id, is_test_file, is_test_name, tested_stem
+from graphctx.index.naming import external_id, external_name, is_test_file, is_test_name, tested_stem
 from graphctx.index.scope import CONFIDENCE, SELF, Edge, Value
 from graphctx.index.symbols import CLASS_KINDS, Symbol
 from graphctx.parse.facts import Call
@@ -20,6 +20,7 @@ AMBIGUOUS = 0.5
 UNKNOWN_RECEIVER = 0.3  # obj.name() with obj untyped: a unique method name is only a hint
 MAX_CANDIDATES = 8  # a name defined more often than this is left unresolved
 MAX_RECEIVER_CANDIDATES = 4  # the same for obj.name() on an untyped obj, where a common method name says little
+CALLBACK = 0.5  # a function handed to code outside the repository: it is there to be called, but maybe not here
 MAX_FLOW_CANDIDATES = 16  # values a variable may hold, each one evidenced by a flow (a dispatch table)
 RESOLVED = frozenset({"exact", "import", "same-scope", "inferred", "heuristic"})
 CALLABLE_KINDS = frozenset({"function", "class", "struct", "enum", "method"})
@@ -60,6 +61,8 @@ class FileResolver(FlowScope):
                 self._add(source, target, "calls", resolution, confidence, call.line)
             if call.args:
                 self._higher_order(call, targets)
+                if all(t[1] == "external" for t in targets):
+                    self._callbacks(source, call, targets)
         for ref in self.facts.type_refs:
             targets = self._resolve_type(ref.name, ref.scope)
             if len(targets) == 1 and targets[0][1] in RESOLVED:
@@ -145,6 +148,18 @@ class FileResolver(FlowScope):
                 for callee, resolution, confidence in self._flow_targets(source, call.scope):
                     if callee in self.table.by_id:
                         self._add(sym.id, callee, "calls", resolution, confidence, call.line)
+
+    def _callbacks(self, source: str, call: Call, targets: list[Target]) -> None:
+        """A repository function handed to code outside the repository (`map(f, xs)`, `sorted(key=f)`,
+        `Thread(target=f)`, a callback registry) is called by it: an edge from where it is handed over."""
+        if any(external_name(t[0]) in ("partial", "partialmethod", "wraps") for t in targets):
+            return
+        for arg in call.args:
+            path = arg.partition("=")[2] if "=" in arg else arg
+            for value in self.values(path, call.scope) if path and not path.startswith("*") else ():
+                sym = self.table.by_id.get(value.ref) if value.kind == "function" else None
+                if sym is not None and sym.kind in ("function", "method"):
+                    self._add(source, value.ref, "calls", "inferred", CALLBACK, call.line)
 
     def _bound(self, call: Call) -> bool:
         receiver = self.values(call.receiver, call.scope) if call.receiver else frozenset()

@@ -69,7 +69,7 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
             if "call.callee" in caps:  # d[k](), make()(): no name, only a path
                 node = caps["call.callee"][0]
                 found = flow.paths(node, words) if words else []
-                calls[("callee", node.start_byte)] = Call(_qname(scope_at(node)), "", None, node.start_point[0] + 1,
+                calls[("callee", node.start_byte, node.end_byte)] = Call(_qname(scope_at(node)), "", None, node.start_point[0] + 1,
                                               callee=found[0] if len(found) == 1 else "",
                                               args=_arguments(caps["call"][0], words))
                 continue

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 ELEMENT = "[]"
+FORWARDED = "!"  # `!partial|f`: f, when `partial` is a forwarder (functools.partial)
 LITERAL = "#"  # `#'a'`, `#1`: a constant that may serve as a key
 CALLED = "()"
 DEFINITION = "&"  # `&name`: the definition itself, not the variable that may be rebound (a decorated name)
@@ -42,6 +43,7 @@ class Vocabulary:
     literals: frozenset[str]  # constants that can be keys (integers, strings)
     # container methods that store their arguments: method -> what goes in (item, second, elements, mapping, keyed)
     adders: dict
+    forwarders: frozenset[str]  # last names of calls whose result calls their first argument
 
 
 PYTHON = Vocabulary(
@@ -64,6 +66,7 @@ PYTHON = Vocabulary(
     literals=frozenset({"integer", "string"}),
     adders={"append": "item", "add": "item", "appendleft": "item", "insert": "second", "extend": "elements",
             "update": "mapping", "setdefault": "keyed"},
+    forwarders=frozenset({"partial", "partialmethod"}),
 )
 VOCABULARIES = {"python": PYTHON}
 _COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension", "generator_expression"})
@@ -94,7 +97,14 @@ def paths(node: Node | None, words: Vocabulary) -> list[str]:
         attribute = node.child_by_field_name("attribute")
         return [f"{p}.{_text(attribute)}" for p in paths(node.child_by_field_name("object"), words)] if attribute else []
     if kind == words.call:
-        return [p + CALLED for p in paths(node.child_by_field_name("function"), words)]
+        callees = paths(node.child_by_field_name("function"), words)
+        out = [p + CALLED for p in callees]
+        for callee in callees:  # partial(f, ...): f, if the callee proves to be the forwarding one
+            if callee.rpartition(".")[2] in words.forwarders:
+                args = arguments(node.child_by_field_name("arguments"), words)
+                if args and args[0] and "=" not in args[0] and not args[0].startswith("*"):
+                    out.append(f"{FORWARDED}{callee}|{args[0]}")
+        return out
     if kind == words.subscript:
         index = node.child_by_field_name("subscript")
         inner = paths(node.child_by_field_name("value"), words)
