@@ -126,7 +126,10 @@ def _add_flows(facts: FileFacts, caps: dict, scope_at, words: flow.Vocabulary, c
     """Flows, parameters and the calls that syntax implies (iteration, `with`, `raise C`, decorators)."""
     (capture, nodes), = ((k, v) for k, v in caps.items() if k.startswith("flow."))
     node = nodes[0]
-    scope = _qname(scope_at(node))
+    owner = scope_at(node)
+    while owner is not None and owner.kind == "constant":  # a constant's value is code of its scope
+        owner = owner.parent
+    scope = _qname(owner)
     line = node.start_point[0] + 1
 
     def add(target: str, sources: list[str], where: str = scope) -> None:
