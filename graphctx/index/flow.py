@@ -21,6 +21,8 @@ _KEYS = re.compile(r"\[([^\[\]]*)\]")
 
 DECORATED = "@"
 FORWARDERS = frozenset({"functools.partial", "functools.partialmethod"})  # calling the result calls the first argument
+MAX_FLOW_DEPTH = 60  # questions open at once (the recursion's depth)
+MAX_PATH_STEPS = 8  # calls and subscripts in one path
 MAX_KEY_CHOICES = 16  # subscript suffixes tried for one read through variable keys
 MAX_SITE_ROUNDS = 3  # call-site index rebuilds: each lets one more level of passed-on functions through
 SUPER = "super"
@@ -90,18 +92,28 @@ class FlowScope(FileScope):
         if found is not None:
             return found
         guard = (self.path, path, scope)
-        busy = self.table.flow_busy
-        if guard in busy:  # a cycle: what is known so far is the answer
-            self.table.flow_cuts += 1
+        table = self.table
+        found = table.flow_scratch.get(guard)
+        if found is not None:
+            return found
+        busy = table.flow_busy
+        # A cycle (what is known so far is the answer), or a path that grows as it is followed
+        # (`x = x[0]`, `parts = parts[1:]`): cut there.
+        if guard in busy or len(busy) >= MAX_FLOW_DEPTH or path.count("[") + path.count("(") > MAX_PATH_STEPS:
+            table.flow_cuts += 1
             return frozenset()
         busy.add(guard)
-        cuts = self.table.flow_cuts
+        cuts = table.flow_cuts
         try:
             found = frozenset(self._values(path, scope))
         finally:
             busy.discard(guard)
-        if self.table.flow_cuts == cuts:  # a result cut short by a cycle may differ with the entry point
+        if table.flow_cuts == cuts:
             self._memo[key] = found
+        else:  # cut short by a cycle: it may differ with the entry point, so it lasts this question only
+            table.flow_scratch[guard] = found
+        if not busy:
+            table.flow_scratch.clear()
         return found
 
     def _values(self, path: str, scope: str) -> set[Value]:
@@ -321,8 +333,7 @@ class FlowScope(FileScope):
         may itself be a parameter, so the index is built again until it stops growing."""
         if self._sites is not None:
             return self._sites
-        if self._building is not None:  # asked while building: the partial index, not remembered
-            self.table.flow_cuts += 1
+        if self._building is not None:  # asked while building: this round's index (rounds repeat until it holds)
             return self._building
         sites: dict[str, list[tuple[Call, int]]] = {}
         for _ in range(MAX_SITE_ROUNDS):

@@ -59,6 +59,7 @@ class SymbolTable:
         self.external_bases: dict[str, list[str]] = {}
         self.flow_busy: set[tuple[str, str, str]] = set()  # value-flow questions being answered (cycle guard)
         self.flow_cuts = 0  # answers cut short by a cycle so far: those are not remembered
+        self.flow_scratch: dict[tuple[str, str, str], frozenset] = {}  # such answers, for the question under way
 
     def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
         """The resolved (class, base) pairs of the whole repository, for method lookup through bases;
