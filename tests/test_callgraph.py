@@ -215,6 +215,11 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
         "compat.py": "from urllib.parse import urlparse\n",
         "m.py": "from compat import urlparse\n\nurlparse('x')\n",
     }, {("m.py", "ext:urllib.parse.urlparse", "external")}),
+    "a module's re-exported external name, read as an attribute": ({
+        "pkg/__init__.py": "",
+        "pkg/certs.py": "from certifi import where\n",
+        "pkg/utils.py": "from . import certs\n\ncerts.where()\n",
+    }, {("pkg/utils.py", "ext:certifi.where", "external")}),
     "a re-exported builtin stays a builtin": ({
         "compat.py": "str = str\n",
         "m.py": "from compat import str\n\nstr(1)\n",

@@ -193,9 +193,11 @@ class FileResolver(FlowScope):
             return [(external_id(f"{value.ref}.{name}"), "external", 1.0)]
         if value.kind == "module":
             member = self._module_member(value.ref, name)
+            if member is not None and member.kind == "external":  # a name the module re-exports from outside
+                return [(external_id(member.ref), "external", 1.0)]
             if member is not None and member.kind != "module":
                 return [(member.ref, "import", CONFIDENCE["import"])]
-            return self._unknown_receiver(name)
+            return self._from_flow() or self._unknown_receiver(name)
         if value.kind in ("class", "instance"):
             found = self.table.find_member(value.ref, name)
             if found is not None:
@@ -264,6 +266,8 @@ class FileResolver(FlowScope):
                 return [(external_id(name), "external", 1.0)]
             if value.kind == "module":
                 member = self._module_member(value.ref, last)
+                if member is not None and member.kind == "external":
+                    return [(external_id(member.ref), "external", 1.0)]
                 if member is not None and member.kind != "module":
                     return [(member.ref, "import", CONFIDENCE["import"])]
                 return [(external_id(name), "unresolved", 0.0)]

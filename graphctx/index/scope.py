@@ -136,7 +136,8 @@ class FileScope:
         if sub:
             return Value("module", tuple(sub), "import")
         held = {v for path in files if (home := self._home(path)) is not None for v in home.module_variable(name)}
-        if len(held) == 1:  # a module-level variable: what it holds (a re-exported builtin, an alias)
+        if len(held) == 1 and next(iter(held)).kind in ("function", "class", "external"):
+            # a module-level variable naming something: what it holds (a re-exported builtin, an alias)
             return next(iter(held))
         if files:
             return Value("module", tuple(files), "import")  # defined dynamically: the module is what we know
