@@ -44,7 +44,7 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
             pass
 
         g()
-    """}, {("m.py", "m.py::g", "inferred")}),
+    """}, {("m.py", "m.py::g", "exact")}),
     "raise C and raise C()": ({"m.py": """
         class Oops(Exception):
             pass

@@ -96,6 +96,9 @@ class FileResolver(FlowScope):
             return [t for t in self._flow_targets(path, call.scope) if t[0] in self.table.by_id]
         if call.callee or (head and head not in SELF and self.local_level(head, call.scope) is not None):
             targets = self._flow_targets(path, call.scope)
+            defined = self._lexical(call.name, call.scope) if call.receiver is None and call.name else None
+            if defined is not None and [t[0] for t in targets] == [defined.id]:  # a decorated name still the definition
+                return [(defined.id, "exact", 1.0)]
             if targets:
                 return targets
             if call.name and path != call.name:  # a method of a local whose value is unknown: its name is a hint
