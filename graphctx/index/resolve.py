@@ -305,7 +305,20 @@ class FileResolver(FlowScope):
         candidates = [s for s in self.table.top_by_name.get(name, ()) if s.family == self.family and s.kind in kinds]
         if not candidates:  # neither defined, imported nor built in: nothing says what it is
             return [(external_id(name), "unresolved", 0.0)]
-        return self._candidates(candidates, name, CONFIDENCE["heuristic"])
+        return self._candidates(self._nearest(candidates), name, CONFIDENCE["heuristic"])
+
+    def _nearest(self, candidates: list[Symbol]) -> list[Symbol]:
+        """Of the definitions a bare name may mean, those closest to this file in the folder tree
+        (the longest shared folder prefix): a name is more often used beside where it is defined."""
+        def shared(sym: Symbol) -> int:
+            depth = 0
+            for mine, theirs in zip(self.path.split("/")[:-1], sym.path.split("/")[:-1]):
+                if mine != theirs:
+                    break
+                depth += 1
+            return depth
+        best = max(map(shared, candidates), default=0)
+        return [s for s in candidates if shared(s) == best]
 
     def _imported_target(self, value: Value, name: str) -> list[Target]:
         if value.kind == "external":

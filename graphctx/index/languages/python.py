@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import io
+import pathlib
 import posixpath
 import re
 import tomllib
@@ -50,7 +51,8 @@ class PythonRules(LanguageRules):
     family = "python"
     builtins = frozenset(dir(builtins))
     builtin_methods = frozenset(
-        name for kind in (dict, list, str, bytes, set, tuple, int, float, io.IOBase, io.TextIOBase, io.BufferedIOBase)
+        name for kind in (dict, list, str, bytes, set, tuple, int, float, io.IOBase, io.TextIOBase, io.BufferedIOBase,
+                          pathlib.Path)
         for name in dir(kind) if not name.startswith("__"))
     super_calls_base = True
     test_file_patterns = (r"_test\.py$", r"(^|/)conftest\.py$")
