@@ -85,7 +85,7 @@ class Module:
 
 
 # Statements a body is made of: calls by plain name, through imports, on self, on instances
-# built from constructors or annotations, attribute chains, externals.
+# built from constructors or annotations, attribute chains, externals, and value flow.
 names = st.sampled_from(FUNC_NAMES)
 classes = st.sampled_from(CLASS_NAMES)
 statements = st.one_of(
@@ -99,6 +99,13 @@ statements = st.one_of(
     st.tuples(classes, names).map(lambda t: f"{t[0]}().{t[1]}()"),
     st.tuples(classes, st.sampled_from(ATTRS), names).map(lambda t: f"e = {t[0]}(); e.{t[1]}.{t[2]}()"),
     st.just("return len([])"),
+    # value flow: aliases, returns, parameters called, functions passed on, iteration
+    names.map(lambda f: f"fn = {f}; fn()"),
+    classes.map(lambda c: f"return {c}()"),
+    st.tuples(names, names).map(lambda t: f"r = {t[0]}(); r.{t[1]}()"),
+    st.sampled_from(("a()", "b.run()")),
+    st.tuples(names, names).map(lambda t: f"{t[0]}({t[1]})"),
+    classes.map(lambda c: f"for it in {c}(): it()"),
 )
 bodies = st.lists(statements, min_size=1, max_size=3).map(tuple)
 params = st.lists(st.sampled_from(("a", "b", "c: Widget", "d: Engine")), max_size=2, unique=True).map(tuple)
