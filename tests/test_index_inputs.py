@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from conftest import index_tables
-from graphctx.context import api
+from graphctx import Project
 from graphctx.index.skips import tally
 from graphctx.errors import GraphctxError
 from graphctx.index.discover import ConfigError
@@ -192,7 +192,7 @@ def test_languages_without_a_parser_are_counted_not_dropped(tree):
     assert languages == {"c": 3, "ruby": 1}
     assert reasons == {"no parser": 4, "vendored": 1}
     assert "skipped 5 files (no parser: c 3, ruby 1; vendored 1)" in result.summary()
-    stats = api.stats(root)
+    stats = Project(root, find=False).stats()
     assert stats.skipped_languages == {"c": 3, "ruby": 1} and stats.skipped == {"no parser": 4, "vendored": 1}
     assert stats.skipped_files == []  # counted, not listed: only per-file reasons are listed
 
@@ -201,11 +201,11 @@ def test_skips_are_those_of_the_last_run(tree):
     minified = "var a=function(){return 1};" * 400
     root = tree({"app.py": GOOD, "tool.rb": "puts 1\n", "bundle.js": minified})
     index_repository(root, workers=1)
-    assert [path for path, _, _ in api.stats(root).skipped_files] == ["bundle.js"]
+    assert [path for path, _, _ in Project(root, find=False).stats().skipped_files] == ["bundle.js"]
     (root / "tool.rb").unlink()
     (root / "bundle.js").write_text("function f() { return 1; }\n")
     result = index_repository(root, workers=1)
-    assert result.skipped == [] and api.stats(root).skipped == {}
+    assert result.skipped == [] and Project(root, find=False).stats().skipped == {}
     assert indexed_paths(root) == {"app.py", "bundle.js"}
 
 

@@ -72,8 +72,6 @@ def test_mcp_fuzz_over_stdio(fuzz_root):
     assert passed(mcp_fuzz(root, vocabulary, "stdio", calls=50, seed=3, max_nesting=50))
 
 
-@pytest.mark.xfail(strict=True, reason="the MCP SDK: a request nested 200 deep fails its JSON parse and is dropped unanswered "
-                                       "over stdio (the SDK cannot parse it), so the client waits for ever")
 def test_a_request_nested_too_deep_is_answered(fuzz_root):
     root, _ = fuzz_root
     assert passed(deep_request(root, call_limit_s=10))

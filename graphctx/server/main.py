@@ -11,10 +11,13 @@ import sys
 import time
 from pathlib import Path
 
+import anyio
+
 from graphctx.errors import GraphctxError, quote
 from graphctx.project import Project
 from graphctx.server.app import build_server
 from graphctx.server.http import DEFAULT_PORT, check_address, http_token, listen, run_http
+from graphctx.server.stdio import run_stdio
 from graphctx.server.workers import DEFAULT_DEADLINE
 
 # Hosts start servers in their own working directory; these name the project when --repo is absent.
@@ -42,7 +45,7 @@ def serve(repo: Path | str | None = None, *, http: bool = False, host: str | Non
             run_http(server, sock, token)
         else:
             _say(f"serving {root} over stdio")
-            server.run()
+            anyio.run(run_stdio, server)
     except KeyboardInterrupt:
         pass
     finally:
