@@ -413,3 +413,31 @@ def test_file_that_becomes_skipped_leaves_the_index(project_root, tmp_path):
     index_repository(scratch, full=True, workers=1)
     for table in ("entities", "edges"):
         assert index_tables(project_root)[table] == index_tables(scratch)[table]
+
+
+def test_changing_a_base_re_resolves_users_of_grandchildren(tmp_path):
+    """C(A) becomes C(B): a file that names only D(C) resolves d.m() through the new base."""
+    root = write_tree(tmp_path / "repo", {
+        "bases.py": "class A:\n    def m(self):\n        pass\n\n\nclass B:\n    def m(self):\n        pass\n",
+        "mid.py": "from bases import A, B\n\n\nclass C(A):\n    pass\n",
+        "leaf.py": "from mid import C\n\n\nclass D(C):\n    pass\n",
+        "user.py": "from leaf import D\n\n\ndef go():\n    D().m()\n",
+    })
+    index_repository(root, workers=1)
+    (root / "mid.py").write_text("from bases import A, B\n\n\nclass C(B):\n    pass\n")
+    index_repository(root, workers=1)
+    assert_same_as_full(root, tmp_path / "full")
+
+
+def test_an_attribute_typed_in_a_base_follows_its_change(tmp_path):
+    """self.conn set in the base's __init__ types sub.conn in another file; a change of its class there re-resolves."""
+    root = write_tree(tmp_path / "repo", {
+        "conns.py": "class Conn:\n    def send(self):\n        pass\n\n\nclass Other:\n    def send(self):\n        pass\n",
+        "base.py": "from conns import Conn, Other\n\n\nclass Base:\n    def __init__(self):\n        self.conn = Conn()\n",
+        "sub.py": "from base import Base\n\n\nclass Sub(Base):\n    pass\n",
+        "user.py": "from sub import Sub\n\n\ndef go():\n    Sub().conn.send()\n",
+    })
+    index_repository(root, workers=1)
+    (root / "base.py").write_text("from conns import Conn, Other\n\n\nclass Base:\n    def __init__(self):\n        self.conn = Other()\n")
+    index_repository(root, workers=1)
+    assert_same_as_full(root, tmp_path / "full")

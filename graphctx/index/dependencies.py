@@ -99,3 +99,29 @@ def names_of(keys: Iterable[tuple[str, str]]) -> set[str]:
             key = key.partition("|")[0]
         out.update(p for p in re.split(r"[^\w$]+", key) if p)
     return out
+
+
+def subclass_names(delta: set[str], inherits: Iterable[tuple[str, str]]) -> set[str]:
+    """Delta grown by every class below a class it names: (subclass name, base name) pairs of the
+    previous index. A change to a class's bases or members changes what its subclasses (and theirs)
+    inherit, so files that name only a grandchild depend on it too."""
+    below: dict[str, set[str]] = defaultdict(set)
+    for sub, base in inherits:
+        below[base].add(sub)
+    out = set(delta)
+    frontier = [name for name in delta if name in below]
+    while frontier:
+        found = {sub for name in frontier for sub in below[name]} - out
+        out |= found
+        frontier = list(found)
+    return out
+
+
+def attribute_owners(frontier: set[str], rows: Iterable[tuple[str, str, str]]) -> set[str]:
+    """The names of the classes whose attributes may hold something named in `frontier`, from one
+    file's (scope, `self.x`, type or flow source) rows."""
+    out: set[str] = set()
+    for scope, variable, value in rows:
+        if variable.startswith("self.") and not frontier.isdisjoint(_path_names(value)):
+            out.update(p for p in scope.split(".") if p)
+    return out

@@ -23,7 +23,7 @@ from graphctx.index.store import reads, writes
 from graphctx.index.discover import Candidate, Config, discover, load_config
 from graphctx.index.languages import RULES, package_languages
 from graphctx.index.modules import ModuleMap
-from graphctx.index.dependencies import defined_names, names_of, reference_names
+from graphctx.index.dependencies import attribute_owners, defined_names, names_of, reference_names, subclass_names
 from graphctx.index.naming import entity_id, file_stem, is_test_file, tested_stem
 from graphctx.index.resolve import FileResolver
 from graphctx.index.root import Boundary
@@ -244,6 +244,8 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
                 delta |= _module_names(path)
 
     if not everything:  # (a full or fresh run starts from empty tables)
+        # A class whose bases or members changed changes what every class below it inherits.
+        delta = subclass_names(delta, reads.inheritance_names(conn))
         writes.delete_files(conn, [*deleted, *changed])
     boundary = Boundary(root)
     for done, (path, facts) in enumerate(changed.items()):
@@ -325,9 +327,12 @@ def _entity_rows(facts: FileFacts) -> Iterable[tuple]:
 
 
 def _attribute_types(facts: FileFacts) -> str:
-    """The bindings of `self.x` attributes as JSON rows: what _through_attributes follows across files."""
-    return json.dumps([[b.scope, b.variable, b.type_name, b.line] for b in facts.bindings if b.variable.startswith("self.")],
-                      separators=(",", ":"))
+    """What `self.x` attributes hold, as JSON rows: the bindings (`self.x = Widget()`, `self.x: Widget`)
+    and the value flows into them (`self.x = make()`, `self.x = self.handle`), what
+    _through_attributes follows across files."""
+    rows = [[b.scope, b.variable, b.type_name, b.line] for b in facts.bindings if b.variable.startswith("self.")]
+    rows += [[f.scope, f.target, f.source, f.line] for f in facts.flows if f.target.startswith("self.")]
+    return json.dumps(rows, separators=(",", ":"))
 
 
 def _module_names(path: str) -> set[str]:
@@ -350,9 +355,8 @@ def _through_attributes(conn: sqlite3.Connection, delta: set[str]) -> set[str]:
     while frontier:
         found: set[str] = set()
         for path in reads.paths_referring_to(conn, frontier):
-            for scope, variable, type_name, _line in json.loads(reads.attribute_types(conn, path) or "[]"):
-                if variable.startswith("self.") and not frontier.isdisjoint(type_name.split(".")):
-                    found.update(p for p in scope.split(".") if p)
+            rows = json.loads(reads.attribute_types(conn, path) or "[]")
+            found |= attribute_owners(frontier, [(scope, variable, value) for scope, variable, value, _line in rows])
         frontier = found - delta
         delta |= frontier
     return delta

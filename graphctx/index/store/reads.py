@@ -48,7 +48,7 @@ def file_facts(conn: sqlite3.Connection, path: str) -> str | None:
 
 
 def attribute_types(conn: sqlite3.Connection, path: str) -> str | None:
-    """The evident types of a file's attributes as stored (JSON [scope, "self.x", type, line] rows)."""
+    """What a file's attributes hold as stored (JSON [scope, "self.x", type or flow source, line] rows)."""
     row = conn.execute("SELECT attribute_types FROM files WHERE path=?", (path,)).fetchone()
     return row[0] if row else None
 
@@ -71,6 +71,13 @@ def definitions(conn: sqlite3.Connection) -> list[tuple[str, str, str, str, str,
     """(id, kind, name, qualified_name, path, language) of every entity but files: what names resolve to."""
     return conn.execute(
         "SELECT id, kind, name, qualified_name, path, language FROM entities WHERE kind != 'file'").fetchall()
+
+
+def inheritance_names(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """(subclass name, base name) of every inherits and implements edge between repository entities."""
+    return conn.execute(
+        "SELECT s.name, t.name FROM edges e JOIN entities s ON s.id = e.source JOIN entities t ON t.id = e.target"
+        " WHERE e.kind IN ('inherits', 'implements')").fetchall()
 
 
 def inheritance_edges(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
