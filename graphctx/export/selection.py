@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from graphctx.graph import rank
 from graphctx.graph.loader import CodeGraph
+from graphctx.index.store import reads
 from graphctx.layout import EXTERNAL_PREFIX
 from graphctx.models import EDGE_KINDS, INFERRED
 
@@ -135,9 +136,7 @@ def _add_outside(graph: CodeGraph, selection: Selection, candidates: set[str]) -
     of shown entities within what is left of the node cap; the totals count every candidate's."""
     shown = set(selection.nodes)
     kinds = selection.edge_kinds or EDGE_KINDS
-    rows = [r for r in graph.connection().execute(
-        "SELECT source, target, kind, resolution, confidence FROM edges WHERE target LIKE 'ext:%' ORDER BY source, target, kind")
-        if r[0] in candidates and r[2] in kinds]
+    rows = [r for r in reads.edges_outside(graph.connection()) if r[0] in candidates and r[2] in kinds]
     unresolved = {r[1] for r in rows if r[3] == "unresolved"}
     every = list(dict.fromkeys(r[1] for r in rows))
     near = list(dict.fromkeys(r[1] for r in rows if r[0] in shown))

@@ -7,17 +7,16 @@ resolver asks this for callees that are local names or paths a dotted name canno
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
 from graphctx.index.scope import SELF, FileScope, Value
 from graphctx.index.symbols import CLASS_KINDS
 from graphctx.parse.facts import RETURN, Call, FileFacts
+from graphctx.index.flowpaths import (
+    KEYS, SUBSCRIPTS, argument_for, callee_path, definition_value, order, same_element, unslice,
+)
 from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL
 
-_SLICED = re.compile(r"\[:(\d*)\](?:\[([^\[\]]*)\])?")
-_SUBSCRIPTS = re.compile(r"(?:\[[^\[\]]*\])+$")  # the trailing `[k]`/`[]` of a path
-_KEYS = re.compile(r"\[([^\[\]]*)\]")
 
 DECORATED = "@"
 FORWARDERS = frozenset({"functools.partial", "functools.partialmethod"})  # calling the result calls the first argument
@@ -126,11 +125,11 @@ class FlowScope(FileScope):
             forwards = any(v.kind == "external" and v.ref in FORWARDERS for v in self.values(callee, scope))
             return self.values(argument, scope) if forwards else set()
         if "[:" in path:  # a slice: its element k is the container's element k + start
-            path = _unslice(path)
+            path = unslice(path)
         if path.startswith(DEFINITION):
             sym = self.defs.get(path[1:])
-            return {_definition_value(sym)} if sym is not None else set()
-        subscripts = _SUBSCRIPTS.search(path)
+            return {definition_value(sym)} if sym is not None else set()
+        subscripts = SUBSCRIPTS.search(path)
         if subscripts:
             return self._elements(path[:subscripts.start()], subscripts.group(), scope)
         if path.endswith(CALLED):
@@ -161,7 +160,7 @@ class FlowScope(FileScope):
         """What flows into `target` + `suffix` in scope `level` of this file: its own flows, the
         elements of what it aliases, its arguments when it is a parameter, its declared type."""
         out: set[Value] = set()
-        stored = [target + s for s in self.subscripts.get((level, target), ()) if _same_element(s, suffix)] if suffix else [target]
+        stored = [target + s for s in self.subscripts.get((level, target), ()) if same_element(s, suffix)] if suffix else [target]
         for source, read_scope in (pair for name in stored for pair in self._latest(level, name)):
             if source.startswith(DECORATED):
                 out |= self._decorated(source[1:], read_scope, level, target)
@@ -199,7 +198,7 @@ class FlowScope(FileScope):
         if found:
             return found
         sym = self.defs.get(f"{level}.{name}" if level else name)
-        return {_definition_value(sym)} if sym is not None else set()
+        return {definition_value(sym)} if sym is not None else set()
 
     def _elements(self, base: str, suffix: str, scope: str) -> set[Value]:
         """What the container `base` holds (`suffix` is one `[]` per level)."""
@@ -226,7 +225,7 @@ class FlowScope(FileScope):
         """A subscript suffix with its variable keys (`[$k]`) replaced by the constants the variable
         holds: one suffix per combination, or any key (`[]`) where a variable holds something else."""
         choices = [""]
-        for found in _KEYS.findall(suffix):
+        for found in KEYS.findall(suffix):
             options = [found]
             if found.startswith("$"):
                 held = self.values(found[1:], scope)
@@ -269,7 +268,7 @@ class FlowScope(FileScope):
             for base in self.table.bases.get(value.ref, ()):
                 found = self.table.find_member(base, attr)
                 if found is not None:
-                    out.add(Value(_definition_value(found[0]).kind, found[0].id, "inferred", True))
+                    out.add(Value(definition_value(found[0]).kind, found[0].id, "inferred", True))
                     break
             return out
         if value.kind in ("class", "instance"):
@@ -303,7 +302,7 @@ class FlowScope(FileScope):
         if not any(v.kind == "function" for v in out):
             member = self.table.find_member(value.ref, attr)
             if member is not None:
-                out.add(Value(_definition_value(member[0]).kind, member[0].id, "inferred", value.kind == "instance"))
+                out.add(Value(definition_value(member[0]).kind, member[0].id, "inferred", value.kind == "instance"))
         typed = self._attribute(value, attr)  # a declared attribute type (x: Foo in the class)
         if typed is not None and typed.kind == "instance":
             out.add(typed)
@@ -353,7 +352,7 @@ class FlowScope(FileScope):
             if not call.args:
                 continue
             path = callee_path(call)
-            for value in sorted(self.values(path, call.scope), key=_order) if path else ():
+            for value in sorted(self.values(path, call.scope), key=order) if path else ():
                 if value.kind == "function":
                     sites[value.ref].append((call, 1 if value.bound else 0))
                 elif value.kind == "class":
@@ -361,57 +360,3 @@ class FlowScope(FileScope):
                     if init is not None:
                         sites[init[0].id].append((call, 1))
         return dict(sites)
-
-
-def callee_path(call: Call) -> str:
-    """The callee of a call as a flow path ("" when not even a path says it)."""
-    if call.callee:
-        return call.callee
-    if call.receiver is None:
-        return call.name
-    if call.receiver == "?":
-        return ""
-    return f"{call.receiver}.{call.name}" if call.name else ""
-
-
-def argument_for(args: list[str], param: str, position: int) -> str:
-    """The path a call passes for parameter `param` at `position` ("" when it passes none we can name)."""
-    positional = []
-    for arg in args:
-        name, eq, value = arg.partition("=")
-        if eq and name == param:
-            return value
-        if not eq:
-            if arg.startswith("*"):
-                break  # an unpacked sequence: later positions are unknown
-            positional.append(arg)
-    return positional[position] if 0 <= position < len(positional) else ""
-
-
-def _unslice(path: str) -> str:
-    """`ls[:1][0]` -> `ls[1]`; a slice by an unknown start, or one not subscripted, -> any element or the list."""
-    def shift(match: re.Match) -> str:
-        start, index = match.group(1), match.group(2)
-        if index is None:
-            return ""
-        if start and index.isdigit():
-            return f"[{int(start) + int(index)}]"
-        return "[]"
-    return _SLICED.sub(shift, path)
-
-
-def _same_element(stored: str, asked: str) -> bool:
-    """Whether a store into subscripts `stored` may be what a read of `asked` finds: as deep, and at
-    each level the same literal key or a key not known on either side."""
-    stored_keys, asked_keys = _KEYS.findall(stored), _KEYS.findall(asked)
-    return len(stored_keys) == len(asked_keys) and all(
-        not s or not a or s == a or s.startswith("$") or a.startswith("$") for s, a in zip(stored_keys, asked_keys))
-
-
-def _order(value: Value) -> tuple:
-    return (value.kind, str(value.ref), value.bound)
-
-
-def _definition_value(sym) -> Value:
-    kind = "class" if sym.kind in CLASS_KINDS else "function" if sym.kind in ("function", "method") else "constant"
-    return Value(kind, sym.id, "exact")

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import posixpath
 
-from graphctx.index.flow import FlowScope, argument_for, callee_path
+from graphctx.index.flow import FlowScope
+from graphctx.index.flowpaths import argument_for, callee_path
 from graphctx.index.naming import external_id, external_name, is_test_file, is_test_name, tested_stem
 from graphctx.index.scope import CONFIDENCE, SELF, Edge, Value
 from graphctx.index.symbols import CLASS_KINDS, Symbol

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Query, QueryCursor
 
+from graphctx.parse import flowfacts, languages
 from graphctx.parse import flows as flow
-from graphctx.parse import languages
-from graphctx.parse.facts import RETURN, Base, Binding, Call, Definition, FileFacts, Flow, Import, Param, TypeRef
+from graphctx.parse.facts import RETURN, Base, Binding, Call, Definition, FileFacts, Import, TypeRef
 
 CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"})
 # Wrappers whose span belongs to the definition inside them (decorators, `export`).
@@ -68,27 +68,24 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
         if "call" in caps:
             if "call.callee" in caps:  # d[k](), make()(): no name, only a path
                 node = caps["call.callee"][0]
-                found = flow.paths(node, words) if words else []
+                found = flowfacts.paths(node, words) if words else []
                 calls[("callee", node.start_byte, node.end_byte)] = Call(_qname(scope_at(node)), "", None, node.start_point[0] + 1,
                                               callee=found[0] if len(found) == 1 else "",
-                                              args=_arguments(caps["call"][0], words))
+                                              args=flowfacts.arguments(caps["call"][0], words))
                 continue
             name = caps["call.name"][0]
             receiver = caps.get("call.receiver")
             if receiver or name.start_byte not in calls:  # a pattern that sees the receiver wins
                 call = Call(_qname(scope_at(name)), _text(name), _receiver(receiver[0]) if receiver else None,
-                            name.start_point[0] + 1, args=_arguments(caps["call"][0], words))
+                            name.start_point[0] + 1, args=flowfacts.arguments(caps["call"][0], words))
                 if call.receiver == "?" and words:
-                    found = flow.paths(caps["call"][0].child_by_field_name("function"), words)
+                    found = flowfacts.paths(caps["call"][0].child_by_field_name("function"), words)
                     call.callee = found[0] if len(found) == 1 else ""
                 if receiver and words and name.start_byte not in calls:  # ls.append(f): f is in ls
-                    container = flow.target_name(receiver[0], words)
-                    arguments = caps["call"][0].child_by_field_name("arguments")
-                    for target, source in flow.container_adds(container, call.name, arguments, words) if container else ():
-                        facts.flows.append(Flow(call.scope, target, source, call.line))
+                    flowfacts.container_adds(facts, call, receiver[0], caps["call"][0], words)
                 calls[name.start_byte] = call
         elif words is not None and any(key.startswith("flow.") for key in caps):
-            _add_flows(facts, caps, scope_at, words, calls)
+            flowfacts.add(facts, caps, scope_at, words, calls)
         elif "import" in caps:
             _add_import(facts, caps)
         elif "inherits" in caps or "implements" in caps:
@@ -116,109 +113,6 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
         if not any(d.doc == opening for d in facts.definitions):  # else it documents its definition
             facts.doc = opening
     return facts
-
-
-def _arguments(call: Node, words: flow.Vocabulary | None) -> list[str]:
-    return flow.arguments(call.child_by_field_name("arguments"), words) if words else []
-
-
-def _add_flows(facts: FileFacts, caps: dict, scope_at, words: flow.Vocabulary, calls: dict) -> None:
-    """Flows, parameters and the calls that syntax implies (iteration, `with`, `raise C`, decorators)."""
-    (capture, nodes), = ((k, v) for k, v in caps.items() if k.startswith("flow."))
-    node = nodes[0]
-    owner = scope_at(node)
-    while owner is not None and owner.kind == "constant":  # a constant's value is code of its scope
-        owner = owner.parent
-    scope = _qname(owner)
-    line = node.start_point[0] + 1
-
-    def add(target: str, sources: list[str], where: str = scope) -> None:
-        facts.flows.extend(Flow(where, target, source, line) for source in sources)
-
-    def implicit(name: str, callee: str) -> None:
-        calls.setdefault(("implicit", node.start_byte, name), Call(scope, name, "?", line, callee=callee, implicit=True))
-
-    if capture == "flow.assign":
-        for target, source in flow.assignments(node.child_by_field_name("left"), node.child_by_field_name("right"), words):
-            add(target, [source])
-    elif capture in ("flow.return", "flow.yield"):
-        value = node.named_children[0] if node.named_children else None
-        target = flow.RETURN_TARGET if capture == "flow.return" else flow.RETURN_TARGET + flow.ELEMENT
-        if value is not None:
-            add(target, flow.paths(value, words))
-            facts.flows.extend(Flow(scope, t, s, line) for t, s in flow.container_flows(target, value, words))
-    elif capture == "flow.for":
-        right, left = node.child_by_field_name("right"), node.child_by_field_name("left")
-        if right is None or left is None:
-            return
-        sources = flow.values_of(right, words, element=True)
-        for path in flow.paths(right, words):
-            sources.append(f"{path}.__iter__().__next__()")
-            if node.type == "for_statement":
-                implicit("__iter__", f"{path}.__iter__")
-                implicit("__next__", f"{path}.__iter__().__next__")
-        name = flow.target_name(left, words)
-        if name is not None:
-            add(name, sources)
-        else:  # for k, v in pairs: each name holds elements of the elements
-            for item in left.named_children:
-                inner = flow.target_name(item, words)
-                if inner is not None:
-                    add(inner, [s + flow.ELEMENT for s in sources])
-    elif capture == "flow.with":
-        value = node.child_by_field_name("value")
-        alias = None
-        if value is not None and value.type == "as_pattern":
-            alias = value.child_by_field_name("alias")
-            value = value.named_children[0] if value.named_children else None
-        for path in flow.paths(value, words):
-            implicit("__enter__", f"{path}.__enter__")
-            implicit("__exit__", f"{path}.__exit__")
-            name = flow.target_name(alias, words) if alias is not None else None
-            if name is not None:
-                add(name, [f"{path}.__enter__()"])
-    elif capture == "flow.raise":
-        value = node.named_children[0] if node.named_children else None
-        if value is not None and value.type != words.call:  # raise C: C is instantiated
-            for path in flow.paths(value, words):
-                head, _, last = path.rpartition(".")
-                if flow.is_name(last):
-                    calls.setdefault(value.start_byte, Call(scope, last, head or None, line, implicit=True))
-    elif capture == "flow.decorator":
-        _decorated(facts, node, scope, line, words, calls)
-    elif capture == "flow.params":
-        for index, (name, kind, default) in enumerate(flow.parameters(node, words)):
-            facts.params.append(Param(scope, name, index, kind))
-            if default is not None:
-                add(name, flow.paths(default, words))
-
-
-def _decorated(facts: FileFacts, decorator: Node, scope: str, line: int, words: flow.Vocabulary,
-               calls: dict) -> None:
-    """`@d1 @d2 def f`: d2 is called with f, d1 with d2's result, and the name f holds d1's result."""
-    wrapper = decorator.parent
-    decorators = [c for c in wrapper.named_children if c.type == "decorator"] if wrapper is not None else []
-    definition = wrapper.child_by_field_name("definition") if wrapper is not None else None
-    name_node = definition.child_by_field_name("name") if definition is not None else None
-    if not decorators or decorators[0] != decorator or name_node is None:
-        return  # handled once, at the first decorator
-    name = _text(name_node)
-    argument = "&" + _join(scope, name)
-    result = ""
-    for node in reversed(decorators):
-        expression = node.named_children[0] if node.named_children else None
-        found = flow.paths(expression, words) if expression is not None else []
-        if len(found) != 1:
-            return
-        path = found[0]
-        head, _, last = path.rpartition(".")
-        if path.endswith(flow.CALLED) or not flow.is_name(last):
-            call = Call(scope, "", None, node.start_point[0] + 1, callee=path, args=[argument], implicit=True)
-        else:  # (implicit: a decorator from outside the repository, @property, is declaration more than call)
-            call = Call(scope, last, head or None, node.start_point[0] + 1, args=[argument], implicit=True)
-        calls.setdefault(("decorator", node.start_byte), call)
-        argument = result = path + flow.CALLED
-    facts.flows.append(Flow(scope, name, "@" + result, line))
 
 
 def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:

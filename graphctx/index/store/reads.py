@@ -73,6 +73,13 @@ def definitions(conn: sqlite3.Connection) -> list[tuple[str, str, str, str, str,
         "SELECT id, kind, name, qualified_name, path, language FROM entities WHERE kind != 'file'").fetchall()
 
 
+def edges_outside(conn: sqlite3.Connection) -> list[tuple[str, str, str, str, float]]:
+    """(source, target, kind, resolution, confidence) of every edge to a name outside the repository
+    or a call left unresolved (an `ext:` target), in a fixed order."""
+    return conn.execute("SELECT source, target, kind, resolution, confidence FROM edges WHERE target LIKE 'ext:%'"
+                        " ORDER BY source, target, kind").fetchall()
+
+
 def inheritance_names(conn: sqlite3.Connection) -> list[tuple[str, str]]:
     """(subclass name, base name) of every inherits and implements edge between repository entities."""
     return conn.execute(
