@@ -87,7 +87,7 @@ class Module:
 
 
 # Statements a body is made of: calls by plain name, through imports, on self, on instances
-# built from constructors or annotations, attribute chains, externals.
+# built from constructors or annotations, attribute chains, externals, and value flow.
 names = st.sampled_from(FUNC_NAMES)
 classes = st.sampled_from(CLASS_NAMES)
 statements = st.one_of(
@@ -101,6 +101,13 @@ statements = st.one_of(
     st.tuples(classes, names).map(lambda t: f"{t[0]}().{t[1]}()"),
     st.tuples(classes, st.sampled_from(ATTRS), names).map(lambda t: f"e = {t[0]}(); e.{t[1]}.{t[2]}()"),
     st.just("return len([])"),
+    # value flow: aliases, returns, parameters called, functions passed on, iteration
+    names.map(lambda f: f"fn = {f}; fn()"),
+    classes.map(lambda c: f"return {c}()"),
+    st.tuples(names, names).map(lambda t: f"r = {t[0]}(); r.{t[1]}()"),
+    st.sampled_from(("a()", "b.run()")),
+    st.tuples(names, names).map(lambda t: f"{t[0]}({t[1]})"),
+    classes.map(lambda c: f"for it in {c}(): it()"),
 )
 bodies = st.lists(statements, min_size=1, max_size=3).map(tuple)
 params = st.lists(st.sampled_from(("a", "b", "c: Widget", "d: Engine")), max_size=2, unique=True).map(tuple)
@@ -429,3 +436,31 @@ def test_file_that_becomes_skipped_leaves_the_index(project_root, tmp_path):
     index_repository(scratch, full=True, workers=1)
     for table in ("entities", "edges"):
         assert index_tables(project_root)[table] == index_tables(scratch)[table]
+
+
+def test_changing_a_base_re_resolves_users_of_grandchildren(tmp_path):
+    """C(A) becomes C(B): a file that names only D(C) resolves d.m() through the new base."""
+    root = write_tree(tmp_path / "repo", {
+        "bases.py": "class A:\n    def m(self):\n        pass\n\n\nclass B:\n    def m(self):\n        pass\n",
+        "mid.py": "from bases import A, B\n\n\nclass C(A):\n    pass\n",
+        "leaf.py": "from mid import C\n\n\nclass D(C):\n    pass\n",
+        "user.py": "from leaf import D\n\n\ndef go():\n    D().m()\n",
+    })
+    index_repository(root, workers=1)
+    (root / "mid.py").write_text("from bases import A, B\n\n\nclass C(B):\n    pass\n")
+    index_repository(root, workers=1)
+    assert_same_as_full(root, tmp_path / "full")
+
+
+def test_an_attribute_typed_in_a_base_follows_its_change(tmp_path):
+    """self.conn set in the base's __init__ types sub.conn in another file; a change of its class there re-resolves."""
+    root = write_tree(tmp_path / "repo", {
+        "conns.py": "class Conn:\n    def send(self):\n        pass\n\n\nclass Other:\n    def send(self):\n        pass\n",
+        "base.py": "from conns import Conn, Other\n\n\nclass Base:\n    def __init__(self):\n        self.conn = Conn()\n",
+        "sub.py": "from base import Base\n\n\nclass Sub(Base):\n    pass\n",
+        "user.py": "from sub import Sub\n\n\ndef go():\n    Sub().conn.send()\n",
+    })
+    index_repository(root, workers=1)
+    (root / "base.py").write_text("from conns import Conn, Other\n\n\nclass Base:\n    def __init__(self):\n        self.conn = Other()\n")
+    index_repository(root, workers=1)
+    assert_same_as_full(root, tmp_path / "full")

@@ -49,8 +49,8 @@ def test_every_parsed_language_has_its_family_rules():
 def test_a_language_without_rules_gets_the_neutral_defaults():
     rules = rules_for("cobol")
     assert rules is DEFAULT_RULES
-    assert rules.module_bindings("acme/billing/ledger", None) == ("ledger",)
-    assert rules.module_bindings("acme/billing", "bill") == ("bill",)
+    assert rules.module_bindings("acme/billing/ledger", None) == (("ledger", "acme/billing/ledger"),)
+    assert rules.module_bindings("acme/billing", "bill") == (("bill", "acme/billing"),)
     assert not rules.builtins and rules.submodule_spec("x") is None and rules.is_public("x", "function", str)
 
 

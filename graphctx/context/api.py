@@ -98,10 +98,11 @@ def search(graphs: GraphCache, query: str, kind: str | None = None, limit: int =
 
 
 def export(graphs: GraphCache, fmt: str = "json", *, around: str | None = None, file: str | None = None, depth: int | None = None,
-           edge_kinds: str | None = None, max_nodes: int | None = None) -> tuple[Selection, str]:
+           edge_kinds: str | None = None, max_nodes: int | None = None, external: bool | None = None) -> tuple[Selection, str]:
     """The graph, or the neighbourhood of `around` out to `depth` hops (default 1), as node-link
     JSON, GraphML, a Mermaid flowchart or a self-contained HTML page; `edge_kinds` ("calls,inherits")
-    limits the edges followed and shown, `max_nodes` overrides a picture's cap."""
+    limits the edges followed and shown, `max_nodes` overrides a picture's cap, `external` adds (or
+    leaves out) the names outside the repository and the unresolved calls as `ext:` nodes."""
     if depth is not None and around is None:
         raise InvalidRequest("depth needs an entity to count hops from: pass --around ENTITY with --depth")
     if file is not None and around is None:
@@ -112,5 +113,5 @@ def export(graphs: GraphCache, fmt: str = "json", *, around: str | None = None, 
     g = graphs.get()
     entity_id = lookup.resolve_entity(g, around, file) if around is not None else None
     return exports.export(g, fmt, around=entity_id, depth=depth, edge_kinds=kinds, max_nodes=max_nodes,
-                          title=g.root.name)
+                          title=g.root.name, external=external)
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from graphctx.graph.snapshot import Snapshot, SnapshotError
 from graphctx.index import resolution, store
-from graphctx.index.dependencies import defined_names, names_of
+from graphctx.index.dependencies import attribute_owners, defined_names, names_of, subclass_names
 from graphctx.index.languages import RULES, package_languages
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
@@ -100,7 +100,8 @@ class Generation:
             kept = self.entry
             self.keys = RowKeys(kept.entity_keys, kept.external_keys, *last) if kept is not None else RowKeys(
                 reads.entity_keys(conn), reads.external_keys(conn), *last)  # (a no-op run reads none of this)
-            delta = self._delta(deleted)
+            # A class whose bases or members changed changes what every class below it inherits.
+            delta = subclass_names(self._delta(deleted), reads.inheritance_names(conn))
             previous = reads.entity_keys(conn, [*deleted, *self.changed])
             removed_rowids = list(previous.values())
             writes.delete_files(conn, [*deleted, *self.changed])
@@ -233,9 +234,8 @@ class Generation:
         while frontier:
             found: set[str] = set()
             for path in reads.paths_referring_to(self.conn, frontier):
-                for scope, variable, type_name, _line in json.loads(reads.attribute_types(self.conn, path) or "[]"):
-                    if variable.startswith("self.") and not frontier.isdisjoint(type_name.split(".")):
-                        found.update(p for p in scope.split(".") if p)
+                rows = json.loads(reads.attribute_types(self.conn, path) or "[]")
+                found |= attribute_owners(frontier, [(scope, variable, value) for scope, variable, value, _line in rows])
             frontier = found - delta
             delta |= frontier
         return delta
@@ -253,6 +253,9 @@ def module_names(path: str) -> set[str]:
 
 
 def _attribute_types(facts: FileFacts) -> str:
-    """The bindings of `self.x` attributes as JSON rows: what _through_attributes follows across files."""
-    return json.dumps([[b.scope, b.variable, b.type_name, b.line] for b in facts.bindings if b.variable.startswith("self.")],
-                      separators=(",", ":"))
+    """What `self.x` attributes hold, as JSON rows: the bindings (`self.x = Widget()`, `self.x: Widget`)
+    and the value flows into them (`self.x = make()`, `self.x = self.handle`), what
+    _through_attributes follows across files."""
+    rows = [[b.scope, b.variable, b.type_name, b.line] for b in facts.bindings if b.variable.startswith("self.")]
+    rows += [[f.scope, f.target, f.source, f.line] for f in facts.flows if f.target.startswith("self.")]
+    return json.dumps(rows, separators=(",", ":"))

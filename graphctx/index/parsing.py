@@ -6,7 +6,6 @@ source lines cut from the same bytes; see fulltext.py) and the names its resolut
 
 from __future__ import annotations
 
-import json
 import posixpath
 import zlib
 from collections.abc import Callable, Iterator

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Query, QueryCursor
 
-from graphctx.parse import languages
+from graphctx.parse import flowfacts, languages
+from graphctx.parse import flows as flow
 from graphctx.parse.facts import RETURN, Base, Binding, Call, Definition, FileFacts, Import, TypeRef
 
 CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"})
@@ -61,14 +62,30 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
         return scope
 
     seen_refs: set[tuple[str, str]] = set()
-    calls: dict[int, Call] = {}  # by the called name's position: one call each
+    calls: dict = {}  # by the called name's position (or the implying node's): one call each
+    words = flow.vocabulary(language)
     for _, caps in matches:
         if "call" in caps:
+            if "call.callee" in caps:  # d[k](), make()(): no name, only a path
+                node = caps["call.callee"][0]
+                found = flowfacts.paths(node, words) if words else []
+                calls[("callee", node.start_byte, node.end_byte)] = Call(_qname(scope_at(node)), "", None, node.start_point[0] + 1,
+                                              callee=found[0] if len(found) == 1 else "",
+                                              args=flowfacts.arguments(caps["call"][0], words))
+                continue
             name = caps["call.name"][0]
             receiver = caps.get("call.receiver")
             if receiver or name.start_byte not in calls:  # a pattern that sees the receiver wins
-                calls[name.start_byte] = Call(_qname(scope_at(name)), _text(name),
-                                              _receiver(receiver[0]) if receiver else None, name.start_point[0] + 1)
+                call = Call(_qname(scope_at(name)), _text(name), _receiver(receiver[0]) if receiver else None,
+                            name.start_point[0] + 1, args=flowfacts.arguments(caps["call"][0], words))
+                if call.receiver == "?" and words:
+                    found = flowfacts.paths(caps["call"][0].child_by_field_name("function"), words)
+                    call.callee = found[0] if len(found) == 1 else ""
+                if receiver and words and name.start_byte not in calls:  # ls.append(f): f is in ls
+                    flowfacts.container_adds(facts, call, receiver[0], caps["call"][0], words)
+                calls[name.start_byte] = call
+        elif words is not None and any(key.startswith("flow.") for key in caps):
+            flowfacts.add(facts, caps, scope_at, words, calls)
         elif "import" in caps:
             _add_import(facts, caps)
         elif "inherits" in caps or "implements" in caps:

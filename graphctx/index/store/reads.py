@@ -48,7 +48,7 @@ def file_facts(conn: sqlite3.Connection, path: str) -> bytes | None:
 
 
 def attribute_types(conn: sqlite3.Connection, path: str) -> str | None:
-    """The evident types of a file's attributes as stored (JSON [scope, "self.x", type, line] rows)."""
+    """What a file's attributes hold as stored (JSON [scope, "self.x", type or flow source, line] rows)."""
     row = conn.execute("SELECT attribute_types FROM files WHERE path=?", (path,)).fetchone()
     return row[0] if row else None
 
@@ -71,6 +71,21 @@ def definitions(conn: sqlite3.Connection) -> list[tuple[str, str, str, str, str,
     """(id, kind, name, qualified_name, path, language) of every entity but files: what names resolve to."""
     return conn.execute(
         "SELECT id, kind, name, qualified_name, path, language FROM entities WHERE kind != 'file'").fetchall()
+
+
+def edges_outside(conn: sqlite3.Connection) -> list[tuple[str, str, str, str, float]]:
+    """(source, target, kind, resolution, confidence) of every edge to a name outside the repository
+    or a call left unresolved (an `ext:` target), in a fixed order."""
+    return conn.execute("SELECT source, target, kind, resolution, confidence FROM edges WHERE target LIKE 'ext:%'"
+                        " ORDER BY source, target, kind").fetchall()
+
+
+def inheritance_names(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """(subclass name, base name) of every inherits and implements edge between repository entities."""
+    return conn.execute(
+        "SELECT s.name, t.name FROM edge_keys e JOIN entities s ON s.rowid = e.source"
+        " JOIN entities t ON e.target > 0 AND t.rowid = e.target"
+        " WHERE e.kind IN (SELECT code FROM edge_kinds WHERE name IN ('inherits', 'implements'))").fetchall()
 
 
 def inheritance_edges(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
