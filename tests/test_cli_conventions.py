@@ -25,9 +25,9 @@ PROJECT = {
     "shop/cart.py": "from shop.pricing import total\n\n\nclass Cart:\n    def checkout(self):\n        return total([1])\n",
     "shop/pricing.py": "def total(items):\n    return sum(items)\n\n\ndef unused():\n    return 0\n",
     "tests/test_cart.py": "from shop.cart import Cart\n\n\ndef test_checkout():\n    assert Cart().checkout() == 1\n",
-    "native/fast.c": "int fast(void) { return 1; }\n",
-    "native/fast.h": "int fast(void);\n",
-    "scripts/tool.rb": "puts 1\n",
+    "native/fast.pl": "sub fast { return 1; }\n",
+    "native/fast.pm": "sub fast;\n",
+    "scripts/tool.ex": "IO.puts 1\n",
     "vendor/dep.py": "def dep():\n    return 1\n",
     "web/app.min.js": "var a=1;\n",
     "README.md": "# Shop\n\nNot code: not counted.\n",
@@ -229,22 +229,22 @@ def test_unusable_indexes_and_folders(tmp_path):
 
 def test_stats_and_the_index_summary_count_what_was_skipped(indexed):
     repo, run = indexed
-    assert run.stdout.strip().endswith("; skipped 5 files (no parser: c 2, ruby 1; minified 1; vendored 1)")
+    assert run.stdout.strip().endswith("; skipped 5 files (no parser: perl 2, elixir 1; minified 1; vendored 1)")
     stats = json.loads(ok("stats", "--json", cwd=repo).stdout)
-    assert stats["skipped_languages"] == {"c": 2, "ruby": 1}
+    assert stats["skipped_languages"] == {"perl": 2, "elixir": 1}
     assert stats["skipped"] == {"no parser": 3, "minified": 1, "vendored": 1}
     assert stats["skipped_files"] == [["web/app.min.js", "minified", "by name: it matches a default exclude pattern"]]
     text = ok("stats", cwd=repo).stdout
-    assert "skipped, no parser: c 2, ruby 1" in text
+    assert "skipped, no parser: perl 2, elixir 1" in text
     assert "skipped: minified 1, vendored 1" in text
     assert "web/app.min.js: minified" in text
 
 
 @pytest.mark.parametrize("path, expected", [
-    ("native/fast.c", "native/fast.c is in c, a language graphctx does not parse yet; it parses python, javascript, "
-                      "typescript, go, rust and java"),
-    ("fast.h", "native/fast.h is in c, a language graphctx does not parse yet"),
-    ("lib/never_seen.rb", "lib/never_seen.rb is in ruby, a language graphctx does not parse yet"),
+    ("native/fast.pl", "native/fast.pl is in perl, a language graphctx does not parse yet; it parses python, javascript, "
+                      "typescript, go, rust, java, c, cpp and csharp"),
+    ("fast.pm", "native/fast.pm is in perl, a language graphctx does not parse yet"),
+    ("lib/never_seen.ex", "lib/never_seen.ex is in elixir, a language graphctx does not parse yet"),
     ("vendor/dep.py", "vendor/dep.py was not indexed: vendored"),
     ("web/app.min.js", "web/app.min.js was not indexed: minified"),
 ])
@@ -262,14 +262,14 @@ def test_file_tool_over_mcp_names_the_unsupported_language(repo):
 
     async def go():
         async with Client(server) as client:
-            return await client.call_tool("get_file_context", {"file": "native/fast.c"})
+            return await client.call_tool("get_file_context", {"file": "native/fast.pl"})
 
     try:
         result = anyio.run(go)
     finally:
         server.graphctx_state.fresh.stop()
     assert result.is_error
-    assert "is in c, a language graphctx does not parse yet" in result.content[0].text
+    assert "is in perl, a language graphctx does not parse yet" in result.content[0].text
 
 
 def test_many_minified_files_make_one_line_and_quiet_none(tmp_path):

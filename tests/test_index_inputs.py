@@ -183,26 +183,26 @@ def test_vendored_folders_are_skipped(tree):
 
 def test_languages_without_a_parser_are_counted_not_dropped(tree):
     root = tree({
-        "app.py": GOOD, "native/a.c": "int a;\n", "native/a.h": "int a;\n", "native/b.c": "int b;\n",
-        "lib/tool.rb": "puts 1\n", "README.md": "# docs are not code\n", "data.json": "{}\n",
-        "vendor/dep.rb": "puts 2\n",  # vendored first: it would be skipped whatever its language
+        "app.py": GOOD, "native/a.pl": "my $a;\n", "native/a.pm": "my $a;\n", "native/b.pl": "my $b;\n",
+        "lib/tool.ex": "IO.puts 1\n", "README.md": "# docs are not code\n", "data.json": "{}\n",
+        "vendor/dep.ex": "IO.puts 2\n",  # vendored first: it would be skipped whatever its language
     })
     result = index_repository(root, workers=1)
     reasons, languages = tally(result.skipped)
-    assert languages == {"c": 3, "ruby": 1}
+    assert languages == {"perl": 3, "elixir": 1}
     assert reasons == {"no parser": 4, "vendored": 1}
-    assert "skipped 5 files (no parser: c 3, ruby 1; vendored 1)" in result.summary()
+    assert "skipped 5 files (no parser: perl 3, elixir 1; vendored 1)" in result.summary()
     stats = api.stats(root)
-    assert stats.skipped_languages == {"c": 3, "ruby": 1} and stats.skipped == {"no parser": 4, "vendored": 1}
+    assert stats.skipped_languages == {"perl": 3, "elixir": 1} and stats.skipped == {"no parser": 4, "vendored": 1}
     assert stats.skipped_files == []  # counted, not listed: only per-file reasons are listed
 
 
 def test_skips_are_those_of_the_last_run(tree):
     minified = "var a=function(){return 1};" * 400
-    root = tree({"app.py": GOOD, "tool.rb": "puts 1\n", "bundle.js": minified})
+    root = tree({"app.py": GOOD, "tool.ex": "IO.puts 1\n", "bundle.js": minified})
     index_repository(root, workers=1)
     assert [path for path, _, _ in api.stats(root).skipped_files] == ["bundle.js"]
-    (root / "tool.rb").unlink()
+    (root / "tool.ex").unlink()
     (root / "bundle.js").write_text("function f() { return 1; }\n")
     result = index_repository(root, workers=1)
     assert result.skipped == [] and api.stats(root).skipped == {}

@@ -83,6 +83,8 @@ class FileScope:
             files = self.table.modules.resolve(self.path, imp.module)
             dotted = imp.module.replace("::", ".").replace("/", ".").strip(".")
             if imp.wildcard:
+                if not files:  # C's <stdio.h>, Go's `. "fmt"`: everything of something outside the repository
+                    self._add(self.path, external_id(dotted), "imports", "external", 1.0, imp.line)
                 for path in files:
                     self._add(self.path, path, "imports", "import", 1.0, imp.line)
                     for qualified, sym in self.table.file_defs.get(path, {}).items():

@@ -264,7 +264,9 @@ def _type_name(node: Node) -> str:
 
 
 def _strip_quotes(text: str) -> str:
-    return text[1:-1] if len(text) >= 2 and text[0] in "\"'`" and text[-1] == text[0] else text
+    if len(text) >= 2 and (text[0] in "\"'`" and text[-1] == text[0] or text[0] + text[-1] == "<>"):  # C's <stdio.h>
+        return text[1:-1]
+    return text
 
 
 def _text(node: Node) -> str:

@@ -30,6 +30,10 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec("go", "tree_sitter_go", "language", (".go",)),
     LanguageSpec("rust", "tree_sitter_rust", "language", (".rs",)),
     LanguageSpec("java", "tree_sitter_java", "language", (".java",)),
+    LanguageSpec("c", "tree_sitter_c", "language", (".c", ".h")),
+    # C++ shares C's include rules; a .h header is read as C.
+    LanguageSpec("cpp", "tree_sitter_cpp", "language", (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".ipp"), "c"),
+    LanguageSpec("csharp", "tree_sitter_c_sharp", "language", (".cs",)),
 )
 
 _BY_EXTENSION = {ext: spec for spec in LANGUAGES for ext in spec.extensions}
@@ -39,15 +43,13 @@ _FAMILY = {spec.name: spec.family or spec.name for spec in LANGUAGES}
 # Programming languages graphctx has no parser for yet, by extension: their files are counted and
 # reported as skipped, never dropped in silence. Data and markup files (.json, .md, ...) are not code.
 UNPARSED: dict[str, str] = {
-    ".c": "c", ".h": "c",
-    ".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".c++": "c++", ".hh": "c++", ".hpp": "c++", ".hxx": "c++",
-    ".cs": "c#", ".m": "objective-c", ".mm": "objective-c", ".swift": "swift",
-    ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".groovy": "groovy", ".clj": "clojure",
-    ".rb": "ruby", ".php": "php", ".pl": "perl", ".pm": "perl", ".lua": "lua", ".r": "r", ".jl": "julia",
+    ".m": "objective-c", ".mm": "objective-c", ".groovy": "groovy", ".clj": "clojure",
+    ".pl": "perl", ".pm": "perl", ".r": "r", ".jl": "julia",
     ".dart": "dart", ".ex": "elixir", ".exs": "elixir", ".erl": "erlang", ".hs": "haskell",
     ".ml": "ocaml", ".mli": "ocaml", ".fs": "f#", ".zig": "zig", ".nim": "nim",
-    ".vue": "vue", ".svelte": "svelte", ".sh": "shell", ".bash": "shell", ".ps1": "powershell",
+    ".vue": "vue", ".svelte": "svelte", ".zsh": "shell", ".fish": "shell", ".ps1": "powershell",
     ".sql": "sql", ".f90": "fortran", ".pas": "pascal", ".sol": "solidity",
+    ".rb": "ruby", ".php": "php", ".kt": "kotlin", ".swift": "swift", ".scala": "scala", ".sh": "shell", ".lua": "lua",
 }
 
 

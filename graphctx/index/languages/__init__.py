@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from graphctx.index.languages.base import LanguageRules, Manifest, ModuleIndex
+from graphctx.index.languages.c import CRules
+from graphctx.index.languages.csharp import CSharpRules
 from graphctx.index.languages.go import GoRules
 from graphctx.index.languages.java import JavaRules
 from graphctx.index.languages.javascript import JavaScriptRules
@@ -18,7 +20,9 @@ from graphctx.parse.languages import LANGUAGES, family
 
 # One per family. Manifests are read in this order, so the first project name found is Python's,
 # then package.json's, Cargo.toml's and go.mod's.
-RULES: tuple[LanguageRules, ...] = (PythonRules(), JavaScriptRules(), RustRules(), GoRules(), JavaRules())
+RULES: tuple[LanguageRules, ...] = (
+    PythonRules(), JavaScriptRules(), RustRules(), GoRules(), JavaRules(), CRules(), CSharpRules(),
+)
 DEFAULT_RULES = LanguageRules()  # a language without rules: nothing beyond the language-neutral defaults
 _BY_FAMILY = {rules.family: rules for rules in RULES}
 

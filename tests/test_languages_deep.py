@@ -1,0 +1,348 @@
+"""Golden tests for the languages beyond the first six (C, C++, C#, Ruby, PHP, Kotlin, Swift,
+Scala, Bash and Lua): each small project under tests/fixtures/<language>/ is indexed and its
+entities and edges are compared with sets checked by hand against what the code means, in the
+format of test_languages.py. Each fixture has a cross-file call, an import, inheritance where the
+language has it, an ambiguous call, an external call and a test."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_languages import Golden, Indexed, _named, index_fixture
+
+
+# ---------------------------------------------------------------- c
+
+C = Golden(
+    "c",
+    entities="""
+        src/log.c                       file
+        src/log.c::flush                function
+        src/main.c                      file
+        src/main.c::main                function
+        src/shape.c                     file
+        src/shape.c::shape_distance     function
+        src/shape.c::shape_area         function
+        src/shape.h                     file
+        src/shape.h::shape              struct
+        src/vec.c                       file
+        src/vec.c::vec_add              function
+        src/vec.c::vec_len              function
+        src/vec.c::flush                function
+        src/vec.h                       file
+        src/vec.h::VEC_EPSILON          constant
+        src/vec.h::Vec                  struct
+        tests/test_vec.c                file
+        tests/test_vec.c::test_vec_add  function
+        tests/test_vec.c::main          function
+    """,
+    edges="""
+        # calls
+        src/log.c::flush                ext:fputs                       calls external
+        src/main.c::main                ext:printf                      calls external
+        src/main.c::main                src/log.c::flush                calls ambiguous
+        src/main.c::main                src/shape.c::shape_distance     calls import
+        src/main.c::main                src/vec.c::flush                calls ambiguous
+        src/shape.c::shape_area         ext:?.area                      calls external
+        src/shape.c::shape_distance     src/vec.c::vec_add              calls import
+        src/shape.c::shape_distance     src/vec.c::vec_len              calls import
+        src/vec.c::flush                ext:fflush                      calls external
+        src/vec.c::vec_len              ext:sqrt                        calls external
+        tests/test_vec.c::main          tests/test_vec.c::test_vec_add  calls exact
+        tests/test_vec.c::test_vec_add  ext:assert                      calls external
+        tests/test_vec.c::test_vec_add  src/vec.c::vec_add              calls import
+        # imports
+        src/log.c                       ext:stdio.h                     imports external
+        src/main.c                      ext:stdio.h                     imports external
+        src/main.c                      src/shape.c                     imports import
+        src/main.c                      src/shape.h                     imports import
+        src/shape.c                     src/shape.h                     imports import
+        src/shape.c                     src/vec.c                       imports import
+        src/shape.c                     src/vec.h                       imports import
+        src/shape.h                     src/vec.c                       imports import
+        src/shape.h                     src/vec.h                       imports import
+        src/vec.c                       ext:math.h                      imports external
+        src/vec.c                       ext:stdio.h                     imports external
+        src/vec.c                       src/vec.h                       imports import
+        tests/test_vec.c                ext:assert.h                    imports external
+        tests/test_vec.c                src/vec.c                       imports import
+        tests/test_vec.c                src/vec.h                       imports import
+        # tests
+        tests/test_vec.c                src/vec.c                       tests import
+        tests/test_vec.c                src/vec.h                       tests import
+        tests/test_vec.c::test_vec_add  src/vec.c::vec_add              tests import
+    """,
+    references="""
+        src/main.c::main  src/shape.h::shape  import
+        src/shape.c::shape_area  src/shape.h::shape  import
+        src/shape.c::shape_distance  src/shape.h::shape  import
+        src/shape.c::shape_distance  src/vec.h::Vec  import
+        src/shape.h  src/shape.h::shape  exact
+        src/shape.h::shape  src/vec.h::Vec  import
+        src/vec.c::vec_add  src/vec.h::Vec  import
+        src/vec.c::vec_len  src/vec.h::Vec  import
+        src/vec.h  src/vec.h::Vec  exact
+        tests/test_vec.c::test_vec_add  src/vec.h::Vec  import
+    """,
+    ambiguous=(
+        ("src/main.c::main", "flush", frozenset({"src/log.c::flush", "src/vec.c::flush"})),
+    ),
+    docs=(
+        ("src/log.c::flush", "Writes buffered log lines out."),
+        ("src/vec.c::vec_add", "Adds two vectors component by component."),
+        ("src/vec.h", "Two-dimensional vectors."),
+        ("src/vec.h::Vec", "A point or a displacement in the plane."),
+    ),
+)
+
+# ---------------------------------------------------------------- cpp
+
+CPP = Golden(
+    "cpp",
+    entities="""
+        include/geo/circle.hpp                        file
+        include/geo/circle.hpp::Circle                class
+        include/geo/shape.hpp                         file
+        include/geo/shape.hpp::Shape                  class
+        include/geo/square.hpp                        file
+        include/geo/square.hpp::Square                class
+        include/geo/square.hpp::Square.Square         method
+        include/geo/square.hpp::Square.area           method
+        src/canvas.cpp                                file
+        src/canvas.cpp::Canvas                        class
+        src/canvas.cpp::Canvas.add                    method
+        src/canvas.cpp::Canvas.total                  method
+        src/canvas.cpp::main                          function
+        src/circle.cpp                                file
+        src/circle.cpp::Circle.Circle                 method
+        src/circle.cpp::Circle.area                   method
+        src/circle.cpp::Circle.unit                   method
+        src/shape.cpp                                 file
+        src/shape.cpp::Shape.describe                 method
+        tests/test_circle.cpp                         file
+        tests/test_circle.cpp::test_unit_circle_area  function
+        tests/test_circle.cpp::main                   function
+    """,
+    edges="""
+        # calls
+        src/canvas.cpp::Canvas.add                    ext:?.push_back                               calls external
+        src/canvas.cpp::Canvas.total                  include/geo/square.hpp::Square.area           calls ambiguous
+        src/canvas.cpp::Canvas.total                  src/circle.cpp::Circle.area                   calls ambiguous
+        src/canvas.cpp::main                          ext:std.printf                                calls external
+        src/canvas.cpp::main                          include/geo/circle.hpp::Circle                calls import
+        src/canvas.cpp::main                          include/geo/square.hpp::Square                calls import
+        src/canvas.cpp::main                          src/canvas.cpp::Canvas.add                    calls inferred
+        src/canvas.cpp::main                          src/canvas.cpp::Canvas.total                  calls inferred
+        src/circle.cpp::Circle.unit                   src/circle.cpp::Circle.Circle                 calls exact
+        src/shape.cpp::Shape.describe                 ext:area                                      calls unresolved
+        src/shape.cpp::Shape.describe                 ext:std.to_string                             calls external
+        tests/test_circle.cpp::main                   tests/test_circle.cpp::test_unit_circle_area  calls exact
+        tests/test_circle.cpp::test_unit_circle_area  ext:?.empty                                   calls external
+        tests/test_circle.cpp::test_unit_circle_area  ext:assert                                    calls external
+        tests/test_circle.cpp::test_unit_circle_area  src/circle.cpp::Circle.area                   calls inferred
+        tests/test_circle.cpp::test_unit_circle_area  src/circle.cpp::Circle.unit                   calls import
+        tests/test_circle.cpp::test_unit_circle_area  src/shape.cpp::Shape.describe                 calls inferred
+        # imports
+        include/geo/circle.hpp                        include/geo/shape.hpp                         imports import
+        include/geo/circle.hpp                        src/shape.cpp                                 imports import
+        include/geo/shape.hpp                         ext:string                                    imports external
+        include/geo/square.hpp                        include/geo/shape.hpp                         imports import
+        include/geo/square.hpp                        src/shape.cpp                                 imports import
+        src/canvas.cpp                                ext:cstdio                                    imports external
+        src/canvas.cpp                                ext:vector                                    imports external
+        src/canvas.cpp                                include/geo/circle.hpp                        imports import
+        src/canvas.cpp                                include/geo/square.hpp                        imports import
+        src/canvas.cpp                                src/circle.cpp                                imports import
+        src/circle.cpp                                include/geo/circle.hpp                        imports import
+        src/shape.cpp                                 include/geo/shape.hpp                         imports import
+        tests/test_circle.cpp                         ext:cassert                                   imports external
+        tests/test_circle.cpp                         include/geo/circle.hpp                        imports import
+        tests/test_circle.cpp                         src/circle.cpp                                imports import
+        # inherits
+        include/geo/circle.hpp::Circle                include/geo/shape.hpp::Shape                  inherits import
+        include/geo/square.hpp::Square                include/geo/shape.hpp::Shape                  inherits import
+        # tests
+        tests/test_circle.cpp                         include/geo/circle.hpp                        tests import
+        tests/test_circle.cpp                         src/circle.cpp                                tests import
+        tests/test_circle.cpp::test_unit_circle_area  src/circle.cpp::Circle.area                   tests inferred
+        tests/test_circle.cpp::test_unit_circle_area  src/circle.cpp::Circle.unit                   tests import
+        tests/test_circle.cpp::test_unit_circle_area  src/shape.cpp::Shape.describe                 tests inferred
+    """,
+    extra_contains="""
+        include/geo/circle.hpp::Circle  src/circle.cpp::Circle.Circle  same-scope
+        include/geo/circle.hpp::Circle  src/circle.cpp::Circle.area  same-scope
+        include/geo/circle.hpp::Circle  src/circle.cpp::Circle.unit  same-scope
+        include/geo/shape.hpp::Shape  src/shape.cpp::Shape.describe  same-scope
+    """,
+    references="""
+        src/canvas.cpp::Canvas  include/geo/shape.hpp::Shape  heuristic
+        src/canvas.cpp::Canvas.add  include/geo/shape.hpp::Shape  heuristic
+        src/canvas.cpp::main  src/canvas.cpp::Canvas  exact
+        tests/test_circle.cpp::test_unit_circle_area  include/geo/circle.hpp::Circle  import
+    """,
+    ambiguous=(
+        ("src/canvas.cpp::Canvas.total", "area", frozenset({"include/geo/square.hpp::Square.area", "src/circle.cpp::Circle.area"})),
+    ),
+    docs=(
+        ("include/geo/shape.hpp", "Shapes in the plane."),
+        ("include/geo/shape.hpp::Shape", "Anything with an area."),
+        ("src/canvas.cpp::Canvas", "Holds shapes and sums their areas."),
+        ("src/circle.cpp::Circle.area", "pi r squared"),
+    ),
+)
+
+# ---------------------------------------------------------------- csharp
+
+CSHARP = Golden(
+    "csharp",
+    entities="""
+        src/Billing/Invoice.cs                              file
+        src/Billing/Invoice.cs::Invoice                     class
+        src/Billing/Invoice.cs::Invoice.Add                 method
+        src/Billing/Invoice.cs::Invoice.Total               method
+        src/Billing/Invoice.cs::Invoice.Round               method
+        src/Billing/Ledger.cs                               file
+        src/Billing/Ledger.cs::Ledger                       class
+        src/Billing/Ledger.cs::Ledger.Record                method
+        src/Billing/Ledger.cs::Ledger.Flush                 method
+        src/Shapes/Circle.cs                                file
+        src/Shapes/Circle.cs::Circle                        class
+        src/Shapes/Circle.cs::Circle.Tolerance              constant
+        src/Shapes/Circle.cs::Circle.Circle                 method
+        src/Shapes/Circle.cs::Circle.Area                   method
+        src/Shapes/Circle.cs::Circle.Unit                   method
+        src/Shapes/IDescribable.cs                          file
+        src/Shapes/IDescribable.cs::IDescribable            interface
+        src/Shapes/IDescribable.cs::IDescribable.Describe   method
+        src/Shapes/Shape.cs                                 file
+        src/Shapes/Shape.cs::Shape                          class
+        src/Shapes/Shape.cs::Shape.Area                     method
+        src/Shapes/Shape.cs::Shape.Describe                 method
+        tests/InvoiceTests.cs                               file
+        tests/InvoiceTests.cs::InvoiceTests                 class
+        tests/InvoiceTests.cs::InvoiceTests.TotalSumsAreas  method
+    """,
+    edges="""
+        # calls
+        src/Billing/Invoice.cs::Invoice                     ext:List                                  calls external
+        src/Billing/Invoice.cs::Invoice                     src/Billing/Ledger.cs::Ledger             calls same-scope
+        src/Billing/Invoice.cs::Invoice.Add                 src/Billing/Ledger.cs::Ledger.Record      calls inferred
+        src/Billing/Invoice.cs::Invoice.Add                 src/Shapes/Shape.cs::Shape.Describe       calls inferred
+        src/Billing/Invoice.cs::Invoice.Round               ext:System.Math.Round                     calls external
+        src/Billing/Invoice.cs::Invoice.Total               src/Billing/Invoice.cs::Invoice.Round     calls exact
+        src/Billing/Invoice.cs::Invoice.Total               src/Shapes/Circle.cs::Circle.Area         calls ambiguous
+        src/Billing/Invoice.cs::Invoice.Total               src/Shapes/Shape.cs::Shape.Area           calls ambiguous
+        src/Billing/Ledger.cs::Ledger.Record                src/Billing/Ledger.cs::Ledger.Flush       calls exact
+        src/Shapes/Circle.cs::Circle.Unit                   src/Shapes/Circle.cs::Circle.Circle       calls exact
+        src/Shapes/Shape.cs::Shape.Describe                 ext:GetType                               calls external
+        src/Shapes/Shape.cs::Shape.Describe                 src/Shapes/Shape.cs::Shape.Area           calls exact
+        tests/InvoiceTests.cs::InvoiceTests.TotalSumsAreas  ext:?.Equal                               calls external
+        tests/InvoiceTests.cs::InvoiceTests.TotalSumsAreas  src/Billing/Invoice.cs::Invoice           calls import
+        tests/InvoiceTests.cs::InvoiceTests.TotalSumsAreas  src/Billing/Invoice.cs::Invoice.Add       calls inferred
+        tests/InvoiceTests.cs::InvoiceTests.TotalSumsAreas  src/Billing/Invoice.cs::Invoice.Total     calls inferred
+        tests/InvoiceTests.cs::InvoiceTests.TotalSumsAreas  src/Shapes/Circle.cs::Circle.Unit         calls import
+        # imports
+        src/Billing/Invoice.cs                              ext:System.Collections.Generic            imports external
+        src/Billing/Invoice.cs                              src/Shapes/Circle.cs                      imports import
+        src/Billing/Invoice.cs                              src/Shapes/IDescribable.cs                imports import
+        src/Billing/Invoice.cs                              src/Shapes/Shape.cs                       imports import
+        src/Shapes/Circle.cs                                ext:System                                imports external
+        tests/InvoiceTests.cs                               ext:Xunit                                 imports external
+        tests/InvoiceTests.cs                               src/Billing/Invoice.cs                    imports import
+        tests/InvoiceTests.cs                               src/Billing/Ledger.cs                     imports import
+        tests/InvoiceTests.cs                               src/Shapes/Circle.cs                      imports import
+        tests/InvoiceTests.cs                               src/Shapes/IDescribable.cs                imports import
+        tests/InvoiceTests.cs                               src/Shapes/Shape.cs                       imports import
+        # inherits
+        src/Shapes/Circle.cs::Circle                        src/Shapes/Shape.cs::Shape                inherits same-scope
+        # implements
+        src/Shapes/Shape.cs::Shape                          src/Shapes/IDescribable.cs::IDescribable  implements same-scope
+        # tests
+        tests/InvoiceTests.cs                               src/Billing/Invoice.cs                    tests import
+        tests/InvoiceTests.cs                               src/Billing/Ledger.cs                     tests import
+        tests/InvoiceTests.cs                               src/Shapes/Circle.cs                      tests import
+        tests/InvoiceTests.cs                               src/Shapes/IDescribable.cs                tests import
+        tests/InvoiceTests.cs                               src/Shapes/Shape.cs                       tests import
+        tests/InvoiceTests.cs::InvoiceTests.TotalSumsAreas  src/Billing/Invoice.cs::Invoice           tests import
+        tests/InvoiceTests.cs::InvoiceTests.TotalSumsAreas  src/Billing/Invoice.cs::Invoice.Add       tests inferred
+        tests/InvoiceTests.cs::InvoiceTests.TotalSumsAreas  src/Billing/Invoice.cs::Invoice.Total     tests inferred
+        tests/InvoiceTests.cs::InvoiceTests.TotalSumsAreas  src/Shapes/Circle.cs::Circle.Unit         tests import
+    """,
+    references="""
+        src/Billing/Invoice.cs::Invoice  src/Billing/Ledger.cs::Ledger  same-scope
+        src/Billing/Invoice.cs::Invoice  src/Shapes/Shape.cs::Shape  import
+        src/Billing/Invoice.cs::Invoice.Add  src/Shapes/Shape.cs::Shape  import
+        src/Shapes/Circle.cs::Circle.Unit  src/Shapes/Circle.cs::Circle.Circle  exact
+        tests/InvoiceTests.cs::InvoiceTests.TotalSumsAreas  src/Billing/Invoice.cs::Invoice  import
+    """,
+    ambiguous=(
+        ("src/Billing/Invoice.cs::Invoice.Total", "Area", frozenset({"src/Shapes/Circle.cs::Circle.Area", "src/Shapes/Shape.cs::Shape.Area"})),
+    ),
+    docs=(
+        ("src/Billing/Invoice.cs::Invoice", "Prices painted shapes by their area."),
+        ("src/Shapes/Shape.cs::Shape", "<summary>Anything with an area.</summary>"),
+    ),
+)
+
+GOLDENS = [C, CPP, CSHARP]
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory) -> dict[str, Indexed]:
+    base = tmp_path_factory.mktemp("languages")
+    return {golden.language: index_fixture(golden.language, base) for golden in GOLDENS}
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
+def test_fixture_parses_cleanly(golden: Golden, indexed):
+    assert indexed[golden.language].errors == {}
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
+def test_entities(golden: Golden, indexed):
+    assert indexed[golden.language].entities == golden.entity_set()
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
+def test_edges(golden: Golden, indexed):
+    found = indexed[golden.language].edge_set()
+    expected = golden.edge_set()
+    assert sorted(found - expected) == [], "unexpected edges"
+    assert sorted(expected - found) == [], "missing edges"
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
+def test_references(golden: Golden, indexed):
+    found = indexed[golden.language].edge_set(("references",))
+    expected = {(s, t, "references", r) for s, t, r in golden.rows(golden.references)}
+    assert sorted(expected - found) == []
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
+def test_docs(golden: Golden, indexed):
+    docs = indexed[golden.language].docs
+    assert {entity_id: docs.get(entity_id) for entity_id, _ in golden.docs} == dict(golden.docs)
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
+def test_every_fixture_has_an_ambiguous_call_kept_ambiguous(golden: Golden, indexed):
+    """A name several files define, called without include, import or type evidence: an edge to
+    each candidate, every one `ambiguous`, and no resolved edge invented for that name."""
+    assert golden.ambiguous, f"{golden.language}: the fixture needs an ambiguous call"
+    edges = indexed[golden.language].edges
+    for caller, name, candidates in golden.ambiguous:
+        to_name = [e for e in edges if e[0] == caller and e[2] == "calls" and _named(e[1], name)]
+        assert {e[1] for e in to_name} == candidates
+        assert {e[3] for e in to_name} == {"ambiguous"}
+        assert sum(e[4] for e in to_name) <= 0.5 + 1e-9
+
+
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
+def test_every_fixture_resolves_a_cross_file_call_an_import_an_external_call_and_a_test(golden: Golden, indexed):
+    edges = indexed[golden.language].edges
+    resolved = {"exact", "import", "same-scope", "inferred"}
+    cross_file = [e for e in edges if e[2] == "calls" and e[3] in resolved and e[0].split("::")[0] != e[1].split("::")[0]]
+    assert cross_file, "a call resolved into another file"
+    assert any(e[2] == "imports" and e[3] == "import" for e in edges), "an import of a repository file"
+    assert any(e[2] == "calls" and e[3] == "external" for e in edges), "an external call"
+    assert any(e[2] == "tests" and "::" in e[0] for e in edges), "a test function linked to what it tests"
