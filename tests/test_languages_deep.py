@@ -284,7 +284,105 @@ CSHARP = Golden(
     ),
 )
 
-GOLDENS = [C, CPP, CSHARP]
+# ---------------------------------------------------------------- ruby
+
+RUBY = Golden(
+    "ruby",
+    entities="""
+        lib/geo/canvas.rb                                             file
+        lib/geo/canvas.rb::Canvas                                     class
+        lib/geo/canvas.rb::Canvas.initialize                          method
+        lib/geo/canvas.rb::Canvas.add_circle                          method
+        lib/geo/canvas.rb::Canvas.total                               method
+        lib/geo/canvas.rb::Canvas.to_json                             method
+        lib/geo/canvas.rb::Report                                     class
+        lib/geo/canvas.rb::Report.line                                method
+        lib/geo/circle.rb                                             file
+        lib/geo/circle.rb::Circle                                     class
+        lib/geo/circle.rb::Circle.initialize                          method
+        lib/geo/circle.rb::Circle.area                                method
+        lib/geo/circle.rb::Circle.unit                                method
+        lib/geo/printable.rb                                          file
+        lib/geo/printable.rb::Printable                               trait
+        lib/geo/printable.rb::Printable.print_to                      method
+        lib/geo/shape.rb                                              file
+        lib/geo/shape.rb::Shape                                       class
+        lib/geo/shape.rb::Shape.describe                              method
+        lib/geo/square.rb                                             file
+        lib/geo/square.rb::Square                                     class
+        lib/geo/square.rb::Square.initialize                          method
+        lib/geo/square.rb::Square.area                                method
+        lib/geo/units.rb                                              file
+        lib/geo/units.rb::Units                                       trait
+        lib/geo/units.rb::Units.round2                                method
+        test/canvas_test.rb                                           file
+        test/canvas_test.rb::CanvasTest                               class
+        test/canvas_test.rb::CanvasTest.test_total_adds_circle_areas  method
+        test/canvas_test.rb::CanvasTest.test_unit_circle_prints       method
+    """,
+    edges="""
+        # calls
+        lib/geo/canvas.rb::Canvas.add_circle                          lib/geo/circle.rb::Circle                 calls import
+        lib/geo/canvas.rb::Canvas.initialize                          lib/geo/canvas.rb::Report                 calls exact
+        lib/geo/canvas.rb::Canvas.to_json                             ext:JSON.generate                         calls external
+        lib/geo/canvas.rb::Canvas.to_json                             lib/geo/canvas.rb::Canvas.total           calls exact
+        lib/geo/canvas.rb::Canvas.total                               ext:?.sum                                 calls external
+        lib/geo/canvas.rb::Canvas.total                               lib/geo/circle.rb::Circle.area            calls ambiguous
+        lib/geo/canvas.rb::Canvas.total                               lib/geo/square.rb::Square.area            calls ambiguous
+        lib/geo/canvas.rb::Report.line                                ext:puts                                  calls external
+        lib/geo/canvas.rb::Report.line                                lib/geo/canvas.rb::Canvas.total           calls heuristic
+        lib/geo/circle.rb::Circle.area                                lib/geo/units.rb::Units.round2            calls import
+        lib/geo/circle.rb::Circle.unit                                ext:new                                   calls external
+        lib/geo/printable.rb::Printable.print_to                      ext:?.puts                                calls external
+        lib/geo/printable.rb::Printable.print_to                      ext:describe                              calls unresolved
+        lib/geo/shape.rb::Shape.describe                              ext:?.class                               calls external
+        lib/geo/shape.rb::Shape.describe                              ext:?.name                                calls external
+        lib/geo/shape.rb::Shape.describe                              ext:area                                  calls unresolved
+        lib/geo/shape.rb::Shape.describe                              ext:format                                calls external
+        lib/geo/units.rb::Units.round2                                ext:?.round                               calls external
+        test/canvas_test.rb::CanvasTest.test_total_adds_circle_areas  ext:assert_in_delta                       calls external
+        test/canvas_test.rb::CanvasTest.test_total_adds_circle_areas  lib/geo/canvas.rb::Canvas                 calls import
+        test/canvas_test.rb::CanvasTest.test_total_adds_circle_areas  lib/geo/canvas.rb::Canvas.add_circle      calls inferred
+        test/canvas_test.rb::CanvasTest.test_total_adds_circle_areas  lib/geo/canvas.rb::Canvas.total           calls inferred
+        test/canvas_test.rb::CanvasTest.test_unit_circle_prints       lib/geo/circle.rb::Circle.unit            calls heuristic
+        test/canvas_test.rb::CanvasTest.test_unit_circle_prints       lib/geo/printable.rb::Printable.print_to  calls heuristic
+        # imports
+        lib/geo/canvas.rb                                             ext:json                                  imports external
+        lib/geo/canvas.rb                                             lib/geo/circle.rb                         imports import
+        lib/geo/canvas.rb                                             lib/geo/square.rb                         imports import
+        lib/geo/circle.rb                                             lib/geo/printable.rb                      imports import
+        lib/geo/circle.rb                                             lib/geo/shape.rb                          imports import
+        lib/geo/circle.rb                                             lib/geo/units.rb                          imports import
+        lib/geo/square.rb                                             lib/geo/shape.rb                          imports import
+        test/canvas_test.rb                                           ext:minitest.autorun                      imports external
+        test/canvas_test.rb                                           lib/geo/canvas.rb                         imports import
+        # inherits
+        lib/geo/circle.rb::Circle                                     lib/geo/printable.rb::Printable           inherits import
+        lib/geo/circle.rb::Circle                                     lib/geo/shape.rb::Shape                   inherits import
+        lib/geo/square.rb::Square                                     lib/geo/shape.rb::Shape                   inherits import
+        test/canvas_test.rb::CanvasTest                               ext:Test                                  inherits external
+        # tests
+        test/canvas_test.rb                                           lib/geo/canvas.rb                         tests import
+        test/canvas_test.rb::CanvasTest.test_total_adds_circle_areas  lib/geo/canvas.rb::Canvas                 tests import
+        test/canvas_test.rb::CanvasTest.test_total_adds_circle_areas  lib/geo/canvas.rb::Canvas.add_circle      tests inferred
+        test/canvas_test.rb::CanvasTest.test_total_adds_circle_areas  lib/geo/canvas.rb::Canvas.total           tests inferred
+        test/canvas_test.rb::CanvasTest.test_unit_circle_prints       lib/geo/circle.rb::Circle.unit            tests heuristic
+        test/canvas_test.rb::CanvasTest.test_unit_circle_prints       lib/geo/printable.rb::Printable.print_to  tests heuristic
+    """,
+    references="""
+    """,
+    ambiguous=(
+        ("lib/geo/canvas.rb::Canvas.total", "area", frozenset({"lib/geo/circle.rb::Circle.area", "lib/geo/square.rb::Square.area"})),
+    ),
+    docs=(
+        ("lib/geo/circle.rb::Circle.area", "pi r squared, rounded"),
+        ("lib/geo/printable.rb::Printable", "Mixed into whatever can print itself."),
+        ("lib/geo/shape.rb", "Shapes in the plane."),
+        ("lib/geo/units.rb::Units", "Rounding for display."),
+    ),
+)
+
+GOLDENS = [C, CPP, CSHARP, RUBY]
 
 
 @pytest.fixture(scope="module")

@@ -189,7 +189,7 @@ def _binding(caps: dict, scope: _Scope | None) -> Binding | None:
     if "binding.field" in caps:  # a declared field or parameter property: an attribute
         var = "self." + _text(caps["binding.field"][0])
     else:
-        var = _text(caps["binding.var"][0]).replace("this.", "self.")
+        var = _self_name(_text(caps["binding.var"][0]))
     if var.startswith("self."):  # attributes belong to the class, not the method
         while scope is not None and scope.kind not in CLASS_LIKE:
             scope = scope.parent
@@ -249,11 +249,20 @@ def _dedent(text: str) -> str:
 
 
 def _receiver(node: Node) -> str:
-    text = _text(node).replace("::", ".").replace("this.", "self.")
+    text = _self_name(re.sub(r"\s+", "", _text(node)).replace("::", "."))
     text = "self" if text == "this" else text
     text = "super" if text == "super()" else text  # Python's super().m() is super.m() elsewhere
-    text = re.sub(r"\s+", "", text)
     return text if _DOTTED.match(text) else "?"
+
+
+def _self_name(text: str) -> str:
+    """An expression in the dotted form every language shares: `this.x`, Ruby's `@x`, PHP's
+    `$this->x` and C++'s `this->x` become `self.x`; PHP's `$x` becomes `x`."""
+    text = text.replace("->", ".")
+    if text.startswith("@"):
+        text = "self." + text.lstrip("@")
+    text = text.lstrip("$")
+    return "self." + text[5:] if text.startswith("this.") else text
 
 
 def _type_name(node: Node) -> str:

@@ -34,6 +34,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     # C++ shares C's include rules; a .h header is read as C.
     LanguageSpec("cpp", "tree_sitter_cpp", "language", (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".ipp"), "c"),
     LanguageSpec("csharp", "tree_sitter_c_sharp", "language", (".cs",)),
+    LanguageSpec("ruby", "tree_sitter_ruby", "language", (".rb", ".rake", ".gemspec")),
 )
 
 _BY_EXTENSION = {ext: spec for spec in LANGUAGES for ext in spec.extensions}
@@ -49,7 +50,7 @@ UNPARSED: dict[str, str] = {
     ".ml": "ocaml", ".mli": "ocaml", ".fs": "f#", ".zig": "zig", ".nim": "nim",
     ".vue": "vue", ".svelte": "svelte", ".zsh": "shell", ".fish": "shell", ".ps1": "powershell",
     ".sql": "sql", ".f90": "fortran", ".pas": "pascal", ".sol": "solidity",
-    ".rb": "ruby", ".php": "php", ".kt": "kotlin", ".swift": "swift", ".scala": "scala", ".sh": "shell", ".lua": "lua",
+    ".php": "php", ".kt": "kotlin", ".swift": "swift", ".scala": "scala", ".sh": "shell", ".lua": "lua",
 }
 
 
