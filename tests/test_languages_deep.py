@@ -382,7 +382,104 @@ RUBY = Golden(
     ),
 )
 
-GOLDENS = [C, CPP, CSHARP, RUBY]
+# ---------------------------------------------------------------- php
+
+PHP = Golden(
+    "php",
+    entities="""
+        src/Canvas.php                                             file
+        src/Canvas.php::Canvas                                     class
+        src/Canvas.php::Canvas.__construct                         method
+        src/Canvas.php::Canvas.addCircle                           method
+        src/Canvas.php::Canvas.total                               method
+        src/Shapes/Circle.php                                      file
+        src/Shapes/Circle.php::Circle                              class
+        src/Shapes/Circle.php::Circle.TOLERANCE                    constant
+        src/Shapes/Circle.php::Circle.__construct                  method
+        src/Shapes/Circle.php::Circle.area                         method
+        src/Shapes/Circle.php::Circle.unit                         method
+        src/Shapes/Describable.php                                 file
+        src/Shapes/Describable.php::Describable                    interface
+        src/Shapes/Describable.php::Describable.describe           method
+        src/Shapes/Shape.php                                       file
+        src/Shapes/Shape.php::Shape                                class
+        src/Shapes/Shape.php::Shape.area                           method
+        src/Shapes/Shape.php::Shape.describe                       method
+        src/Shapes/Square.php                                      file
+        src/Shapes/Square.php::Square                              class
+        src/Shapes/Square.php::Square.__construct                  method
+        src/Shapes/Square.php::Square.area                         method
+        src/Util/Numbers.php                                       file
+        src/Util/Numbers.php::Numbers                              class
+        src/Util/Numbers.php::Numbers.round2                       method
+        tests/CanvasTest.php                                       file
+        tests/CanvasTest.php::CanvasTest                           class
+        tests/CanvasTest.php::CanvasTest.testTotalAddsCircleAreas  method
+        tests/CanvasTest.php::CanvasTest.testUnitCircle            method
+    """,
+    edges="""
+        # calls
+        src/Canvas.php::Canvas.addCircle                           ext:Psr.Log.LoggerInterface.info                      calls external
+        src/Canvas.php::Canvas.addCircle                           src/Shapes/Circle.php::Circle                         calls import
+        src/Canvas.php::Canvas.addCircle                           src/Shapes/Shape.php::Shape.describe                  calls inferred
+        src/Canvas.php::Canvas.total                               ext:array_map                                         calls external
+        src/Canvas.php::Canvas.total                               ext:array_sum                                         calls external
+        src/Canvas.php::Canvas.total                               src/Shapes/Circle.php::Circle.area                    calls ambiguous
+        src/Canvas.php::Canvas.total                               src/Shapes/Shape.php::Shape.area                      calls ambiguous
+        src/Canvas.php::Canvas.total                               src/Shapes/Square.php::Square.area                    calls ambiguous
+        src/Shapes/Circle.php::Circle.area                         src/Util/Numbers.php::Numbers.round2                  calls import
+        src/Shapes/Circle.php::Circle.unit                         src/Shapes/Circle.php::Circle                         calls exact
+        src/Shapes/Shape.php::Shape.describe                       ext:sprintf                                           calls external
+        src/Shapes/Shape.php::Shape.describe                       src/Shapes/Shape.php::Shape.area                      calls exact
+        src/Util/Numbers.php::Numbers.round2                       ext:round                                             calls external
+        tests/CanvasTest.php::CanvasTest.testTotalAddsCircleAreas  ext:PHPUnit.Framework.TestCase.assertEqualsWithDelta  calls external
+        tests/CanvasTest.php::CanvasTest.testTotalAddsCircleAreas  ext:Psr.Log.NullLogger                                calls external
+        tests/CanvasTest.php::CanvasTest.testTotalAddsCircleAreas  src/Canvas.php::Canvas                                calls import
+        tests/CanvasTest.php::CanvasTest.testTotalAddsCircleAreas  src/Canvas.php::Canvas.addCircle                      calls inferred
+        tests/CanvasTest.php::CanvasTest.testTotalAddsCircleAreas  src/Canvas.php::Canvas.total                          calls inferred
+        tests/CanvasTest.php::CanvasTest.testUnitCircle            ext:PHPUnit.Framework.TestCase.assertSame             calls external
+        tests/CanvasTest.php::CanvasTest.testUnitCircle            src/Shapes/Circle.php::Circle.area                    calls ambiguous
+        tests/CanvasTest.php::CanvasTest.testUnitCircle            src/Shapes/Circle.php::Circle.unit                    calls import
+        tests/CanvasTest.php::CanvasTest.testUnitCircle            src/Shapes/Shape.php::Shape.area                      calls ambiguous
+        tests/CanvasTest.php::CanvasTest.testUnitCircle            src/Shapes/Square.php::Square.area                    calls ambiguous
+        # imports
+        src/Canvas.php                                             ext:Psr.Log.LoggerInterface                           imports external
+        src/Canvas.php                                             src/Shapes/Circle.php::Circle                         imports import
+        src/Canvas.php                                             src/Shapes/Shape.php::Shape                           imports import
+        src/Shapes/Circle.php                                      src/Util/Numbers.php::Numbers                         imports import
+        tests/CanvasTest.php                                       ext:PHPUnit.Framework.TestCase                        imports external
+        tests/CanvasTest.php                                       ext:Psr.Log.NullLogger                                imports external
+        tests/CanvasTest.php                                       src/Canvas.php::Canvas                                imports import
+        tests/CanvasTest.php                                       src/Shapes/Circle.php::Circle                         imports import
+        # inherits
+        src/Shapes/Circle.php::Circle                              src/Shapes/Shape.php::Shape                           inherits same-scope
+        src/Shapes/Square.php::Square                              src/Shapes/Shape.php::Shape                           inherits same-scope
+        tests/CanvasTest.php::CanvasTest                           ext:PHPUnit.Framework.TestCase                        inherits external
+        # implements
+        src/Shapes/Shape.php::Shape                                src/Shapes/Describable.php::Describable               implements same-scope
+        # tests
+        tests/CanvasTest.php                                       src/Canvas.php                                        tests import
+        tests/CanvasTest.php                                       src/Shapes/Circle.php                                 tests import
+        tests/CanvasTest.php::CanvasTest.testTotalAddsCircleAreas  src/Canvas.php::Canvas                                tests import
+        tests/CanvasTest.php::CanvasTest.testTotalAddsCircleAreas  src/Canvas.php::Canvas.addCircle                      tests inferred
+        tests/CanvasTest.php::CanvasTest.testTotalAddsCircleAreas  src/Canvas.php::Canvas.total                          tests inferred
+        tests/CanvasTest.php::CanvasTest.testUnitCircle            src/Shapes/Circle.php::Circle.unit                    tests import
+    """,
+    references="""
+        src/Shapes/Circle.php::Circle.unit  src/Shapes/Circle.php::Circle  exact
+    """,
+    ambiguous=(
+        ("src/Canvas.php::Canvas.total", "area", frozenset({"src/Shapes/Circle.php::Circle.area", "src/Shapes/Shape.php::Shape.area", "src/Shapes/Square.php::Square.area"})),
+        ("tests/CanvasTest.php::CanvasTest.testUnitCircle", "area", frozenset({"src/Shapes/Circle.php::Circle.area", "src/Shapes/Shape.php::Shape.area", "src/Shapes/Square.php::Square.area"})),
+    ),
+    docs=(
+        ("src/Canvas.php::Canvas", "Holds shapes and sums their areas."),
+        ("src/Shapes/Circle.php::Circle.area", "pi r squared, rounded"),
+        ("src/Shapes/Shape.php::Shape", "Anything with an area."),
+    ),
+)
+
+GOLDENS = [C, CPP, CSHARP, RUBY, PHP]
 
 
 @pytest.fixture(scope="module")

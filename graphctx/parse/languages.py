@@ -35,6 +35,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec("cpp", "tree_sitter_cpp", "language", (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".ipp"), "c"),
     LanguageSpec("csharp", "tree_sitter_c_sharp", "language", (".cs",)),
     LanguageSpec("ruby", "tree_sitter_ruby", "language", (".rb", ".rake", ".gemspec")),
+    LanguageSpec("php", "tree_sitter_php", "language_php", (".php",)),
 )
 
 _BY_EXTENSION = {ext: spec for spec in LANGUAGES for ext in spec.extensions}
@@ -50,7 +51,7 @@ UNPARSED: dict[str, str] = {
     ".ml": "ocaml", ".mli": "ocaml", ".fs": "f#", ".zig": "zig", ".nim": "nim",
     ".vue": "vue", ".svelte": "svelte", ".zsh": "shell", ".fish": "shell", ".ps1": "powershell",
     ".sql": "sql", ".f90": "fortran", ".pas": "pascal", ".sol": "solidity",
-    ".php": "php", ".kt": "kotlin", ".swift": "swift", ".scala": "scala", ".sh": "shell", ".lua": "lua",
+    ".kt": "kotlin", ".swift": "swift", ".scala": "scala", ".sh": "shell", ".lua": "lua",
 }
 
 
