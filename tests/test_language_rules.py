@@ -38,6 +38,7 @@ SOURCES = {
     "csharp": "class A{n} {{\n  int f{n}() {{\n    return 1;\n  }}\n}}\n",
     "ruby": "# one\ndef f{n}\n  1\nend\n",
     "php": "<?php\nfunction f{n}() {{\n  return 1;\n}}\n",
+    "kotlin": "// one\nfun f{n}(): Int {{\n  return 1\n}}\n",
 }
 # The qualified name of SOURCES' function, where it is not f{n}.
 QUALIFIED = {"java": "A{n}.f{n}", "csharp": "A{n}.f{n}", "go": "F{n}"}

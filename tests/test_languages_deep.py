@@ -479,7 +479,104 @@ PHP = Golden(
     ),
 )
 
-GOLDENS = [C, CPP, CSHARP, RUBY, PHP]
+# ---------------------------------------------------------------- kotlin
+
+KOTLIN = Golden(
+    "kotlin",
+    entities="""
+        src/main/kotlin/com/acme/Canvas.kt                                       file
+        src/main/kotlin/com/acme/Canvas.kt::Canvas                               class
+        src/main/kotlin/com/acme/Canvas.kt::Canvas.addCircle                     method
+        src/main/kotlin/com/acme/Canvas.kt::Canvas.total                         method
+        src/main/kotlin/com/acme/shapes/Circle.kt                                file
+        src/main/kotlin/com/acme/shapes/Circle.kt::Circle                        class
+        src/main/kotlin/com/acme/shapes/Circle.kt::Circle.area                   method
+        src/main/kotlin/com/acme/shapes/Circle.kt::Circle.TOLERANCE              constant
+        src/main/kotlin/com/acme/shapes/Circle.kt::Circle.unit                   method
+        src/main/kotlin/com/acme/shapes/Shape.kt                                 file
+        src/main/kotlin/com/acme/shapes/Shape.kt::Shape                          class
+        src/main/kotlin/com/acme/shapes/Shape.kt::Shape.area                     method
+        src/main/kotlin/com/acme/shapes/Shape.kt::Shape.describe                 method
+        src/main/kotlin/com/acme/shapes/Shape.kt::Describable                    interface
+        src/main/kotlin/com/acme/shapes/Shape.kt::Describable.describe           method
+        src/main/kotlin/com/acme/shapes/Square.kt                                file
+        src/main/kotlin/com/acme/shapes/Square.kt::Square                        class
+        src/main/kotlin/com/acme/shapes/Square.kt::Square.area                   method
+        src/main/kotlin/com/acme/util/Numbers.kt                                 file
+        src/main/kotlin/com/acme/util/Numbers.kt::round2                         function
+        src/test/kotlin/com/acme/CanvasTest.kt                                   file
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest                       class
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.totalAddsCircleAreas  method
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.unitCircle            method
+    """,
+    edges="""
+        # calls
+        src/main/kotlin/com/acme/Canvas.kt::Canvas                               ext:java.util.logging.Logger.getLogger                    calls external
+        src/main/kotlin/com/acme/Canvas.kt::Canvas                               ext:mutableListOf                                         calls external
+        src/main/kotlin/com/acme/Canvas.kt::Canvas.addCircle                     ext:?.add                                                 calls external
+        src/main/kotlin/com/acme/Canvas.kt::Canvas.addCircle                     ext:java.util.logging.Logger.info                         calls external
+        src/main/kotlin/com/acme/Canvas.kt::Canvas.addCircle                     src/main/kotlin/com/acme/shapes/Circle.kt::Circle         calls import
+        src/main/kotlin/com/acme/Canvas.kt::Canvas.addCircle                     src/main/kotlin/com/acme/shapes/Shape.kt::Shape.describe  calls inferred
+        src/main/kotlin/com/acme/Canvas.kt::Canvas.total                         ext:?.sumOf                                               calls external
+        src/main/kotlin/com/acme/Canvas.kt::Canvas.total                         src/main/kotlin/com/acme/shapes/Circle.kt::Circle.area    calls ambiguous
+        src/main/kotlin/com/acme/Canvas.kt::Canvas.total                         src/main/kotlin/com/acme/shapes/Shape.kt::Shape.area      calls ambiguous
+        src/main/kotlin/com/acme/Canvas.kt::Canvas.total                         src/main/kotlin/com/acme/shapes/Square.kt::Square.area    calls ambiguous
+        src/main/kotlin/com/acme/shapes/Circle.kt::Circle.area                   src/main/kotlin/com/acme/util/Numbers.kt::round2          calls import
+        src/main/kotlin/com/acme/shapes/Circle.kt::Circle.unit                   src/main/kotlin/com/acme/shapes/Circle.kt::Circle         calls exact
+        src/main/kotlin/com/acme/shapes/Shape.kt::Shape.describe                 src/main/kotlin/com/acme/shapes/Shape.kt::Shape.area      calls exact
+        src/main/kotlin/com/acme/util/Numbers.kt::round2                         ext:kotlin.math.round                                     calls external
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.totalAddsCircleAreas  ext:kotlin.test.assertEquals                              calls external
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.totalAddsCircleAreas  src/main/kotlin/com/acme/Canvas.kt::Canvas                calls same-scope
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.totalAddsCircleAreas  src/main/kotlin/com/acme/Canvas.kt::Canvas.addCircle      calls inferred
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.totalAddsCircleAreas  src/main/kotlin/com/acme/Canvas.kt::Canvas.total          calls inferred
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.unitCircle            ext:kotlin.test.assertEquals                              calls external
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.unitCircle            src/main/kotlin/com/acme/shapes/Circle.kt::Circle.area    calls ambiguous
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.unitCircle            src/main/kotlin/com/acme/shapes/Circle.kt::Circle.unit    calls import
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.unitCircle            src/main/kotlin/com/acme/shapes/Shape.kt::Shape.area      calls ambiguous
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.unitCircle            src/main/kotlin/com/acme/shapes/Square.kt::Square.area    calls ambiguous
+        # imports
+        src/main/kotlin/com/acme/Canvas.kt                                       ext:java.util.logging.Logger                              imports external
+        src/main/kotlin/com/acme/Canvas.kt                                       src/main/kotlin/com/acme/shapes/Circle.kt::Circle         imports import
+        src/main/kotlin/com/acme/Canvas.kt                                       src/main/kotlin/com/acme/shapes/Shape.kt::Shape           imports import
+        src/main/kotlin/com/acme/shapes/Circle.kt                                ext:kotlin.math.PI                                        imports external
+        src/main/kotlin/com/acme/shapes/Circle.kt                                src/main/kotlin/com/acme/util/Numbers.kt::round2          imports import
+        src/main/kotlin/com/acme/util/Numbers.kt                                 ext:kotlin.math.round                                     imports external
+        src/test/kotlin/com/acme/CanvasTest.kt                                   ext:kotlin.test.Test                                      imports external
+        src/test/kotlin/com/acme/CanvasTest.kt                                   ext:kotlin.test.assertEquals                              imports external
+        src/test/kotlin/com/acme/CanvasTest.kt                                   src/main/kotlin/com/acme/shapes/Circle.kt::Circle         imports import
+        # inherits
+        src/main/kotlin/com/acme/shapes/Circle.kt::Circle                        src/main/kotlin/com/acme/shapes/Shape.kt::Shape           inherits same-scope
+        src/main/kotlin/com/acme/shapes/Square.kt::Square                        src/main/kotlin/com/acme/shapes/Shape.kt::Shape           inherits same-scope
+        # implements
+        src/main/kotlin/com/acme/shapes/Shape.kt::Shape                          src/main/kotlin/com/acme/shapes/Shape.kt::Describable     implements exact
+        # tests
+        src/test/kotlin/com/acme/CanvasTest.kt                                   src/main/kotlin/com/acme/Canvas.kt                        tests heuristic
+        src/test/kotlin/com/acme/CanvasTest.kt                                   src/main/kotlin/com/acme/shapes/Circle.kt                 tests import
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.totalAddsCircleAreas  src/main/kotlin/com/acme/Canvas.kt::Canvas                tests same-scope
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.totalAddsCircleAreas  src/main/kotlin/com/acme/Canvas.kt::Canvas.addCircle      tests inferred
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.totalAddsCircleAreas  src/main/kotlin/com/acme/Canvas.kt::Canvas.total          tests inferred
+        src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.unitCircle            src/main/kotlin/com/acme/shapes/Circle.kt::Circle.unit    tests import
+    """,
+    references="""
+        src/main/kotlin/com/acme/Canvas.kt::Canvas  src/main/kotlin/com/acme/shapes/Shape.kt::Shape  import
+        src/main/kotlin/com/acme/shapes/Circle.kt::Circle  src/main/kotlin/com/acme/shapes/Shape.kt::Shape  same-scope
+        src/main/kotlin/com/acme/shapes/Circle.kt::Circle.unit  src/main/kotlin/com/acme/shapes/Circle.kt::Circle  exact
+        src/main/kotlin/com/acme/shapes/Shape.kt::Shape  src/main/kotlin/com/acme/shapes/Shape.kt::Describable  exact
+        src/main/kotlin/com/acme/shapes/Square.kt::Square  src/main/kotlin/com/acme/shapes/Shape.kt::Shape  same-scope
+    """,
+    ambiguous=(
+        ("src/main/kotlin/com/acme/Canvas.kt::Canvas.total", "area", frozenset({"src/main/kotlin/com/acme/shapes/Circle.kt::Circle.area", "src/main/kotlin/com/acme/shapes/Shape.kt::Shape.area", "src/main/kotlin/com/acme/shapes/Square.kt::Square.area"})),
+        ("src/test/kotlin/com/acme/CanvasTest.kt::CanvasTest.unitCircle", "area", frozenset({"src/main/kotlin/com/acme/shapes/Circle.kt::Circle.area", "src/main/kotlin/com/acme/shapes/Shape.kt::Shape.area", "src/main/kotlin/com/acme/shapes/Square.kt::Square.area"})),
+    ),
+    docs=(
+        ("src/main/kotlin/com/acme/Canvas.kt::Canvas", "Holds shapes and sums their areas."),
+        ("src/main/kotlin/com/acme/shapes/Circle.kt::Circle.area", "pi r squared, rounded"),
+        ("src/main/kotlin/com/acme/shapes/Shape.kt::Shape", "Anything with an area."),
+        ("src/main/kotlin/com/acme/util/Numbers.kt::round2", "Rounds to two decimals, for display."),
+    ),
+)
+
+GOLDENS = [C, CPP, CSHARP, RUBY, PHP, KOTLIN]
 
 
 @pytest.fixture(scope="module")

@@ -176,7 +176,10 @@ def _add_import(facts: FileFacts, caps: dict) -> None:
     line = caps["import"][0].start_point[0] + 1
     module = _strip_quotes(_text(caps["import.module"][0])) if "import.module" in caps else ""
     alias = _text(caps["import.alias"][0]) if "import.alias" in caps else None
-    if "import.wildcard" in caps:
+    if "import.path" in caps:  # a.b.C: the member C of module a.b (Kotlin, Scala, Swift)
+        module, _, name = _text(caps["import.path"][0]).rpartition(".")
+        facts.imports.append(Import(module, name, alias, line))
+    elif "import.wildcard" in caps:
         facts.imports.append(Import(module, None, None, line, wildcard=True))
     elif "import.name" in caps:
         for node in caps["import.name"]:

@@ -36,6 +36,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec("csharp", "tree_sitter_c_sharp", "language", (".cs",)),
     LanguageSpec("ruby", "tree_sitter_ruby", "language", (".rb", ".rake", ".gemspec")),
     LanguageSpec("php", "tree_sitter_php", "language_php", (".php",)),
+    LanguageSpec("kotlin", "tree_sitter_kotlin", "language", (".kt", ".kts")),
 )
 
 _BY_EXTENSION = {ext: spec for spec in LANGUAGES for ext in spec.extensions}
@@ -51,7 +52,7 @@ UNPARSED: dict[str, str] = {
     ".ml": "ocaml", ".mli": "ocaml", ".fs": "f#", ".zig": "zig", ".nim": "nim",
     ".vue": "vue", ".svelte": "svelte", ".zsh": "shell", ".fish": "shell", ".ps1": "powershell",
     ".sql": "sql", ".f90": "fortran", ".pas": "pascal", ".sol": "solidity",
-    ".kt": "kotlin", ".swift": "swift", ".scala": "scala", ".sh": "shell", ".lua": "lua",
+    ".swift": "swift", ".scala": "scala", ".sh": "shell", ".lua": "lua",
 }
 
 

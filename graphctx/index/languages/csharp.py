@@ -4,29 +4,14 @@ files and `private` members."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable
 
-from graphctx.index.languages.base import Files, LanguageRules, ModuleIndex, no_private_keyword
+from graphctx.index.languages.base import LanguageRules, no_private_keyword
+from graphctx.index.languages.packages import DeclaredPackages
 
 
-class CSharpModules(ModuleIndex):
+class CSharpModules(DeclaredPackages):
     """A namespace's files, by their namespace declaration; `using A.B;` names the namespace A.B."""
-
-    def __init__(self, files: Files, own: Sequence[str], root: Path | None):
-        super().__init__(files, own, root)
-        self.namespaces: dict[str, list[str]] = defaultdict(list)
-        for path in own:
-            namespace = files[path][1]
-            if namespace:
-                self.namespaces[namespace].append(path)
-
-    def resolve(self, importer: str, spec: str) -> list[str]:
-        return sorted(self.namespaces.get(spec, ()))
-
-    def package_files(self, path: str, package: str | None) -> Sequence[str] | None:
-        return self.namespaces.get(package, ()) if package else None
 
 
 class CSharpRules(LanguageRules):

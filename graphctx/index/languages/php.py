@@ -4,29 +4,16 @@ the namespace A\\B), the standard functions, members named through `$this->`, PH
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable
 
-from graphctx.index.languages.base import Files, LanguageRules, ModuleIndex, no_private_keyword
+from graphctx.index.languages.base import LanguageRules, no_private_keyword
+from graphctx.index.languages.packages import DeclaredPackages
 
 
-class PhpModules(ModuleIndex):
-    """A namespace's files, by their namespace declaration."""
+class PhpModules(DeclaredPackages):
+    """A namespace's files, by their namespace declaration (`App\\Shapes`)."""
 
-    def __init__(self, files: Files, own: Sequence[str], root: Path | None):
-        super().__init__(files, own, root)
-        self.namespaces: dict[str, list[str]] = defaultdict(list)
-        for path in own:
-            namespace = files[path][1]
-            if namespace:
-                self.namespaces[namespace.lstrip("\\")].append(path)
-
-    def resolve(self, importer: str, spec: str) -> list[str]:
-        return sorted(self.namespaces.get(spec.lstrip("\\"), ()))
-
-    def package_files(self, path: str, package: str | None) -> Sequence[str] | None:
-        return self.namespaces.get(package.lstrip("\\"), ()) if package else None
+    separator = "\\"
 
 
 class PhpRules(LanguageRules):
