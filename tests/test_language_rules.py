@@ -39,6 +39,7 @@ SOURCES = {
     "ruby": "# one\ndef f{n}\n  1\nend\n",
     "php": "<?php\nfunction f{n}() {{\n  return 1;\n}}\n",
     "kotlin": "// one\nfun f{n}(): Int {{\n  return 1\n}}\n",
+    "swift": "// one\nfunc f{n}() -> Int {{\n  return 1\n}}\n",
 }
 # The qualified name of SOURCES' function, where it is not f{n}.
 QUALIFIED = {"java": "A{n}.f{n}", "csharp": "A{n}.f{n}", "go": "F{n}"}

@@ -576,7 +576,103 @@ KOTLIN = Golden(
     ),
 )
 
-GOLDENS = [C, CPP, CSHARP, RUBY, PHP, KOTLIN]
+# ---------------------------------------------------------------- swift
+
+SWIFT = Golden(
+    "swift",
+    entities="""
+        Package.swift                                                           file
+        Sources/App/Canvas.swift                                                file
+        Sources/App/Canvas.swift::Canvas                                        class
+        Sources/App/Canvas.swift::Canvas.addCircle                              method
+        Sources/App/Canvas.swift::Canvas.total                                  method
+        Sources/Geometry/Circle.swift                                           file
+        Sources/Geometry/Circle.swift::Circle                                   class
+        Sources/Geometry/Circle.swift::Circle.init                              method
+        Sources/Geometry/Circle.swift::Circle.area                              method
+        Sources/Geometry/Circle.swift::Circle.unit                              method
+        Sources/Geometry/Numbers.swift                                          file
+        Sources/Geometry/Numbers.swift::round2                                  function
+        Sources/Geometry/Shape.swift                                            file
+        Sources/Geometry/Shape.swift::Shape                                     interface
+        Sources/Geometry/Shape.swift::Shape.area                                method
+        Sources/Geometry/Square.swift                                           file
+        Sources/Geometry/Square.swift::Square                                   struct
+        Sources/Geometry/Square.swift::Square.area                              method
+        Sources/Geometry/Square.swift::Square.doubled                           method
+        Tests/AppTests/CanvasTests.swift                                        file
+        Tests/AppTests/CanvasTests.swift::CanvasTests                           class
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testTotalAddsCircleAreas  method
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testUnitCircle            method
+    """,
+    edges="""
+        # calls
+        Package.swift                                                           ext:Package                                 calls external
+        Sources/App/Canvas.swift::Canvas.addCircle                              Sources/Geometry/Circle.swift::Circle       calls import
+        Sources/App/Canvas.swift::Canvas.addCircle                              ext:?.append                                calls external
+        Sources/App/Canvas.swift::Canvas.total                                  Sources/Geometry/Circle.swift::Circle.area  calls ambiguous
+        Sources/App/Canvas.swift::Canvas.total                                  Sources/Geometry/Shape.swift::Shape.area    calls ambiguous
+        Sources/App/Canvas.swift::Canvas.total                                  Sources/Geometry/Square.swift::Square.area  calls ambiguous
+        Sources/Geometry/Circle.swift::Circle.area                              Sources/Geometry/Numbers.swift::round2      calls same-scope
+        Sources/Geometry/Circle.swift::Circle.unit                              Sources/Geometry/Circle.swift::Circle       calls exact
+        Sources/Geometry/Numbers.swift::round2                                  ext:?.rounded                               calls external
+        Sources/Geometry/Square.swift::Square.doubled                           Sources/Geometry/Square.swift::Square       calls exact
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testTotalAddsCircleAreas  Sources/App/Canvas.swift::Canvas            calls import
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testTotalAddsCircleAreas  Sources/App/Canvas.swift::Canvas.addCircle  calls inferred
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testTotalAddsCircleAreas  Sources/App/Canvas.swift::Canvas.total      calls inferred
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testTotalAddsCircleAreas  ext:XCTAssertEqual                          calls external
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testUnitCircle            Sources/Geometry/Circle.swift::Circle.area  calls ambiguous
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testUnitCircle            Sources/Geometry/Circle.swift::Circle.unit  calls import
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testUnitCircle            Sources/Geometry/Shape.swift::Shape.area    calls ambiguous
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testUnitCircle            Sources/Geometry/Square.swift::Square.area  calls ambiguous
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testUnitCircle            ext:XCTAssertEqual                          calls external
+        # imports
+        Package.swift                                                           ext:PackageDescription                      imports external
+        Sources/App/Canvas.swift                                                Sources/Geometry/Circle.swift               imports import
+        Sources/App/Canvas.swift                                                Sources/Geometry/Numbers.swift              imports import
+        Sources/App/Canvas.swift                                                Sources/Geometry/Shape.swift                imports import
+        Sources/App/Canvas.swift                                                Sources/Geometry/Square.swift               imports import
+        Sources/Geometry/Circle.swift                                           ext:Foundation                              imports external
+        Sources/Geometry/Numbers.swift                                          ext:Foundation                              imports external
+        Tests/AppTests/CanvasTests.swift                                        Sources/App/Canvas.swift                    imports import
+        Tests/AppTests/CanvasTests.swift                                        Sources/Geometry/Circle.swift               imports import
+        Tests/AppTests/CanvasTests.swift                                        Sources/Geometry/Numbers.swift              imports import
+        Tests/AppTests/CanvasTests.swift                                        Sources/Geometry/Shape.swift                imports import
+        Tests/AppTests/CanvasTests.swift                                        Sources/Geometry/Square.swift               imports import
+        Tests/AppTests/CanvasTests.swift                                        ext:XCTest                                  imports external
+        # inherits
+        Sources/Geometry/Circle.swift::Circle                                   Sources/Geometry/Shape.swift::Shape         inherits same-scope
+        Tests/AppTests/CanvasTests.swift::CanvasTests                           ext:XCTestCase                              inherits external
+        # implements
+        Sources/Geometry/Square.swift::Square                                   Sources/Geometry/Shape.swift::Shape         implements same-scope
+        Sources/Geometry/Square.swift::Square                                   ext:CustomStringConvertible                 implements external
+        # tests
+        Tests/AppTests/CanvasTests.swift                                        Sources/App/Canvas.swift                    tests import
+        Tests/AppTests/CanvasTests.swift                                        Sources/Geometry/Circle.swift               tests import
+        Tests/AppTests/CanvasTests.swift                                        Sources/Geometry/Numbers.swift              tests import
+        Tests/AppTests/CanvasTests.swift                                        Sources/Geometry/Shape.swift                tests import
+        Tests/AppTests/CanvasTests.swift                                        Sources/Geometry/Square.swift               tests import
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testTotalAddsCircleAreas  Sources/App/Canvas.swift::Canvas            tests import
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testTotalAddsCircleAreas  Sources/App/Canvas.swift::Canvas.addCircle  tests inferred
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testTotalAddsCircleAreas  Sources/App/Canvas.swift::Canvas.total      tests inferred
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testUnitCircle            Sources/Geometry/Circle.swift::Circle.unit  tests import
+    """,
+    references="""
+    """,
+    ambiguous=(
+        ("Sources/App/Canvas.swift::Canvas.total", "area", frozenset({"Sources/Geometry/Circle.swift::Circle.area", "Sources/Geometry/Shape.swift::Shape.area", "Sources/Geometry/Square.swift::Square.area"})),
+        ("Tests/AppTests/CanvasTests.swift::CanvasTests.testUnitCircle", "area", frozenset({"Sources/Geometry/Circle.swift::Circle.area", "Sources/Geometry/Shape.swift::Shape.area", "Sources/Geometry/Square.swift::Square.area"})),
+    ),
+    docs=(
+        ("Package.swift", "swift-tools-version:5.9"),
+        ("Sources/App/Canvas.swift::Canvas", "Holds shapes and sums their areas."),
+        ("Sources/Geometry/Circle.swift::Circle.area", "pi r squared, rounded"),
+        ("Sources/Geometry/Numbers.swift::round2", "Rounds to two decimals, for display."),
+        ("Sources/Geometry/Shape.swift::Shape", "Anything with an area."),
+    ),
+)
+
+GOLDENS = [C, CPP, CSHARP, RUBY, PHP, KOTLIN, SWIFT]
 
 
 @pytest.fixture(scope="module")

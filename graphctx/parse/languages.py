@@ -37,6 +37,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec("ruby", "tree_sitter_ruby", "language", (".rb", ".rake", ".gemspec")),
     LanguageSpec("php", "tree_sitter_php", "language_php", (".php",)),
     LanguageSpec("kotlin", "tree_sitter_kotlin", "language", (".kt", ".kts")),
+    LanguageSpec("swift", "tree_sitter_swift", "language", (".swift",)),
 )
 
 _BY_EXTENSION = {ext: spec for spec in LANGUAGES for ext in spec.extensions}
@@ -52,7 +53,7 @@ UNPARSED: dict[str, str] = {
     ".ml": "ocaml", ".mli": "ocaml", ".fs": "f#", ".zig": "zig", ".nim": "nim",
     ".vue": "vue", ".svelte": "svelte", ".zsh": "shell", ".fish": "shell", ".ps1": "powershell",
     ".sql": "sql", ".f90": "fortran", ".pas": "pascal", ".sol": "solidity",
-    ".swift": "swift", ".scala": "scala", ".sh": "shell", ".lua": "lua",
+    ".scala": "scala", ".sh": "shell", ".lua": "lua",
 }
 
 
