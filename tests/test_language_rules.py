@@ -40,6 +40,7 @@ SOURCES = {
     "php": "<?php\nfunction f{n}() {{\n  return 1;\n}}\n",
     "kotlin": "// one\nfun f{n}(): Int {{\n  return 1\n}}\n",
     "swift": "// one\nfunc f{n}() -> Int {{\n  return 1\n}}\n",
+    "scala": "// one\ndef f{n}(): Int = {{\n  1\n}}\n",
 }
 # The qualified name of SOURCES' function, where it is not f{n}.
 QUALIFIED = {"java": "A{n}.f{n}", "csharp": "A{n}.f{n}", "go": "F{n}"}

@@ -672,7 +672,98 @@ SWIFT = Golden(
     ),
 )
 
-GOLDENS = [C, CPP, CSHARP, RUBY, PHP, KOTLIN, SWIFT]
+# ---------------------------------------------------------------- scala
+
+SCALA = Golden(
+    "scala",
+    entities="""
+        src/main/scala/com/acme/Canvas.scala                           file
+        src/main/scala/com/acme/Canvas.scala::Canvas                   class
+        src/main/scala/com/acme/Canvas.scala::Canvas.addCircle         method
+        src/main/scala/com/acme/Canvas.scala::Canvas.total             method
+        src/main/scala/com/acme/shapes/Circle.scala                    file
+        src/main/scala/com/acme/shapes/Circle.scala::Circle            class
+        src/main/scala/com/acme/shapes/Circle.scala::Circle.area       method
+        src/main/scala/com/acme/shapes/Circle.scala::Circle.Tolerance  constant
+        src/main/scala/com/acme/shapes/Circle.scala::Circle.unit       method
+        src/main/scala/com/acme/shapes/Shape.scala                     file
+        src/main/scala/com/acme/shapes/Shape.scala::Shape              trait
+        src/main/scala/com/acme/shapes/Shape.scala::Shape.area         method
+        src/main/scala/com/acme/shapes/Shape.scala::Shape.describe     method
+        src/main/scala/com/acme/shapes/Square.scala                    file
+        src/main/scala/com/acme/shapes/Square.scala::Square            class
+        src/main/scala/com/acme/shapes/Square.scala::Square.area       method
+        src/main/scala/com/acme/util/Numbers.scala                     file
+        src/main/scala/com/acme/util/Numbers.scala::Numbers            class
+        src/main/scala/com/acme/util/Numbers.scala::Numbers.round2     method
+        src/test/scala/com/acme/CanvasSpec.scala                       file
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec           class
+    """,
+    edges="""
+        # calls
+        src/main/scala/com/acme/Canvas.scala::Canvas                ext:scala.collection.mutable.ListBuffer                     calls external
+        src/main/scala/com/acme/Canvas.scala::Canvas.addCircle      ext:println                                                 calls external
+        src/main/scala/com/acme/Canvas.scala::Canvas.addCircle      ext:scala.collection.mutable.ListBuffer.append              calls external
+        src/main/scala/com/acme/Canvas.scala::Canvas.addCircle      src/main/scala/com/acme/shapes/Circle.scala::Circle         calls import
+        src/main/scala/com/acme/Canvas.scala::Canvas.addCircle      src/main/scala/com/acme/shapes/Shape.scala::Shape.describe  calls inferred
+        src/main/scala/com/acme/Canvas.scala::Canvas.total          ext:scala.collection.mutable.ListBuffer.map                 calls external
+        src/main/scala/com/acme/Canvas.scala::Canvas.total          src/main/scala/com/acme/shapes/Circle.scala::Circle.area    calls ambiguous
+        src/main/scala/com/acme/Canvas.scala::Canvas.total          src/main/scala/com/acme/shapes/Shape.scala::Shape.area      calls ambiguous
+        src/main/scala/com/acme/Canvas.scala::Canvas.total          src/main/scala/com/acme/shapes/Square.scala::Square.area    calls ambiguous
+        src/main/scala/com/acme/shapes/Circle.scala::Circle.area    src/main/scala/com/acme/util/Numbers.scala::Numbers.round2  calls import
+        src/main/scala/com/acme/shapes/Circle.scala::Circle.unit    src/main/scala/com/acme/shapes/Circle.scala::Circle         calls exact
+        src/main/scala/com/acme/shapes/Shape.scala::Shape.describe  src/main/scala/com/acme/shapes/Shape.scala::Shape.area      calls exact
+        src/main/scala/com/acme/util/Numbers.scala::Numbers.round2  ext:math.round                                              calls external
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec        ext:assert                                                  calls external
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec        ext:math.abs                                                calls external
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec        ext:test                                                    calls external
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec        src/main/scala/com/acme/Canvas.scala::Canvas                calls same-scope
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec        src/main/scala/com/acme/Canvas.scala::Canvas.addCircle      calls inferred
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec        src/main/scala/com/acme/Canvas.scala::Canvas.total          calls inferred
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec        src/main/scala/com/acme/shapes/Circle.scala::Circle.area    calls ambiguous
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec        src/main/scala/com/acme/shapes/Circle.scala::Circle.unit    calls import
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec        src/main/scala/com/acme/shapes/Shape.scala::Shape.area      calls ambiguous
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec        src/main/scala/com/acme/shapes/Square.scala::Square.area    calls ambiguous
+        # imports
+        src/main/scala/com/acme/Canvas.scala                        ext:scala.collection.mutable.ListBuffer                     imports external
+        src/main/scala/com/acme/Canvas.scala                        src/main/scala/com/acme/shapes/Circle.scala::Circle         imports import
+        src/main/scala/com/acme/Canvas.scala                        src/main/scala/com/acme/shapes/Shape.scala::Shape           imports import
+        src/main/scala/com/acme/shapes/Circle.scala                 ext:scala.math.Pi                                           imports external
+        src/main/scala/com/acme/shapes/Circle.scala                 src/main/scala/com/acme/util/Numbers.scala::Numbers.round2  imports import
+        src/test/scala/com/acme/CanvasSpec.scala                    ext:org.scalatest.funsuite.AnyFunSuite                      imports external
+        src/test/scala/com/acme/CanvasSpec.scala                    src/main/scala/com/acme/shapes/Circle.scala::Circle         imports import
+        # inherits
+        src/main/scala/com/acme/shapes/Circle.scala::Circle         src/main/scala/com/acme/shapes/Shape.scala::Shape           inherits same-scope
+        src/main/scala/com/acme/shapes/Square.scala::Square         src/main/scala/com/acme/shapes/Shape.scala::Shape           inherits same-scope
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec        ext:org.scalatest.funsuite.AnyFunSuite                      inherits external
+        # implements
+        src/main/scala/com/acme/shapes/Circle.scala::Circle         ext:Serializable                                            implements external
+        # tests
+        src/test/scala/com/acme/CanvasSpec.scala                    src/main/scala/com/acme/Canvas.scala                        tests heuristic
+        src/test/scala/com/acme/CanvasSpec.scala                    src/main/scala/com/acme/shapes/Circle.scala                 tests import
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec        src/main/scala/com/acme/Canvas.scala::Canvas                tests same-scope
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec        src/main/scala/com/acme/Canvas.scala::Canvas.addCircle      tests inferred
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec        src/main/scala/com/acme/Canvas.scala::Canvas.total          tests inferred
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec        src/main/scala/com/acme/shapes/Circle.scala::Circle.unit    tests import
+    """,
+    references="""
+        src/main/scala/com/acme/Canvas.scala::Canvas.addCircle  src/main/scala/com/acme/shapes/Circle.scala::Circle  import
+        src/main/scala/com/acme/shapes/Circle.scala::Circle.unit  src/main/scala/com/acme/shapes/Circle.scala::Circle  exact
+        src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec  src/main/scala/com/acme/Canvas.scala::Canvas  same-scope
+    """,
+    ambiguous=(
+        ("src/main/scala/com/acme/Canvas.scala::Canvas.total", "area", frozenset({"src/main/scala/com/acme/shapes/Circle.scala::Circle.area", "src/main/scala/com/acme/shapes/Shape.scala::Shape.area", "src/main/scala/com/acme/shapes/Square.scala::Square.area"})),
+        ("src/test/scala/com/acme/CanvasSpec.scala::CanvasSpec", "area", frozenset({"src/main/scala/com/acme/shapes/Circle.scala::Circle.area", "src/main/scala/com/acme/shapes/Shape.scala::Shape.area", "src/main/scala/com/acme/shapes/Square.scala::Square.area"})),
+    ),
+    docs=(
+        ("src/main/scala/com/acme/Canvas.scala::Canvas", "Holds shapes and sums their areas."),
+        ("src/main/scala/com/acme/shapes/Circle.scala::Circle.area", "pi r squared, rounded"),
+        ("src/main/scala/com/acme/shapes/Shape.scala::Shape", "Anything with an area."),
+        ("src/main/scala/com/acme/util/Numbers.scala::Numbers", "Rounding for display."),
+    ),
+)
+
+GOLDENS = [C, CPP, CSHARP, RUBY, PHP, KOTLIN, SWIFT, SCALA]
 
 
 @pytest.fixture(scope="module")

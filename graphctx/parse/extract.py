@@ -24,6 +24,7 @@ COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 ATTRIBUTES = frozenset({"attribute_item"})
 _DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 _SPACE = re.compile(rb"\s+")
+_IMPORT_STATEMENT = re.compile(r"^import\s+((?:[\w`]+\s*\.\s*)*[\w`]+)")
 _WHITESPACE = b" \t\n\r\f\v"  # dropped before hashing a body: re-indenting or re-wrapping is no change
 _ERRORS = {}  # language name -> compiled query for ERROR and MISSING nodes
 MAX_SIGNATURE = 300
@@ -174,10 +175,10 @@ def _outer(node: Node) -> Node:
 
 def _add_import(facts: FileFacts, caps: dict) -> None:
     line = caps["import"][0].start_point[0] + 1
-    module = _strip_quotes(_text(caps["import.module"][0])) if "import.module" in caps else ""
+    module = _import_path(_strip_quotes(_text(caps["import.module"][0]))) if "import.module" in caps else ""
     alias = _text(caps["import.alias"][0]) if "import.alias" in caps else None
     if "import.path" in caps:  # a.b.C: the member C of module a.b (Kotlin, Scala, Swift)
-        module, _, name = _text(caps["import.path"][0]).rpartition(".")
+        module, _, name = _import_path(_text(caps["import.path"][0])).rpartition(".")
         facts.imports.append(Import(module, name, alias, line))
     elif "import.wildcard" in caps:
         facts.imports.append(Import(module, None, None, line, wildcard=True))
@@ -186,6 +187,13 @@ def _add_import(facts: FileFacts, caps: dict) -> None:
             facts.imports.append(Import(module, _text(node), alias, line))
     else:
         facts.imports.append(Import(module, None, alias, line))
+
+
+def _import_path(text: str) -> str:
+    """A module path as written; a whole import statement captured where the grammar has no node
+    for its path (Scala's `import a.b.{C, D}`) gives the dotted path it starts with (`a.b`)."""
+    statement = _IMPORT_STATEMENT.match(text)
+    return re.sub(r"\s+|\._$", "", statement.group(1)) if statement else text
 
 
 def _binding(caps: dict, scope: _Scope | None) -> Binding | None:

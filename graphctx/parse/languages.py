@@ -38,6 +38,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec("php", "tree_sitter_php", "language_php", (".php",)),
     LanguageSpec("kotlin", "tree_sitter_kotlin", "language", (".kt", ".kts")),
     LanguageSpec("swift", "tree_sitter_swift", "language", (".swift",)),
+    LanguageSpec("scala", "tree_sitter_scala", "language", (".scala", ".sc")),
 )
 
 _BY_EXTENSION = {ext: spec for spec in LANGUAGES for ext in spec.extensions}
@@ -53,7 +54,7 @@ UNPARSED: dict[str, str] = {
     ".ml": "ocaml", ".mli": "ocaml", ".fs": "f#", ".zig": "zig", ".nim": "nim",
     ".vue": "vue", ".svelte": "svelte", ".zsh": "shell", ".fish": "shell", ".ps1": "powershell",
     ".sql": "sql", ".f90": "fortran", ".pas": "pascal", ".sol": "solidity",
-    ".scala": "scala", ".sh": "shell", ".lua": "lua",
+    ".sh": "shell", ".lua": "lua",
 }
 
 

@@ -19,13 +19,14 @@ from graphctx.index.languages.php import PhpRules
 from graphctx.index.languages.python import PythonRules
 from graphctx.index.languages.ruby import RubyRules
 from graphctx.index.languages.rust import RustRules
+from graphctx.index.languages.scala import ScalaRules
 from graphctx.index.languages.swift import SwiftRules
 from graphctx.parse.languages import LANGUAGES, family
 
 # One per family. Manifests are read in this order, so the first project name found is Python's,
 # then package.json's, Cargo.toml's and go.mod's.
 RULES: tuple[LanguageRules, ...] = (
-    PythonRules(), JavaScriptRules(), RustRules(), GoRules(), JavaRules(), CRules(), CSharpRules(), RubyRules(), PhpRules(), KotlinRules(), SwiftRules(),
+    PythonRules(), JavaScriptRules(), RustRules(), GoRules(), JavaRules(), CRules(), CSharpRules(), RubyRules(), PhpRules(), KotlinRules(), SwiftRules(), ScalaRules(),
 )
 DEFAULT_RULES = LanguageRules()  # a language without rules: nothing beyond the language-neutral defaults
 _BY_FAMILY = {rules.family: rules for rules in RULES}

@@ -21,6 +21,7 @@ class KotlinRules(LanguageRules):
     })
     super_calls_base = True
     members_in_scope = True
+    static_member_imports = True  # import a.b.Obj.member
     needs_package = True
     marked_tests = True
     test_file_patterns = (r"Tests?\.kt$",)
