@@ -41,6 +41,7 @@ SOURCES = {
     "kotlin": "// one\nfun f{n}(): Int {{\n  return 1\n}}\n",
     "swift": "// one\nfunc f{n}() -> Int {{\n  return 1\n}}\n",
     "scala": "// one\ndef f{n}(): Int = {{\n  1\n}}\n",
+    "bash": "# one\nf{n}() {{\n  return 1\n}}\n",
 }
 # The qualified name of SOURCES' function, where it is not f{n}.
 QUALIFIED = {"java": "A{n}.f{n}", "csharp": "A{n}.f{n}", "go": "F{n}"}

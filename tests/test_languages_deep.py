@@ -763,7 +763,75 @@ SCALA = Golden(
     ),
 )
 
-GOLDENS = [C, CPP, CSHARP, RUBY, PHP, KOTLIN, SWIFT, SCALA]
+# ---------------------------------------------------------------- bash
+
+BASH = Golden(
+    "bash",
+    entities="""
+        lib/build.sh                                             file
+        lib/build.sh::build_site                                 function
+        lib/build.sh::cleanup                                    function
+        lib/cache.sh                                             file
+        lib/cache.sh::cleanup                                    function
+        lib/log.sh                                               file
+        lib/log.sh::LOG_PREFIX                                   constant
+        lib/log.sh::log_info                                     function
+        lib/log.sh::log_error                                    function
+        scripts/deploy.sh                                        file
+        scripts/deploy.sh::deploy                                function
+        scripts/reset.sh                                         file
+        scripts/reset.sh::reset_all                              function
+        tests/test_build.sh                                      file
+        tests/test_build.sh::test_build_site_creates_the_folder  function
+    """,
+    edges="""
+        # calls
+        lib/build.sh                                             ext:dirname                                              calls external
+        lib/build.sh::build_site                                 ext:hugo                                                 calls external
+        lib/build.sh::build_site                                 ext:mkdir                                                calls external
+        lib/build.sh::build_site                                 lib/log.sh::log_error                                    calls import
+        lib/build.sh::build_site                                 lib/log.sh::log_info                                     calls import
+        lib/build.sh::cleanup                                    ext:rm                                                   calls external
+        lib/cache.sh::cleanup                                    ext:rm                                                   calls external
+        lib/log.sh::log_error                                    ext:logger                                               calls external
+        lib/log.sh::log_error                                    lib/log.sh::log_info                                     calls exact
+        lib/log.sh::log_info                                     ext:printf                                               calls external
+        scripts/deploy.sh                                        ext:dirname                                              calls external
+        scripts/deploy.sh                                        ext:set                                                  calls external
+        scripts/deploy.sh                                        scripts/deploy.sh::deploy                                calls exact
+        scripts/deploy.sh::deploy                                ext:rsync                                                calls external
+        scripts/deploy.sh::deploy                                lib/build.sh::build_site                                 calls import
+        scripts/deploy.sh::deploy                                lib/log.sh::log_info                                     calls heuristic
+        scripts/reset.sh::reset_all                              lib/build.sh::cleanup                                    calls ambiguous
+        scripts/reset.sh::reset_all                              lib/cache.sh::cleanup                                    calls ambiguous
+        tests/test_build.sh                                      ext:dirname                                              calls external
+        tests/test_build.sh                                      tests/test_build.sh::test_build_site_creates_the_folder  calls exact
+        tests/test_build.sh::test_build_site_creates_the_folder  ext:assert_directory_exists                              calls external
+        tests/test_build.sh::test_build_site_creates_the_folder  lib/build.sh::build_site                                 calls import
+        # imports
+        lib/build.sh                                             lib/log.sh                                               imports import
+        scripts/deploy.sh                                        lib/build.sh                                             imports import
+        tests/test_build.sh                                      lib/build.sh                                             imports import
+        # tests
+        tests/test_build.sh                                      lib/build.sh                                             tests import
+        tests/test_build.sh::test_build_site_creates_the_folder  lib/build.sh::build_site                                 tests import
+    """,
+    references="""
+    """,
+    ambiguous=(
+        ("scripts/reset.sh::reset_all", "cleanup", frozenset({"lib/build.sh::cleanup", "lib/cache.sh::cleanup"})),
+    ),
+    docs=(
+        ("lib/build.sh", "Building the site."),
+        ("lib/cache.sh", "The download cache."),
+        ("lib/log.sh", "Logging helpers shared by every script."),
+        ("lib/log.sh::log_info", "Prints an informational line on stderr."),
+        ("scripts/deploy.sh", "Builds the site and publishes it."),
+        ("scripts/reset.sh", "Run by the CI image, which has sourced the libraries already."),
+    ),
+)
+
+GOLDENS = [C, CPP, CSHARP, RUBY, PHP, KOTLIN, SWIFT, SCALA, BASH]
 
 
 @pytest.fixture(scope="module")

@@ -231,6 +231,8 @@ def _leading_comment(node: Node) -> str:
         expected_row = sibling.start_point[0]
         sibling = sibling.prev_sibling
     while sibling is not None and sibling.type in COMMENTS and sibling.end_point[0] >= expected_row - 1:
+        if sibling.start_point[0] == 0 and sibling.text.startswith(b"#!"):  # a shebang line says nothing
+            break
         lines[:0] = _text(sibling).splitlines()
         expected_row = sibling.start_point[0]
         sibling = sibling.prev_sibling
@@ -244,6 +246,9 @@ def _opening_comment(root: Node) -> str:
     for child in root.children:
         if child.type not in COMMENTS or child.start_point[0] > row + 1:
             break
+        if child.start_point[0] == 0 and child.text.startswith(b"#!"):  # a shebang line says nothing
+            row = 0
+            continue
         lines.extend(_text(child).splitlines())
         row = child.end_point[0]
     return _clean_comment(lines)

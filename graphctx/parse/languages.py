@@ -39,6 +39,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec("kotlin", "tree_sitter_kotlin", "language", (".kt", ".kts")),
     LanguageSpec("swift", "tree_sitter_swift", "language", (".swift",)),
     LanguageSpec("scala", "tree_sitter_scala", "language", (".scala", ".sc")),
+    LanguageSpec("bash", "tree_sitter_bash", "language", (".sh", ".bash")),
 )
 
 _BY_EXTENSION = {ext: spec for spec in LANGUAGES for ext in spec.extensions}
@@ -54,7 +55,7 @@ UNPARSED: dict[str, str] = {
     ".ml": "ocaml", ".mli": "ocaml", ".fs": "f#", ".zig": "zig", ".nim": "nim",
     ".vue": "vue", ".svelte": "svelte", ".zsh": "shell", ".fish": "shell", ".ps1": "powershell",
     ".sql": "sql", ".f90": "fortran", ".pas": "pascal", ".sol": "solidity",
-    ".sh": "shell", ".lua": "lua",
+    ".lua": "lua",
 }
 
 

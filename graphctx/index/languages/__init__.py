@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from graphctx.index.languages.base import LanguageRules, Manifest, ModuleIndex
+from graphctx.index.languages.bash import BashRules
 from graphctx.index.languages.c import CRules
 from graphctx.index.languages.csharp import CSharpRules
 from graphctx.index.languages.go import GoRules
@@ -26,7 +27,7 @@ from graphctx.parse.languages import LANGUAGES, family
 # One per family. Manifests are read in this order, so the first project name found is Python's,
 # then package.json's, Cargo.toml's and go.mod's.
 RULES: tuple[LanguageRules, ...] = (
-    PythonRules(), JavaScriptRules(), RustRules(), GoRules(), JavaRules(), CRules(), CSharpRules(), RubyRules(), PhpRules(), KotlinRules(), SwiftRules(), ScalaRules(),
+    PythonRules(), JavaScriptRules(), RustRules(), GoRules(), JavaRules(), CRules(), CSharpRules(), RubyRules(), PhpRules(), KotlinRules(), SwiftRules(), ScalaRules(), BashRules(),
 )
 DEFAULT_RULES = LanguageRules()  # a language without rules: nothing beyond the language-neutral defaults
 _BY_FAMILY = {rules.family: rules for rules in RULES}
