@@ -42,6 +42,7 @@ SOURCES = {
     "swift": "// one\nfunc f{n}() -> Int {{\n  return 1\n}}\n",
     "scala": "// one\ndef f{n}(): Int = {{\n  1\n}}\n",
     "bash": "# one\nf{n}() {{\n  return 1\n}}\n",
+    "lua": "-- one\nfunction f{n}()\n  return 1\nend\n",
 }
 # The qualified name of SOURCES' function, where it is not f{n}.
 QUALIFIED = {"java": "A{n}.f{n}", "csharp": "A{n}.f{n}", "go": "F{n}"}

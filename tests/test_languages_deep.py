@@ -831,7 +831,89 @@ BASH = Golden(
     ),
 )
 
-GOLDENS = [C, CPP, CSHARP, RUBY, PHP, KOTLIN, SWIFT, SCALA, BASH]
+# ---------------------------------------------------------------- lua
+
+LUA = Golden(
+    "lua",
+    entities="""
+        lua/geo/canvas.lua                                              file
+        lua/geo/canvas.lua::Canvas                                      class
+        lua/geo/canvas.lua::Canvas.new                                  method
+        lua/geo/canvas.lua::Canvas.add_circle                           method
+        lua/geo/canvas.lua::Canvas.total                                method
+        lua/geo/circle.lua                                              file
+        lua/geo/circle.lua::Circle                                      class
+        lua/geo/circle.lua::Circle.new                                  method
+        lua/geo/circle.lua::Circle.area                                 method
+        lua/geo/shape.lua                                               file
+        lua/geo/shape.lua::Shape                                        class
+        lua/geo/shape.lua::Shape.describe                               method
+        lua/geo/square.lua                                              file
+        lua/geo/square.lua::Square                                      class
+        lua/geo/square.lua::Square.new                                  method
+        lua/geo/square.lua::Square.area                                 method
+        lua/geo/util.lua                                                file
+        lua/geo/util.lua::M                                             constant
+        lua/geo/util.lua::round2                                        function
+        tests/test_canvas.lua                                           file
+        tests/test_canvas.lua::TestCanvas                               class
+        tests/test_canvas.lua::TestCanvas.test_total_adds_circle_areas  method
+    """,
+    edges="""
+        # calls
+        lua/geo/canvas.lua::Canvas.add_circle                           ext:table.insert                       calls external
+        lua/geo/canvas.lua::Canvas.add_circle                           lua/geo/circle.lua::Circle.new         calls import
+        lua/geo/canvas.lua::Canvas.new                                  ext:setmetatable                       calls external
+        lua/geo/canvas.lua::Canvas.total                                ext:ipairs                             calls external
+        lua/geo/canvas.lua::Canvas.total                                lua/geo/circle.lua::Circle.area        calls ambiguous
+        lua/geo/canvas.lua::Canvas.total                                lua/geo/square.lua::Square.area        calls ambiguous
+        lua/geo/circle.lua::Circle                                      ext:setmetatable                       calls external
+        lua/geo/circle.lua::Circle.area                                 lua/geo/util.lua::round2               calls import
+        lua/geo/circle.lua::Circle.new                                  ext:setmetatable                       calls external
+        lua/geo/shape.lua::Shape.describe                               ext:string.format                      calls external
+        lua/geo/shape.lua::Shape.describe                               lua/geo/circle.lua::Circle.area        calls ambiguous
+        lua/geo/shape.lua::Shape.describe                               lua/geo/square.lua::Square.area        calls ambiguous
+        lua/geo/square.lua::Square                                      ext:setmetatable                       calls external
+        lua/geo/square.lua::Square.new                                  ext:setmetatable                       calls external
+        lua/geo/util.lua::round2                                        ext:math.floor                         calls external
+        tests/test_canvas.lua                                           ext:luaunit.LuaUnit.run                calls external
+        tests/test_canvas.lua                                           ext:os.exit                            calls external
+        tests/test_canvas.lua::TestCanvas.test_total_adds_circle_areas  ext:luaunit.assertAlmostEquals         calls external
+        tests/test_canvas.lua::TestCanvas.test_total_adds_circle_areas  lua/geo/canvas.lua::Canvas.add_circle  calls inferred
+        tests/test_canvas.lua::TestCanvas.test_total_adds_circle_areas  lua/geo/canvas.lua::Canvas.new         calls import
+        tests/test_canvas.lua::TestCanvas.test_total_adds_circle_areas  lua/geo/canvas.lua::Canvas.total       calls inferred
+        # imports
+        lua/geo/canvas.lua                                              lua/geo/circle.lua::Circle             imports import
+        lua/geo/circle.lua                                              lua/geo/shape.lua::Shape               imports import
+        lua/geo/circle.lua                                              lua/geo/util.lua                       imports import
+        lua/geo/square.lua                                              lua/geo/shape.lua::Shape               imports import
+        tests/test_canvas.lua                                           ext:luaunit                            imports external
+        tests/test_canvas.lua                                           lua/geo/canvas.lua::Canvas             imports import
+        # inherits
+        lua/geo/circle.lua::Circle                                      lua/geo/shape.lua::Shape               inherits import
+        lua/geo/square.lua::Square                                      lua/geo/shape.lua::Shape               inherits import
+        # tests
+        tests/test_canvas.lua                                           lua/geo/canvas.lua                     tests import
+        tests/test_canvas.lua::TestCanvas.test_total_adds_circle_areas  lua/geo/canvas.lua::Canvas.add_circle  tests inferred
+        tests/test_canvas.lua::TestCanvas.test_total_adds_circle_areas  lua/geo/canvas.lua::Canvas.new         tests import
+        tests/test_canvas.lua::TestCanvas.test_total_adds_circle_areas  lua/geo/canvas.lua::Canvas.total       tests inferred
+    """,
+    references="""
+    """,
+    ambiguous=(
+        ("lua/geo/canvas.lua::Canvas.total", "area", frozenset({"lua/geo/circle.lua::Circle.area", "lua/geo/square.lua::Square.area"})),
+        ("lua/geo/shape.lua::Shape.describe", "area", frozenset({"lua/geo/circle.lua::Circle.area", "lua/geo/square.lua::Square.area"})),
+    ),
+    docs=(
+        ("lua/geo/canvas.lua", "Holds shapes and sums their areas."),
+        ("lua/geo/circle.lua::Circle.area", "pi r squared, rounded"),
+        ("lua/geo/shape.lua::Shape", "Anything with an area."),
+        ("lua/geo/util.lua::M", "Rounding for display."),
+        ("lua/geo/util.lua::round2", "Rounds to two decimals."),
+    ),
+)
+
+GOLDENS = [C, CPP, CSHARP, RUBY, PHP, KOTLIN, SWIFT, SCALA, BASH, LUA]
 
 
 @pytest.fixture(scope="module")

@@ -255,7 +255,9 @@ def _opening_comment(root: Node) -> str:
 
 
 def _clean_comment(lines: list[str]) -> str:
-    cleaned = (re.sub(r"^\s*(?:/\*\*?|\*/|\*|///?!?|#)\s?", "", line).rstrip("*/ ").rstrip() for line in lines)
+    # /** */, //, ///, #, and Lua's -- and --[[
+    cleaned = (re.sub(r"^\s*(?:/\*\*?|\*/|\*|///?!?|#|--(?:\[=*\[)?-*)\s?", "", line).rstrip("*/ ").rstrip()
+               for line in lines)
     return "\n".join(line for line in cleaned if line).strip()
 
 

@@ -40,6 +40,7 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec("swift", "tree_sitter_swift", "language", (".swift",)),
     LanguageSpec("scala", "tree_sitter_scala", "language", (".scala", ".sc")),
     LanguageSpec("bash", "tree_sitter_bash", "language", (".sh", ".bash")),
+    LanguageSpec("lua", "tree_sitter_lua", "language", (".lua",)),
 )
 
 _BY_EXTENSION = {ext: spec for spec in LANGUAGES for ext in spec.extensions}
@@ -55,7 +56,6 @@ UNPARSED: dict[str, str] = {
     ".ml": "ocaml", ".mli": "ocaml", ".fs": "f#", ".zig": "zig", ".nim": "nim",
     ".vue": "vue", ".svelte": "svelte", ".zsh": "shell", ".fish": "shell", ".ps1": "powershell",
     ".sql": "sql", ".f90": "fortran", ".pas": "pascal", ".sol": "solidity",
-    ".lua": "lua",
 }
 
 

@@ -16,6 +16,7 @@ from graphctx.index.languages.go import GoRules
 from graphctx.index.languages.java import JavaRules
 from graphctx.index.languages.javascript import JavaScriptRules
 from graphctx.index.languages.kotlin import KotlinRules
+from graphctx.index.languages.lua import LuaRules
 from graphctx.index.languages.php import PhpRules
 from graphctx.index.languages.python import PythonRules
 from graphctx.index.languages.ruby import RubyRules
@@ -27,7 +28,7 @@ from graphctx.parse.languages import LANGUAGES, family
 # One per family. Manifests are read in this order, so the first project name found is Python's,
 # then package.json's, Cargo.toml's and go.mod's.
 RULES: tuple[LanguageRules, ...] = (
-    PythonRules(), JavaScriptRules(), RustRules(), GoRules(), JavaRules(), CRules(), CSharpRules(), RubyRules(), PhpRules(), KotlinRules(), SwiftRules(), ScalaRules(), BashRules(),
+    PythonRules(), JavaScriptRules(), RustRules(), GoRules(), JavaRules(), CRules(), CSharpRules(), RubyRules(), PhpRules(), KotlinRules(), SwiftRules(), ScalaRules(), BashRules(), LuaRules(),
 )
 DEFAULT_RULES = LanguageRules()  # a language without rules: nothing beyond the language-neutral defaults
 _BY_FAMILY = {rules.family: rules for rules in RULES}
