@@ -31,6 +31,7 @@ from graphctx.index.symbols import SymbolTable
 from graphctx.parse.extract import extract
 from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import language_for_path
+from graphctx.parse.textfiles import file_language, text_facts
 
 log = logging.getLogger(__name__)
 
@@ -271,7 +272,8 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
              int(is_test_file(path)), item.facts),
         )
         store.insert_entities(conn, list(_entity_rows(facts)))
-        store.index_bodies(conn, path, _read_text(boundary, path))
+        if facts.definitions:  # (a file's own row takes no body: a file-level file is not read again)
+            store.index_bodies(conn, path, _read_text(boundary, path))
         conn.executemany("INSERT OR IGNORE INTO file_refs(name, path) VALUES (?, ?)", [(n, path) for n in reference_names(facts)])
 
     if everything:
@@ -455,6 +457,8 @@ def _parse_task(task: tuple) -> _Parsed:
     except UnicodeDecodeError as exc:
         warning = f"invalid UTF-8 at byte {exc.start}; undecodable bytes replaced"
     spec = language_for_path(path)
+    if spec is None:  # no grammar for it: known at file level, by its name, lines and first heading or comment
+        return _Parsed(path, size, mtime_ns, digest, text_facts(path, file_language(path), data).to_json(), warning)
     try:
         facts = extract(path, spec.name, data)
     except (RecursionError, ValueError, RuntimeError) as exc:  # a pathological file must not stop the run
