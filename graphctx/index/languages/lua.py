@@ -1,6 +1,6 @@
 """Lua's rules: `require("a.b")` names `a/b.lua` or `a/b/init.lua` under the repository root or
-its `lua/`, `src/` or `lib/` folder, the standard library is external, and `*_spec.lua`,
-`*_test.lua` and `test_*.lua` files hold tests."""
+its `lua/`, `src/` or `lib/` folder (else the one file of the repository whose path ends so), the
+standard library is external, and `*_spec.lua`, `*_test.lua` and `test_*.lua` files hold tests."""
 
 from __future__ import annotations
 
@@ -25,7 +25,9 @@ class LuaModules(ModuleIndex):
             for path in (f"{base}{stem}.lua", f"{base}{stem}/init.lua"):
                 if path in self.own:
                     return [path]
-        return []
+        # a project below the repository root (a monorepo): the one file whose path ends with the name
+        ending = [p for p in self.own if p.endswith((f"/{stem}.lua", f"/{stem}/init.lua"))]
+        return ending if len(ending) == 1 else []
 
 
 class LuaRules(LanguageRules):

@@ -1,6 +1,7 @@
 """Ruby's rules: `require` and `require_relative` load a file (relative to the requiring file,
-then the load path `lib/`, then the repository root), Kernel and the core classes are external,
-methods are called without `self.`, and `*_test.rb` / `*_spec.rb` files hold tests."""
+then the load path `lib/`, then the repository root, then the one `lib/` folder below that holds
+it), Kernel and the core classes are external, methods are called without `self.`, and
+`*_test.rb` / `*_spec.rb` files hold tests."""
 
 from __future__ import annotations
 
@@ -27,7 +28,9 @@ class RubyModules(ModuleIndex):
             path = posixpath.normpath(posixpath.join(folder, name))
             if path in self.own:
                 return [path]
-        return []
+        # a project below the repository root (a monorepo): its lib/ is on its own load path
+        ending = [p for p in self.own if p.endswith("/lib/" + name)]
+        return ending if len(ending) == 1 else []
 
 
 class RubyRules(LanguageRules):
