@@ -1,5 +1,5 @@
 ; graphctx fact query for PHP. Capture conventions: grammars/README.md.
-; Receivers read `$this->x` as self.x and `$x` as x (extract.py).
+; Receivers read `$this->x` as self.x (extract.py) and `$x` as x.
 
 (namespace_definition name: (namespace_name) @package)
 
@@ -22,8 +22,17 @@
 ; ---- calls: f(), ns\f(), $x->m(), $this->m(), $x?->m(), Type::m(), self::m(), new T()
 (function_call_expression function: (name) @call.name) @call
 (function_call_expression function: (qualified_name (name) @call.name .)) @call
-(member_call_expression object: (_) @call.receiver name: (name) @call.name) @call
-(nullsafe_member_call_expression object: (_) @call.receiver name: (name) @call.name) @call
+; a variable receiver by its name ($x -> x), any other by its text ($this->a -> self.a)
+(member_call_expression object: (variable_name (name) @call.receiver) name: (name) @call.name) @call
+(nullsafe_member_call_expression object: (variable_name (name) @call.receiver) name: (name) @call.name) @call
+(member_call_expression
+  object: [(member_access_expression) (nullsafe_member_access_expression) (member_call_expression)
+           (function_call_expression) (scoped_call_expression) (parenthesized_expression)] @call.receiver
+  name: (name) @call.name) @call
+(nullsafe_member_call_expression
+  object: [(member_access_expression) (nullsafe_member_access_expression) (member_call_expression)
+           (function_call_expression) (scoped_call_expression) (parenthesized_expression)] @call.receiver
+  name: (name) @call.name) @call
 (scoped_call_expression scope: [(name) (relative_scope)] @call.receiver name: (name) @call.name) @call
 (scoped_call_expression scope: (qualified_name (name) @call.receiver .) name: (name) @call.name) @call
 (object_creation_expression (name) @call.name) @call

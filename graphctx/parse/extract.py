@@ -275,11 +275,11 @@ def _receiver(node: Node) -> str:
 
 def _self_name(text: str) -> str:
     """An expression in the dotted form every language shares: `this.x`, Ruby's `@x`, PHP's
-    `$this->x` and C++'s `this->x` become `self.x`; PHP's `$x` becomes `x`."""
-    text = text.replace("->", ".")
+    `$this->x` and C++'s `this->x` become `self.x`; PHP's `$a->b` becomes `a.b`."""
+    if "->" in text:
+        text = ".".join(part.lstrip("$") for part in text.split("->"))
     if text.startswith("@"):
         text = "self." + text.lstrip("@")
-    text = text.lstrip("$")
     return "self." + text[5:] if text.startswith("this.") else text
 
 
