@@ -134,6 +134,13 @@ class Project:
     def rank_text(self, text: str, **options: Any) -> list:
         return api.rank_text(self.root, text, **options)
 
+    def asides(self, text: str, intent: str = "debug") -> set[str]:
+        """The files ranking sets aside for `text`: tests and docs/examples/benchmarks files it does
+        not name. The retrieval benchmark's baselines leave them out, as graphctx scales them down."""
+        from graphctx.context.seeds import asides
+
+        return asides(self.graph, text, Project.policy(intent).seeds)
+
     def export(self, fmt: str = "json", **options: Any):
         """(Selection, text): the graph or a neighbourhood as node-link JSON, GraphML, Mermaid or HTML."""
         return api.export(self.root, fmt, **options)

@@ -328,3 +328,38 @@ def test_cli_refuses_a_mistyped_policy_setting_before_running(bench_run, tmp_pat
                  "--systems", "graphctx", "--policy", "seeds.txt=1"])
     assert code == 2 and not out.exists()
     assert "unknown policy setting 'seeds.txt'; did you mean seeds.text" in capsys.readouterr().err
+
+
+PARSER = '''def parse_header(line):
+    name, _, value = line.partition(":")
+    return name.strip(), value.strip()
+'''
+
+PARSER_TEST = '''from pkg.headers import parse_header
+
+
+def test_parse_header_with_colon_in_value():
+    assert parse_header("Location: http://x") == ("Location", "http://x")
+
+
+def test_parse_header_empty_value():
+    assert parse_header("Location:") == ("Location", "")
+'''
+
+
+@pytest.mark.parametrize("system", ["bm25-functions", "bm25-files"])
+def test_honest_baselines_leave_out_tests_the_text_does_not_name(tree, system):
+    from graphctx.bench.corpus import Repo
+    from graphctx.bench.instances import Instance
+    from graphctx.bench.systems import run_system
+    from graphctx.project import Project
+
+    root = tree({"pkg/__init__.py": "", "pkg/headers.py": PARSER, "tests/test_headers.py": PARSER_TEST})
+    Project(root, find=False).index()
+    repo = Repo(root)
+    text = "parse_header drops the value after a colon in the Location header value"
+    inst = Instance("i-1", "owner/small", "HEAD", text, ["pkg/headers.py"])
+    ranked = run_system(system, repo, inst, [400], {}).ranked
+    assert ranked and all("tests/" not in item for item in ranked)
+    named = Instance("i-2", "owner/small", "HEAD", text + " (see tests/test_headers.py)", ["pkg/headers.py"])
+    assert any("tests/test_headers.py" in item for item in run_system(system, repo, named, [400], {}).ranked)

@@ -8,6 +8,10 @@ lines it shows verbatim (what budgeted recall is measured on).
 - bm25-files: BM25 (bm25s) over whole files; the packet is files in rank order, each cut to what is left.
 - bm25-functions: BM25 over function, method and class chunks whose spans come from graphctx's
   entity table; the packet is those chunks in rank order, packed greedily.
+  Both are honest baselines: they tokenize as graphctx's text search does (identifiers kept whole
+  and split at snake_case and CamelCase) and leave out the files graphctx sets aside for the text
+  (tests and docs/examples/benchmarks files the text does not name; `Project.asides`), so test files
+  that echo the issue's names do not crowd out the code.
 - repomap: a re-implementation of the repo-map idea (personalised PageRank over the file
   reference graph, then definitions ranked by the rank flowing to them), rendered as file and
   signature lines; see repomap.py. `aider-repomap` runs aider's own RepoMap in a separate environment.
@@ -105,7 +109,8 @@ def _verbatim_lines(repo: Repo, item) -> list[int]:
 def run_bm25_functions(repo: Repo, inst: Instance, budgets: list[int]) -> Output:
     require("bm25s", "bm25-functions")
     started = time.perf_counter()
-    chunks = repo.chunks
+    asides = repo.project.asides(inst.text)
+    chunks = [c for c in repo.chunks if c.path not in asides]
     docs = [tokenize(c.path) + tokenize(repo.chunk_text(c)) for c in chunks]
     order = bm25_rank(docs, tokenize(inst.text))
     ranked_chunks = [chunks[i] for i in order]
@@ -117,7 +122,8 @@ def run_bm25_functions(repo: Repo, inst: Instance, budgets: list[int]) -> Output
 def run_bm25_files(repo: Repo, inst: Instance, budgets: list[int]) -> Output:
     require("bm25s", "bm25-files")
     started = time.perf_counter()
-    files = repo.files
+    asides = repo.project.asides(inst.text)
+    files = [p for p in repo.files if p not in asides]
     docs = [tokenize(p) + tokenize("\n".join(repo.lines(p))) for p in files]
     order = bm25_rank(docs, tokenize(inst.text))
     ranked = [files[i] for i in order]

@@ -50,10 +50,20 @@ class TextEvidence:
         """A test or documentation example, unless the text names the file itself."""
         known = self._asides.get(path)
         if known is None:
-            info = graph.files.get(path)
-            known = bool(info and (info.get("is_test") or _ASIDE.search(path)) and path.rsplit("/", 1)[-1] not in self.text)
-            self._asides[path] = known
+            known = self._asides[path] = is_aside(graph.files.get(path), path, self.text)
         return known
+
+
+def is_aside(info: dict | None, path: str, text: str) -> bool:
+    """Whether the file at `path` (its index row `info`) is an aside for `text`: a test, or a file under
+    docs/, examples/ or benchmarks/, that the text does not name by its file name."""
+    return bool(info and (info.get("is_test") or _ASIDE.search(path)) and path.rsplit("/", 1)[-1] not in text)
+
+
+def asides(graph: CodeGraph, text: str, policy: SeedPolicy) -> set[str]:
+    """Every file that is an aside for `text` (read as seeds read it: its bounded part)."""
+    text, _ = bounded(text, policy)
+    return {path for path, info in graph.files.items() if is_aside(info, path, text)}
 
 
 @dataclass
