@@ -125,6 +125,8 @@ def discover(root: Path, config: Config, progress: Callable[[int, int], None] | 
             skips.append(Skip(rel, NO_PARSER, spec.name))
             no_grammar[spec.name] = no_grammar.get(spec.name, 0) + 1
             continue
+        if os.path.islink(root / rel) and os.path.isdir(root / rel):  # a symlinked folder: not followed, as by git
+            continue
         real = boundary.real_path(rel)
         if real is None:
             skips.append(Skip(rel, OUTSIDE, f"it resolves to {os.path.realpath(root / rel)}"))
