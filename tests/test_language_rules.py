@@ -110,7 +110,7 @@ def test_a_malformed_go_mod_module_line_is_skipped_not_fatal(tree):
         "cmd/util/util.go": "package util\n\nfunc Help() int {\n\treturn 1\n}\n",
     })
     result = index_repository(root)
-    assert result.files == 2 and result.calls_resolved == 1  # no module declared: import paths name folders
+    assert result.files == 3 and result.calls_resolved == 1  # no module declared: import paths name folders
 
 
 @pytest.fixture(scope="module")
