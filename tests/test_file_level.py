@@ -137,3 +137,11 @@ def test_language_is_guessed_from_the_name_then_the_extension():
     assert first_heading("<html><head><title>Docs home</title>", "html") == "Docs home"
     assert first_heading("# -*- coding: utf-8 -*-\n# Real comment\n", "ini") == "Real comment"
     assert first_heading("key = 1\n# late comment\n", "toml") == ""
+
+
+def test_no_parsed_extension_is_also_a_file_level_one():
+    from graphctx.parse.languages import source_extensions
+    from graphctx.parse.textfiles import BINARY_EXTENSIONS, BY_EXTENSION
+
+    assert not set(source_extensions()) & (set(BY_EXTENSION) | BINARY_EXTENSIONS)
+    assert not set(BY_EXTENSION) & BINARY_EXTENSIONS
