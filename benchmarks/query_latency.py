@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from graphctx.context import api
+from graphctx import Project
 from graphctx.graph.loader import load
 from graphctx.index import store
 from graphctx.layout import index_path
@@ -35,7 +35,8 @@ def main() -> None:
 
     root = args.path.resolve() if args.path else _stdlib_copy()
     started = time.perf_counter()
-    result = api.index(root)
+    project = Project(root, find=False, ephemeral=False)
+    result = project.index()
     print(f"index: {result.summary()} (setup, {time.perf_counter() - started:.1f} s)")
 
     conn = store.connect(index_path(root), readonly=True)
@@ -44,7 +45,7 @@ def main() -> None:
     load_s = time.perf_counter() - t
     print(f"graph load: {load_s * 1000:.0f} ms ({graph.graph.number_of_nodes():,} nodes, {graph.graph.number_of_edges():,} edges)"
           f"  [target <= 1000 ms]")
-    api.graph(root)  # warm the process cache the timed calls use
+    project.graph  # warm the project's graph the timed calls use
 
     rng = random.Random(args.seed)
     entities = [n for n, d in graph.graph.nodes(data=True) if d["kind"] in ("function", "method", "class")]
@@ -55,11 +56,11 @@ def main() -> None:
     files = rng.sample(sorted(graph.files), min(args.samples // 3, len(graph.files)))
 
     timings = {
-        "context": _time(lambda e: api.get_context(root, e, token_budget=args.budget), sample),
-        "intent": _time(lambda q: api.get_intent(root, "debug", q, token_budget=args.budget), texts),
-        "path": _time(lambda p: api.get_path(root, p[0], p[1], token_budget=args.budget), pairs),
-        "file": _time(lambda f: api.get_file_context(root, f, token_budget=args.budget), files),
-        "impact": _time(lambda e: api.get_impact(root, e, token_budget=args.budget), rng.sample(unique, min(len(unique), args.samples // 3))),
+        "context": _time(lambda e: project.context(e, token_budget=args.budget), sample),
+        "intent": _time(lambda q: project.intent("debug", q, token_budget=args.budget), texts),
+        "path": _time(lambda p: project.path(p[0], p[1], token_budget=args.budget), pairs),
+        "file": _time(lambda f: project.file(f, token_budget=args.budget), files),
+        "impact": _time(lambda e: project.impact(e, token_budget=args.budget), rng.sample(unique, min(len(unique), args.samples // 3))),
     }
     print(f"{'mode':<8} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}  target")
     for mode, values in timings.items():

@@ -58,6 +58,13 @@ class InvalidRequest(GraphctxError):
     """A parameter is out of range or malformed."""
 
 
+class StaleEdit(GraphctxError):
+    """An edit of a version that is no longer the current one; `current` is what is current now, for
+    the caller to re-apply its change to."""
+
+    current: object = None
+
+
 class NoIndex(GraphctxError):
     """The repository has not been indexed yet."""
 

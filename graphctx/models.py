@@ -29,6 +29,11 @@ EDGE_KINDS: tuple[str, ...] = get_args(EdgeKind)
 Resolution = Literal["exact", "import", "same-scope", "inferred", "heuristic", "ambiguous", "external", "unresolved"]
 RESOLUTIONS: tuple[str, ...] = get_args(Resolution)
 INFERRED: frozenset[str] = frozenset({"heuristic", "inferred", "ambiguous"})  # guessed, not proven by syntax or imports
+# How get_impact labels the entities a change touches, and how its dependents' relations begin ("tier1 called-by").
+ChangeRelation = Literal["changed", "added", "removed"]
+CHANGE_RELATIONS: tuple[str, ...] = get_args(ChangeRelation)
+TIER_PREFIX = "tier"
+NO_PARSER = "no parser"  # the skip reason of a file whose grammar wheel is not installed here (counted by language)
 
 RecordKind = Literal["knowledge", "decision"]
 RECORD_KINDS: tuple[str, ...] = get_args(RecordKind)
@@ -75,6 +80,24 @@ class EntityEdges(BaseModel):
     entity: Entity
     outgoing: list[Edge]
     incoming: list[Edge]
+
+
+class ProjectFacts(BaseModel):
+    """What a newcomer needs to know first, read from the index and a few small files."""
+
+    root: str
+    name: str
+    overview: str
+    files: int
+    entities: int
+    edges: int
+    languages: dict[str, int]
+    generation: int
+    indexed_at: float | None
+    entry_points: list[str] = Field(default_factory=list)  # "label -> entity id" or an entity id
+
+    def languages_text(self) -> str:
+        return ", ".join(f"{lang} {n}" for lang, n in sorted(self.languages.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 class IndexStats(BaseModel):

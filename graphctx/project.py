@@ -19,14 +19,14 @@ from graphctx.context import anchored, api
 from graphctx.context.policy import RankingPolicy
 from graphctx.context.tokens import count as count_tokens
 from graphctx.freshness import Freshness
-from graphctx.graph.loader import GRAPHS, CodeGraph
+from graphctx.graph.loader import CodeGraph, GraphCache
 from graphctx.index import store as index_store
 from graphctx.index.indexer import IndexResult, Progress
 from graphctx.index.root import find_root
 from graphctx.models import (
-    DEFAULT_BUDGET, ContextAnswer, EntityEdges, IndexStats, SearchAnswer,
+    DEFAULT_BUDGET, ContextAnswer, EntityEdges, IndexStats, ProjectFacts, SearchAnswer,
 )
-from graphctx.records import RecordStore
+from graphctx.records import RecordStore, render as record_rendering
 
 
 class Project:
@@ -40,6 +40,7 @@ class Project:
     def __init__(self, root: Path | str | None = None, *, ephemeral: bool = True, find: bool = True) -> None:
         self.root = (find_root(Path(root) if root is not None else None) if find else Path(root or ".")).resolve()
         self.ephemeral = ephemeral
+        self._graphs = GraphCache(self.root)
         self._records: RecordStore | None = None
         self._freshness: Freshness | None = None
         self._lock = threading.Lock()
@@ -58,11 +59,10 @@ class Project:
         """Release the index connections and the record store this project opened; a later call
         opens them again."""
         with self._lock:
-            if self._records is not None and not self.ephemeral:
+            if self._records is not None:
                 self._records.close()
             self._records = None
-            GRAPHS.release(self.root)
-            anchored.release(self.root)
+            self._graphs.close()
 
     # ---- the index
 
@@ -73,6 +73,13 @@ class Project:
     def refresh(self) -> IndexResult:
         """Bring an existing index up to date with the working tree; a missing index is an error."""
         return api.refresh(self.root)
+
+    def prepare_folder(self) -> None:
+        """Create `.graphctx/` with the .gitignore that keeps the index, private records and derived
+        files out of git."""
+        from graphctx.records.files import ensure_layout
+
+        ensure_layout(self.root)
 
     def has_index(self) -> bool:
         """Whether an index file exists (usable or not)."""
@@ -85,7 +92,7 @@ class Project:
     @property
     def graph(self) -> CodeGraph:
         """The loaded graph of the current index generation (reloaded when the index moved)."""
-        return api.graph(self.root)
+        return self._graphs.get()
 
     @property
     def freshness(self) -> Freshness:
@@ -99,40 +106,44 @@ class Project:
         """The indexed files (among `paths`, default all) whose content on disk differs from the index."""
         return self.freshness.check(self.graph.files if paths is None else paths)[0]
 
+    def facts(self) -> ProjectFacts:
+        """What the project is (name, overview), its size and entry points: cheap, no graph load."""
+        return api.project_facts(self.root, self._graphs.connection())
+
     def stats(self) -> IndexStats:
-        return api.stats(self.root)
+        return api.stats(self._graphs)
 
     # ---- lookups
 
     def search(self, query: str, kind: str | None = None, limit: int = 20) -> SearchAnswer:
-        return api.search(self.root, query, kind, limit)
+        return api.search(self._graphs, query, kind, limit)
 
     def show(self, entity: str, file: str | None = None) -> EntityEdges:
-        return api.show(self.root, entity, file)
+        return api.show(self._graphs, entity, file)
 
     # ---- answers: each returns the answer model and its rendering in the format asked for
 
     def context(self, entity: str, **options: Any) -> tuple[ContextAnswer, str]:
         """An entity with its most relevant neighbourhood within `token_budget` (see get_context)."""
-        return api.get_context(self.root, entity, **options)
+        return api.get_context(self._graphs, entity, records=self._answer_records(), **options)
 
     def intent(self, intent: str, target: str, **options: Any) -> tuple[ContextAnswer, str]:
-        return api.get_intent(self.root, intent, target, **options)
+        return api.get_intent(self._graphs, intent, target, records=self._answer_records(), **options)
 
     def path(self, source: str, target: str, **options: Any) -> tuple[ContextAnswer, str]:
-        return api.get_path(self.root, source, target, **options)
+        return api.get_path(self._graphs, source, target, **options)
 
     def file(self, file: str, **options: Any) -> tuple[ContextAnswer, str]:
-        return api.get_file_context(self.root, file, **options)
+        return api.get_file_context(self._graphs, file, **options)
 
     def impact(self, symbol: str | None = None, files: list[str] | None = None, **options: Any) -> tuple[ContextAnswer, str]:
-        return api.get_impact(self.root, symbol, files, **options)
+        return api.get_impact(self._graphs, symbol, files, **options)
 
     def session(self, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact") -> tuple[ContextAnswer, str]:
-        return api.session_init(self.root, token_budget=token_budget, format=format)
+        return api.session_init(self._graphs, records=self._answer_records(), token_budget=token_budget, format=format)
 
     def rank_text(self, text: str, **options: Any) -> list:
-        return api.rank_text(self.root, text, **options)
+        return api.rank_text(self._graphs, text, **options)
 
     def asides(self, text: str, intent: str = "debug") -> set[str]:
         """The files ranking sets aside for `text`: tests and docs/examples/benchmarks files it does
@@ -143,7 +154,7 @@ class Project:
 
     def export(self, fmt: str = "json", **options: Any):
         """(Selection, text): the graph or a neighbourhood as node-link JSON, GraphML, Mermaid or HTML."""
-        return api.export(self.root, fmt, **options)
+        return api.export(self._graphs, fmt, **options)
 
     def members(self, entity_id: str) -> list[str]:
         """The entities defined directly inside a class (or a file), in line order."""
@@ -152,6 +163,9 @@ class Project:
         return Views(self.graph).members(entity_id)
 
     # ---- helpers that need no repository: the same tokenizer, parser and policies answers use
+
+    # The one renderer of records (records/render.py): the CLI and the MCP record tools print through it.
+    record_text = record_rendering
 
     @staticmethod
     def header(answer: ContextAnswer) -> str:
@@ -197,13 +211,20 @@ class Project:
 
     @property
     def records(self) -> RecordStore:
-        """The record store, opened on first use. An ephemeral project shares it with the answers,
-        so that the records anchored to what they rank, and the hashes they served, are this one's."""
+        """The record store, opened on first use; the answers use it too, so that the records anchored
+        to what they rank, and the hashes they served, are this project's."""
         with self._lock:
             if self._records is None:
-                self._records = (anchored.store_for(self.root) if self.ephemeral
-                                 else RecordStore(self.root, holds_ephemeral=False))
+                self._records = RecordStore(self.root, holds_ephemeral=self.ephemeral)
             return self._records
+
+    def _answer_records(self) -> RecordStore | None:
+        """The store answers draw records from and note served code in: always for a long-lived
+        (ephemeral) project; for a short command only when there are records to draw, as opening
+        the store costs more than an answer without records."""
+        if self.ephemeral or self._records is not None or anchored.may_have_records(self.root):
+            return self.records
+        return None
 
     def remember(self, entries: Mapping[str, Any] | Iterable[Mapping[str, Any]] | None = None, **fields: Any):
         return self.records.remember(entries, **fields)

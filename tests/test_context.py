@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphctx.context import api
+from graphctx import Project
 from graphctx.context.tokens import count
 from graphctx.errors import Ambiguous, InvalidRequest, NotFound
 from graphctx.index.indexer import index_repository
@@ -102,7 +102,7 @@ def ids(answer) -> list[str]:
 
 
 def test_context_ranks_the_neighbourhood(repo):
-    answer, text = api.get_context(repo, "create_item")
+    answer, text = Project(repo, find=False).context("create_item")
     assert answer.root == "app/service.py::create_item"
     assert ids(answer)[0] == answer.root and answer.items[0].detail == "full"
     relations = {item.id: item.relation for item in answer.items}
@@ -116,59 +116,59 @@ def test_context_ranks_the_neighbourhood(repo):
 
 
 def test_context_depth_limits_hops(repo):
-    near, _ = api.get_context(repo, "handle", depth=1)
-    far, _ = api.get_context(repo, "handle", depth=3)
+    near, _ = Project(repo, find=False).context("handle", depth=1)
+    far, _ = Project(repo, find=False).context("handle", depth=3)
     assert "app/models.py::Repo.save" not in ids(near)
     assert "app/models.py::Repo.save" in ids(far)
     assert all(item.distance <= 1 for item in near.items)
 
 
 def test_exclude_inferred_edges(repo):
-    answer, _ = api.get_context(repo, "create_item", depth=1, include_inferred=False)
+    answer, _ = Project(repo, find=False).context("create_item", depth=1, include_inferred=False)
     assert "app/models.py::Repo.save" not in ids(answer)  # reached only through an inferred edge
     assert "app/service.py::validate" in ids(answer)
 
 
 def test_detail_levels(repo):
-    summary, _ = api.get_context(repo, "create_item", detail_level="summary")
+    summary, _ = Project(repo, find=False).context("create_item", detail_level="summary")
     assert {item.detail for item in summary.items} <= {"summary", "line"}
-    neighbors, _ = api.get_context(repo, "create_item", detail_level="neighbors")
+    neighbors, _ = Project(repo, find=False).context("create_item", detail_level="neighbors")
     assert neighbors.items[0].detail == "full"
     assert {item.detail for item in neighbors.items[1:]} <= {"summary", "line"}
 
 
 def test_known_hash_gives_a_short_unchanged_answer(repo):
-    shown = api.show(repo, "create_item")
-    answer, text = api.get_context(repo, "create_item", known_hash=shown.entity.body_hash)
+    shown = Project(repo, find=False).show("create_item")
+    answer, text = Project(repo, find=False).context("create_item", known_hash=shown.entity.body_hash)
     assert any("unchanged" in note for note in answer.notes)
     assert "def create_item" not in text and len(answer.items) == 1
 
 
 def test_json_format_is_the_answer_model(repo):
-    answer, text = api.get_context(repo, "create_item", format="json", token_budget=600)
+    answer, text = Project(repo, find=False).context("create_item", format="json", token_budget=600)
     data = json.loads(text)
     assert data["root"] == "app/service.py::create_item" and data["tokens_used"] == count(text) <= 600
     assert {"items", "omitted", "truncated", "total_candidates", "generation"} <= set(data)
 
 
 def test_small_budget_degrades_before_dropping(repo):
-    answer, text = api.get_context(repo, "create_item", token_budget=150)
+    answer, text = Project(repo, find=False).context("create_item", token_budget=150)
     assert count(text) <= 150 and answer.truncated
     assert answer.items and answer.items[0].id == "app/service.py::create_item"
 
 
 def test_names_ids_and_file_filter(repo):
-    assert api.get_context(repo, "app/models.py::Repo.save")[0].root == "app/models.py::Repo.save"
-    assert api.get_context(repo, "Repo.save")[0].root == "app/models.py::Repo.save"
-    assert api.get_context(repo, "app.service.create_item")[0].root == "app/service.py::create_item"
+    assert Project(repo, find=False).context("app/models.py::Repo.save")[0].root == "app/models.py::Repo.save"
+    assert Project(repo, find=False).context("Repo.save")[0].root == "app/models.py::Repo.save"
+    assert Project(repo, find=False).context("app.service.create_item")[0].root == "app/service.py::create_item"
     with pytest.raises(Ambiguous) as ambiguous:
-        api.get_context(repo, "save")
+        Project(repo, find=False).context("save")
     assert set(ambiguous.value.suggestions) == {"app/models.py::Repo.save", "app/models.py::CachedRepo.save"}
 
 
 def test_unknown_name_suggests(repo):
     with pytest.raises(NotFound) as missing:
-        api.get_context(repo, "creat_item")
+        Project(repo, find=False).context("creat_item")
     assert "app/service.py::create_item" in missing.value.suggestions
 
 
@@ -179,18 +179,18 @@ def test_unknown_name_suggests(repo):
 )
 def test_malformed_parameters(repo, kwargs):
     with pytest.raises(InvalidRequest):
-        api.get_context(repo, "create_item", **kwargs)
+        Project(repo, find=False).context("create_item", **kwargs)
 
 
 def test_intent_on_entity_modify_brings_callers_and_tests(repo):
-    answer, _ = api.get_intent(repo, "modify", "create_item")
+    answer, _ = Project(repo, find=False).intent("modify", "create_item")
     top = ids(answer)[:4]
     assert "app/api.py::handle" in top and "tests/test_service.py::test_create_item" in top
 
 
 def test_intent_on_free_text_finds_the_seeds(repo):
     text = 'Saving fails: Traceback\n  File "app/models.py", line 9, in save\nValueError from `validate`'
-    answer, _ = api.get_intent(repo, "debug", text)
+    answer, _ = Project(repo, find=False).intent("debug", text)
     assert answer.root is None
     top = ids(answer)[:5]
     assert "app/models.py::Repo.save" in top and "app/service.py::validate" in top
@@ -203,27 +203,27 @@ HOSTILE_SHAPES = ("a", "a.", "a/", ".py", "-", "1", "\\a", "aB", 'File "', "```a
 @pytest.mark.parametrize("shape", HOSTILE_SHAPES)
 def test_a_megabyte_of_hostile_text_is_answered_from_a_bounded_part(repo, shape):
     text = "Saving fails in `validate` " + shape * (1_000_000 // len(shape)) + ' File "app/models.py", line 9, in save'
-    answer, _ = api.get_intent(repo, "debug", text, token_budget=1000)
+    answer, _ = Project(repo, find=False).intent("debug", text, token_budget=1000)
     assert any("seeds came from its first 16,000 and last 4,000" in note for note in answer.notes)
     assert len(answer.query) <= 120 and answer.tokens_used <= 1000
     assert "app/models.py::Repo.save" in ids(answer)  # the innermost frame closes the text
 
 
 def test_intent_on_file_path_and_plan(repo):
-    answer, _ = api.get_intent(repo, "plan", "app/service.py")
+    answer, _ = Project(repo, find=False).intent("plan", "app/service.py")
     assert answer.root == "app/service.py"
     assert answer.items[0].kind == "file"
 
 
 def test_unknown_intent_and_empty_target(repo):
     with pytest.raises(InvalidRequest):
-        api.get_intent(repo, "dance", "create_item")
+        Project(repo, find=False).intent("dance", "create_item")
     with pytest.raises(InvalidRequest):
-        api.get_intent(repo, "debug", "   ")
+        Project(repo, find=False).intent("debug", "   ")
 
 
 def test_path_along_a_known_chain(repo):
-    answer, text = api.get_path(repo, "handle", "Repo._write")
+    answer, text = Project(repo, find=False).path("handle", "Repo._write")
     assert ids(answer) == [
         "app/api.py::handle", "app/service.py::create_item", "app/models.py::Repo.save", "app/models.py::Repo._write",
     ]
@@ -231,31 +231,31 @@ def test_path_along_a_known_chain(repo):
 
 
 def test_path_without_a_chain_says_how_far_each_side_reaches(repo):
-    answer, _ = api.get_path(repo, "lonely", "handle")
+    answer, _ = Project(repo, find=False).path("lonely", "handle")
     assert "no call chain" in answer.notes[0] and "reaches 0 entities" in answer.notes[0]
 
 
 def test_file_context_orders_by_line_and_truncates(repo):
-    answer, _ = api.get_file_context(repo, "app/models.py")
+    answer, _ = Project(repo, find=False).file("app/models.py")
     assert ids(answer) == [
         "app/models.py", "app/models.py::Repo", "app/models.py::Repo.save", "app/models.py::Repo._write",
         "app/models.py::CachedRepo", "app/models.py::CachedRepo.save",
     ]
     assert answer.items[2].text.splitlines() == ["def save(self, item)", "  Store one item."]
-    small, text = api.get_file_context(repo, "models.py", token_budget=100)
+    small, text = Project(repo, find=False).file("models.py", token_budget=100)
     assert small.truncated and count(text) <= 100 and small.total_candidates == 6
     assert ids(small) == ids(answer)[: len(small.items)]
 
 
 def test_file_context_refuses_paths_outside_the_repository(repo):
     with pytest.raises(InvalidRequest):
-        api.get_file_context(repo, "../../etc/passwd")
+        Project(repo, find=False).file("../../etc/passwd")
     with pytest.raises(NotFound):
-        api.get_file_context(repo, "app/nothing.py")
+        Project(repo, find=False).file("app/nothing.py")
 
 
 def test_impact_tiers(repo):
-    answer, _ = api.get_impact(repo, "Repo.save")
+    answer, _ = Project(repo, find=False).impact("Repo.save")
     tiers = {item.id: item.relation.split()[0] for item in answer.items[1:]}
     assert tiers["app/service.py::create_item"] == "tier1"
     assert tiers["app/models.py::CachedRepo.save"] == "tier1"
@@ -266,17 +266,17 @@ def test_impact_tiers(repo):
 
 
 def test_impact_of_files(repo):
-    answer, _ = api.get_impact(repo, files=["app/service.py"])
+    answer, _ = Project(repo, find=False).impact(files=["app/service.py"])
     found = ids(answer)
     assert "app/api.py::handle" in found and "tests/test_service.py::test_create_item" in found
     with pytest.raises(InvalidRequest):
-        api.get_impact(repo)
+        Project(repo, find=False).impact()
 
 
 def test_search_ranks_exact_then_prefix(repo):
-    hits = api.search(repo, "create").hits
+    hits = Project(repo, find=False).search("create").hits
     assert hits[0].id == "app/service.py::create_item"
-    assert api.search(repo, "Repo", kind="class").hits[0].id == "app/models.py::Repo"
+    assert Project(repo, find=False).search("Repo", kind="class").hits[0].id == "app/models.py::Repo"
 
 
 # ---- the budget invariant, over random projects, queries and budgets
@@ -307,35 +307,35 @@ def projects(draw):
 def test_answers_never_exceed_their_budget(tmp_path_factory, files, budget, fmt, mode, data):
     root = write_project(tmp_path_factory.mktemp("random"), files)
     index_repository(root)
-    g = api.graph(root)
+    g = Project(root, find=False).graph
     entity = data.draw(st.sampled_from(sorted(n for n in g.graph.nodes if "::" in n)))
     if mode == "context":
-        answer, text = api.get_context(root, entity, token_budget=budget, format=fmt, depth=data.draw(st.integers(0, 4)))
+        answer, text = Project(root, find=False).context(entity, token_budget=budget, format=fmt, depth=data.draw(st.integers(0, 4)))
     elif mode == "intent":
         query = data.draw(st.sampled_from([entity, "why does alpha call beta", "fix gamma in pkg/mod0.py"]))
-        answer, text = api.get_intent(root, data.draw(st.sampled_from(["modify", "debug", "plan"])), query,
+        answer, text = Project(root, find=False).intent(data.draw(st.sampled_from(["modify", "debug", "plan"])), query,
                                       token_budget=budget, format=fmt)
     elif mode == "file":
-        answer, text = api.get_file_context(root, entity.split("::")[0], token_budget=budget, format=fmt)
+        answer, text = Project(root, find=False).file(entity.split("::")[0], token_budget=budget, format=fmt)
     else:
-        answer, text = api.get_impact(root, entity, token_budget=budget, format=fmt)
+        answer, text = Project(root, find=False).impact(entity, token_budget=budget, format=fmt)
     assert count(text) <= budget
     assert answer.tokens_used == count(text)
     assert answer.omitted_count == answer.total_candidates - len(answer.items)
 
 
 def test_methods_bring_their_overrides(repo):
-    answer, _ = api.get_intent(repo, "modify", "Repo._write", depth=1)
+    answer, _ = Project(repo, find=False).intent("modify", "Repo._write", depth=1)
     relations = {item.id: item.relation for item in answer.items}
     assert relations["app/memory.py::MemoryRepo._write"] == "overridden-by"
-    base, _ = api.get_context(repo, "MemoryRepo._write", depth=1)
+    base, _ = Project(repo, find=False).context("MemoryRepo._write", depth=1)
     assert {item.id: item.relation for item in base.items}["app/models.py::Repo._write"] == "overrides"
 
 
 def test_loaded_graph_equals_networkx_built_one(repo):
     import networkx as nx
 
-    g = api.graph(repo).graph
+    g = Project(repo, find=False).graph.graph
     rebuilt = nx.MultiDiGraph()
     rebuilt.add_nodes_from(g.nodes(data=True))
     rebuilt.add_edges_from(g.edges(keys=True, data=True))
@@ -345,25 +345,24 @@ def test_loaded_graph_equals_networkx_built_one(repo):
 
 
 def test_answers_carry_the_records_anchored_to_their_code(tmp_path):
-    from graphctx.context.anchored import store_for
-
     root = write_project(tmp_path, PROJECT)
     index_repository(root)
-    api.get_context(root, "validate")  # serves validate: the record below anchors to what was seen
-    store = store_for(root)
+    project = Project(root, find=False)
+    project.context("validate")  # serves validate: the record below anchors to what was seen
+    store = project.records
     store.decide("Names are never empty", "validate() rejects empty names with ValueError",
                  anchors=["app/service.py::validate"])
     store.remember(title="Repo writes go through _write", body="Subclasses override _write, never save.",
                    type="convention", category="storage", anchors=["app/models.py::Repo"])
-    answer, text = api.get_context(root, "create_item")
+    answer, text = Project(root, find=False).context("create_item")
     records = [item for item in answer.items if item.relation == "record"]
     assert {r.kind for r in records} == {"decision", "knowledge"}
     assert "decision [accepted] Names are never empty (anchors fresh)" in text
     (root / "app/service.py").write_text((root / "app/service.py").read_text().replace("empty name", "no name"))
     index_repository(root)
-    _, text = api.get_context(root, "create_item")
+    _, text = Project(root, find=False).context("create_item")
     assert "Names are never empty (anchors drifted)" in text
-    answer, text = api.get_context(root, "create_item", token_budget=200)
+    answer, text = Project(root, find=False).context("create_item", token_budget=200)
     assert count(text) <= 200
 
 
@@ -374,10 +373,10 @@ def test_stale_only_when_the_content_changed(tmp_path):
     index_repository(root)
     service = root / "app/service.py"
     os.utime(service, ns=(1, 1))  # touched: new stat, same bytes
-    answer, _ = api.get_context(root, "create_item")
+    answer, _ = Project(root, find=False).context("create_item")
     assert not answer.items[0].stale
     service.write_text(service.read_text() + "\n# edited\n")
-    answer, text = api.get_context(root, "create_item")
+    answer, text = Project(root, find=False).context("create_item")
     assert answer.items[0].stale and "(file changed since indexing)" in text
 
 
@@ -432,7 +431,7 @@ def text_repo(tmp_path_factory) -> Path:
 
 
 def test_free_text_ranks_code_above_the_tests_that_echo_it(text_repo):
-    ranked = [e for e, _ in api.rank_text(text_repo, "The invoice total is wrong when invoice lines have tax")]
+    ranked = [e for e, _ in Project(text_repo, find=False).rank_text("The invoice total is wrong when invoice lines have tax")]
     assert ranked.index("billing/invoices.py::total_invoice") < ranked.index(
         "tests/test_invoices.py::test_invoice_total_with_tax_rounds_invoice_lines")
 
@@ -441,9 +440,9 @@ def test_a_file_that_matches_in_several_places_lifts_its_functions(text_repo):
     from graphctx.context.blend import blend
     from graphctx.context.policy import BlendPolicy
     from graphctx.context.seeds import TextEvidence
-    from graphctx.graph.loader import GRAPHS
+    from graphctx.graph.loader import GraphCache
 
-    g = GRAPHS.get(text_repo)
+    g = GraphCache(text_repo).get()
     policy = BlendPolicy()
     own_text, file_text, file_named = policy.own_text, policy.file_text, policy.file_named
     scores_of = {"billing/invoices.py::total_invoice": 0.6, "billing/invoices.py::round_invoice": 0.6,
@@ -465,10 +464,10 @@ def test_a_file_that_matches_in_several_places_lifts_its_functions(text_repo):
 
 def test_after_the_first_item_a_long_body_comes_as_its_summary(text_repo):
     text = "yearly invoice totals report"
-    answer, _ = api.get_intent(text_repo, "debug", text, token_budget=4000)
+    answer, _ = Project(text_repo, find=False).intent("debug", text, token_budget=4000)
     assert answer.items[0].id == "billing/report.py::yearly_report" and answer.items[0].detail == "full"
     # Put a short function first: the long one would now take over half of what is left, so it is summarised.
-    answer, _ = api.get_intent(text_repo, "debug", "round the invoice total to cents; yearly report", token_budget=1400)
+    answer, _ = Project(text_repo, find=False).intent("debug", "round the invoice total to cents; yearly report", token_budget=1400)
     details = {item.id: item.detail for item in answer.items}
     assert details["billing/invoices.py::round_invoice"] == "full"
     assert details["billing/report.py::yearly_report"] == "summary"

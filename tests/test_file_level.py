@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from conftest import write_tree
-from graphctx.context import api
+from graphctx import Project
 from graphctx.index.indexer import index_repository
 from graphctx.index.skips import tally
 from graphctx.parse.textfiles import file_language, first_heading
@@ -68,7 +68,7 @@ def test_text_files_are_file_entities_with_language_lines_and_doc(tmp_path):
         "package-lock.json": "generated",
     }
     assert tally(result.skipped)[0] == {"binary format": 2, "binary": 1, "generated": 1}
-    stats = api.stats(root)
+    stats = Project(root, find=False).stats()
     assert stats.languages["markdown"] == 1 and stats.languages["perl"] == 1
     assert [path for path, _, _ in stats.skipped_files] == ["data/blob", "package-lock.json"]  # formats are counted
 

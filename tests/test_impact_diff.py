@@ -18,7 +18,7 @@ import pytest
 from mcp import Client
 
 from conftest import write_tree
-from graphctx.context import api
+from graphctx import Project
 from graphctx.context import diff as gitdiff
 from graphctx.context.tokens import count
 from graphctx.errors import InvalidRequest
@@ -204,7 +204,7 @@ def test_removed_added_and_untracked(tmp_path):
     edit(root, "shop/pricing.py", "def discount(amount):\n    return amount * 0.9\n", "")
     (root / "shop" / "coupons.py").write_text("from shop.pricing import price\n\n\ndef coupon(x):\n    return price(x)\n")
     index_repository(root)
-    answer, text = api.get_impact(root, diff="")
+    answer, text = Project(root, find=False).impact(diff="")
     relations = {item.id: item.relation for item in answer.items}
     assert relations["shop/pricing.py::discount"] == "removed"
     assert relations["shop/legacy.py::old_total"] == "tier1 uses-removed"
@@ -220,7 +220,7 @@ def test_a_deleted_file_is_removed_with_its_entities(tmp_path):
     root = make_repo(tmp_path / "shop")
     git(root, "rm", "-q", "shop/cart.py")
     index_repository(root)
-    answer, _ = api.get_impact(root, diff="HEAD")
+    answer, _ = Project(root, find=False).impact(diff="HEAD")
     relations = {item.id: item.relation for item in answer.items}
     assert {e for e, r in relations.items() if r == "removed"} == {
         "shop/cart.py", "shop/cart.py::Cart", "shop/cart.py::Cart.__init__", "shop/cart.py::Cart.total"}

@@ -18,7 +18,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from conftest import index_tables, write_tree
-from graphctx.context import api
+from graphctx import Project
 from graphctx.index.indexer import index_repository
 from graphctx.index.root import Boundary, OutsideRepository
 from graphctx.index.skips import OUTSIDE
@@ -152,7 +152,7 @@ def test_an_indexed_file_that_becomes_a_link_out_is_not_read(tmp_path):
     index_repository(root, workers=1)
     (root / "util.py").unlink()
     (root / "util.py").symlink_to(outside / "util.py")  # after indexing: the index still holds util.py::helper
-    for answer, text in (api.get_context(root, "util.py::helper"), api.get_intent(root, "modify", "helper")):
+    for answer, text in (Project(root, find=False).context("util.py::helper"), Project(root, find=False).intent("modify", "helper")):
         assert SECRET not in text
         helper = next(item for item in answer.items if item.id == "util.py::helper")
         assert helper.stale and "def helper()" in text  # what the index knows, flagged as changed

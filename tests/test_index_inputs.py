@@ -11,8 +11,7 @@ import subprocess
 import pytest
 
 from conftest import index_tables
-from graphctx.context import api
-from graphctx.index.skips import tally
+from graphctx import Project
 from graphctx.errors import GraphctxError
 from graphctx.index.discover import ConfigError
 from graphctx.index.indexer import IndexRunError, index_repository
@@ -185,11 +184,11 @@ def test_skips_are_those_of_the_last_run(tree):
     minified = "var a=function(){return 1};" * 400
     root = tree({"app.py": GOOD, "tool.ex": "IO.puts 1\n", "bundle.js": minified})
     index_repository(root, workers=1)
-    assert [path for path, _, _ in api.stats(root).skipped_files] == ["bundle.js"]
+    assert [path for path, _, _ in Project(root, find=False).stats().skipped_files] == ["bundle.js"]
     (root / "tool.ex").unlink()
     (root / "bundle.js").write_text("function f() { return 1; }\n")
     result = index_repository(root, workers=1)
-    assert result.skipped == [] and api.stats(root).skipped == {}
+    assert result.skipped == [] and Project(root, find=False).stats().skipped == {}
     assert indexed_paths(root) == {"app.py", "bundle.js"}
 
 

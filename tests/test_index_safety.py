@@ -24,7 +24,7 @@ import anyio
 from mcp import Client, StdioServerParameters
 
 from conftest import index_tables, write_tree
-from graphctx.context import api
+from graphctx import Project
 from graphctx.index import store
 from graphctx.index.indexer import index_repository
 
@@ -36,7 +36,8 @@ REPO = Path(__file__).resolve().parents[1]
 # until it is killed, so the kill lands exactly at that point.
 CHILD = textwrap.dedent("""
     import sys, time
-    from graphctx.index import indexer, store
+    from graphctx.index import indexer
+    from graphctx.index.store import writes as store
 
     hold = sys.argv[2] if len(sys.argv) > 2 else None
     real_insert = store.insert_entities
@@ -279,7 +280,7 @@ def test_a_first_build_killed_midway_is_rebuilt_by_index_by_a_query_and_by_serve
 
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="graphctx"):
-        hits = api.search(copies["query"], "helper").hits
+        hits = Project(copies["query"], find=False).search("helper").hits
     assert hits[0].id == "lib.py::helper"
     [warning] = rebuild_warnings(caplog)
     assert "holds no finished index" in warning and str(copies["query"]) in warning
@@ -351,11 +352,11 @@ def test_a_reader_follows_an_index_rebuilt_as_a_new_file(tmp_path):
     starts its generations at 1 again, so only the file's identity tells the reader to reopen."""
     root = write_tree(tmp_path / "repo", small_tree())
     index_repository(root, workers=1)
-    assert api.search(root, "helper").hits and not api.search(root, "brand_new").hits
+    assert Project(root, find=False).search("helper").hits and not Project(root, find=False).search("brand_new").hits
     write_tree(root, {"extra.py": "def brand_new():\n    return 1\n"})
     store.remove(store.index_path(root))
     assert index_repository(root, workers=1).generation == 1
-    assert [hit.id for hit in api.search(root, "brand_new").hits] == ["extra.py::brand_new"]
+    assert [hit.id for hit in Project(root, find=False).search("brand_new").hits] == ["extra.py::brand_new"]
 
 
 def test_records_lose_nothing_when_the_index_is_rebuilt(tmp_path):

@@ -11,7 +11,7 @@ import anyio
 import pytest
 from mcp import Client
 
-from graphctx.context import api
+from graphctx import Project
 from graphctx.context.tokens import count
 from graphctx.errors import InvalidRequest
 from graphctx.server import build_server
@@ -32,22 +32,22 @@ def headings(text: str) -> dict[str, str | None]:
 
 
 def indexed_hash(root, entity_id: str) -> str:
-    return api.show(root, entity_id).entity.body_hash
+    return Project(root, find=False).show(entity_id).entity.body_hash
 
 
 @pytest.mark.parametrize("budget", [150, 400, 1500, 4000])
 def test_every_entity_heading_shows_its_body_hash_within_the_budget(repo, budget):
-    answer, text = api.get_context(repo, "create_item", token_budget=budget)
+    answer, text = Project(repo, find=False).context("create_item", token_budget=budget)
     assert count(text) <= budget and answer.tokens_used <= budget
     shown = headings(text)
     assert len(shown) == len(answer.items) >= 1
     for entity_id, digest in shown.items():
-        kind = api.show(repo, entity_id).entity.kind
+        kind = Project(repo, find=False).show(entity_id).entity.kind
         assert digest == (indexed_hash(repo, entity_id)[:8] if kind != "file" else None), entity_id
 
 
 def test_json_items_carry_the_body_hash(repo):
-    answer, text = api.get_context(repo, "create_item", format="json", token_budget=1000)
+    answer, text = Project(repo, find=False).context("create_item", format="json", token_budget=1000)
     data = json.loads(text)
     assert count(text) <= 1000
     for item in data["items"]:
@@ -55,18 +55,18 @@ def test_json_items_carry_the_body_hash(repo):
 
 
 def test_a_shown_hash_is_accepted_as_known_hash(repo):
-    _, text = api.get_context(repo, "create_item", token_budget=2000)
+    _, text = Project(repo, find=False).context("create_item", token_budget=2000)
     shown = headings(text)
     for entity_id in ("shop/service.py::create_item", "shop/service.py::validate"):  # the root and a callee
         for given in (shown[entity_id], f"h:{shown[entity_id]}"):  # as printed, with or without its label
-            answer, again = api.get_context(repo, entity_id, known_hash=given)
+            answer, again = Project(repo, find=False).context(entity_id, known_hash=given)
             assert f"unchanged: {entity_id} still has body hash {shown[entity_id]}" in again
             assert len(answer.items) == 1 and answer.items[0].detail == "line"
 
 
 def test_a_malformed_known_hash_is_refused(repo):
     with pytest.raises(InvalidRequest, match="known_hash 'abc' is not a body hash; pass the h: value"):
-        api.get_context(repo, "create_item", known_hash="abc")
+        Project(repo, find=False).context("create_item", known_hash="abc")
 
 
 def test_cli_shows_hashes_and_takes_them_back(repo):

@@ -14,7 +14,7 @@ import pytest
 from conftest import write_tree
 from graphctx.context import seeds
 from graphctx.context.intents import policy_for
-from graphctx.graph.loader import GRAPHS
+from graphctx.graph.loader import GraphCache
 from graphctx.index.indexer import index_repository
 from graphctx.index.languages import DEFAULT_RULES, RULES, read_manifests, rules_for
 from graphctx.index import naming
@@ -133,7 +133,7 @@ def test_every_parsed_extension_is_a_language_with_rules():
 
 def test_a_frame_or_path_in_every_parsed_extension_seeds_its_code(every_extension):
     root, functions = every_extension
-    graph, conn = GRAPHS.get(root), GRAPHS.connection(root)
+    graph, conn = GraphCache(root).get(), GraphCache(root).connection()
     policy = policy_for("debug").seeds
     for path, function in functions.items():
         assert function in graph, f"{function} was not indexed"

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from graphctx.context import api
+from graphctx import Project
 from graphctx.context.blend import blend
 from graphctx.context.intents import CONTEXT, CONTEXT_POLICY, DETAIL_SHAPES, SHAPES, WEIGHTS, policy_for
 from graphctx.context.policy import BlendPolicy, RankingPolicy, SeedPolicy, with_overrides
 from graphctx.context.seeds import from_text
 from graphctx.errors import InvalidRequest
 from graphctx.graph import lookup
-from graphctx.graph.loader import GRAPHS
+from graphctx.graph.loader import GraphCache
 from graphctx.index.indexer import index_repository
 from graphctx.models import INTENTS
 
@@ -139,22 +139,22 @@ def test_a_policy_travels_to_worker_processes_and_into_a_record():
 # ---- passed down and used
 
 def test_the_default_policy_is_what_ranks_when_none_is_given(repo):
-    assert api.rank_text(repo, TEXT) == api.rank_text(repo, TEXT, policy=policy_for("debug"))
-    assert api.get_intent(repo, "debug", TEXT)[1] == api.get_intent(repo, "debug", TEXT, policy=policy_for("debug"))[1]
+    assert Project(repo, find=False).rank_text(TEXT) == Project(repo, find=False).rank_text(TEXT, policy=policy_for("debug"))
+    assert Project(repo, find=False).intent("debug", TEXT)[1] == Project(repo, find=False).intent("debug", TEXT, policy=policy_for("debug"))[1]
 
 
 def test_asides_count_less_by_the_two_documented_factors(repo):
     """A test that echoes the text ranks low by default; scaled by 1 instead it rises."""
-    default = [e for e, _ in api.rank_text(repo, TEXT)]
+    default = [e for e, _ in Project(repo, find=False).rank_text(TEXT)]
     plain = with_overrides(policy_for("debug"), ["seeds.aside=1", "blend.aside=1"])
-    unscaled = [e for e, _ in api.rank_text(repo, TEXT, policy=plain)]
+    unscaled = [e for e, _ in Project(repo, find=False).rank_text(TEXT, policy=plain)]
     assert unscaled.index(TEST) < default.index(TEST)
 
 
 def test_the_text_evidence_is_gathered_once_and_shared_by_seeds_and_blend(repo):
-    g = GRAPHS.get(repo)
+    g = GraphCache(repo).get()
     policy = SeedPolicy()
-    seeds = from_text(g, GRAPHS.connection(repo), TEXT, policy)
+    seeds = from_text(g, GraphCache(repo).connection(), TEXT, policy)
     evidence = seeds.evidence
     share = evidence.text_scores[TEST]
     assert evidence.is_aside(g, "tests/test_invoices.py") and not evidence.is_aside(g, "billing/invoices.py")
@@ -162,40 +162,40 @@ def test_the_text_evidence_is_gathered_once_and_shared_by_seeds_and_blend(repo):
     scores = blend(g, evidence, {}, BlendPolicy())
     own, file_top = BlendPolicy().own_text * share, BlendPolicy().file_text * share / 3
     assert scores[TEST] == pytest.approx(BlendPolicy().aside * (own + file_top))  # the score, after it
-    named = from_text(g, GRAPHS.connection(repo), TEXT + " (see test_invoices.py)", policy)
+    named = from_text(g, GraphCache(repo).connection(), TEXT + " (see test_invoices.py)", policy)
     assert not named.evidence.is_aside(g, "tests/test_invoices.py")
     assert named.weights[TEST] == pytest.approx(policy.text * named.evidence.text_scores[TEST])
 
 
 def test_the_edge_weights_of_the_policy_steer_the_walk(repo):
-    default, _ = api.get_context(repo, "round_invoice")
-    no_calls, _ = api.get_context(repo, "round_invoice", policy=with_overrides(CONTEXT_POLICY, ["edges.calls=0,0"]))
+    default, _ = Project(repo, find=False).context("round_invoice")
+    no_calls, _ = Project(repo, find=False).context("round_invoice", policy=with_overrides(CONTEXT_POLICY, ["edges.calls=0,0"]))
     assert {"calls", "called-by"} & {item.relation for item in default.items}
     assert not {"calls", "called-by"} & {item.relation for item in no_calls.items}
 
 
 def test_the_packing_share_of_the_policy_decides_later_bodies(repo):
     query = "round the invoice total to cents"
-    default, _ = api.get_intent(repo, "debug", query, token_budget=2000)
+    default, _ = Project(repo, find=False).intent("debug", query, token_budget=2000)
     tight = with_overrides(policy_for("debug"), ["packing.full_share=0.01"])
-    squeezed, _ = api.get_intent(repo, "debug", query, token_budget=2000, policy=tight)
+    squeezed, _ = Project(repo, find=False).intent("debug", query, token_budget=2000, policy=tight)
     assert default.items[0].id == squeezed.items[0].id and squeezed.items[0].detail == "full"  # the first may
     assert any(item.detail == "full" for item in default.items[1:])
     assert all(item.detail != "full" for item in squeezed.items[1:])
 
 
 def test_an_intent_with_a_policy_is_still_checked_and_names_the_mode(repo):
-    answer, _ = api.get_intent(repo, "plan", TEXT, policy=policy_for("debug"))
+    answer, _ = Project(repo, find=False).intent("plan", TEXT, policy=policy_for("debug"))
     assert answer.mode == "intent/plan"
     with pytest.raises(InvalidRequest, match="did you mean 'plan'"):
-        api.get_intent(repo, "plna", TEXT, policy=policy_for("debug"))
+        Project(repo, find=False).intent("plna", TEXT, policy=policy_for("debug"))
     assert isinstance(policy_for("plan"), RankingPolicy)
 
 
 # ---- one BM25 query
 
 def test_bm25_weighs_the_columns_it_is_given(repo):
-    conn = GRAPHS.connection(repo)
+    conn = GraphCache(repo).connection()
     # "reconcile" is a name; "posting" is in post_entry's doc, and in no name.
     by_name = lookup.bm25(conn, ["reconcile", "posting"], (4.0, 1.0, 0.5, 1.0), 10)
     by_doc = lookup.bm25(conn, ["reconcile", "posting"], (0.1, 1.0, 20.0, 1.0), 10)
@@ -205,7 +205,7 @@ def test_bm25_weighs_the_columns_it_is_given(repo):
 
 
 def test_bm25_columns_and_kind_narrow_the_match(repo):
-    conn = GRAPHS.connection(repo)
+    conn = GraphCache(repo).connection()
     everywhere = {i for i, _ in lookup.bm25(conn, ["row"], (4.0, 1.0, 0.5, 1.0), 10)}
     assert "billing/ledger.py::reconcile" in everywhere  # "row" is only in its body
     assert not lookup.bm25(conn, ["row"], lookup.SEARCH_WEIGHTS, 10, columns=lookup.SEARCH_COLUMNS)

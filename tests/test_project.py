@@ -12,7 +12,6 @@ import pytest
 from conftest import make_shop
 from graphctx import Project
 from graphctx.errors import GraphctxError, NoIndex, NotFound
-from graphctx.graph.loader import GRAPHS
 
 
 @pytest.fixture(scope="module")
@@ -99,14 +98,39 @@ def test_two_projects_in_one_process_do_not_share_state(tmp_path):
         assert one.recall("only in one").hits and not two.recall("only in one").hits
 
 
+def test_two_projects_on_the_same_root_are_independent(tmp_path):
+    root = make_shop(tmp_path / "shop")
+    one, two = Project(root), Project(root)
+    assert one.graph is not two.graph  # each loads its own
+    one.remember(title="one's own note", body="kept by one", scope="ephemeral")
+    assert one.recall("own note").hits and not two.recall("own note").hits
+    one.close()
+    assert two.search("validate").hits and two.context("validate")[0].items  # closing one leaves the other whole
+    assert two.graph is two.graph
+    assert not one.recall("own note").hits  # one's ephemeral records went with its store
+    two.close()
+
+
+def test_each_thread_reads_through_its_own_connection(tmp_path):
+    import threading
+
+    with Project(make_shop(tmp_path / "shop")) as project:
+        project.search("validate")
+        found = []
+        worker = threading.Thread(target=lambda: found.append(project.search("Repo").hits))
+        worker.start()
+        worker.join()
+        assert found[0] and project._graphs.open_connections == 2  # SQLite connections are not shared across threads
+
+
 def test_close_releases_connections_and_records(tmp_path):
     root = make_shop(tmp_path / "shop").resolve()
     project = Project(root)
     project.search("validate")
     project.remember(title="ephemeral note", body="kept while open", scope="ephemeral")
-    assert any(key[0] == root for key in GRAPHS._connections)
+    assert project._graphs.open_connections and project._graphs.loaded
     project.close()
-    assert not any(key[0] == root for key in GRAPHS._connections) and root not in GRAPHS._graphs
+    assert not project._graphs.open_connections and not project._graphs.loaded
     assert not project.recall("ephemeral note").hits  # the ephemeral records went with the store
     assert project.search("validate").hits  # a closed project opens again on use
     project.close()

@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 
 from conftest import write_tree
-from graphctx.context import api
+from graphctx import Project
 from graphctx.errors import InvalidRequest
 from graphctx.index.indexer import index_repository
 from graphctx.server import build_server
@@ -75,7 +75,7 @@ def ids(hits) -> list[str]:
 
 @pytest.mark.parametrize("query", ["session", "SESSION", "Session", "sEsSiOn"])
 def test_an_exact_name_wins_in_any_case(repo, query):
-    hits = api.search(repo, query).hits
+    hits = Project(repo, find=False).search(query).hits
     assert hits[0].id == "app/session.py::Session" and hits[0].match == "exact"
     found = ids(hits)
     # then the names it begins (prefix), then names and docs that contain the word (full text)
@@ -85,28 +85,28 @@ def test_an_exact_name_wins_in_any_case(repo, query):
 
 
 def test_a_qualified_name_matches_in_any_case(repo):
-    first = api.search(repo, "session.REFRESH").hits[0]
+    first = Project(repo, find=False).search("session.REFRESH").hits[0]
     assert (first.id, first.match) == ("app/session.py::Session.refresh", "exact")
 
 
 def test_the_exact_spelling_comes_before_another_case(repo):
-    assert ids(api.search(repo, "Gadget").hits)[:2] == ["app/widgets.py::Gadget", "app/widgets.py::gadget"]
-    assert ids(api.search(repo, "gadget").hits)[:2] == ["app/widgets.py::gadget", "app/widgets.py::Gadget"]
+    assert ids(Project(repo, find=False).search("Gadget").hits)[:2] == ["app/widgets.py::Gadget", "app/widgets.py::gadget"]
+    assert ids(Project(repo, find=False).search("gadget").hits)[:2] == ["app/widgets.py::gadget", "app/widgets.py::Gadget"]
 
 
 def test_a_kind_filter_lists_every_match_of_that_kind(repo):
-    unfiltered = ids(api.search(repo, "widget").hits)
+    unfiltered = ids(Project(repo, find=False).search("widget").hits)
     assert len(unfiltered) == 20 and not any("Gadget" in i for i in unfiltered)  # the functions fill the page
-    classes = api.search(repo, "widget", kind="class").hits
+    classes = Project(repo, find=False).search("widget", kind="class").hits
     assert {h.id for h in classes} == {f"app/widgets.py::Gadget{i}" for i in range(3)}
     assert {h.kind for h in classes} == {"class"}
-    assert ids(api.search(repo, "session", kind="function").hits)[0] == "app/session.py::sessions_for"
+    assert ids(Project(repo, find=False).search("session", kind="function").hits)[0] == "app/session.py::sessions_for"
 
 
 def test_an_unknown_kind_is_refused_with_a_suggestion(repo):
     with pytest.raises(InvalidRequest, match=r"unknown kind 'klass'; did you mean 'class'\? use one of file, class"):
-        api.search(repo, "widget", kind="klass")
-    assert api.search(repo, "widget", kind="struct").hits == []  # a known kind with no entity here: no hits
+        Project(repo, find=False).search("widget", kind="klass")
+    assert Project(repo, find=False).search("widget", kind="struct").hits == []  # a known kind with no entity here: no hits
 
 
 def test_the_search_command(repo):

@@ -178,11 +178,11 @@ def test_session_command_and_library(repo, capsys, tmp_path):
     out = capsys.readouterr().out
     assert out.startswith("# graphctx session: shop") and count(out.rstrip("\n")) <= 600
 
-    from graphctx.context import api
+    from graphctx import Project
 
     root = make_repo(tmp_path / "edited")
     (root / "shop" / "cli.py").write_text("def main():\n    pass\n")
-    _, text = api.session_init(root, token_budget=2000)
+    _, text = Project(root, find=False).session(token_budget=2000)
     assert "1 indexed file(s) changed on disk since: shop/cli.py" in text
 
 

@@ -23,7 +23,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from graphctx import deadline
-from graphctx.context import api
+from graphctx import Project
 from graphctx.deadline import Deadline
 from graphctx.errors import DeadlineExceeded, GraphctxError, bounded, quote
 from graphctx.index.indexer import index_repository
@@ -217,12 +217,12 @@ def test_the_work_itself_stops_at_its_deadline(big_repo):
     """The ranking and packing loops check the deadline: a call whose time is up raises where it is,
     rather than running on unseen in a thread nobody waits for."""
     target = HEAVY["target"]
-    api.get_intent(big_repo, "debug", target, token_budget=2000)  # without a deadline: answered
+    Project(big_repo, find=False).intent("debug", target, token_budget=2000)  # without a deadline: answered
     for limit in (Deadline(0.0, "get_context", "ask for less"), Deadline(3600.0, "get_context", "ask for less")):
         if limit.seconds:
             limit.stop()  # the server stopped waiting (a cancelled request, or its time was up)
         with deadline.applied(limit), pytest.raises(DeadlineExceeded, match="get_context took longer than"):
-            api.get_intent(big_repo, "debug", target, token_budget=100_000, depth=6)
+            Project(big_repo, find=False).intent("debug", target, token_budget=100_000, depth=6)
     deadline.check()  # outside a request: nothing to stop
 
 

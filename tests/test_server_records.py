@@ -14,9 +14,8 @@ import pytest
 from mcp import Client
 from mcp_types import Implementation
 
-from graphctx.context.anchored import store_for
 from graphctx.index.indexer import index_repository
-from graphctx.records import files, ids
+from graphctx.records import RecordStore, files, ids
 from graphctx.server import build_server
 from test_server import MODES, make_repo, run
 
@@ -307,7 +306,7 @@ def test_keyed_upsert_git_author_and_a_key_held_by_two_records(served, mode, mon
     assert read.structured_content["author"] == "Ada Lovelace"
     assert [a["entity"] for a in read.structured_content["anchors"]] == ["shop/service.py::validate"]
 
-    store = store_for(root)
+    store = RecordStore(root)
     twin = store.get(first).model_copy(update={"id": ids.new_id(), "title": "Names are checked", "version": 1})
     files.write_atomic(files.new_path(root, twin), files.render(twin))  # the file the other branch committed
     [found, as_json, one, refused] = session(server, mode, [

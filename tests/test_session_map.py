@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 
 from conftest import write_tree
-from graphctx.context import api
+from graphctx import Project
 from graphctx.context.tokens import count
 from graphctx.index.indexer import index_repository
 from graphctx.server import build_server
@@ -132,7 +132,7 @@ def kit(tmp_path_factory) -> Path:
 
 def mapped(root: Path, budget: int = 6000) -> dict[str, str]:
     """The map's entries, {id: why}, in rank order."""
-    answer, _ = api.session_init(root, token_budget=budget)
+    answer, _ = Project(root, find=False).session(token_budget=budget)
     return {item.id: item.relation for item in answer.items}
 
 
@@ -187,7 +187,7 @@ def test_each_language_keeps_its_own_private_code_out(tmp_path, language, public
     for entity_id in public:
         assert entity_id in found, entity_id
     for entity_id in private:
-        assert api.show(root, entity_id).entity.id == entity_id  # it exists, and is left out
+        assert Project(root, find=False).show(entity_id).entity.id == entity_id  # it exists, and is left out
         assert entity_id not in found, entity_id
 
 

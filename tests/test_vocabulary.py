@@ -157,3 +157,16 @@ def test_mcp_schemas_come_from_the_vocabulary(tree):
     assert _enum(tools["recall"]["type"]) == list(KNOWLEDGE_TYPES)
     assert _enum(tools["recall"]["kind"]) == list(RECORD_KINDS)
     assert _enum(tools["remember"]["scope"]) == list(SCOPES)
+
+
+def test_impact_labels_changes_with_the_shared_vocabulary(tmp_path):
+    """The printer tells a found impact by CHANGE_RELATIONS and TIER_PREFIX: impact must label with them."""
+    from conftest import make_shop
+    from graphctx import Project
+    from graphctx.models import CHANGE_RELATIONS, TIER_PREFIX
+
+    with Project(make_shop(tmp_path / "shop"), find=False) as project:
+        answer, _ = project.impact(files=["shop/service.py"])
+    relations = {item.relation for item in answer.items}
+    assert relations & set(CHANGE_RELATIONS) == {"changed"}
+    assert any(r.startswith(TIER_PREFIX) for r in relations)

@@ -20,9 +20,8 @@ from pathlib import Path
 from graphctx.bench import workspace
 from graphctx.bench.instances import load_jsonl
 from graphctx.bench.metrics import acc_at, gold_ranks, level_rankings, reciprocal_rank
-from graphctx.bench.runner import _forget
 from graphctx.bench.systems import Repo
-from graphctx.context import api
+from graphctx import Project
 from graphctx.errors import InvalidRequest
 
 
@@ -32,7 +31,7 @@ def one(args):
     repo = Repo(root)
     try:
         started = time.perf_counter()
-        ranked = [e for e, _ in api.rank_text(root, inst.text, intent=intent, limit=500, policy=policy)]
+        ranked = [e for e, _ in repo.project.rank_text(inst.text, intent=intent, limit=500, policy=policy)]
         seconds = time.perf_counter() - started
         levels = level_rankings(ranked, repo.keys)
         return {
@@ -41,7 +40,7 @@ def one(args):
             "top": levels["function"][:5],
         }
     finally:
-        _forget(root)
+        repo.project.close()
 
 
 def main() -> None:
@@ -58,7 +57,7 @@ def main() -> None:
                    help="a ranking policy setting for a trial (seeds.text=1.5, blend.own_text=0.4, edges.calls=0.6,1.0)")
     a = p.parse_args()
     try:
-        policy: api.RankingPolicy = api.with_overrides(api.policy_for(a.intent), a.set)
+        policy = Project.policy(a.intent, a.set)
     except InvalidRequest as exc:
         p.error(str(exc))
     instances = load_jsonl(a.set_path)

@@ -152,7 +152,7 @@ def run_instance(config: RunConfig, inst: Instance, systems: list[str]) -> dict:
             _write(config, system, inst, row)
             summary["systems"][system] = "ok"
     finally:
-        _forget(repo.root)
+        repo.project.close()  # a worker holds one repository at a time
     return summary
 
 
@@ -175,13 +175,6 @@ def _jsonable(value):
     if isinstance(value, Path):
         return str(value)
     raise TypeError(type(value))
-
-
-def _forget(root: Path) -> None:
-    """Drop a tree's loaded graph and connections: a worker holds one repository at a time."""
-    from graphctx.project import Project
-
-    Project(root, find=False).close()
 
 
 def load_results(out_dir: Path, systems: list[str] | None = None) -> dict[str, dict[str, dict]]:

@@ -10,10 +10,12 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from graphctx.errors import quote
-from graphctx.models import ContextAnswer, EntityEdges, IndexStats, SearchAnswer
+from graphctx.models import (
+    CHANGE_RELATIONS, NO_PARSER, TIER_PREFIX, ContextAnswer, EntityEdges, IndexStats, SearchAnswer,
+)
 
 if TYPE_CHECKING:  # the index layer loads tree-sitter: only the commands that use it import it
-    from graphctx.index.indexer import IndexResult
+    from graphctx.project import IndexResult
 
 MAX_WARNINGS_SHOWN = 20
 # "skipped 3 oversized files", "skipped 1 file outside the repository"; other reasons read as they are
@@ -52,12 +54,9 @@ def _stderr_console():
 def index_notices(result: IndexResult) -> list[str]:
     """What an index run tells a person on stderr: one line per per-file skip reason (never a line per
     file), then its warnings, the first few in full."""
-    from graphctx.index import skips
-
-    reasons, _ = skips.tally(result.skipped)
-    lines = [f"skipped {_files(reasons[reason], ADJECTIVES.get(reason, reason))}{AFTER_NOUN.get(reason, '')}"
+    lines = [f"skipped {_files(n, ADJECTIVES.get(reason, reason))}{AFTER_NOUN.get(reason, '')}"
              " (graphctx stats lists them)"
-             for reason in skips.PER_FILE if reason in reasons]
+             for reason, n in result.per_file_skips.items()]
     lines += [f"warning: {path}: {message}" for path, message in result.warnings[:MAX_WARNINGS_SHOWN]]
     if len(result.warnings) > MAX_WARNINGS_SHOWN:
         lines.append(f"warning: ... and {len(result.warnings) - MAX_WARNINGS_SHOWN} more (graphctx stats lists them all)")
@@ -68,9 +67,6 @@ def _files(n: int, adjective: str) -> str:
     return f"{n:,} {adjective + ' ' if adjective else ''}file{'' if n == 1 else 's'}"
 
 
-CHANGES = ("changed", "added", "removed")  # how impact --diff labels the changed entities
-
-
 def found(answer: ContextAnswer) -> bool:
     """False for an answer that found nothing: free text that matched nothing, no call chain between
     two entities, nothing that depends on what an impact request named."""
@@ -79,13 +75,12 @@ def found(answer: ContextAnswer) -> bool:
     if answer.mode == "path":
         return not any(item.relation in ("from", "to") for item in answer.items)
     if answer.mode == "impact":  # dependents found, or (for --diff) changed code to list
-        return answer.omitted_count > 0 or any(item.relation.startswith("tier") or item.relation in CHANGES
+        return answer.omitted_count > 0 or any(item.relation.startswith(TIER_PREFIX) or item.relation in CHANGE_RELATIONS
                                                for item in answer.items)
     return True
 
 
 def stats(s: IndexStats) -> str:
-    from graphctx.index.skips import NO_PARSER
     age = f"{s.age_seconds:.0f} s ago" if s.age_seconds is not None else "never"
     lines = [
         f"repository  {s.root}",

@@ -1,6 +1,7 @@
 """The record commands: remember, decide, recall, revise, verify and check, as arguments over
-RecordStore, printed by records/render.py: the library and the renderer the MCP record tools use
-too, so a record behaves and reads the same from both. A command is one short process: it refuses the ephemeral scope, and signs its writes with
+Project's record store, printed by the records' one renderer (Project.record_text): the library and
+the renderer the MCP record tools use too, so a record behaves and reads the same from both. A
+command is one short process: it refuses the ephemeral scope, and signs its writes with
 $GRAPHCTX_AUTHOR or the git user. `graphctx check --strict` fails a pre-commit hook or CI step when an
 accepted decision or convention is anchored to code that changed, or a key is held by two records."""
 
@@ -89,6 +90,12 @@ def _common_fields(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the written record as JSON")
 
 
+def _renderer():
+    from graphctx.project import Project
+
+    return Project.record_text
+
+
 def _store(args: argparse.Namespace):
     from graphctx.project import Project
 
@@ -155,7 +162,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
                             tags=args.tags or (), entity=args.entity, min_confidence=args.min_confidence, sort=args.sort,
                             limit=args.limit, cursor=args.cursor)
     _warn_conflicts(page.conflicts)
-    from graphctx.records import render
+    render = _renderer()
 
     if args.json:
         print(page.model_dump_json(indent=2))
@@ -206,7 +213,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _print_write(result, as_json: bool) -> None:
-    from graphctx.records import render
+    render = _renderer()
 
     print(result.model_dump_json(indent=2) if as_json else render.write_line(result))
 
@@ -214,7 +221,7 @@ def _print_write(result, as_json: bool) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     with _store(args) as store:
         report = store.check(args.base)
-    from graphctx.records import render
+    render = _renderer()
 
     print(report.model_dump_json(indent=2) if args.json else render.check_text(report))
     return 1 if args.strict and (report.items or report.conflicts) else 0

@@ -1,11 +1,10 @@
 """Brings knowledge and decision records into answers: the records anchored to the entities an
 answer ranks (or to their files) join its candidates just below the entity they govern, each
-shown with its staleness verdict, and are packed within the same token budget. Holds one
-RecordStore per repository per process, so ephemeral records and served hashes persist."""
+shown with its staleness verdict, and are packed within the same token budget. The RecordStore is
+the caller's (a Project's), so its ephemeral records and served hashes last as long as the caller."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from graphctx.context.packer import Candidate
@@ -13,41 +12,22 @@ from graphctx.context.policy import PackPolicy
 from graphctx.layout import entity_path, record_dirs
 from graphctx.records import AnchoredRecord, RecordStore
 
-_stores: dict[Path, RecordStore] = {}
-_lock = threading.Lock()
-
-
-def store_for(root: Path) -> RecordStore:
-    root = root.resolve()
-    with _lock:
-        if root not in _stores:
-            _stores[root] = RecordStore(root)
-        return _stores[root]
-
-
-def release(root: Path) -> None:
-    """Close and forget the root's store (its ephemeral records go with it)."""
-    with _lock:
-        store = _stores.pop(root.resolve(), None)
-    if store is not None:
-        store.close()
-
 
 def may_have_records(root: Path) -> bool:
-    """Cheap test before opening anything: record files on disk, or a store already open here."""
-    return root.resolve() in _stores or any(folder.is_dir() for folder in record_dirs(root))
+    """Cheap test before opening a record store: are there record folders on disk?"""
+    return any(folder.is_dir() for folder in record_dirs(root))
 
 
-def with_records(root: Path, candidates: list[Candidate],
+def with_records(store: RecordStore | None, candidates: list[Candidate],
                  policy: PackPolicy) -> tuple[list[Candidate], dict[str, AnchoredRecord]]:
-    """The candidates with the records anchored to the best of them (`policy.max_anchor_lookups`)
+    """The candidates with the records of `store` anchored to the best of them (`policy.max_anchor_lookups`)
     inserted, each scored `policy.record_share` of its best entity's score, and those records by id."""
-    if not candidates or not may_have_records(root):
+    if not candidates or store is None:
         return candidates, {}
     ranked = candidates[:policy.max_anchor_lookups]
     score = {c.id: c.score for c in ranked}
     paths = {entity_path(c.id) for c in ranked}
-    found = store_for(root).records_for_entities([c.id for c in ranked], sorted(paths))
+    found = store.records_for_entities([c.id for c in ranked], sorted(paths))
     if not found:
         return candidates, {}
     records = {item.record.id: item for item in found}

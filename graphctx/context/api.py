@@ -1,6 +1,6 @@
-"""The library API: the functions the CLI and the MCP server call, one per capability. Each takes
-a repository root and plain parameters, checks them, and returns a model from graphctx.models;
-bad input raises a GraphctxError whose message says how to fix it."""
+"""The capabilities over one repository's index, one function each, for Project to offer: each takes
+what it reads (the repository's GraphCache, its record store) and plain parameters, checks them, and
+returns a model from graphctx.models; bad input raises a GraphctxError whose message says how to fix it."""
 
 from __future__ import annotations
 
@@ -12,20 +12,21 @@ from graphctx.context.engine import get_context, get_file_context, get_intent, g
 from graphctx.context.impact import get_impact
 from graphctx.context.intents import policy_for
 from graphctx.context.policy import RankingPolicy, with_overrides
-from graphctx.context.session import session_init
+from graphctx.context.session import project_facts, session_init
 from graphctx.errors import InvalidRequest, NoIndex
 from graphctx.export import Selection
 from graphctx.graph import lookup
-from graphctx.graph.loader import GRAPHS, CodeGraph
+from graphctx.graph.loader import GraphCache
 from graphctx.index import skips, store
+from graphctx.index.store import reads
 from graphctx.index.indexer import IndexResult, Progress, index_repository
 from graphctx.index.root import find_root
 from graphctx.models import Edge, Entity, EntityEdges, IndexStats, SearchAnswer, SearchHit
 
 
 __all__ = [
-    "find_root", "index", "refresh", "graph", "stats", "show", "search", "export",
-    "get_context", "get_intent", "get_path", "get_file_context", "get_impact", "rank_text", "session_init",
+    "find_root", "index", "refresh", "stats", "show", "search", "export",
+    "get_context", "get_intent", "get_path", "get_file_context", "get_impact", "rank_text", "session_init", "project_facts",
     "RankingPolicy", "policy_for", "with_overrides",
 ]
 
@@ -42,56 +43,49 @@ def refresh(root: Path) -> IndexResult:
     return index_repository(root)
 
 
-def graph(root: Path) -> CodeGraph:
-    return GRAPHS.get(root)
-
-
-def stats(root: Path) -> IndexStats:
-    conn = _conn(root)
-    counts = lambda sql: dict(conn.execute(sql).fetchall())  # noqa: E731
-    resolutions = counts("SELECT resolution, count(*) FROM edges WHERE kind='calls' GROUP BY resolution")
-    calls, resolved = conn.execute("SELECT coalesce(sum(calls), 0), coalesce(sum(calls_resolved), 0) FROM files").fetchone()
+def stats(graphs: GraphCache) -> IndexStats:
+    conn = graphs.connection()
+    counts = reads.index_counts(conn)
+    calls, resolved = counts["calls"], counts["calls_resolved"]
     indexed_at = store.get_meta(conn, "indexed_at")
     skipped = skips.stored(conn)
     skipped_reasons, skipped_languages = skips.tally(skipped)
     return IndexStats(
-        root=str(root),
+        root=str(graphs.root),
         generation=store.generation(conn),
-        files=conn.execute("SELECT count(*) FROM files").fetchone()[0],
-        entities=conn.execute("SELECT count(*) FROM entities").fetchone()[0],
-        edges=conn.execute("SELECT count(*) FROM edges").fetchone()[0],
+        files=counts["files"],
+        entities=counts["entities"],
+        edges=counts["edges"],
         indexed_at=float(indexed_at) if indexed_at else None,
         age_seconds=round(time.time() - float(indexed_at), 1) if indexed_at else None,
-        languages=counts("SELECT language, count(*) FROM files GROUP BY language"),
-        entity_kinds=counts("SELECT kind, count(*) FROM entities GROUP BY kind"),
-        edge_kinds=counts("SELECT kind, count(*) FROM edges GROUP BY kind"),
-        resolutions=resolutions,
+        languages=counts["languages"],
+        entity_kinds=counts["entity_kinds"],
+        edge_kinds=counts["edge_kinds"],
+        resolutions=counts["resolutions"],
         calls_resolved_share=round(resolved / calls, 4) if calls else 1.0,
-        parse_errors=conn.execute("SELECT coalesce(sum(error_count), 0) FROM files").fetchone()[0],
-        files_with_errors=conn.execute("SELECT count(*) FROM files WHERE error_count > 0").fetchone()[0],
-        warnings=conn.execute("SELECT path, message FROM warnings ORDER BY path").fetchall(),
+        parse_errors=counts["parse_errors"],
+        files_with_errors=counts["files_with_errors"],
+        warnings=reads.warnings(conn),
         skipped=skipped_reasons,
         skipped_languages=skipped_languages,
         skipped_files=[(s.path, s.reason, s.detail) for s in skipped if s.reason in skips.PER_FILE],
     )
 
 
-def show(root: Path, entity: str, file: str | None = None) -> EntityEdges:
+def show(graphs: GraphCache, entity: str, file: str | None = None) -> EntityEdges:
     """One entity with every edge into and out of it, external references included."""
-    g = graph(root)
+    g = graphs.get()
     entity_id = lookup.resolve_entity(g, entity, file)
-    conn = g.connection()
-    columns = "source, target, kind, resolution, confidence, line"
-    edge = lambda row: Edge(**dict(zip(columns.split(", "), row)))  # noqa: E731
+    outgoing, incoming = reads.edges_of(g.connection(), entity_id)
     return EntityEdges(
         entity=Entity(id=entity_id, **{k: v for k, v in g.entity(entity_id).items() if k in Entity.model_fields}),
-        outgoing=[edge(r) for r in conn.execute(f"SELECT {columns} FROM edges WHERE source=? ORDER BY kind, target", (entity_id,))],
-        incoming=[edge(r) for r in conn.execute(f"SELECT {columns} FROM edges WHERE target=? ORDER BY kind, source", (entity_id,))],
+        outgoing=[Edge(**e) for e in outgoing],
+        incoming=[Edge(**e) for e in incoming],
     )
 
 
-def search(root: Path, query: str, kind: str | None = None, limit: int = 20) -> SearchAnswer:
-    g = graph(root)
+def search(graphs: GraphCache, query: str, kind: str | None = None, limit: int = 20) -> SearchAnswer:
+    g = graphs.get()
     hits = []
     for entity_id, score, how in lookup.search(g, g.connection(), query, kind, limit):
         e = g.entity(entity_id)
@@ -100,7 +94,7 @@ def search(root: Path, query: str, kind: str | None = None, limit: int = 20) -> 
     return SearchAnswer(query=query, hits=hits, generation=g.generation)
 
 
-def export(root: Path, fmt: str = "json", *, around: str | None = None, file: str | None = None, depth: int | None = None,
+def export(graphs: GraphCache, fmt: str = "json", *, around: str | None = None, file: str | None = None, depth: int | None = None,
            edge_kinds: str | None = None, max_nodes: int | None = None) -> tuple[Selection, str]:
     """The graph, or the neighbourhood of `around` out to `depth` hops (default 1), as node-link
     JSON, GraphML, a Mermaid flowchart or a self-contained HTML page; `edge_kinds` ("calls,inherits")
@@ -112,12 +106,8 @@ def export(root: Path, fmt: str = "json", *, around: str | None = None, file: st
     depth = 1 if depth is None else depth
     exports.check_options(fmt, depth, max_nodes)
     kinds = exports.parse_edge_kinds(edge_kinds)
-    g = graph(root)
+    g = graphs.get()
     entity_id = lookup.resolve_entity(g, around, file) if around is not None else None
     return exports.export(g, fmt, around=entity_id, depth=depth, edge_kinds=kinds, max_nodes=max_nodes,
-                          title=root.resolve().name)
-
-
-def _conn(root: Path):
-    return GRAPHS.connection(root.resolve())
+                          title=g.root.name)
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from graphctx.context import diff as gitdiff
 from graphctx.graph.loader import CodeGraph
+from graphctx.index.store import reads
 from graphctx.index.naming import EXTERNAL_PREFIX, entity_id, file_stem
 from graphctx.index.root import Boundary
 from graphctx.layout import INDEX_DIR
@@ -102,11 +103,7 @@ def referrers(g: CodeGraph, conn: sqlite3.Connection, gone: OldEntity) -> list[s
     name = file_stem(gone.path) if gone.kind == "file" else gone.name  # a module is used by its stem
     owner_class = "" if gone.kind == "file" else gone.qualified_name.rpartition(".")[0]
     found: set[str] = set()
-    rows = conn.execute(
-        f"SELECT source, target FROM edges WHERE kind IN ({','.join('?' * len(REFERRING_KINDS))}) "
-        "AND (target = ? OR target LIKE ?)",
-        (*REFERRING_KINDS, EXTERNAL_PREFIX + name, f"{EXTERNAL_PREFIX}%.{name}"),
-    )
+    rows = reads.edges_to_names(conn, REFERRING_KINDS, EXTERNAL_PREFIX + name, f"{EXTERNAL_PREFIX}%.{name}")
     for source, target in rows:
         owner, _, last = target[len(EXTERNAL_PREFIX):].rpartition(".")
         if last != name or source not in g:
@@ -127,9 +124,7 @@ def _calls_into_module(g: CodeGraph, conn: sqlite3.Connection, gone: OldEntity) 
     word = re.compile(rf"\b{re.escape(gone.name)}\b")
     lines: dict[str, list[str]] = {}
     out = []
-    for source, line in conn.execute(
-            "SELECT source, line FROM edges WHERE target=? AND kind IN ('calls', 'references', 'inherits', "
-            "'implements')", (gone.path,)):
+    for source, line in reads.edges_into(conn, gone.path, ("calls", "references", "inherits", "implements")):
         if source not in g:
             continue
         path = g.graph.nodes[source]["path"]
@@ -145,9 +140,8 @@ def _calls_into_module(g: CodeGraph, conn: sqlite3.Connection, gone: OldEntity) 
 
 def _naming_files(g: CodeGraph, conn: sqlite3.Connection, name: str, home: str, modules: set[str],
                   known: set[str]) -> list[str]:
-    named = {p for (p,) in conn.execute("SELECT path FROM file_refs WHERE name=?", (name,))}
-    with_module = {p for (p,) in conn.execute(
-        f"SELECT path FROM file_refs WHERE name IN ({','.join('?' * len(modules))})", tuple(modules))}
+    named = reads.paths_naming(conn, name)
+    with_module = reads.paths_referring_to(conn, modules)
     out = []
     for path in named & (with_module | {home}):
         if path in known or path not in g:

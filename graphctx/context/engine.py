@@ -2,7 +2,8 @@
 requests into ranked candidates over the graph and packs them into the caller's token budget
 (get_impact lives in impact.py). Ranking and packing follow a RankingPolicy: the intent's default
 (intents.py), or one the caller passes (tuning). Every function returns the answer model and its
-rendering in the format asked for."""
+rendering in the format asked for. The graph comes from the caller's GraphCache, loaded only once
+the request is known to be well formed; the records, from the caller's RecordStore."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ from graphctx.context.tokens import DEFAULT_ENCODING
 from graphctx.context.views import Views
 from graphctx.errors import Ambiguous, InvalidRequest, NotFound, quote
 from graphctx.graph import hierarchy, lookup, paths, rank
-from graphctx.graph.loader import GRAPHS, CodeGraph
+from graphctx.graph.loader import CodeGraph, GraphCache
 from graphctx.index import skips
+from graphctx.records import RecordStore
 from graphctx.models import DEFAULT_BUDGET, FORMATS, FUNCTION_KINDS, MAX_BUDGET, MAX_DEPTH, MIN_BUDGET, ContextAnswer
 from graphctx.text import clip
 
@@ -34,7 +36,7 @@ MAX_QUERY_CHARS = 120  # free text, as an answer's header repeats it
 BODY_HASH = re.compile(r"[0-9a-f]{8,16}")
 
 
-def get_context(root: Path, entity: str, *, file: str | None = None, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
+def get_context(graphs: GraphCache, entity: str, *, records: RecordStore | None = None, file: str | None = None, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
                 intent: str | None = None, detail_level: str = "full", format: str = "compact",
                 include_inferred: bool = True, known_hash: str | None = None, encoding: str = DEFAULT_ENCODING,
                 policy: RankingPolicy | None = None) -> Answer:
@@ -45,7 +47,7 @@ def get_context(root: Path, entity: str, *, file: str | None = None, depth: int 
     if detail_level not in DETAIL_SHAPES:
         raise InvalidRequest(f"unknown detail_level {quote(detail_level)}; use summary, neighbors or full")
     known_hash = _check_hash(known_hash)
-    g = _graph(root)
+    g = graphs.get()
     root_id = lookup.resolve_entity(g, entity, file)
     answer = new_answer(g, "context", entity, root_id, token_budget)
     body_hash = g.entity(root_id)["body_hash"]
@@ -57,10 +59,10 @@ def get_context(root: Path, entity: str, *, file: str | None = None, depth: int 
         answer.notes.append(f"changed: {root_id} has body hash {(body_hash or 'none')[:SHOWN_HASH_DIGITS]} now, not {known_hash}")
     shape = _narrower(policy.shape, DETAIL_SHAPES[detail_level])
     candidates = _around(g, root_id, depth, policy, include_inferred, shape)
-    return _pack_served(g, answer, candidates, policy, format, encoding)
+    return _pack_served(g, records, answer, candidates, policy, format, encoding)
 
 
-def get_intent(root: Path, intent: str, target: str, *, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
+def get_intent(graphs: GraphCache, intent: str, target: str, *, records: RecordStore | None = None, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
                format: str = "compact", include_inferred: bool = True, encoding: str = DEFAULT_ENCODING,
                policy: RankingPolicy | None = None) -> Answer:
     """Context for a purpose: `target` is an entity, a file path, or free text (an issue, a task, a trace),
@@ -70,7 +72,7 @@ def get_intent(root: Path, intent: str, target: str, *, depth: int = 2, token_bu
     target = (target or "").strip()
     if not target:
         raise InvalidRequest("target is empty: give an entity, a file path or a description of the task")
-    g = _graph(root)
+    g = graphs.get()
     shape = policy.shape
     root_id = _as_entity(g, target)
     if root_id is not None:
@@ -87,23 +89,23 @@ def get_intent(root: Path, intent: str, target: str, *, depth: int = 2, token_bu
             answer.notes.append("nothing in the index matches this text; name an entity, a file or an identifier")
     if shape.files_first:
         candidates.sort(key=lambda c: (g.entity(c.id)["kind"] != "file", -c.score))
-    return _pack_served(g, answer, candidates, policy, format, encoding)
+    return _pack_served(g, records, answer, candidates, policy, format, encoding)
 
 
-def rank_text(root: Path, text: str, *, intent: str = "debug", limit: int = 100,
+def rank_text(graphs: GraphCache, text: str, *, intent: str = "debug", limit: int = 100,
               policy: RankingPolicy | None = None) -> list[tuple[str, float]]:
     """The entities most relevant to free text, best first, as (id, score): the ranking intent mode
     packs, by `policy`, else the intent's default policy."""
     policy = _policy(intent, policy)
-    g = _graph(root)
+    g = graphs.get()
     return [(c.id, c.score) for c in _from_text(g, text, policy, True)[:limit]]
 
 
-def get_path(root: Path, source: str, target: str, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact",
+def get_path(graphs: GraphCache, source: str, target: str, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact",
              include_inferred: bool = True, encoding: str = DEFAULT_ENCODING) -> Answer:
     """The shortest call chain from `source` to `target`, preferring sure edges, with the code along it."""
     check_request(token_budget, format)
-    g = _graph(root)
+    g = graphs.get()
     start, end = lookup.resolve_entity(g, source), lookup.resolve_entity(g, target)
     answer = new_answer(g, "path", f"{source} -> {target}", start, token_budget)
     chain = paths.call_chain(g, start, end, include_inferred)
@@ -125,11 +127,11 @@ def get_path(root: Path, source: str, target: str, *, token_budget: int = DEFAUL
     return pack(answer, candidates, Views(g), format, encoding)
 
 
-def get_file_context(root: Path, file: str, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact",
+def get_file_context(graphs: GraphCache, file: str, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact",
                      encoding: str = DEFAULT_ENCODING) -> Answer:
     """Every entity in a file, in line order, with its signature and the first line of its doc."""
     check_request(token_budget, format)
-    g = _graph(root)
+    g = graphs.get()
     path = _repo_path(g, file)
     entities = sorted(
         (n for n in _file_entities(g, path) if n != path),
@@ -150,14 +152,16 @@ def _policy(intent: str | None, policy: RankingPolicy | None) -> RankingPolicy:
     return policy or default
 
 
-def _pack_served(g: CodeGraph, answer: ContextAnswer, candidates: list[Candidate], policy: RankingPolicy, fmt: str,
-                 encoding: str) -> Answer:
-    """Pack with the records anchored to the candidates, and remember which code the agent was served
-    (a record it writes next anchors to the hashes of what it saw)."""
-    candidates, records = anchored.with_records(g.root, candidates, policy.packing)
+def _pack_served(g: CodeGraph, store: RecordStore | None, answer: ContextAnswer, candidates: list[Candidate],
+                 policy: RankingPolicy, fmt: str, encoding: str) -> Answer:
+    """Pack with the records of `store` anchored to the candidates, and remember in it which code the
+    agent was served (a record it writes next anchors to the hashes of what it saw). No store: no records."""
+    candidates, records = anchored.with_records(store, candidates, policy.packing)
     answer, text = pack(answer, candidates, Views(g, records=records), fmt, encoding, full_share=policy.packing.full_share)
+    if store is None:
+        return answer, text
     nodes = g.graph.nodes  # the hashes are node attributes: no need for the lazily read details
-    anchored.store_for(g.root).note_served(
+    store.note_served(
         {"id": item.id, "sig_hash": nodes[item.id]["sig_hash"], "body_hash": nodes[item.id]["body_hash"],
          "generation": g.generation}
         for item in answer.items if item.id in g
@@ -280,10 +284,6 @@ def new_answer(g: CodeGraph, mode: str, query: str, root_id: str | None, budget:
     """An empty answer with its header fields set, for the packer to fill."""
     return ContextAnswer(mode=mode, query=query, root=root_id, items=[], truncated=False, omitted=[], omitted_count=0,
                          total_candidates=0, tokens_used=0, token_budget=budget, generation=g.generation)
-
-
-def _graph(root: Path) -> CodeGraph:
-    return GRAPHS.get(root)
 
 
 def check_request(budget: int, fmt: str, depth: int | None = None) -> None:

@@ -5,8 +5,6 @@ users; then tests; then transitive dependents), best first within each, to the t
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from graphctx.context import changeset
 from graphctx.context.changeset import ChangeSet, OldEntity
 from graphctx.context.engine import Answer, _repo_path, check_request, new_answer
@@ -15,8 +13,8 @@ from graphctx.context.tokens import DEFAULT_ENCODING
 from graphctx.context.views import Views
 from graphctx.errors import InvalidRequest
 from graphctx.graph import lookup, rank
-from graphctx.graph.loader import GRAPHS, CodeGraph
-from graphctx.models import DEFAULT_BUDGET, ContextAnswer, PacketItem
+from graphctx.graph.loader import CodeGraph, GraphCache
+from graphctx.models import DEFAULT_BUDGET, TIER_PREFIX, ChangeRelation, ContextAnswer, PacketItem
 
 IMPACT_WEIGHTS = {"calls": (0.0, 1.0), "imports": (0.0, 0.6), "inherits": (0.0, 0.9), "implements": (0.0, 0.9),
                   "references": (0.0, 0.6), "tests": (0.0, 0.9)}
@@ -30,7 +28,7 @@ MIN_HEADINGS = 5
 LISTED_FILES = 8
 
 
-def get_impact(root: Path, symbol: str | None = None, files: list[str] | None = None, *, diff: str | None = None,
+def get_impact(graphs: GraphCache, symbol: str | None = None, files: list[str] | None = None, *, diff: str | None = None,
                depth: int = 3, token_budget: int = DEFAULT_BUDGET, format: str = "compact",
                encoding: str = DEFAULT_ENCODING) -> Answer:
     """What depends on a symbol, on everything defined in a set of files, or on the entities a diff
@@ -40,7 +38,7 @@ def get_impact(root: Path, symbol: str | None = None, files: list[str] | None = 
     if sum((bool(symbol), bool(files), diff is not None)) != 1:
         raise InvalidRequest("give either a symbol or a list of files, or diff (a revision to compare the working "
                              "tree with); exactly one of them")
-    g = GRAPHS.get(root)
+    g = graphs.get()
     if symbol:
         start = lookup.resolve_entity(g, symbol)
         answer = new_answer(g, "impact", symbol, start, token_budget)
@@ -97,8 +95,9 @@ def _headings(g: CodeGraph, change: ChangeSet, direct: dict[str, Strength]) -> l
     """One line per changed, added and removed entity. Like the dependents, strongest first: those
     whose direct dependents are surest to be affected (a call before an import), then those with
     more of them, then in file and line order."""
-    relation = {**dict.fromkeys(change.changed, "changed"), **dict.fromkeys(change.added, "added"),
-                **{gone.id: "removed" for gone in change.removed}}
+    relation: dict[str, ChangeRelation] = {**dict.fromkeys(change.changed, "changed"),
+                                           **dict.fromkeys(change.added, "added"),
+                                           **{gone.id: "removed" for gone in change.removed}}
     where = {gone.id: (gone.path, gone.start_line) for gone in change.removed}
     for entity in change.changed + change.added:
         node = g.graph.nodes[entity]
@@ -125,7 +124,7 @@ def _dependents(g: CodeGraph, starts: list[str], depth: int) -> tuple[dict[str, 
 
 def _tiered(g: CodeGraph, reached: dict[str, rank.Reached]) -> list[Candidate]:
     ordered = sorted(reached.values(), key=lambda h: (_tier(g, h), -h.score, h.id))
-    return [Candidate(h.id, h.score, f"tier{_tier(g, h)} {h.relation}", h.distance, h.resolution, h.confidence,
+    return [Candidate(h.id, h.score, f"{TIER_PREFIX}{_tier(g, h)} {h.relation}", h.distance, h.resolution, h.confidence,
                       "summary") for h in ordered]
 
 

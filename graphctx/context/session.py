@@ -17,24 +17,25 @@ server builds its instructions from it at start-up."""
 from __future__ import annotations
 
 import posixpath
+import sqlite3
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphctx.context import anchored
 from graphctx.context.engine import check_request, new_answer
 from graphctx.context.packer import Candidate, pack
 from graphctx.context.tokens import DEFAULT_ENCODING
 from graphctx.context.views import Views
 from graphctx.graph import rank
-from graphctx.graph.loader import GRAPHS, CodeGraph
+from graphctx.graph.loader import CodeGraph, GraphCache
 from graphctx.index import store
+from graphctx.index.store import reads
 from graphctx.index.languages import RULES, Manifest, read_manifests, rules_for
 from graphctx.layout import entity_path
 from graphctx.index.changes import changed_files
 from graphctx.index.root import Boundary
-from graphctx.models import DEFAULT_BUDGET, ContextAnswer
+from graphctx.models import DEFAULT_BUDGET, ContextAnswer, ProjectFacts
+from graphctx.records import RecordStore
 from graphctx.text import clip_words
 
 # Centrality: relevance flows to what is called, subclassed, used as a type and imported; a class
@@ -63,52 +64,33 @@ README_NAMES = ("README.md", "README.rst", "README.txt", "README", "readme.md", 
 ENTRY_FILES = {name: rank for r in RULES for name, rank in r.entry_files.items()}  # file name -> rank (0 first)
 
 
-@dataclass
-class ProjectFacts:
-    """What a newcomer needs to know first, read from the index and a few small files."""
-
-    root: str
-    name: str
-    overview: str
-    files: int
-    entities: int
-    edges: int
-    languages: dict[str, int]
-    generation: int
-    indexed_at: float | None
-    entry_points: list[str] = field(default_factory=list)  # "label -> entity id" or an entity id
-
-    def languages_text(self) -> str:
-        return ", ".join(f"{lang} {n}" for lang, n in sorted(self.languages.items(), key=lambda kv: (-kv[1], kv[0])))
-
-
-def project_facts(root: Path) -> ProjectFacts:
+def project_facts(root: Path, conn: sqlite3.Connection) -> ProjectFacts:
+    """The project's name, overview, size and entry points, from the files at `root` and its index (`conn`)."""
     root = Path(root).resolve()
-    conn = GRAPHS.connection(root)
-    count = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+    files, entities, edges, languages = reads.size_counts(conn)
     indexed_at = store.get_meta(conn, "indexed_at")
     meta = read_manifests(root)
     return ProjectFacts(
         root=str(root),
         name=meta.name or root.name,
         overview=_readme_paragraph(root) or meta.description,
-        files=count("SELECT count(*) FROM files"),
-        entities=count("SELECT count(*) FROM entities WHERE kind != 'file'"),
-        edges=count("SELECT count(*) FROM edges"),
-        languages=dict(conn.execute("SELECT language, count(*) FROM files GROUP BY language").fetchall()),
+        files=files,
+        entities=entities,
+        edges=edges,
+        languages=languages,
         generation=store.generation(conn),
         indexed_at=float(indexed_at) if indexed_at else None,
         entry_points=_entry_points(root, conn, meta),
     )
 
 
-def session_init(root: Path, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact",
-                 encoding: str = DEFAULT_ENCODING) -> tuple[ContextAnswer, str]:
+def session_init(graphs: GraphCache, *, records: RecordStore | None = None, token_budget: int = DEFAULT_BUDGET,
+                 format: str = "compact", encoding: str = DEFAULT_ENCODING) -> tuple[ContextAnswer, str]:
     """The onboarding packet: overview, languages, freshness and entry points as notes, then the most
-    central entities, best first, within `token_budget`."""
+    central entities, best first, within `token_budget`; the conventions and decisions of `records`."""
     check_request(token_budget, format)
-    g = GRAPHS.get(Path(root))
-    facts = project_facts(g.root)
+    g = graphs.get()
+    facts = project_facts(g.root, g.connection())
     answer = new_answer(g, "session", facts.name, None, token_budget)
     central = _central_map(g, facts)
     answer.notes = [note for note in (
@@ -117,7 +99,7 @@ def session_init(root: Path, *, token_budget: int = DEFAULT_BUDGET, format: str 
         _freshness(g, facts),
         "entry points: " + "; ".join(facts.entry_points) if facts.entry_points else "",
         _central_files(g, central),
-        *_record_notes(g.root, token_budget),
+        *_record_notes(records, token_budget),
         "next: get_context(entity) for code with its neighbourhood, search(query) to find names, "
         "get_file_context(file) for a file outline, get_impact(symbol) before changing an interface",
     ) if note]
@@ -128,14 +110,14 @@ def session_init(root: Path, *, token_budget: int = DEFAULT_BUDGET, format: str 
     return pack(answer, candidates, Views(g, summary_doc_lines=1), format, encoding)
 
 
-def _record_notes(root: Path, token_budget: int) -> list[str]:
+def _record_notes(store: RecordStore | None, token_budget: int) -> list[str]:
     """Conventions and accepted decisions (titles, capped) and the records whose code changed under
     them, as notes the packer counts like the rest of the answer (so it never exceeds the budget). The
     cap grows with the budget: at the default budget the lists take a sixth of it at most."""
-    if not anchored.may_have_records(root):
+    if store is None:
         return []
     limit = max(2, min(MAX_RECORD_TITLES, token_budget // RECORD_TOKENS_PER_TITLE))
-    overview = anchored.store_for(root).overview(limit)
+    overview = store.overview(limit)
     counts = overview.counts
 
     def listing(label: str, hits: list, total: int, more: str, state: bool = False) -> str:
@@ -335,7 +317,7 @@ def _readme_paragraph(root: Path) -> str:
 def _entry_points(root: Path, conn, meta: Manifest) -> list[str]:
     """Declared scripts first (mapped to their entity when indexed), then __main__ and main files,
     then non-test functions named main; shallow paths before deep ones."""
-    files = {path: bool(test) for path, test in conn.execute("SELECT path, is_test FROM files")}
+    files = reads.test_flags(conn)
     found: list[str] = []
     for label, target in meta.scripts.items():
         entity = _script_entity(conn, files, target)
@@ -346,7 +328,7 @@ def _entry_points(root: Path, conn, meta: Manifest) -> list[str]:
     )
     mains = sorted(
         (path.count("/"), entity_id) for entity_id, path in
-        conn.execute("SELECT id, path FROM entities WHERE name = 'main' AND kind IN ('function', 'method')")
+        reads.named_functions(conn, "main")
         if not files.get(path)
     )
     seen = {f.split(" -> ")[-1] for f in found}
@@ -367,8 +349,7 @@ def _script_entity(conn, files: dict[str, bool], target: str) -> str | None:
         paths, qualified_name = location
         for path in paths:
             if path in files:
-                row = conn.execute("SELECT id FROM entities WHERE path=? AND qualified_name=?", (path, qualified_name)).fetchone()
-                return row[0] if row else path
+                return reads.entity_at(conn, path, qualified_name) or path
         return None
     path = posixpath.normpath(target.removeprefix("./"))
     return path if path in files else None
@@ -383,4 +364,4 @@ def _read(path: Path, limit: int = 200_000) -> str:
         return ""
 
 
-__all__ = ["ProjectFacts", "project_facts", "session_init"]
+__all__ = ["project_facts", "session_init"]

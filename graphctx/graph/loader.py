@@ -1,4 +1,4 @@
-"""Loads the index into an in-memory graph once per process and keeps it current: each call
+"""Loads the index into an in-memory graph and keeps it current: each call
 checks the index generation (one indexed SQLite read) and reloads only when it moved, or when the
 index file was replaced by a new one. An index file that cannot be used (a killed first build's,
 another version's, a damaged one) is rebuilt on the spot, with the indexer's one-line warning.
@@ -20,16 +20,14 @@ import numpy as np
 
 from graphctx.errors import NoIndex
 from graphctx.index import store
+from graphctx.index.store import reads
 from graphctx.index.root import indexed_ancestor
 from graphctx.models import EDGE_KINDS, INFERRED
 
 # Edges to names outside the repository stay in the store (graphctx show lists them); the graph
-# holds only edges between repository entities.
-NODE_COLUMNS = (
-    "id", "kind", "name", "qualified_name", "language", "path", "start_line", "end_line", "sig_hash", "body_hash", "parent",
-)
-# Signatures and docs are most of an entity's bytes and few answers need them: read on first use.
-DETAIL_COLUMNS = ("signature", "doc")
+# holds only edges between repository entities. Signatures and docs (DETAIL_COLUMNS) are most of an
+# entity's bytes and few answers need them: read on first use.
+NODE_COLUMNS, DETAIL_COLUMNS = reads.NODE_COLUMNS, reads.DETAIL_COLUMNS
 
 
 def no_index_message(root: Path) -> str:
@@ -75,10 +73,7 @@ class CodeGraph:
         """The entity's attributes, signature and doc included."""
         node = self.graph.nodes[entity_id]
         if "doc" not in node:
-            row = self.connection().execute(
-                f"SELECT {', '.join(DETAIL_COLUMNS)} FROM entities WHERE id=?", (entity_id,)
-            ).fetchone()
-            node.update(zip(DETAIL_COLUMNS, row or ("", "")))
+            node.update(zip(DETAIL_COLUMNS, reads.entity_details(self.connection(), entity_id)))
         return node
 
     def __contains__(self, entity_id: str) -> bool:
@@ -86,47 +81,56 @@ class CodeGraph:
 
 
 class GraphCache:
-    """One loaded graph per repository root, refreshed when the index generation changes."""
+    """The loaded graph of one repository root, refreshed when the index generation changes, and
+    the read connections it is served from: one per thread, since a SQLite connection must not be
+    used by two threads at once. Owned by whoever serves that root (a Project); two caches share nothing."""
 
-    def __init__(self) -> None:
-        self._graphs: dict[Path, CodeGraph] = {}
-        self._connections: dict[tuple[Path, int], sqlite3.Connection] = {}
-        self._files: dict[tuple[Path, int], tuple[int, int]] = {}  # the identity of the file each one opened
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self._graph: CodeGraph | None = None
+        self._connections: dict[int, sqlite3.Connection] = {}
+        self._files: dict[int, tuple[int, int]] = {}  # the identity of the file each one opened
         self._lock = threading.Lock()
 
-    def connection(self, root: Path) -> sqlite3.Connection:
-        """A read-only connection to the root's index, one per thread; a new one when the index file
-        was replaced (a damaged index deleted and rebuilt): a stat per call."""
-        key = (root, threading.get_ident())
+    def connection(self) -> sqlite3.Connection:
+        """A read-only connection to the index, the calling thread's own; a new one when the index
+        file was replaced (a damaged index deleted and rebuilt): a stat per call."""
+        key = threading.get_ident()
         conn = self._connections.get(key)
-        if conn is not None and _file_identity(store.index_path(root)) != self._files.get(key):
+        if conn is not None and _file_identity(store.index_path(self.root)) != self._files.get(key):
             self._connections.pop(key).close()
-            self._graphs.pop(root, None)  # a new file counts its generations from the start again
+            self._graph = None  # a new file counts its generations from the start again
             conn = None
         if conn is None:
-            conn, self._files[key] = _open(root)
+            conn, self._files[key] = _open(self.root)
             self._connections[key] = conn
         return conn
 
-    def release(self, root: Path) -> None:
-        """Drop the root's loaded graph and close its connections, in every thread."""
-        root = root.resolve()
-        with self._lock:
-            self._graphs.pop(root, None)
-            for key in [k for k in self._connections if k[0] == root]:
-                self._files.pop(key, None)
-                self._connections.pop(key).close()
+    @property
+    def open_connections(self) -> int:
+        return len(self._connections)
 
-    def get(self, root: Path) -> CodeGraph:
-        root = root.resolve()
-        conn = self.connection(root)
+    @property
+    def loaded(self) -> bool:
+        return self._graph is not None
+
+    def close(self) -> None:
+        """Drop the loaded graph and close the connections of every thread; a later call opens them again."""
+        with self._lock:
+            self._graph = None
+            self._files.clear()
+            while self._connections:
+                self._connections.popitem()[1].close()
+
+    def get(self) -> CodeGraph:
+        conn = self.connection()
         current = store.generation(conn)
-        graph = self._graphs.get(root)
+        graph = self._graph
         if graph is None or graph.generation != current:
             with self._lock:
-                graph = self._graphs.get(root)
+                graph = self._graph
                 if graph is None or graph.generation != current:
-                    graph = self._graphs[root] = load(root, conn, reader=lambda: self.connection(root))
+                    graph = self._graph = load(self.root, conn, reader=self.connection)
         return graph
 
 
@@ -162,16 +166,7 @@ def _file_identity(path: Path) -> tuple[int, int]:
 
 def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Connection] | None = None) -> CodeGraph:
     """Read entities and internal edges in one read transaction, so they agree on a generation."""
-    conn.execute("BEGIN")
-    try:
-        generation = store.generation(conn)
-        entities = conn.execute(f"SELECT {', '.join(NODE_COLUMNS)} FROM entities").fetchall()
-        edges = conn.execute(
-            "SELECT source, target, kind, resolution, confidence FROM edges WHERE target NOT LIKE 'ext:%'"
-        ).fetchall()
-        files = conn.execute("SELECT path, language, size, mtime_ns, hash, lines, is_test FROM files").fetchall()
-    finally:
-        conn.execute("COMMIT")
+    generation, entities, edges, files = reads.graph_snapshot(conn)
     nodes = [row[0] for row in entities]
     index = {node: i for i, node in enumerate(nodes)}
     edges = [e for e in edges if e[0] in index and e[1] in index]
@@ -225,5 +220,3 @@ def _multidigraph(entities: list[tuple], edges: list[tuple]) -> nx.MultiDiGraph:
     graph._adj = succ
     return graph
 
-
-GRAPHS = GraphCache()

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from graphctx import deadline, inputs
 from graphctx.errors import Ambiguous, InvalidRequest, NotFound, quote
 from graphctx.graph.loader import CodeGraph
+from graphctx.index.store import reads
 from graphctx.layout import ID_SEPARATOR, short_name, split_entity_id
 from graphctx.text import words
 from graphctx.models import ENTITY_KINDS
@@ -176,12 +177,7 @@ def bm25(conn: sqlite3.Connection, terms: Sequence[str], weights: Sequence[float
     match = " OR ".join(f'"{t}"' for t in terms)
     if columns:
         match = "{" + " ".join(columns) + "} : (" + match + ")"
-    placeholders = ", ".join("?" * len(weights))
-    return conn.execute(
-        f"SELECT e.id, bm25(entities_fts, {placeholders}) AS s FROM entities_fts f JOIN entities e ON e.rowid = f.rowid"
-        " WHERE entities_fts MATCH ? AND (? IS NULL OR e.kind = ?) ORDER BY s LIMIT ?",
-        (*weights, match, kind, kind, limit),
-    ).fetchall()
+    return reads.full_text(conn, match, weights, kind, limit)
 
 
 def _path_matches(path: str, suffix: str) -> bool:

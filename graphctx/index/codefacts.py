@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import difflib
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from graphctx.index import store
-
-_CHUNK = 500  # ids per query: SQLite caps the number of bound parameters
-
+from graphctx.index.store import reads
 
 @dataclass(frozen=True, slots=True)
 class CodeEntity:
@@ -64,11 +62,6 @@ class IndexCodeFacts:
     """CodeFacts read from `<root>/.graphctx/index.db` through one read-only connection; close it
     (or use it as a context manager) when done."""
 
-    _COLUMNS = (
-        "e.id, e.kind, e.name, e.path, e.sig_hash,"
-        " CASE WHEN e.kind = 'file' THEN coalesce(f.hash, '') ELSE e.body_hash END"
-    )
-
     def __init__(self, root: Path):
         self.root = root
         self._conn: sqlite3.Connection | None = None
@@ -99,46 +92,36 @@ class IndexCodeFacts:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _rows(self, where: str, params: Iterable[object]) -> list[CodeEntity]:
+    def _rows(self, query: Callable[..., list[tuple]], *args: object) -> list[CodeEntity]:
         if self._conn is None:
             return []
         try:
-            rows = self._conn.execute(
-                f"SELECT {self._COLUMNS} FROM entities e LEFT JOIN files f ON f.path = e.path WHERE {where}",
-                tuple(params),
-            ).fetchall()
+            rows = query(self._conn, *args)
         except sqlite3.Error:
             return []
         return [CodeEntity(*row) for row in rows]
 
     def entity(self, entity_id: str) -> CodeEntity | None:
-        rows = self._rows("e.id = ?", (entity_id,))
+        rows = self._rows(reads.code_entities, [entity_id])
         return rows[0] if rows else None
 
     def entities(self, entity_ids: Iterable[str]) -> dict[str, CodeEntity]:
-        wanted = list(dict.fromkeys(entity_ids))
-        found: dict[str, CodeEntity] = {}
-        for i in range(0, len(wanted), _CHUNK):
-            chunk = wanted[i:i + _CHUNK]
-            found.update((row.id, row) for row in self._rows(f"e.id IN ({','.join('?' * len(chunk))})", chunk))
-        return found
+        return {row.id: row for row in self._rows(reads.code_entities, list(dict.fromkeys(entity_ids)))}
 
     def same_body(self, body_hash: str, exclude: str) -> list[CodeEntity]:
         if not body_hash:
             return []
-        rows = self._rows("e.body_hash = ? AND e.kind != 'file' AND e.id != ?", (body_hash, exclude))
-        rows += self._rows("e.kind = 'file' AND f.hash = ? AND e.id != ?", (body_hash, exclude))
-        return rows
+        return self._rows(reads.code_entities_with_body, body_hash, exclude)
 
     def named(self, name: str) -> list[str]:
-        rows = self._rows("e.qualified_name = ? OR e.name = ?", (name, name))
+        rows = self._rows(reads.code_entities_named, name)
         if not rows:
-            rows = self._rows("e.id LIKE ? ESCAPE '\\'", ("%" + _like(name),))
+            rows = self._rows(reads.code_entities_id_ending, name)
         return sorted({row.id for row in rows})
 
     def close_names(self, name: str, limit: int = 5) -> list[str]:
         last = name.rsplit("::", 1)[-1].rsplit(".", 1)[-1]
-        rows = self._rows("e.name LIKE ? ESCAPE '\\'", ("%" + _like(last[:4]) + "%",)) if last else []
+        rows = self._rows(reads.code_entities_name_containing, last[:4]) if last else []
         ids = [row.id for row in rows]
         return difflib.get_close_matches(name, ids, n=limit, cutoff=0.3) or ids[:limit]
 
@@ -147,6 +130,3 @@ def open_code_facts(root: Path) -> IndexCodeFacts:
     """The code facts of the repository at `root`, as its index has them now."""
     return IndexCodeFacts(root)
 
-
-def _like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

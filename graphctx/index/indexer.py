@@ -1,5 +1,5 @@
 """One index run: discover files, plan what changed since the last run (stat, then content hash),
-parse the changed files in worker processes, re-resolve the files whose edges can have changed,
+parse the changed files (parsing.py, in worker processes), re-resolve the files whose edges can have changed,
 and write it all in one SQLite transaction. A run that dies midway leaves the last index intact,
 and its worker processes die with it; an index file that cannot be used is rebuilt, with a
 warning. Progress is reported by phase (discovering, parsing, writing, resolving), every file it
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import posixpath
 import sqlite3
 import time
@@ -18,8 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphctx.errors import GraphctxError
-from graphctx.index import skips as skipping, store, workers as worker_pool
-from graphctx.index.discover import Candidate, Config, discover, is_indexable_content, load_config
+from graphctx.index import skips as skipping, store
+from graphctx.index.parsing import ParsedFile, parse_all
+from graphctx.index.store import reads, writes
+from graphctx.index.discover import Candidate, Config, discover, load_config
 from graphctx.index.languages import RULES, package_languages
 from graphctx.index.modules import ModuleMap
 from graphctx.index.dependencies import defined_names, names_of, reference_names
@@ -28,14 +29,10 @@ from graphctx.index.resolve import FileResolver
 from graphctx.index.root import Boundary
 from graphctx.index.skips import Skip
 from graphctx.index.symbols import SymbolTable
-from graphctx.parse.extract import extract
 from graphctx.parse.facts import FileFacts
-from graphctx.parse.languages import language_for_path
-from graphctx.parse.textfiles import file_language, text_facts
 
 log = logging.getLogger(__name__)
 
-PARALLEL_THRESHOLD = 64  # below this many files to parse, worker start-up costs more than it saves
 # A file whose mtime is this close to (or after) the moment the previous run looked at it may have
 # been rewritten within the same file-system clock tick, same size: its stat proves nothing, so it
 # is hashed again (git's "racily clean" entries). Two seconds covers the coarsest common clocks.
@@ -67,6 +64,12 @@ class IndexResult:
     skipped: list[Skip] = field(default_factory=list)
 
     @property
+    def per_file_skips(self) -> dict[str, int]:
+        """How many files each per-file reason (binary, minified, too large...) skipped, in that reasons' order."""
+        reasons, _ = skipping.tally(self.skipped)
+        return {reason: reasons[reason] for reason in skipping.PER_FILE if reason in reasons}
+
+    @property
     def resolved_share(self) -> float:
         return self.calls_resolved / self.calls if self.calls else 1.0
 
@@ -89,17 +92,6 @@ class IndexResult:
             "warnings": [list(w) for w in self.warnings], "skipped": reasons, "skipped_languages": languages,
             "skipped_files": [[s.path, s.reason, s.detail] for s in self.skipped if s.reason in skipping.PER_FILE],
         }
-
-
-@dataclass(slots=True)
-class _Parsed:
-    path: str
-    size: int
-    mtime_ns: int
-    hash: str
-    facts: str | None  # JSON; None when the content was unchanged or unreadable
-    warning: str | None
-    skip: tuple[str, str] | None = None  # (reason, detail) when the content is not indexed
 
 
 def index_repository(root: Path | str, *, full: bool = False, progress: Progress | None = None,
@@ -137,19 +129,16 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
 def _transaction(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[Candidate], skips: list[Skip],
                  full: bool, progress: Progress | None, workers: int | None, scanned_ns: int,
                  warnings: list[tuple[str, str]]) -> IndexResult:
-    conn.execute("BEGIN IMMEDIATE")
+    writes.begin_run(conn)
     try:
         result = _run(conn, root, config, candidates, full, progress, workers, scanned_ns, warnings)
         result.skipped = sorted([*skips, *result.skipped], key=lambda s: s.path)
-        skipping.save(conn, result.skipped)
+        writes.replace_skips(conn, [(s.path, s.reason, s.detail) for s in result.skipped])
         if progress:
             progress(WRITING, 0, 0)
-        conn.execute("COMMIT")
+        writes.commit(conn)
     except BaseException:
-        try:
-            conn.execute("ROLLBACK")
-        except sqlite3.Error:  # a damaged file may refuse even that; the transaction dies with the connection
-            pass
+        writes.rollback(conn)
         raise
     return result
 
@@ -191,16 +180,15 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
          discovery_warnings: list[tuple[str, str]]) -> IndexResult:
     fresh = store.ensure_schema(conn)
     if full and not fresh:  # everything goes: emptying each table beats deleting file by file
-        for table in ("entities_fts", "entities", "edges", "file_refs", "warnings", "files"):
-            conn.execute(f"DELETE FROM {table}")
-    known = {path: (size, mtime, digest) for path, size, mtime, digest in conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
+        writes.clear_files(conn)
+    known = reads.file_stats(conn)
     present = {c.path for c in candidates}
     deleted = sorted(set(known) - present)
     racy_after = int(store.get_meta(conn, "scanned_ns", "0")) - RACY_NS
     stale = [c for c in candidates if known.get(c.path, (None, None))[:2] != (c.size, c.mtime_ns) or c.mtime_ns >= racy_after]
 
-    parsed = _parse_all(root, config, stale, {p: v[2] for p, v in known.items()}, _phase(progress, PARSING),
-                        workers or config.workers)
+    parsed = parse_all(root, config, stale, {p: v[2] for p, v in known.items()}, _phase(progress, PARSING),
+                       workers or config.workers)
     result = IndexResult(str(root), warnings=list(discovery_warnings))
     changed: dict[str, FileFacts] = {}
     skipped: list[str] = []
@@ -211,7 +199,7 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
             result.skipped.append(Skip(item.path, *item.skip))
         if item.facts is None:
             if item.hash and item.path in known:  # touched, same content: just remember the new stat
-                conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (item.size, item.mtime_ns, item.path))
+                writes.update_file_stat(conn, item.path, item.size, item.mtime_ns)
             elif not item.hash:
                 skipped.append(item.path)
             continue
@@ -226,15 +214,12 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
         store.set_meta(conn, generation=store.generation(conn) + 1, indexed_at=f"{time.time():.3f}", root=str(root))
     store.set_meta(conn, scanned_ns=scanned_ns)
     # Warnings of files indexed before and not read again stay; every other path's are this run's.
-    conn.execute("DELETE FROM warnings WHERE path NOT IN (SELECT path FROM files)")
-    kept = {p for (p,) in conn.execute("SELECT path FROM files")} - set(changed)
-    conn.executemany("INSERT INTO warnings(path, message) VALUES (?, ?)",
-                     sorted(w for w in result.warnings if w[0] not in kept))
+    writes.replace_warnings(conn, result.warnings, kept=set(reads.file_paths(conn)) - set(changed))
     _count(conn, result)
     return result
 
 
-def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], parsed: dict[str, _Parsed],
+def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], parsed: dict[str, ParsedFile],
            deleted: list[str], everything: bool, progress: Progress | None = None) -> None:
     """Write the changed files' entities, then re-resolve every file whose edges may differ."""
     report = progress or (lambda phase, done, total: None)
@@ -253,35 +238,33 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
     # A package's __init__.py coming or going changes the names every module below it is importable by.
     packages = {posixpath.dirname(p) + "/" for p in added_or_removed if posixpath.basename(p) in PACKAGE_MARKERS} - {"/"}
     if packages:
-        below = {p for (p,) in conn.execute("SELECT path FROM files")} | set(changed)
+        below = set(reads.file_paths(conn)) | set(changed)
         for path in below:
             if path.startswith(tuple(packages)):
                 delta |= _module_names(path)
 
     if not everything:  # (a full or fresh run starts from empty tables)
-        store.delete_files(conn, [*deleted, *changed])
+        writes.delete_files(conn, [*deleted, *changed])
     boundary = Boundary(root)
     for done, (path, facts) in enumerate(changed.items()):
         if done % 64 == 0:
             report(WRITING, done, len(changed))
         item = parsed[path]
-        conn.execute(
-            "INSERT INTO files(path, language, size, mtime_ns, hash, lines, error_count, is_test, facts)"
-            " VALUES (?,?,?,?,?,?,?,?,?)",
-            (path, facts.language, item.size, item.mtime_ns, item.hash, facts.lines, facts.error_count,
-             int(is_test_file(path)), item.facts),
-        )
-        store.insert_entities(conn, list(_entity_rows(facts)))
+        writes.insert_file(conn, path=path, language=facts.language, size=item.size, mtime_ns=item.mtime_ns,
+                           hash=item.hash, lines=facts.lines, error_count=facts.error_count,
+                           is_test=is_test_file(path), package=facts.package,
+                           attribute_types=_attribute_types(facts), facts=item.facts)
+        writes.insert_entities(conn, list(_entity_rows(facts)))
         if facts.definitions:  # (a file's own row takes no body: a file-level file is not read again)
-            store.index_bodies(conn, path, _read_text(boundary, path))
-        conn.executemany("INSERT OR IGNORE INTO file_refs(name, path) VALUES (?, ?)", [(n, path) for n in reference_names(facts)])
+            writes.index_bodies(conn, path, _read_text(boundary, path))
+        writes.insert_file_refs(conn, path, reference_names(facts))
 
     if everything:
-        targets = [p for (p,) in conn.execute("SELECT path FROM files")]
+        targets = reads.file_paths(conn)
     else:
-        dependents = _paths_referring_to(conn, _through_attributes(conn, delta))
+        dependents = reads.paths_referring_to(conn, _through_attributes(conn, delta))
         targets = sorted(set(changed) | (dependents - set(deleted)))
-    conn.executemany("DELETE FROM edges WHERE origin=?", [(p,) for p in targets])
+    writes.delete_edges_from(conn, targets)
 
     cache: dict[str, FileFacts | None] = dict(changed)
 
@@ -290,17 +273,10 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
             cache[path] = _load_facts(conn, path)
         return cache[path]
 
-    # Only Java's module map needs the package declaration: reading it out of every file's facts JSON costs
-    # a parse of all of them, a good part of a one-file run.
-    with_package = package_languages()
-    files = {p: (lang, pkg) for p, lang, pkg in conn.execute(
-        f"SELECT path, language, CASE WHEN language IN ({','.join('?' * len(with_package))}) THEN json_extract(facts, '$[4]') END"
-        " FROM files", with_package)}
-    table = SymbolTable(
-        conn.execute("SELECT id, kind, name, qualified_name, path, language FROM entities WHERE kind != 'file'"),
-        ModuleMap(files, root),
-        load,
-    )
+    # Only some languages' module maps use the package declaration (Java's): the others get None.
+    with_package = set(package_languages())
+    files = {p: (lang, pkg if lang in with_package else None) for p, (lang, pkg) in reads.file_packages(conn).items()}
+    table = SymbolTable(reads.definitions(conn), ModuleMap(files, root), load)
     # Two passes over the targets (structure, then uses): the bar counts both.
     steps = 2 * len(targets)
     resolvers = []
@@ -313,29 +289,18 @@ def _apply(conn: sqlite3.Connection, root: Path, changed: dict[str, FileFacts], 
             pairs += resolvers[-1].resolve_structure()
     target_set = set(targets)
     pairs += [
-        (s, t) for s, t, origin in conn.execute("SELECT source, target, origin FROM edges WHERE kind IN ('inherits', 'implements')")
-        if origin not in target_set
+        (s, t) for s, t, origin in reads.inheritance_edges(conn) if origin not in target_set
     ]
     table.set_bases(pairs)
-    # Writing every edge: building the edge indexes once afterwards is much cheaper than keeping them up
-    # to date row by row (the DDL is part of the run's transaction like everything else).
-    deferred = conn.execute(
-        "SELECT name, sql FROM sqlite_master WHERE type='index' AND tbl_name='edges' AND sql IS NOT NULL"
-    ).fetchall() if everything else []
-    for name, _ in deferred:
-        conn.execute(f'DROP INDEX "{name}"')
+    # Writing every edge: the edge indexes are built once afterwards.
+    deferred = writes.drop_edge_indexes(conn) if everything else []
     for done, resolver in enumerate(resolvers):
         if done % 64 == 0:
             report(RESOLVING, len(targets) + done, steps)
-        conn.executemany(
-            "INSERT INTO edges(source, target, kind, resolution, confidence, line, origin) VALUES (?,?,?,?,?,?,?)",
-            [(*edge, resolver.path) for edge in resolver.resolve_uses()],
-        )
-        conn.execute("UPDATE files SET calls=?, calls_resolved=? WHERE path=?",
-                     (resolver.calls, resolver.calls_resolved, resolver.path))
+        writes.insert_edges(conn, resolver.path, resolver.resolve_uses())
+        writes.set_call_counts(conn, resolver.path, resolver.calls, resolver.calls_resolved)
     report(WRITING, 0, 0)
-    for _, sql in deferred:
-        conn.execute(sql)
+    writes.create_indexes(conn, deferred)
 
 
 def _read_text(boundary: Boundary, path: str) -> str:
@@ -360,6 +325,12 @@ def _entity_rows(facts: FileFacts) -> Iterable[tuple]:
                d.start_line, d.end_line, d.signature, d.doc, d.sig_hash, d.body_hash, parent)
 
 
+def _attribute_types(facts: FileFacts) -> str:
+    """The bindings of `self.x` attributes as JSON rows: what _through_attributes follows across files."""
+    return json.dumps([[b.scope, b.variable, b.type_name, b.line] for b in facts.bindings if b.variable.startswith("self.")],
+                      separators=(",", ":"))
+
+
 def _module_names(path: str) -> set[str]:
     """Names under which other files can refer to a file as a module or a tested file."""
     stem = path.rsplit(".", 1)[0]
@@ -379,9 +350,8 @@ def _through_attributes(conn: sqlite3.Connection, delta: set[str]) -> set[str]:
     frontier = set(delta)
     while frontier:
         found: set[str] = set()
-        for path in _paths_referring_to(conn, frontier):
-            row = conn.execute("SELECT json_extract(facts, '$[11]') FROM files WHERE path=?", (path,)).fetchone()
-            for scope, variable, type_name, _line in json.loads(row[0]) if row and row[0] else ():
+        for path in reads.paths_referring_to(conn, frontier):
+            for scope, variable, type_name, _line in json.loads(reads.attribute_types(conn, path) or "[]"):
                 if variable.startswith("self.") and not frontier.isdisjoint(type_name.split(".")):
                     found.update(p for p in scope.split(".") if p)
         frontier = found - delta
@@ -389,78 +359,12 @@ def _through_attributes(conn: sqlite3.Connection, delta: set[str]) -> set[str]:
     return delta
 
 
-def _paths_referring_to(conn: sqlite3.Connection, names: set[str]) -> set[str]:
-    out: set[str] = set()
-    names_list = sorted(names)
-    for i in range(0, len(names_list), 500):
-        chunk = names_list[i:i + 500]
-        out.update(p for (p,) in conn.execute(
-            f"SELECT DISTINCT path FROM file_refs WHERE name IN ({','.join('?' * len(chunk))})", chunk))
-    return out
-
-
 def _load_facts(conn: sqlite3.Connection, path: str) -> FileFacts | None:
-    row = conn.execute("SELECT facts FROM files WHERE path=?", (path,)).fetchone()
-    return FileFacts.from_json(row[0]) if row else None
+    text = reads.file_facts(conn, path)
+    return FileFacts.from_json(text) if text is not None else None
 
 
 def _count(conn: sqlite3.Connection, result: IndexResult) -> None:
-    result.files = conn.execute("SELECT count(*) FROM files").fetchone()[0]
-    result.entities = conn.execute("SELECT count(*) FROM entities").fetchone()[0]
-    result.edges = conn.execute("SELECT count(*) FROM edges").fetchone()[0]
-    result.parse_errors = conn.execute("SELECT coalesce(sum(error_count), 0) FROM files").fetchone()[0]
-    result.calls, result.calls_resolved = conn.execute("SELECT sum(calls), sum(calls_resolved) FROM files").fetchone()
-    result.calls, result.calls_resolved = result.calls or 0, result.calls_resolved or 0
+    (result.files, result.entities, result.edges, result.parse_errors,
+     result.calls, result.calls_resolved) = reads.run_counts(conn)
     result.generation = store.generation(conn)
-
-
-# ---- parsing, in worker processes
-
-def _parse_all(root: Path, config: Config, candidates: list[Candidate], known_hashes: dict[str, str],
-               progress: Callable[[int, int], None] | None, workers: int) -> list[_Parsed]:
-    tasks = [(str(root), c.path, c.size, c.mtime_ns, known_hashes.get(c.path), config) for c in candidates]
-    total = len(tasks)
-    if progress:
-        progress(0, total)
-    workers = workers or os.cpu_count() or 1
-    if total < PARALLEL_THRESHOLD or workers == 1:
-        results = []
-        for i, task in enumerate(tasks, 1):
-            results.append(_parse_task(task))
-            if progress:
-                progress(i, total)
-        return results
-    results = []
-    with worker_pool.pool(workers) as pool:
-        for i, item in enumerate(pool.map(_parse_task, tasks, chunksize=max(1, min(32, total // (workers * 8)))), 1):
-            results.append(item)
-            if progress and (i % 16 == 0 or i == total):
-                progress(i, total)
-    return results
-
-
-def _parse_task(task: tuple) -> _Parsed:
-    root, path, size, mtime_ns, known_hash, config = task
-    try:
-        data = Boundary(root).read_bytes(path)  # a link may have left the root since discovery looked
-    except OSError as exc:
-        return _Parsed(path, size, mtime_ns, "", None, f"cannot read: {exc.strerror or exc}")
-    digest = store.content_hash(data)
-    if digest == known_hash:
-        return _Parsed(path, size, mtime_ns, digest, None, None)
-    skip = is_indexable_content(data, config)
-    if skip:
-        return _Parsed(path, size, mtime_ns, "", None, None, skip)
-    warning = None
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        warning = f"invalid UTF-8 at byte {exc.start}; undecodable bytes replaced"
-    spec = language_for_path(path)
-    if spec is None:  # no grammar for it: known at file level, by its name, lines and first heading or comment
-        return _Parsed(path, size, mtime_ns, digest, text_facts(path, file_language(path), data).to_json(), warning)
-    try:
-        facts = extract(path, spec.name, data)
-    except (RecursionError, ValueError, RuntimeError) as exc:  # a pathological file must not stop the run
-        return _Parsed(path, size, mtime_ns, "", None, f"cannot parse: {exc}")
-    return _Parsed(path, size, mtime_ns, digest, facts.to_json(), warning)

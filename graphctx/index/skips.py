@@ -11,9 +11,10 @@ from dataclasses import dataclass
 
 import pathspec
 
+from graphctx.index.store import reads
+from graphctx.models import NO_PARSER  # a language whose grammar wheel is not installed on this platform
 from graphctx.parse.languages import parsed_language_names, wheel_name
 
-NO_PARSER = "no parser"  # a language whose grammar wheel is not installed on this platform
 BINARY = "binary"
 BINARY_FORMAT = "binary format"  # an image, archive, font or compiled file, by its extension: never read
 MINIFIED = "minified"
@@ -97,15 +98,8 @@ def _ordered(counts: Counter) -> dict[str, int]:
 
 # ---- stored with the index
 
-def save(conn: sqlite3.Connection, skips: Iterable[Skip]) -> None:
-    """Replace the stored skips with this run's: every run sees every skipped file again."""
-    conn.execute("DELETE FROM skipped")
-    conn.executemany("INSERT OR REPLACE INTO skipped(path, reason, detail) VALUES (?, ?, ?)",
-                     [(s.path, s.reason, s.detail) for s in skips])
-
-
 def stored(conn: sqlite3.Connection) -> list[Skip]:
-    return [Skip(*row) for row in conn.execute("SELECT path, reason, detail FROM skipped ORDER BY path")]
+    return [Skip(*row) for row in reads.skipped(conn)]
 
 
 def explain(conn: sqlite3.Connection, path: str) -> str | None:
@@ -113,10 +107,7 @@ def explain(conn: sqlite3.Connection, path: str) -> str | None:
     a skip of the last run (a language whose grammar is not installed here among them). None when
     it knows nothing of it."""
     suffix = path.lstrip("./")
-    rows = conn.execute(
-        "SELECT path, reason, detail FROM skipped WHERE path = ? OR path LIKE ? ESCAPE '\\'",
-        (suffix, "%/" + suffix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")),
-    ).fetchall()
+    rows = reads.skipped_matching(conn, suffix)
     skip = Skip(*rows[0]) if len(rows) == 1 else None
     if skip is None:
         return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from graphctx.errors import GraphctxError, InvalidRequest, NotFound
+from graphctx.errors import GraphctxError, InvalidRequest, NotFound, StaleEdit
 
 if TYPE_CHECKING:
     from graphctx.records.models import Record
@@ -35,7 +35,7 @@ class BrokenRecordFile(RecordError):
         self.problem = problem
 
 
-class StaleVersion(RecordError):
+class StaleVersion(RecordError, StaleEdit):
     """The caller edited a version that is no longer the current one; `current` is the record as it
     is now, so the caller can merge its change into it and retry without losing anyone's update."""
 

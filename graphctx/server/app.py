@@ -1,4 +1,5 @@
-"""The MCP server: graphctx's library API as MCP tools, resources and prompts, on the official SDK.
+"""The MCP server: graphctx's library API as MCP tools on the official SDK, with the wiring of the
+resources and prompts (surfaces.py) and the record tools (records.py).
 Thin by design: each tool checks freshness, calls one library function, and turns the answer into
 a tool result (compact text; or, for format=json, the answer as structured content with a one-line
 text, so nothing is sent twice). Errors a model can fix come back as isError results carrying the
@@ -14,7 +15,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
@@ -25,11 +25,12 @@ from graphctx.models import (
     SearchAnswer,
 )
 from graphctx.project import Project
-from graphctx.server import records
+from graphctx.server import records, surfaces
 from graphctx.server.agents import Agents
 from graphctx.server.freshness import Watcher
 from graphctx.server.instructions import build_instructions
 from graphctx.server.results import error_result, internal_error
+from graphctx.server.surfaces import item_paths as _item_paths
 from graphctx.server.strict import StrictServer
 from graphctx.text import clip
 from graphctx.server.workers import DEFAULT_DEADLINE, Advice, Workers
@@ -116,14 +117,14 @@ def build_server(root: Path, *, watch: bool = True, transport: str = "stdio", st
         "graphctx",
         title="graphctx code context",
         version=_version(),
-        instructions=build_instructions(state.root),
+        instructions=build_instructions(state.project.facts()),
         log_level="WARNING",
     )
     server.graphctx_state = state  # type: ignore[attr-defined]  # for tests and the transports
     _register_tools(server, state)
     records.register(server, state)
-    _register_resources(server, state)
-    _register_prompts(server, state)
+    surfaces.register_resources(server, state)
+    surfaces.register_prompts(server, state)
     if start:
         state.fresh.start()
     return server
@@ -282,10 +283,6 @@ def _search(project: Project, query: str, kind: str | None, limit: int, fmt: str
     return answer, "\n".join(lines)
 
 
-def _item_paths(answer: ContextAnswer) -> list[str]:
-    return [item.path for item in answer.items]
-
-
 def _tool(state: ServerState, compute: Callable[[], tuple[Any, str]], names: Callable[[Any], list[str]],
           fmt: str) -> CallToolResult:
     try:
@@ -317,97 +314,3 @@ def text_summary(model: BaseModel) -> str:
 def search_header(answer: SearchAnswer) -> str:
     """The first line of a search answer; it names the query by its first words only."""
     return f"# graphctx search: {clip(answer.query, MAX_QUOTED)} | gen {answer.generation} | {len(answer.hits)} hits"
-
-
-# ---- resources
-
-def _register_resources(server: MCPServer, state: ServerState) -> None:
-    project = state.project
-
-    def resource(uri: str, **options: Any) -> Callable:
-        def add(fn: Callable) -> Callable:
-            server.resource(uri, **options)(state.off_loop(fn, _resource_refusal, what=f"reading {uri}"))
-            return fn
-        return add
-
-    @resource("graphctx://status", name="status", mime_type="application/json",
-              description="Index statistics (files, entities, edges by kind, languages, parse errors, age) "
-                          "and the server's freshness state")
-    def status() -> str:
-        state.fresh.sync()
-        data = _resource(lambda: project.stats()).model_dump(mode="json")
-        data["server"] = state.fresh.status()
-        data["sessions"] = [a.as_dict() for a in state.agents.all()]
-        return json.dumps(data, indent=1)
-
-    @resource("graphctx://file/{+path}", name="file", mime_type="text/plain",
-              description="Outline of a file: its entities in line order with signatures and doc lines")
-    def file_resource(path: str) -> str:
-        return _resource(lambda: state.answer(lambda: project.file(path), _item_paths)[1])
-
-    @resource("graphctx://entity/{+id}", name="entity", mime_type="application/json",
-              description="One entity (id path::Qualified.name) with every edge into and out of it")
-    def entity_resource(id: str) -> str:
-        return _resource(lambda: state.answer(lambda: (project.show(id), ""), lambda e: [e.entity.path])[0]
-                         ).model_dump_json(indent=1)
-
-
-def _resource_refusal(exc: DeadlineExceeded) -> Any:
-    raise ResourceError(exc.message)
-
-
-def _resource(compute: Callable[[], Any]) -> Any:
-    try:
-        return compute()
-    except NotFound as exc:
-        raise ResourceNotFoundError(str(exc)) from None
-    except GraphctxError as exc:
-        raise ResourceError(str(exc)) from None
-
-
-# ---- prompts
-
-def _register_prompts(server: MCPServer, state: ServerState) -> None:
-    project = state.project
-
-    def prompt(title: str) -> Callable:
-        def add(fn: Callable) -> Callable:
-            server.prompt(title=title)(state.off_loop(fn, _prompt_refusal))
-            return fn
-        return add
-
-    @prompt(title="Explain an entity")
-    def explain_entity(entity: str) -> str:
-        """Explain what an entity does, how it is used and what it relies on, from its code and neighbourhood."""
-        _, text, _ = _prompt(lambda: state.answer(
-            lambda: project.intent("understand", entity, token_budget=6000), _item_paths))
-        return (f"Explain `{entity}` in this repository: what it does, how it is used, what it relies on, and anything "
-                f"surprising. Cite entity ids. Here is its context from graphctx:\n\n{text}")
-
-    @prompt(title="Review a change")
-    def review_change(files: str) -> str:
-        """Review a change to some files (comma- or space-separated paths): what it can break and what to test."""
-        paths = [p for p in files.replace(",", " ").split() if p]
-        _, text, _ = _prompt(lambda: state.answer(
-            lambda: project.impact(None, paths, token_budget=6000), _item_paths))
-        return (f"Review the change to {', '.join(paths)}. Using the dependents below (in tiers: 1 = direct and sure), "
-                f"say what could break, which callers and tests to check, and what is missing. Dependents from "
-                f"graphctx:\n\n{text}")
-
-    @prompt(title="Onboard")
-    def onboard() -> str:
-        """A tour of the repository for someone new to it: structure, entry points, central code."""
-        _, text, _ = _prompt(lambda: state.answer(lambda: project.session(token_budget=4000), _item_paths))
-        return ("Give me a tour of this repository: what it is for, how it is organised, where execution starts and "
-                f"which code matters most. Here is graphctx's overview:\n\n{text}")
-
-
-def _prompt_refusal(exc: DeadlineExceeded) -> Any:
-    raise ValueError(exc.message)
-
-
-def _prompt(compute: Callable[[], Any]) -> Any:
-    try:
-        return compute()
-    except GraphctxError as exc:
-        raise ValueError(str(exc)) from None

@@ -149,9 +149,9 @@ def _read_token(path: Path) -> str | None:
 def _new_token(root: Path, path: Path) -> str:
     """A random token written to `path`, readable by its owner only; if another server wrote one
     first, that one (so both agree)."""
-    from graphctx.records.files import ensure_layout
+    from graphctx.project import Project
 
-    ensure_layout(root)  # .graphctx/.gitignore lists private/
+    Project(root, find=False).prepare_folder()  # .graphctx/.gitignore lists private/
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     value = secrets.token_urlsafe(32)
     draft = path.with_name(f".{path.name}.{os.getpid()}")

@@ -4,16 +4,13 @@ and size, its entry points, and which tool to reach for when. Hosts cut long ins
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from graphctx.context.session import project_facts
+from graphctx.models import ProjectFacts
 from graphctx.text import clip_words
 
 MAX_BYTES = 2000
 
 
-def build_instructions(root: Path) -> str:
-    facts = project_facts(root)
+def build_instructions(facts: ProjectFacts) -> str:
     lines = [
         f"graphctx serves code context for the repository {facts.name} ({facts.root}): {facts.files:,} files "
         f"({facts.languages_text()}), {facts.entities:,} entities, {facts.edges:,} edges, index generation "

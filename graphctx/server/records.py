@@ -1,9 +1,9 @@
 """The record tools: remember, decide, recall, revise and verify, over the same RecordStore the
-context answers read (one per repository per process), so what an agent writes shows up at once
+context answers read (the server's Project holds it), so what an agent writes shows up at once
 beside the code it is about, and the hashes of what it was served become its anchors' stamps.
 The author of a write is the session's agent identity unless the call names one (with no identity,
 the store's default: $GRAPHCTX_AUTHOR or the git user). Answers are compact text, rendered by
-records/render.py as for the CLI; recall with format=json gives structured content and a one-line
+the records' one renderer, as for the CLI; recall with format=json gives structured content and a one-line
 text instead, never both in full. A key held by several records (after a git merge) is reported
 with the records that hold it. Mistakes a model can fix come back as isError results with
 suggestions; a refused stale revision carries the current record, so the agent can re-apply its
@@ -19,12 +19,11 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphctx.errors import GraphctxError, InvalidRequest
-from graphctx.records import StaleVersion, render
-from graphctx.records.render import (
-    history_text, outline_text, page_summary, page_text, record_head, record_text, tables_text, written,
-)
+from graphctx.errors import GraphctxError, InvalidRequest, StaleEdit
+from graphctx.project import Project
 from graphctx.server.results import error_result, internal_error
+
+render = Project.record_text  # the same renderer the CLI prints records with
 
 # Writers change the repository's record files; none reaches outside it. remember and decide add
 # records (calling twice adds twice, unless remember reuses a key); revise and verify take effect
@@ -106,9 +105,9 @@ def register(server: MCPServer, state: Any) -> None:
         try:
             state.fresh.sync()
             out = action(author)
-        except StaleVersion as exc:
+        except StaleEdit as exc:
             result = error_result(exc)
-            result.content[0].text += "\n\ncurrent record:\n" + record_text(exc.current)
+            result.content[0].text += "\n\ncurrent record:\n" + render.record_text(exc.current)
             return result
         except GraphctxError as exc:
             return error_result(exc)
@@ -125,7 +124,7 @@ def register(server: MCPServer, state: Any) -> None:
         the fields given (a new keyed record without a title takes it from the key)."""
         drafts = [e.model_dump(exclude_none=True) for e in entries]  # left out: kept (an update) or the default
         return run(ctx, agent_id, lambda me: "\n".join(
-            written(r) for r in project.records.remember(drafts, scope=scope, author=me)))
+            render.written(r) for r in project.records.remember(drafts, scope=scope, author=me)))
 
     @tool(ADDS)
     def decide(ctx: Context, title: str,
@@ -140,7 +139,7 @@ def register(server: MCPServer, state: Any) -> None:
         """Record a design decision (ADR style: context, decision, consequences, status) anchored to the code it
         governs, so it comes with that code and is flagged when the code changes. To replace earlier decisions,
         pass their ids in `supersedes`."""
-        return run(ctx, agent_id, lambda me: written(project.records.decide(
+        return run(ctx, agent_id, lambda me: render.written(project.records.decide(
             title, decision, context=context, consequences=consequences, status=status, supersedes=supersedes or (),
             tags=tags or (), anchors=anchors or (), scope=scope, author=author or me)))
 
@@ -179,19 +178,19 @@ def register(server: MCPServer, state: Any) -> None:
                 page = store.recall(query, kind=kind, type=type, category=category, status=status, tags=tags or (),
                                     entity=entity, min_confidence=min_confidence, include_retracted=include_retracted,
                                     sort=sort, limit=limit, cursor=cursor)
-                summary = page_summary(page)
+                summary = render.page_summary(page)
                 if format == "json":
                     return as_json(page, "\n".join([summary, *render.conflict_lines(page.conflicts)]))
-                return page_text(page, summary)
+                return render.page_text(page, summary)
             if view == "record":
                 record = store.get(id)
                 warnings = "".join(f"\n{line}" for line in render.conflict_lines(store.conflicts([record.id])))
-                return (as_json(record, record_head(record) + warnings) if format == "json"
-                        else record_text(record) + warnings)
+                return (as_json(record, render.record_head(record) + warnings) if format == "json"
+                        else render.record_text(record) + warnings)
             if view == "outline":
                 headings = store.outline(id)
                 return (as_json({"record_id": id, "headings": headings}, f"{len(headings)} headings") if format == "json"
-                        else outline_text(headings))
+                        else render.outline_text(headings))
             if view == "section":
                 if not heading:
                     raise InvalidRequest("view=section needs `heading` (view=outline lists them)")
@@ -200,10 +199,10 @@ def register(server: MCPServer, state: Any) -> None:
             if view == "tables":
                 tables = store.tables(id, heading)
                 return (as_json({"record_id": id, "tables": tables}, f"{len(tables)} tables") if format == "json"
-                        else tables_text(tables))
+                        else render.tables_text(tables))
             history = store.history(id, limit=limit)
             return (as_json({"record_id": id, "history": history}, f"{len(history)} commits") if format == "json"
-                    else history_text(history))
+                    else render.history_text(history))
 
         return run(ctx, agent_id, answer)
 
@@ -226,10 +225,10 @@ def register(server: MCPServer, state: Any) -> None:
             if retract and update:
                 raise InvalidRequest("give either `changes` or retract=true, not both")
             if retract:
-                return written(project.records.retract(id, version, reason))
+                return render.written(project.records.retract(id, version, reason))
             if not update:
                 raise InvalidRequest("nothing to change: give `changes` (e.g. {\"status\": \"deprecated\"}) or retract=true")
-            return written(project.records.revise(id, version, **update))
+            return render.written(project.records.revise(id, version, **update))
 
         return run(ctx, agent_id, write)
 
@@ -242,7 +241,7 @@ def register(server: MCPServer, state: Any) -> None:
         """After checking that a record still holds for the code under it (recall shows it drifted, changed or
         moved), re-stamp its anchors with the code as it is now, so it reads as fresh; a moved entity is
         re-anchored where its code went. If the record no longer holds, revise it instead."""
-        return run(ctx, agent_id, lambda _: written(project.records.verify(id, version=version, entities=entities)))
+        return run(ctx, agent_id, lambda _: render.written(project.records.verify(id, version=version, entities=entities)))
 
 
 def as_json(data: BaseModel | dict[str, Any], summary: str) -> CallToolResult:

@@ -1,6 +1,6 @@
-"""The SQLite index at `<repo>/.graphctx/index.db`: schema, version check, connections and the
-one-transaction write of an index run. WAL keeps readers going while a run writes, and a run
-that dies before COMMIT leaves the previous generation intact. An index file that cannot be used
+"""The shape of `index.db` and its health: the schema, the version check, connections and meta rows.
+WAL keeps readers going while a run writes, and a run that dies before COMMIT leaves the previous
+generation intact. An index file that cannot be used
 (empty, of another schema version, incomplete, damaged, not SQLite at all) is diagnosed here in one
 phrase, so that whoever opens it can rebuild it. Rows are written in a fixed order, so the same
 tree always gives the same database: only the meta rows in CLOCK_KEYS record when it was built."""
@@ -11,16 +11,14 @@ import hashlib
 import logging
 import re
 import sqlite3
-from collections.abc import Iterable
 from pathlib import Path
 
 from graphctx.layout import index_path  # noqa: F401 - re-exported for the index's callers
-from graphctx.models import CLASS_KINDS
-from graphctx.text import camel_pieces, words
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 4  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files
+SCHEMA_VERSION = 5  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files;
+# 5: a file's package and attribute types in their own columns
 # The meta rows that say when a run happened: the only part of an index two builds of one tree do not share.
 CLOCK_KEYS = ("indexed_at", "scanned_ns")
 SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26  # the primary result codes of a damaged file and of a file that is not SQLite
@@ -33,6 +31,8 @@ CREATE TABLE files (
     path TEXT PRIMARY KEY, language TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     hash TEXT NOT NULL, lines INTEGER NOT NULL, error_count INTEGER NOT NULL, is_test INTEGER NOT NULL,
     calls INTEGER NOT NULL DEFAULT 0, calls_resolved INTEGER NOT NULL DEFAULT 0,  -- call sites, externals excluded
+    package TEXT,  -- the package declaration (Go, Java), NULL when none: module naming reads it without the facts
+    attribute_types TEXT NOT NULL DEFAULT '[]',  -- JSON [scope, "self.x", type, line] rows: attributes' evident types
     facts TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE entities (
@@ -202,56 +202,3 @@ def set_meta(conn: sqlite3.Connection, **values) -> None:
 def generation(conn: sqlite3.Connection) -> int:
     """The number of committed index runs that changed something: readers reload when it moves."""
     return int(get_meta(conn, "generation", "0"))
-
-
-def delete_files(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
-    """Drop files with their entities, full-text rows, edges they produced and their reference names."""
-    rows = [(p,) for p in paths]
-    conn.executemany("DELETE FROM entities_fts WHERE rowid IN (SELECT rowid FROM entities WHERE path=?)", rows)
-    conn.executemany("DELETE FROM entities WHERE path=?", rows)
-    conn.executemany("DELETE FROM edges WHERE origin=?", rows)
-    conn.executemany("DELETE FROM file_refs WHERE path=?", rows)
-    conn.executemany("DELETE FROM warnings WHERE path=?", rows)
-    conn.executemany("DELETE FROM files WHERE path=?", rows)
-
-
-def insert_entities(conn: sqlite3.Connection, rows: list[tuple]) -> None:
-    """Rows are (id, kind, name, qualified_name, language, path, start, end, signature, doc, sig_hash, body_hash, parent)."""
-    conn.executemany(
-        "INSERT INTO entities(id, kind, name, qualified_name, language, path, start_line, end_line,"
-        " signature, doc, sig_hash, body_hash, parent) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        rows,
-    )
-    conn.executemany(
-        "INSERT INTO entities_fts(rowid, words, signature, doc, body)"
-        " SELECT rowid, ?, signature, doc, '' FROM entities WHERE id=?",
-        [(words(row[3], row[5]), row[0]) for row in rows],
-    )
-
-
-_CAMEL = re.compile(r"\b[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b")
-
-
-def index_bodies(conn: sqlite3.Connection, path: str, text: str) -> None:
-    """Fill the full-text `body` column of a file's entities with their source text, so free text
-    (an issue, a task) matches the words used inside a function and not only its name and doc.
-    A class gets its own lines (header, doc, attributes), not its members' bodies; the FTS tokenizer
-    splits snake_case, and CamelCase names are added split into their words."""
-    lines = text.splitlines()
-    entities = conn.execute(
-        "SELECT rowid, id, kind, start_line, end_line, parent FROM entities WHERE path=? AND kind != 'file'", (path,)
-    ).fetchall()
-    members: dict[str, list[tuple[int, int]]] = {}
-    for _, _, _, start, end, parent in entities:
-        if parent:
-            members.setdefault(parent, []).append((start, end))
-    updates = []
-    for rowid, entity_id, kind, start, end, _ in entities:
-        own = range(start, end + 1)
-        if kind in CLASS_KINDS and entity_id in members:
-            skip = {line for a, b in members[entity_id] for line in range(a, b + 1)}
-            own = [line for line in own if line not in skip]
-        body = "\n".join(lines[i - 1] for i in own if 0 < i <= len(lines))
-        camel = " ".join(p for name in dict.fromkeys(_CAMEL.findall(body)) for p in camel_pieces(name))
-        updates.append((f"{body}\n{camel}" if camel else body, rowid))
-    conn.executemany("UPDATE entities_fts SET body=? WHERE rowid=?", updates)

@@ -1,0 +1,19 @@
+"""The SQLite index at `<repo>/.graphctx/index.db`, and the only code that speaks SQL to it: its
+schema and health (`schema.py`), the queries that read it (`reads.py`) and the statements an index
+run writes with (`writes.py`). Rows are written in a fixed order, so the same tree always gives the
+same database: only the meta rows in CLOCK_KEYS record when it was built."""
+
+from graphctx.index.store import reads, writes
+from graphctx.index.store.schema import (
+    CLOCK_KEYS, INDEX_GITIGNORE, SCHEMA, SCHEMA_VERSION, TABLES, IndexMissing, connect, content_hash, damage,
+    diagnose, ensure_schema, generation, get_meta, index_files, index_path, is_damage, needs_new_file, remove,
+    schema_version, set_meta, usable,
+)
+from graphctx.index.store.writes import delete_files, index_bodies, insert_entities
+
+__all__ = [
+    "CLOCK_KEYS", "INDEX_GITIGNORE", "SCHEMA", "SCHEMA_VERSION", "TABLES", "IndexMissing", "connect", "content_hash",
+    "damage", "delete_files", "diagnose", "ensure_schema", "generation", "get_meta", "index_bodies", "index_files",
+    "index_path", "insert_entities", "is_damage", "needs_new_file", "reads", "remove", "schema_version", "set_meta",
+    "usable", "writes",
+]

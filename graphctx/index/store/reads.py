@@ -1,0 +1,260 @@
+"""Every query that reads `index.db`: what an index run compares against, the snapshot a graph is
+loaded from, full-text search, the counts of `stats` and the session packet, and the edge and
+reference look-ups of `show` and impact. Callers get plain rows and values, never a cursor to
+write SQL against."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+
+from graphctx.index.store.schema import generation
+
+_CHUNK = 500  # values per IN (...): SQLite caps the number of bound parameters
+# The entity columns a loaded graph holds; signatures and docs (DETAIL_COLUMNS) are read on first use.
+NODE_COLUMNS = (
+    "id", "kind", "name", "qualified_name", "language", "path", "start_line", "end_line", "sig_hash", "body_hash", "parent",
+)
+DETAIL_COLUMNS = ("signature", "doc")
+EDGE_COLUMNS = ("source", "target", "kind", "resolution", "confidence", "line")
+
+
+def _in(values: Sequence) -> str:
+    return ",".join("?" * len(values))
+
+
+def _chunks(values: Sequence) -> Iterable[Sequence]:
+    for i in range(0, len(values), _CHUNK):
+        yield values[i:i + _CHUNK]
+
+
+# ---- what an index run compares against
+
+def file_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, int, str]]:
+    """path -> (size, mtime_ns, content hash) of every indexed file."""
+    return {path: (size, mtime, digest) for path, size, mtime, digest in
+            conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
+
+
+def file_paths(conn: sqlite3.Connection) -> list[str]:
+    """Every indexed file, in path order."""
+    return [p for (p,) in conn.execute("SELECT path FROM files ORDER BY path")]
+
+
+def file_facts(conn: sqlite3.Connection, path: str) -> str | None:
+    """A file's parse facts as stored (JSON), None when it is not indexed."""
+    row = conn.execute("SELECT facts FROM files WHERE path=?", (path,)).fetchone()
+    return row[0] if row else None
+
+
+def attribute_types(conn: sqlite3.Connection, path: str) -> str | None:
+    """The evident types of a file's attributes as stored (JSON [scope, "self.x", type, line] rows)."""
+    row = conn.execute("SELECT attribute_types FROM files WHERE path=?", (path,)).fetchone()
+    return row[0] if row else None
+
+
+def file_packages(conn: sqlite3.Connection) -> dict[str, tuple[str, str | None]]:
+    """path -> (language, package declaration or None) of every indexed file."""
+    return {path: (language, package) for path, language, package in
+            conn.execute("SELECT path, language, package FROM files")}
+
+
+def paths_referring_to(conn: sqlite3.Connection, names: Iterable[str]) -> set[str]:
+    """The files that refer to any of `names`."""
+    out: set[str] = set()
+    for chunk in _chunks(sorted(names)):
+        out.update(p for (p,) in conn.execute(f"SELECT DISTINCT path FROM file_refs WHERE name IN ({_in(chunk)})", chunk))
+    return out
+
+
+def definitions(conn: sqlite3.Connection) -> list[tuple[str, str, str, str, str, str]]:
+    """(id, kind, name, qualified_name, path, language) of every entity but files: what names resolve to."""
+    return conn.execute(
+        "SELECT id, kind, name, qualified_name, path, language FROM entities WHERE kind != 'file'").fetchall()
+
+
+def inheritance_edges(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    """(source, target, origin) of every inherits and implements edge."""
+    return conn.execute("SELECT source, target, origin FROM edges WHERE kind IN ('inherits', 'implements')").fetchall()
+
+
+def run_counts(conn: sqlite3.Connection) -> tuple[int, int, int, int, int, int]:
+    """(files, entities, edges, parse errors, call sites, call sites resolved): an index run's summary."""
+    files, errors, calls, resolved = conn.execute(
+        "SELECT count(*), coalesce(sum(error_count), 0), coalesce(sum(calls), 0), coalesce(sum(calls_resolved), 0)"
+        " FROM files").fetchone()
+    entities = conn.execute("SELECT count(*) FROM entities").fetchone()[0]
+    edges = conn.execute("SELECT count(*) FROM edges").fetchone()[0]
+    return files, entities, edges, errors, calls, resolved
+
+
+# ---- the graph
+
+def graph_snapshot(conn: sqlite3.Connection) -> tuple[int, list[tuple], list[tuple], list[tuple]]:
+    """(generation, entity rows in NODE_COLUMNS, internal edges (source, target, kind, resolution,
+    confidence), file rows (path, language, size, mtime_ns, hash, lines, is_test)), read in one
+    transaction so that they agree on a generation. Edges to external names stay in the store."""
+    conn.execute("BEGIN")
+    try:
+        current = generation(conn)
+        entities = conn.execute(f"SELECT {', '.join(NODE_COLUMNS)} FROM entities").fetchall()
+        edges = conn.execute(
+            "SELECT source, target, kind, resolution, confidence FROM edges WHERE target NOT LIKE 'ext:%'"
+        ).fetchall()
+        files = conn.execute("SELECT path, language, size, mtime_ns, hash, lines, is_test FROM files").fetchall()
+    finally:
+        conn.execute("COMMIT")
+    return current, entities, edges, files
+
+
+def entity_details(conn: sqlite3.Connection, entity_id: str) -> tuple[str, str]:
+    """(signature, doc) of an entity; empty strings for one that is gone."""
+    row = conn.execute(f"SELECT {', '.join(DETAIL_COLUMNS)} FROM entities WHERE id=?", (entity_id,)).fetchone()
+    return tuple(row) if row else ("", "")
+
+
+def full_text(conn: sqlite3.Connection, match: str, weights: Sequence[float], kind: str | None,
+              limit: int) -> list[tuple[str, float]]:
+    """(id, BM25 score: more negative is better) of the entities an FTS5 `match` expression finds,
+    best first; `weights` weigh the columns (words, signature, doc, body), `kind` filters."""
+    return conn.execute(
+        f"SELECT e.id, bm25(entities_fts, {_in(weights)}) AS s FROM entities_fts f JOIN entities e ON e.rowid = f.rowid"
+        " WHERE entities_fts MATCH ? AND (? IS NULL OR e.kind = ?) ORDER BY s LIMIT ?",
+        (*weights, match, kind, kind, limit),
+    ).fetchall()
+
+
+# ---- stats, show and the session packet
+
+def index_counts(conn: sqlite3.Connection) -> dict:
+    """The numbers `graphctx stats` shows, by name."""
+    grouped = lambda sql: dict(conn.execute(sql).fetchall())  # noqa: E731
+    files, entities, edges, errors, calls, resolved = run_counts(conn)
+    return {
+        "files": files, "entities": entities, "edges": edges, "parse_errors": errors,
+        "calls": calls, "calls_resolved": resolved,
+        "files_with_errors": conn.execute("SELECT count(*) FROM files WHERE error_count > 0").fetchone()[0],
+        "languages": grouped("SELECT language, count(*) FROM files GROUP BY language"),
+        "entity_kinds": grouped("SELECT kind, count(*) FROM entities GROUP BY kind"),
+        "edge_kinds": grouped("SELECT kind, count(*) FROM edges GROUP BY kind"),
+        "resolutions": grouped("SELECT resolution, count(*) FROM edges WHERE kind='calls' GROUP BY resolution"),
+    }
+
+
+def warnings(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    return conn.execute("SELECT path, message FROM warnings ORDER BY path").fetchall()
+
+
+def edges_of(conn: sqlite3.Connection, entity_id: str) -> tuple[list[dict], list[dict]]:
+    """(outgoing, incoming) edges of an entity as dicts of EDGE_COLUMNS, external ones included."""
+    columns = ", ".join(EDGE_COLUMNS)
+    as_dict = lambda rows: [dict(zip(EDGE_COLUMNS, row)) for row in rows]  # noqa: E731
+    return (as_dict(conn.execute(f"SELECT {columns} FROM edges WHERE source=? ORDER BY kind, target", (entity_id,))),
+            as_dict(conn.execute(f"SELECT {columns} FROM edges WHERE target=? ORDER BY kind, source", (entity_id,))))
+
+
+def size_counts(conn: sqlite3.Connection) -> tuple[int, int, int, dict[str, int]]:
+    """(files, entities other than files, edges, files by language): the session packet's figures."""
+    count = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+    return (count("SELECT count(*) FROM files"), count("SELECT count(*) FROM entities WHERE kind != 'file'"),
+            count("SELECT count(*) FROM edges"),
+            dict(conn.execute("SELECT language, count(*) FROM files GROUP BY language").fetchall()))
+
+
+def test_flags(conn: sqlite3.Connection) -> dict[str, bool]:
+    """path -> whether it is a test file, for every indexed file."""
+    return {path: bool(test) for path, test in conn.execute("SELECT path, is_test FROM files")}
+
+
+def named_functions(conn: sqlite3.Connection, name: str) -> list[tuple[str, str]]:
+    """(id, path) of the functions and methods called `name`."""
+    return conn.execute(
+        "SELECT id, path FROM entities WHERE name = ? AND kind IN ('function', 'method')", (name,)).fetchall()
+
+
+def entity_at(conn: sqlite3.Connection, path: str, qualified_name: str) -> str | None:
+    """The id of the entity with this qualified name in this file, if indexed."""
+    row = conn.execute("SELECT id FROM entities WHERE path=? AND qualified_name=?", (path, qualified_name)).fetchone()
+    return row[0] if row else None
+
+
+# ---- what impact and removed entities need
+
+def edges_to_names(conn: sqlite3.Connection, kinds: Sequence[str], exact: str, like: str) -> list[tuple[str, str]]:
+    """(source, target) of edges of `kinds` whose target is `exact` or matches the LIKE pattern `like`."""
+    return conn.execute(
+        f"SELECT source, target FROM edges WHERE kind IN ({_in(kinds)}) AND (target = ? OR target LIKE ?)",
+        (*kinds, exact, like),
+    ).fetchall()
+
+
+def edges_into(conn: sqlite3.Connection, target: str, kinds: Sequence[str]) -> list[tuple[str, int]]:
+    """(source, line) of the edges of `kinds` into `target`."""
+    return conn.execute(f"SELECT source, line FROM edges WHERE target=? AND kind IN ({_in(kinds)})",
+                        (target, *kinds)).fetchall()
+
+
+def paths_naming(conn: sqlite3.Connection, name: str) -> set[str]:
+    """The files that refer to `name`."""
+    return {p for (p,) in conn.execute("SELECT path FROM file_refs WHERE name=?", (name,))}
+
+
+# ---- skipped files
+
+def skipped(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    """(path, reason, detail) of every file the last run skipped, in path order."""
+    return conn.execute("SELECT path, reason, detail FROM skipped ORDER BY path").fetchall()
+
+
+def skipped_matching(conn: sqlite3.Connection, suffix: str) -> list[tuple[str, str, str]]:
+    """The skips whose path is `suffix` or ends with `/suffix`."""
+    return conn.execute(
+        "SELECT path, reason, detail FROM skipped WHERE path = ? OR path LIKE ? ESCAPE '\\'",
+        (suffix, "%/" + like_escape(suffix)),
+    ).fetchall()
+
+
+def like_escape(text: str) -> str:
+    """`text` with LIKE's wildcards escaped (with ESCAPE '\\')."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+# ---- code facts for records: an entity's current hashes (a file's is its content hash)
+
+_CODE_COLUMNS = (
+    "e.id, e.kind, e.name, e.path, e.sig_hash,"
+    " CASE WHEN e.kind = 'file' THEN coalesce(f.hash, '') ELSE e.body_hash END"
+)
+
+
+def _code_rows(conn: sqlite3.Connection, where: str, params: Sequence) -> list[tuple]:
+    return conn.execute(
+        f"SELECT {_CODE_COLUMNS} FROM entities e LEFT JOIN files f ON f.path = e.path WHERE {where}", tuple(params),
+    ).fetchall()
+
+
+def code_entities(conn: sqlite3.Connection, ids: Sequence[str]) -> list[tuple]:
+    """(id, kind, name, path, sig_hash, body_hash) of the entities with these ids."""
+    rows: list[tuple] = []
+    for chunk in _chunks(list(ids)):
+        rows += _code_rows(conn, f"e.id IN ({_in(chunk)})", chunk)
+    return rows
+
+
+def code_entities_with_body(conn: sqlite3.Connection, body_hash: str, exclude: str) -> list[tuple]:
+    """Entities (and files, by content hash) other than `exclude` whose code hashes to `body_hash`."""
+    return (_code_rows(conn, "e.body_hash = ? AND e.kind != 'file' AND e.id != ?", (body_hash, exclude))
+            + _code_rows(conn, "e.kind = 'file' AND f.hash = ? AND e.id != ?", (body_hash, exclude)))
+
+
+def code_entities_named(conn: sqlite3.Connection, name: str) -> list[tuple]:
+    """Entities whose qualified name or name is `name`."""
+    return _code_rows(conn, "e.qualified_name = ? OR e.name = ?", (name, name))
+
+
+def code_entities_id_ending(conn: sqlite3.Connection, suffix: str) -> list[tuple]:
+    return _code_rows(conn, "e.id LIKE ? ESCAPE '\\'", ("%" + like_escape(suffix),))
+
+
+def code_entities_name_containing(conn: sqlite3.Connection, part: str) -> list[tuple]:
+    return _code_rows(conn, "e.name LIKE ? ESCAPE '\\'", ("%" + like_escape(part) + "%",))
