@@ -185,6 +185,7 @@ PYTHON = Golden(
 JAVASCRIPT = Golden(
     "javascript",
     entities="""
+        package.json                         file
         scripts/report.cjs                   file
         scripts/report.cjs::main             function
         src/cart.js                          file
@@ -290,6 +291,7 @@ JAVASCRIPT = Golden(
 TYPESCRIPT = Golden(
     "typescript",
     entities="""
+        package.json                       file
         src/audit.ts                           file
         src/audit.ts::AuditLog                 class
         src/audit.ts::AuditLog.record          method
@@ -412,6 +414,7 @@ TYPESCRIPT = Golden(
 GO = Golden(
     "go",
     entities="""
+        go.mod                         file
         audit/log.go                       file
         audit/log.go::Log                  struct
         audit/log.go::Log.Record           method
@@ -526,6 +529,7 @@ GO = Golden(
 RUST = Golden(
     "rust",
     entities="""
+        Cargo.toml                         file
         src/canvas.rs                           file
         src/canvas.rs::Canvas                   struct
         src/canvas.rs::Canvas.new               method
@@ -662,6 +666,7 @@ JAVA = Golden(
     "java",
     folders=(("M", "src/main/java/com/example/library"), ("T", "src/test/java/com/example/library")),
     entities="""
+        pom.xml                               file
         M/Book.java                           file
         M/Book.java::Book                     class
         M/Book.java::Book.describe            method

@@ -1,6 +1,7 @@
 """The parser processes of an index run, and what one hands the main process for a file: everything
 the run writes for it, computed where the file was read, so that the main process only writes rows
-and no file is read twice. That is the stat and content hash, the facts (compact JSON, compressed),
+and no file is read twice (a file with no grammar is known at file level: its name, lines and first
+heading or comment). That is the stat and content hash, the facts (compact JSON, compressed),
 the entity rows, the full-text rows (names split into words, signature, doc, and each entity's own
 source lines cut from the same bytes; see fulltext.py) and the names its resolution depends on."""
 
@@ -22,6 +23,7 @@ from graphctx.index.store import content_hash
 from graphctx.parse.extract import extract
 from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import language_for_path
+from graphctx.parse.textfiles import file_language, text_facts
 
 COMPRESSION = 1  # zlib level: facts compress about 5 times at once; higher levels gain little
 
@@ -121,8 +123,12 @@ def parse_file(task: tuple) -> ParsedFile:
     except UnicodeDecodeError as exc:
         warning = f"invalid UTF-8 at byte {exc.start}; undecodable bytes replaced"
         text = data.decode("utf-8", errors="replace")
-    try:
-        facts = extract(path, language_for_path(path).name, data)
-    except (RecursionError, ValueError, RuntimeError) as exc:  # a pathological file must not stop the run
-        return ParsedFile(path, size, mtime_ns, "", f"cannot parse: {exc}")
+    spec = language_for_path(path)
+    if spec is None:  # no grammar for it: known at file level, by its name, lines and first heading or comment
+        facts = text_facts(path, file_language(path), data)
+    else:
+        try:
+            facts = extract(path, spec.name, data)
+        except (RecursionError, ValueError, RuntimeError) as exc:  # a pathological file must not stop the run
+            return ParsedFile(path, size, mtime_ns, "", f"cannot parse: {exc}")
     return ParsedFile.of(path, size, mtime_ns, digest, facts, text, warning)

@@ -83,8 +83,10 @@ class FileScope:
     def _imports(self) -> None:
         for imp in self.facts.imports:
             files = self.table.modules.resolve(self.path, imp.module)
-            dotted = imp.module.replace("::", ".").replace("/", ".").strip(".")
+            dotted = imp.module.replace("::", ".").replace("/", ".").replace("\\", ".").strip(".")
             if imp.wildcard:
+                if not files:  # C's <stdio.h>, Go's `. "fmt"`: everything of something outside the repository
+                    self._add(self.path, external_id(dotted), "imports", "external", 1.0, imp.line)
                 for path in files:
                     self._add(self.path, path, "imports", "import", 1.0, imp.line)
                     for qualified, sym in self.table.file_defs.get(path, {}).items():
@@ -141,7 +143,7 @@ class FileScope:
             return next(iter(held))
         if files:
             return Value("module", tuple(files), "import")  # defined dynamically: the module is what we know
-        dotted = module.replace("::", ".").replace("/", ".").strip(".")
+        dotted = module.replace("::", ".").replace("/", ".").replace("\\", ".").strip(".")
         return Value("external", f"{dotted}.{name}" if dotted else name, "external")
 
     def _module_member(self, files: Iterable[str], name: str, depth: int = 0) -> Value | None:
