@@ -104,8 +104,9 @@ class Tasks:
             self._check_dependencies(new)
             return self.repo.put_task(new, task.version)
 
-    def claim(self, task_id: str, agent: str, lease_seconds: float = DEFAULT_LEASE) -> tuple[Task, Claim]:
-        """Hold a task exclusively for `lease_seconds` (claiming it again renews the lease)."""
+    def claim(self, task_id: str, agent: str, lease_seconds: float | None = None) -> tuple[Task, Claim]:
+        """Hold a task exclusively for `lease_seconds` (default 30 min; claiming it again renews the lease)."""
+        lease_seconds = DEFAULT_LEASE if lease_seconds is None else lease_seconds
         if not 1 <= lease_seconds <= MAX_LEASE:
             raise InvalidRequest(f"a lease must be between 1 and {MAX_LEASE} seconds; got {lease_seconds:g}")
         with self.repo.transaction():
