@@ -118,6 +118,9 @@ def session_lines(work: SessionWork) -> list[str]:
         lines += state_text(work.last_state).splitlines()
     elif work.scope in ("resume", "full"):
         lines.append("no earlier session of yours was saved (session_end saves one)")
+    if work.last_state is not None and work.changed_since is None:
+        lines.append("changed since your last session: unknown (git cannot tell here: no repository, or that commit "
+                     "is gone)")
     if work.changed_since is not None:
         shown = work.changed_since[:MAX_LISTED_FILES]
         more = len(work.changed_since) - len(shown)
