@@ -214,7 +214,7 @@ def test_other_commands_do_not_import_the_sdk():
     ("get_impact", {}, "either a symbol or a list of files"),
     ("search", {"query": "  "}, "query is empty"),
     ("search", {"query": "x", "limit": 0}, "limit must be between 1 and 100; got 0"),
-    ("no_such_tool", {}, "unknown tool 'no_such_tool'; the tools are: decide, get_context"),
+    ("no_such_tool", {}, "unknown tool 'no_such_tool'; the tools are: agents, decide, get_context"),
 ])
 def test_errors_come_back_as_error_results(server, mode, tool, args, expect):
     result = call(server, tool, args, mode)

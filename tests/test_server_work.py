@@ -155,9 +155,12 @@ def test_peers_between_two_sessions_within_the_budget(server):
 @pytest.mark.parametrize("scope", ["quick", "standard", "resume", "full"])
 def test_session_init_scopes_fit_the_budget(server, scope):
     ok(one(server, "ann", "tasks", {"action": "create", "title": "Anything"}))
-    for budget in (300, 2000):
+    for budget in (100, 300, 2000):
         text = ok(one(server, "ann", "session_init", {"scope": scope, "token_budget": budget}))
         assert count(text) <= budget and text.startswith(f"## Your work (ann/1, scope {scope})")
+        assert ("# graphctx session" in text) == (budget > 100)  # the code packet, where it has room
+        tiny = one(server, "ann", "session_init", {"scope": scope, "token_budget": budget, "format": "json"})
+        assert not tiny.is_error and tiny.structured_content["work"]["scope"] == scope
     data = one(server, "ann", "session_init", {"scope": scope, "format": "json", "token_budget": 2000}).structured_content
     assert data["work"]["scope"] == scope and data["mode"] == "session"
 

@@ -46,22 +46,42 @@ def _add_peers(text: str, peers: list[Peer], fmt: str) -> str:
 def with_work(pack: Packer, work: SessionWork, budget: int, fmt: str) -> Packed:
     """session_init for an agent: its coordination section first (cut from the end when the budget is
     small), then the code packet in what is left (a small one for the quick scope)."""
-    lines = work_text.session_lines(work)
+    body, cut = work_text.session_lines(work), False
     while True:
+        lines = [*body, CUT_NOTE] if cut else body
         section = _section(work, lines, fmt)
         room = budget - count(section) - 2
-        if room >= MIN_BUDGET or len(lines) <= 1:
+        if room >= MIN_BUDGET or len(body) <= 1:
             break
-        lines = [*lines[: max(1, len(lines) - max(1, len(lines) // 4) - 1)], CUT_NOTE]
-    room = max(MIN_BUDGET, min(room, QUICK_PACKET) if work.scope == "quick" else room)
+        body, cut = body[: max(1, len(body) * 3 // 4)], True  # shorter each time: the loop ends
+    if room < MIN_BUDGET:  # no room for a code packet: the coordination section alone, cut to the budget
+        answer, _ = pack(MIN_BUDGET)
+        if fmt == "json":
+            return answer, json.dumps({"work": {"agent": work.agent, "scope": work.scope, "note": CUT_NOTE}})
+        return answer, _fit(section, budget)
+    room = min(room, QUICK_PACKET) if work.scope == "quick" else room
     for _ in range(3):
         answer, text = pack(room)
         whole = _join(section, text, fmt)
         over = count(whole) - budget
-        if over <= 0 or room - over < MIN_BUDGET:
+        if over <= 0:
             return answer, whole
+        if room - over < MIN_BUDGET:
+            break
         room -= over
-    return answer, whole
+    if fmt == "json":
+        return answer, json.dumps({"work": {"agent": work.agent, "scope": work.scope, "note": CUT_NOTE}})
+    return answer, _fit(section, budget)
+
+
+def _fit(text: str, budget: int) -> str:
+    """Whole lines of `text` from the start, as many as `budget` tokens hold."""
+    kept: list[str] = []
+    for line in text.splitlines():
+        if count("\n".join([*kept, line])) > budget:
+            break
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def _section(work: SessionWork, lines: list[str], fmt: str) -> str:

@@ -45,12 +45,14 @@ class WorkStore:
     def agent_from_environment() -> str | None:
         return os.environ.get("GRAPHCTX_AGENT", "").strip() or None
 
-    def has_activity(self) -> bool:
-        """Whether anything was ever coordinated here (a cheap check before computing peers)."""
+    def has_activity(self, *, served: bool = True) -> bool:
+        """Whether anything was ever coordinated here (tasks, runs, claims, the board; and with `served`,
+        context served to a named agent): a cheap check before computing peers."""
         if self.root is None or not isinstance(self.repo, FileWorkRepository):
             return True
         folder = index_dir(self.root)
-        return any((folder / name).exists() for name in ("tasks", "runs", "private/served", "private/claims"))
+        names = ("tasks", "runs", "activity", "private/claims", *(("private/served",) if served else ()))
+        return any((folder / name).exists() for name in names)
 
     def start_run(self, agent: str, *, task_id: str | None = None, ticket: str | None = None) -> Run:
         if task_id:

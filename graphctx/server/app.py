@@ -273,7 +273,7 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
         its conventions, accepted decisions and stale records, and a ranked map of its public API (declared entry
         points, exports, the most imported modules, the most used public code), within a token budget."""
         me = state.agents.identify(ctx, agent_id).identity
-        teamwork = scope is not None or agent_id is not None or project.work.has_activity()
+        teamwork = scope is not None or agent_id is not None or project.work.has_activity(served=False)
         return _tool(state, lambda: project.session(token_budget=token_budget, format=format, scope=scope or (
             "standard" if teamwork else None), agent=me if teamwork else None), _item_paths, format)
 
