@@ -43,6 +43,13 @@ DecisionStatus = Literal["proposed", "accepted", "rejected", "superseded", "depr
 DECISION_STATUSES: tuple[str, ...] = get_args(DecisionStatus)
 Scope = Literal["shared", "private", "ephemeral"]  # committed, this clone only, this process only
 SCOPES: tuple[str, ...] = get_args(Scope)
+# Working together (graphctx.coord): a task's states, a run's outcomes and session_init's scopes.
+TaskStatus = Literal["pending", "in_progress", "done", "failed", "blocked"]
+TASK_STATUSES: tuple[str, ...] = get_args(TaskStatus)
+RunOutcome = Literal["success", "partial", "failure", "abandoned"]
+RUN_OUTCOMES: tuple[str, ...] = get_args(RunOutcome)
+SessionScope = Literal["quick", "standard", "resume", "full"]
+SESSION_SCOPES: tuple[str, ...] = get_args(SessionScope)
 
 DEFAULT_BUDGET = 4000
 MAX_DEPTH = 6  # hops an answer may follow from its root

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from graphctx.context import anchored, api
+from graphctx.context import anchored, api, teamwork
+from graphctx.context.engine import check_request
 from graphctx.context.policy import RankingPolicy
 from graphctx.context.tokens import count as count_tokens
 from graphctx.freshness import Freshness
@@ -28,6 +29,7 @@ from graphctx.models import (
     DEFAULT_BUDGET, ContextAnswer, EntityEdges, IndexStats, ProjectFacts, SearchAnswer,
 )
 from graphctx.records import RecordStore, render as record_rendering
+from graphctx.coord import WorkStore, render as work_rendering
 
 
 class Project:
@@ -44,6 +46,7 @@ class Project:
         self._graphs = GraphCache(self.root)
         self.kept_symbols = TableKeeper()  # the last run's symbol table, for this project's next run
         self._records: RecordStore | None = None
+        self._work: WorkStore | None = None
         self._freshness: Freshness | None = None
         self._lock = threading.Lock()
         self._closed = False
@@ -64,6 +67,9 @@ class Project:
             if self._records is not None:
                 self._records.close()
             self._records = None
+            if self._work is not None:
+                self._work.close()
+            self._work = None
             self._graphs.close()
             self.kept_symbols.clear()
 
@@ -126,12 +132,31 @@ class Project:
 
     # ---- answers: each returns the answer model and its rendering in the format asked for
 
-    def context(self, entity: str, **options: Any) -> tuple[ContextAnswer, str]:
-        """An entity with its most relevant neighbourhood within `token_budget` (see get_context)."""
-        return api.get_context(self._graphs, entity, records=self._answer_records(), **options)
+    def context(self, entity: str, *, agent: str | None = None, **options: Any) -> tuple[ContextAnswer, str]:
+        """An entity with its most relevant neighbourhood within `token_budget` (see get_context), with
+        the other agents active on that code (`agent` is who asks: noted as served, left out of peers)."""
+        return self._shared(lambda budget: api.get_context(
+            self._graphs, entity, records=self._answer_records(), **{**options, "token_budget": budget}), agent, options)
 
-    def intent(self, intent: str, target: str, **options: Any) -> tuple[ContextAnswer, str]:
-        return api.get_intent(self._graphs, intent, target, records=self._answer_records(), **options)
+    def intent(self, intent: str, target: str, *, agent: str | None = None, **options: Any) -> tuple[ContextAnswer, str]:
+        return self._shared(lambda budget: api.get_intent(
+            self._graphs, intent, target, records=self._answer_records(), **{**options, "token_budget": budget}),
+            agent, options)
+
+    def _shared(self, pack, agent: str | None, options: Mapping[str, Any]) -> tuple[ContextAnswer, str]:
+        """An answer with its peers line, noted as served to `agent`; plain where nothing was ever
+        coordinated here and no agent asks."""
+        budget, fmt = options.get("token_budget", DEFAULT_BUDGET), options.get("format", "compact")
+        if agent is None and not self.work.has_activity():
+            return pack(budget)
+
+        def peers_of(answer: ContextAnswer):
+            ids = [item.id for item in answer.items]
+            if agent:
+                self.work.note_served(agent, ids)
+            return self.work.peers(ids, [item.path for item in answer.items], me=agent) if ids else []
+
+        return teamwork.with_peers(pack, budget, fmt, peers_of)
 
     def path(self, source: str, target: str, **options: Any) -> tuple[ContextAnswer, str]:
         return api.get_path(self._graphs, source, target, **options)
@@ -142,8 +167,18 @@ class Project:
     def impact(self, symbol: str | None = None, files: list[str] | None = None, **options: Any) -> tuple[ContextAnswer, str]:
         return api.get_impact(self._graphs, symbol, files, **options)
 
-    def session(self, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact") -> tuple[ContextAnswer, str]:
-        return api.session_init(self._graphs, records=self._answer_records(), token_budget=token_budget, format=format)
+    def session(self, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact", scope: str | None = None,
+                agent: str | None = None) -> tuple[ContextAnswer, str]:
+        """The onboarding packet; for an agent (or with a `scope`), opened by its coordination section:
+        claims, open runs, peers, ready tasks, and with scope=resume its last state and what changed since."""
+        def pack(budget: int) -> tuple[ContextAnswer, str]:
+            return api.session_init(self._graphs, records=self._answer_records(), token_budget=budget, format=format)
+
+        if scope is None and agent is None:
+            return pack(token_budget)
+        check_request(token_budget, format)
+        work = self.work.session_start(self.agent_name(agent), scope or "standard")
+        return teamwork.with_work(pack, work, token_budget, format)
 
     def rank_text(self, text: str, **options: Any) -> list:
         return api.rank_text(self._graphs, text, **options)
@@ -209,6 +244,28 @@ class Project:
         from graphctx.index.naming import is_test_file
 
         return is_test_file(path)
+
+    # ---- working together: tasks, claims, runs, agents, peers, session state (graphctx.coord)
+
+    work_text = work_rendering  # the one renderer of coordination answers, for the CLI and the MCP tools
+
+    @property
+    def work(self) -> WorkStore:
+        """Tasks, runs, agents and sessions of this repository, opened on first use."""
+        with self._lock:
+            if self._work is None:
+                self._work = WorkStore(self.root)
+            return self._work
+
+    def session_end(self, agent: str | None = None, **state: Any):
+        """Save an agent's session state (summary, current_task, blockers) and turn `learned` into
+        knowledge records signed by it."""
+        return self.work.session_end(self.agent_name(agent), records=self.records, **state)
+
+    def agent_name(self, agent: str | None = None) -> str:
+        """Who acts: the name given, else $GRAPHCTX_AGENT, else the records' author ($GRAPHCTX_AUTHOR or
+        the git user); an error saying how to name one when there is none."""
+        return WorkStore.agent(agent or WorkStore.agent_from_environment() or self.records.author or None)
 
     # ---- records
 

@@ -30,6 +30,7 @@ from graphctx.server.http import Guard, local_origin
 
 READ_TOOLS = {"get_context", "get_file_context", "search", "get_impact", "session_init", "recall"}
 WRITE_TOOLS = {"remember", "decide", "revise", "verify"}  # records: tested in tests/test_server_records.py
+WRITE_TOOLS |= {"tasks", "runs", "agents", "session_end"}  # working together: tested in tests/test_server_work.py
 TOOLS = READ_TOOLS | WRITE_TOOLS
 MODES = ("auto", "legacy")
 
@@ -213,7 +214,7 @@ def test_other_commands_do_not_import_the_sdk():
     ("get_impact", {}, "either a symbol or a list of files"),
     ("search", {"query": "  "}, "query is empty"),
     ("search", {"query": "x", "limit": 0}, "limit must be between 1 and 100; got 0"),
-    ("no_such_tool", {}, "unknown tool 'no_such_tool'; the tools are: decide, get_context"),
+    ("no_such_tool", {}, "unknown tool 'no_such_tool'; the tools are: agents, decide, get_context"),
 ])
 def test_errors_come_back_as_error_results(server, mode, tool, args, expect):
     result = call(server, tool, args, mode)

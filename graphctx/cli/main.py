@@ -13,9 +13,11 @@ import os
 import sys
 from pathlib import Path
 
-from graphctx.cli import printing, records
+from graphctx.cli import printing, records, work
 from graphctx.errors import GraphctxError, quote
-from graphctx.models import DEFAULT_BUDGET, DETAIL_LEVELS, EDGE_KINDS, ENTITY_KINDS, EXPORT_FORMATS, FORMATS, INTENTS
+from graphctx.models import (
+    DEFAULT_BUDGET, DETAIL_LEVELS, EDGE_KINDS, ENTITY_KINDS, EXPORT_FORMATS, FORMATS, INTENTS, SESSION_SCOPES,
+)
 
 NOTHING_FOUND, BAD_INPUT, INTERNAL_ERROR = 1, 2, 3  # exit statuses; 0 is an answer
 MAX_PATH_QUOTED = 1000  # a path a user gave is shown whole unless it is absurdly long
@@ -141,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     answer_options(p, depth=3)
 
     records.register(command)
+    work.register(command)
 
     p = command("export", cmd_export, "the graph, or an entity's neighbourhood, as JSON, GraphML, a Mermaid flowchart or an HTML page")
     p.add_argument("--format", choices=EXPORT_FORMATS, default="json",
@@ -156,6 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, help="write to this file instead of standard output")
 
     p = command("session", cmd_session, "the onboarding packet: overview, languages, freshness, entry points, central entities")
+    p.add_argument("--scope", choices=SESSION_SCOPES, help="open with your coordination state (see Working together)")
+    p.add_argument("--agent", help="who you are (default: $GRAPHCTX_AGENT, else the git user); implies --scope standard")
     answer_options(p)
 
     p = command("serve", cmd_serve, "serve the repository over MCP (stdio; --http for streamable HTTP)")
@@ -265,7 +270,7 @@ def cmd_impact(args: argparse.Namespace) -> int:
 
 
 def cmd_session(args: argparse.Namespace) -> int:
-    _, text = _project(args).session(token_budget=args.budget, format=args.format)
+    _, text = _project(args).session(token_budget=args.budget, format=args.format, scope=args.scope, agent=args.agent)
     print(text)
     return 0
 

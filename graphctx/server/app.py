@@ -22,10 +22,10 @@ from graphctx import deadline
 from graphctx.errors import MAX_QUOTED, DeadlineExceeded, GraphctxError, InvalidRequest, NotFound, quote
 from graphctx.models import (
     DEFAULT_BUDGET, MAX_BUDGET, MAX_DEPTH, MIN_BUDGET, ContextAnswer, DetailLevel, EntityKind, Format, Intent, Mode,
-    SearchAnswer,
+    SearchAnswer, SessionScope,
 )
 from graphctx.project import Project
-from graphctx.server import records, surfaces
+from graphctx.server import records, surfaces, work
 from graphctx.server.agents import Agents
 from graphctx.server.freshness import Watcher
 from graphctx.server.instructions import build_instructions
@@ -123,6 +123,7 @@ def build_server(root: Path, *, watch: bool = True, transport: str = "stdio", st
     server.graphctx_state = state  # type: ignore[attr-defined]  # for tests and the transports
     _register_tools(server, state)
     records.register(server, state)
+    work.register(server, state)
     surfaces.register_resources(server, state)
     surfaces.register_prompts(server, state)
     if start:
@@ -179,7 +180,7 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
         """Code you need, ranked and packed to a token budget: an entity with its callers, callees, types and
         tests (mode=context), context for a purpose from an entity, file or task text (mode=intent), or the
         call chain between two entities (mode=path). Use it instead of reading whole files."""
-        state.agents.identify(ctx, agent_id)
+        me = state.agents.identify(ctx, agent_id).identity  # noted as served, so peers see where it works
 
         def compute() -> tuple[ContextAnswer, str]:
             if mode == "context":
@@ -189,7 +190,7 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
                                          "description use mode=intent with `target`")
                 return project.context(name, file=file, depth=depth, token_budget=token_budget, intent=intent,
                                        detail_level=detail_level, format=format, include_inferred=include_inferred,
-                                       known_hash=known_hash)
+                                       known_hash=known_hash, agent=me)
             if mode == "intent":
                 if not intent:
                     raise InvalidRequest("mode=intent needs `intent`: modify, understand, review, debug, add or plan")
@@ -197,7 +198,7 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
                 if not subject:
                     raise InvalidRequest("mode=intent needs `target`: an entity, a file path or a description of the task")
                 return project.intent(intent, subject, depth=depth, token_budget=token_budget, format=format,
-                                      include_inferred=include_inferred)
+                                      include_inferred=include_inferred, agent=me)
             start, end = from_entity or entity, to_entity or target
             if not (start and end):
                 raise InvalidRequest("mode=path needs `from_entity` and `to_entity`")
@@ -262,13 +263,19 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
         ctx: Context,
         token_budget: Budget = DEFAULT_BUDGET,
         format: Fmt = "compact",
+        scope: Annotated[SessionScope | None, Field(
+            description="with your coordination state first: quick (your claims and runs), standard (+ peers, the "
+                        "board, tasks ready to claim), resume (+ the state your last session_end saved and what "
+                        "changed in the code since), full (+ every open task, recent runs, agents)")] = None,
         agent_id: AgentId = None,
     ) -> CallToolResult:
         """Start here in a new session: the project's overview, languages and size, index freshness, entry points,
         its conventions, accepted decisions and stale records, and a ranked map of its public API (declared entry
         points, exports, the most imported modules, the most used public code), within a token budget."""
-        state.agents.identify(ctx, agent_id)
-        return _tool(state, lambda: project.session(token_budget=token_budget, format=format), _item_paths, format)
+        me = state.agents.identify(ctx, agent_id).identity
+        teamwork = scope is not None or agent_id is not None or project.work.has_activity(served=False)
+        return _tool(state, lambda: project.session(token_budget=token_budget, format=format, scope=scope or (
+            "standard" if teamwork else None), agent=me if teamwork else None), _item_paths, format)
 
 
 def _search(project: Project, query: str, kind: str | None, limit: int, fmt: str) -> tuple[SearchAnswer, str]:

@@ -38,7 +38,9 @@ MAX_URI = inputs.MAX_NAME + 64  # a resource URI: a scheme and kind, then an id 
 STRING_KINDS: dict[str, tuple[inputs.Kind, int | None]] = {
     **dict.fromkeys(("entity", "file", "files", "from_entity", "to_entity", "symbol", "known_hash", "diff", "id",
                      "heading", "cursor", "agent_id", "author", "anchors", "entities", "supersedes", "refs", "mode",
-                     "intent", "detail_level", "format", "kind", "view", "type", "status", "scope", "sort"),
+                     "intent", "detail_level", "format", "kind", "view", "type", "status", "scope", "sort",
+                     "action", "task_id", "run_id", "agent", "name", "depends_on", "files_touched", "ticket", "outcome",
+                     "branch", "head", "pr", "capabilities", "model", "issue", "current_task"),
                     ("name", None)),
     **dict.fromkeys(("category", "key", "tags"), ("label", None)),
     "query": ("text", inputs.MAX_QUERY),

@@ -1,0 +1,86 @@
+"""WorkRepository in memory: the same behaviour as the files, for tests and for a process that keeps
+nothing (and the model the team server's storage is checked against)."""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+
+from graphctx.coord.errors import WorkConflict
+from graphctx.coord.models import AgentProfile, Claim, Event, Stream, Task
+
+
+class MemoryWorkRepository:
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._tasks: dict[str, str] = {}  # kept as JSON, so a caller never changes what is stored
+        self._claims: dict[str, str] = {}
+        self._agents: dict[str, str] = {}
+        self._streams: dict[str, list[str]] = defaultdict(list)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self._lock:
+            yield
+
+    def get_task(self, task_id: str) -> Task | None:
+        data = self._tasks.get(task_id)
+        return Task.model_validate_json(data) if data else None
+
+    def tasks(self) -> list[Task]:
+        return [Task.model_validate_json(data) for data in list(self._tasks.values())]
+
+    def put_task(self, task: Task, expected_version: int | None) -> Task:
+        with self._lock:
+            stored = self.get_task(task.id)
+            if expected_version is None and stored is not None:
+                raise WorkConflict(f"a task with id {task.id} exists already; create it again for a new id")
+            if expected_version is not None and (stored is None or stored.version != expected_version):
+                now = "is gone" if stored is None else f"is at version {stored.version}"
+                raise WorkConflict(f"task {task.id} changed meanwhile (it {now}, not {expected_version}); "
+                                   "read it again and retry")
+            self._tasks[task.id] = task.model_dump_json()
+            return task
+
+    def get_claim(self, task_id: str) -> Claim | None:
+        data = self._claims.get(task_id)
+        return Claim.model_validate_json(data) if data else None
+
+    def claims(self) -> list[Claim]:
+        return [Claim.model_validate_json(data) for data in list(self._claims.values())]
+
+    def put_claim(self, claim: Claim) -> None:
+        with self._lock:
+            self._claims[claim.task_id] = claim.model_dump_json()
+
+    def drop_claim(self, task_id: str) -> None:
+        with self._lock:
+            self._claims.pop(task_id, None)
+
+    def get_agent(self, name: str) -> AgentProfile | None:
+        data = self._agents.get(name)
+        return AgentProfile.model_validate_json(data) if data else None
+
+    def agents(self) -> list[AgentProfile]:
+        return [AgentProfile.model_validate_json(data) for data in list(self._agents.values())]
+
+    def put_agent(self, profile: AgentProfile) -> None:
+        with self._lock:
+            self._agents[profile.name] = profile.model_dump_json()
+
+    def append(self, stream: Stream, event: Event) -> None:
+        with self._lock:
+            self._streams[stream].append(event.model_dump_json())
+
+    def events(self, stream: Stream, agents: Sequence[str] | None = None, since: datetime | None = None) -> list[Event]:
+        with self._lock:
+            lines = list(self._streams[stream])
+        found = [e for e in map(Event.model_validate_json, lines)
+                 if (agents is None or e.agent in agents) and (since is None or e.at >= since)]
+        return sorted(found, key=lambda e: e.at)
+
+    def close(self) -> None:
+        pass
