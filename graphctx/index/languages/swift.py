@@ -5,7 +5,6 @@ and XCTest's `Tests/` files hold tests."""
 
 from __future__ import annotations
 
-import posixpath
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
