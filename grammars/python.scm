@@ -23,6 +23,7 @@
 ; ---- calls
 (call function: (identifier) @call.name) @call
 (call function: (attribute object: (_) @call.receiver attribute: (identifier) @call.name)) @call
+(call function: [(subscript) (call) (parenthesized_expression)] @call.callee) @call
 
 ; ---- imports
 (import_statement name: (dotted_name) @import.module) @import
@@ -57,3 +58,14 @@
 
 ; ---- the module docstring
 (module . (expression_statement (string) @module.doc))
+
+; ---- value flow (graphctx/parse/flows.py reads these nodes)
+(assignment) @flow.assign
+(return_statement) @flow.return
+(yield) @flow.yield
+(for_statement) @flow.for
+(for_in_clause) @flow.for
+(with_item) @flow.with
+(raise_statement) @flow.raise
+(decorator) @flow.decorator
+(function_definition parameters: (parameters) @flow.params)

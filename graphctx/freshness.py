@@ -95,7 +95,7 @@ class Freshness:
         started = time.perf_counter()
         try:
             # Serial parsing: forking worker processes from a threaded server is not safe.
-            result = index_repository(self.root, workers=1)
+            result = index_repository(self.root, workers=1, keeper=self.project.kept_symbols)
         except Exception as exc:
             self.last_error = f"index run failed: {exc}"
             log.warning("graphctx: %s", self.last_error)

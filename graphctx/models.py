@@ -33,7 +33,7 @@ INFERRED: frozenset[str] = frozenset({"heuristic", "inferred", "ambiguous"})  # 
 ChangeRelation = Literal["changed", "added", "removed"]
 CHANGE_RELATIONS: tuple[str, ...] = get_args(ChangeRelation)
 TIER_PREFIX = "tier"
-NO_PARSER = "no parser"  # the skip reason of a file in a language graphctx does not parse yet (counted by language)
+NO_PARSER = "no parser"  # the skip reason of a file whose grammar wheel is not installed here (counted by language)
 
 RecordKind = Literal["knowledge", "decision"]
 RECORD_KINDS: tuple[str, ...] = get_args(RecordKind)

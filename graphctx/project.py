@@ -23,6 +23,7 @@ from graphctx.freshness import Freshness
 from graphctx.graph.loader import CodeGraph, GraphCache
 from graphctx.index import store as index_store
 from graphctx.index.indexer import IndexResult, Progress
+from graphctx.index.resolution import TableKeeper
 from graphctx.index.root import find_root
 from graphctx.models import (
     DEFAULT_BUDGET, ContextAnswer, EntityEdges, IndexStats, ProjectFacts, SearchAnswer,
@@ -43,6 +44,7 @@ class Project:
         self.root = (find_root(Path(root) if root is not None else None) if find else Path(root or ".")).resolve()
         self.ephemeral = ephemeral
         self._graphs = GraphCache(self.root)
+        self.kept_symbols = TableKeeper()  # the last run's symbol table, for this project's next run
         self._records: RecordStore | None = None
         self._work: WorkStore | None = None
         self._freshness: Freshness | None = None
@@ -69,16 +71,17 @@ class Project:
                 self._work.close()
             self._work = None
             self._graphs.close()
+            self.kept_symbols.clear()
 
     # ---- the index
 
     def index(self, *, full: bool = False, progress: Progress | None = None, verify: bool = False) -> IndexResult:
         """Build or update the index (incremental; `full` rebuilds, `verify` checks an existing file first)."""
-        return api.index(self.root, full=full, progress=progress, verify=verify)
+        return api.index(self.root, full=full, progress=progress, verify=verify, keeper=self.kept_symbols)
 
     def refresh(self) -> IndexResult:
         """Bring an existing index up to date with the working tree; a missing index is an error."""
-        return api.refresh(self.root)
+        return api.refresh(self.root, keeper=self.kept_symbols)
 
     def prepare_folder(self) -> None:
         """Create `.graphctx/` with the .gitignore that keeps the index, private records and derived

@@ -36,7 +36,9 @@ def index_tables(root: Path) -> dict[str, Counter]:
         return {
             "entities": Counter(conn.execute(f"SELECT {ENTITY_COLUMNS} FROM entities")),
             "edges": Counter(conn.execute(f"SELECT {EDGE_COLUMNS} FROM edges")),
-            "files": Counter(conn.execute("SELECT path, language, size, hash, lines, error_count, is_test, facts FROM files")),
+            "files": Counter(conn.execute(
+                "SELECT f.path, language, size, hash, lines, error_count, is_test, facts, bodies"
+                " FROM files f JOIN file_data d ON d.path = f.path")),
         }
     finally:
         conn.close()

@@ -1,8 +1,8 @@
 """The CLI's conventions, through subprocesses: every command that prints data takes --json and
 prints JSON; exit 0 for an answer, 1 for nothing found, 2 for bad input, never a traceback; a
 repository without an index gets the command that builds one, and an unusable index is rebuilt;
-nothing is skipped in silence (languages with no parser, minified, vendored files are counted and
-named)."""
+nothing is skipped in silence (binary formats, minified, vendored files are counted and named), and
+a file in a language without a grammar is known at file level."""
 
 from __future__ import annotations
 
@@ -25,12 +25,13 @@ PROJECT = {
     "shop/cart.py": "from shop.pricing import total\n\n\nclass Cart:\n    def checkout(self):\n        return total([1])\n",
     "shop/pricing.py": "def total(items):\n    return sum(items)\n\n\ndef unused():\n    return 0\n",
     "tests/test_cart.py": "from shop.cart import Cart\n\n\ndef test_checkout():\n    assert Cart().checkout() == 1\n",
-    "native/fast.c": "int fast(void) { return 1; }\n",
-    "native/fast.h": "int fast(void);\n",
-    "scripts/tool.rb": "puts 1\n",
+    "native/fast.pl": "sub fast { return 1; }\n",
+    "native/fast.pm": "sub fast;\n",
+    "scripts/tool.ex": "IO.puts 1\n",
     "vendor/dep.py": "def dep():\n    return 1\n",
     "web/app.min.js": "var a=1;\n",
-    "README.md": "# Shop\n\nNot code: not counted.\n",
+    "assets/logo.png": "\x89PNG\n",
+    "README.md": "# Shop\n\nThe shop's cart and prices.\n",
 }
 MINIFIED = "var a=function(){return 1};" * 400  # one 10 KB line
 
@@ -233,22 +234,19 @@ def test_unusable_indexes_and_folders(tmp_path):
 
 def test_stats_and_the_index_summary_count_what_was_skipped(indexed):
     repo, run = indexed
-    assert run.stdout.strip().endswith("; skipped 5 files (no parser: c 2, ruby 1; minified 1; vendored 1)")
+    assert run.stdout.strip().endswith("; skipped 3 files (binary format 1; minified 1; vendored 1)")
     stats = json.loads(ok("stats", "--json", cwd=repo).stdout)
-    assert stats["skipped_languages"] == {"c": 2, "ruby": 1}
-    assert stats["skipped"] == {"no parser": 3, "minified": 1, "vendored": 1}
+    assert stats["skipped_languages"] == {}
+    assert stats["skipped"] == {"binary format": 1, "minified": 1, "vendored": 1}
     assert stats["skipped_files"] == [["web/app.min.js", "minified", "by name: it matches a default exclude pattern"]]
+    assert stats["languages"] == {"python": 4, "perl": 2, "elixir": 1, "markdown": 1}
     text = ok("stats", cwd=repo).stdout
-    assert "skipped, no parser: c 2, ruby 1" in text
-    assert "skipped: minified 1, vendored 1" in text
+    assert "skipped: binary format 1, minified 1, vendored 1" in text
     assert "web/app.min.js: minified" in text
 
 
 @pytest.mark.parametrize("path, expected", [
-    ("native/fast.c", "native/fast.c is in c, a language graphctx does not parse yet; it parses python, javascript, "
-                      "typescript, go, rust and java"),
-    ("fast.h", "native/fast.h is in c, a language graphctx does not parse yet"),
-    ("lib/never_seen.rb", "lib/never_seen.rb is in ruby, a language graphctx does not parse yet"),
+    ("assets/logo.png", "assets/logo.png was not indexed: binary format (its extension names a binary format"),
     ("vendor/dep.py", "vendor/dep.py was not indexed: vendored"),
     ("web/app.min.js", "web/app.min.js was not indexed: minified"),
 ])
@@ -257,7 +255,24 @@ def test_file_names_why_a_file_is_not_indexed(repo, path, expected):
     assert proc.returncode == 2 and expected in proc.stderr and proc.stdout == ""
 
 
-def test_file_tool_over_mcp_names_the_unsupported_language(repo):
+@pytest.mark.parametrize("path, language, doc", [
+    ("native/fast.pl", "perl", ""),
+    ("native/fast.pm", "perl", ""),
+    ("README.md", "markdown", "Shop"),
+])
+def test_file_knows_a_file_in_a_language_without_a_grammar(repo, path, language, doc):
+    item, = json.loads(ok("file", path, "--format", "json", cwd=repo).stdout)["items"]
+    assert (item["kind"], item["text"]) == ("file", doc) and item["id"].endswith(path)
+    entity = json.loads(ok("show", item["id"], "--json", cwd=repo).stdout)["entity"]
+    assert (entity["language"], entity["doc"], entity["end_line"]) == (language, doc, 4 if path == "README.md" else 2)
+
+
+def test_search_finds_a_document_by_its_heading(repo):
+    hits = json.loads(ok("search", "shop", "--json", cwd=repo).stdout)["hits"]
+    assert "README.md" in {hit["id"] for hit in hits}
+
+
+def test_file_tool_over_mcp_knows_a_file_level_file(repo):
     from mcp import Client
 
     from graphctx.server.app import build_server
@@ -266,14 +281,14 @@ def test_file_tool_over_mcp_names_the_unsupported_language(repo):
 
     async def go():
         async with Client(server) as client:
-            return await client.call_tool("get_file_context", {"file": "native/fast.c"})
+            return await client.call_tool("get_file_context", {"file": "native/fast.pl", "format": "json"})
 
     try:
         result = anyio.run(go)
     finally:
         server.graphctx_state.fresh.stop()
-    assert result.is_error
-    assert "is in c, a language graphctx does not parse yet" in result.content[0].text
+    assert not result.is_error
+    assert [(item["id"], item["kind"]) for item in result.structured_content["items"]] == [("native/fast.pl", "file")]
 
 
 def test_many_minified_files_make_one_line_and_quiet_none(tmp_path):

@@ -144,8 +144,10 @@ def repo(tmp_path_factory) -> Path:
 
 @functools.cache
 def node_link(repo: Path, *args: str) -> nx.MultiDiGraph:
-    """The export as a graph, read once per arguments: the module's tests do not change the index."""
-    return nx.node_link_graph(json.loads(export(repo, "--format", "json", *args).stdout), edges="edges")
+    """The export as a graph, read once per arguments: the module's tests do not change the index.
+    The repository's entities only, unless `--external` is asked for."""
+    outside = () if "--external" in args else ("--no-external",)
+    return nx.node_link_graph(json.loads(export(repo, "--format", "json", *outside, *args).stdout), edges="edges")
 
 
 def unescape_mermaid(label: str) -> str:
@@ -255,7 +257,7 @@ def test_around_works_for_graphml_too(repo, tmp_path):
     proc = export(repo, "--format", "graphml", "--around", "total", "--depth", "1", "-o", str(out))
     assert proc.stdout == "" and "wrote" in proc.stderr
     graph = nx.read_graphml(out)
-    assert set(graph.nodes) == set(node_link(repo, "--around", "total").nodes)
+    assert set(graph.nodes) == set(node_link(repo, "--external", "--around", "total").nodes)
     assert {"shop/pricing.py::total", "shop/cart.py::Cart.checkout", "shop/pricing.py"} <= set(graph.nodes)
     assert graph.graph["around"] == "shop/pricing.py::total"
 
@@ -431,3 +433,17 @@ def test_chromium_shows_the_details_of_a_linked_entity(repo, tmp_path):
     assert 'def checkout(self, coupon: str = "") -> int' in details
     assert re.search(r"<dd>shop/cart\.py:\d+-\d+</dd>", details)
     assert "pwned" not in re.search(r"<title>(.*?)</title>", dom)[1]  # the doc's markup stayed text
+
+
+def test_data_exports_carry_external_and_unresolved_calls(tmp_path):
+    repo = write_tree(tmp_path / "ext", {"m.py": "import os\n\n\ndef f(callback):\n    callback()\n    os.getcwd()\n"})
+    subprocess.run([sys.executable, "-m", "graphctx.cli.main", "index", "-q", str(repo)], check=True, capture_output=True)
+    data = json.loads(export(repo, "--format", "json").stdout)
+    kinds = {n["id"]: n["kind"] for n in data["nodes"]}
+    assert kinds["ext:os.getcwd"] == "external" and kinds["ext:callback"] == "unresolved"
+    calls = {(e["source"], e["target"], e["resolution"]) for e in data["edges"] if e["kind"] == "calls"}
+    assert calls == {("m.py::f", "ext:os.getcwd", "external"), ("m.py::f", "ext:callback", "unresolved")}
+    plain = json.loads(export(repo, "--format", "json", "--no-external").stdout)
+    assert not any(n["id"].startswith("ext:") for n in plain["nodes"])
+    picture = export(repo, "--format", "mermaid", "--external").stdout
+    assert "callback #40;unresolved#41;" in picture and "os.getcwd #40;external#41;" in picture

@@ -238,11 +238,11 @@ def test_a_removed_function_nobody_uses_has_no_dependents(tmp_path):
 
 def test_no_change_is_an_empty_answer_with_exit_1(tmp_path):
     root = make_repo(tmp_path / "shop")
-    (root / "NOTES.txt").write_text("not code\n")
+    (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n")  # a text file would be known at file level
     proc = graphctx(root, "impact", "--diff")
     assert proc.returncode == 1
     assert "entities changed" in proc.stdout and items(proc.stdout) == []
-    assert "changed files graphctx does not index: NOTES.txt" in proc.stdout
+    assert "changed files graphctx does not index: logo.png" in proc.stdout
 
 
 # ---- the default base

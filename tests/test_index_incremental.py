@@ -16,8 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import index_tables, write_tree
+from graphctx.graph import loader
 from graphctx.index import store
 from graphctx.index.indexer import index_repository
+from graphctx.index.resolution import TableKeeper
 
 # ---------------------------------------------------------------- a structured Python project
 
@@ -85,7 +87,7 @@ class Module:
 
 
 # Statements a body is made of: calls by plain name, through imports, on self, on instances
-# built from constructors or annotations, attribute chains, externals.
+# built from constructors or annotations, attribute chains, externals, and value flow.
 names = st.sampled_from(FUNC_NAMES)
 classes = st.sampled_from(CLASS_NAMES)
 statements = st.one_of(
@@ -99,6 +101,13 @@ statements = st.one_of(
     st.tuples(classes, names).map(lambda t: f"{t[0]}().{t[1]}()"),
     st.tuples(classes, st.sampled_from(ATTRS), names).map(lambda t: f"e = {t[0]}(); e.{t[1]}.{t[2]}()"),
     st.just("return len([])"),
+    # value flow: aliases, returns, parameters called, functions passed on, iteration
+    names.map(lambda f: f"fn = {f}; fn()"),
+    classes.map(lambda c: f"return {c}()"),
+    st.tuples(names, names).map(lambda t: f"r = {t[0]}(); r.{t[1]}()"),
+    st.sampled_from(("a()", "b.run()")),
+    st.tuples(names, names).map(lambda t: f"{t[0]}({t[1]})"),
+    classes.map(lambda c: f"for it in {c}(): it()"),
 )
 bodies = st.lists(statements, min_size=1, max_size=3).map(tuple)
 params = st.lists(st.sampled_from(("a", "b", "c: Widget", "d: Engine")), max_size=2, unique=True).map(tuple)
@@ -163,7 +172,7 @@ def apply_edit(data, project: dict[str, Module]) -> str:
     """Apply one random edit to the project in place; returns its description."""
     ops = ["add_file", "add_function", "add_method", "remove_function", "rename_function",
            "change_body", "change_signature", "change_import", "change_base", "delete_file", "rename_file",
-           "add_class", "remove_class", "copy_class"]
+           "add_class", "remove_class", "copy_class", "rename_class"]
     op = data.draw(st.sampled_from(ops))
     paths = sorted(project)
     if op == "add_file" or not paths:
@@ -180,6 +189,8 @@ def apply_edit(data, project: dict[str, Module]) -> str:
         module.classes.append(data.draw(klasses))
     elif op == "remove_class" and module.classes:
         del module.classes[data.draw(st.integers(0, len(module.classes) - 1))]
+    elif op == "rename_class" and module.classes:  # its subclasses and callers elsewhere keep the old name
+        _pick(data, module.classes).name = data.draw(classes)
     elif op == "copy_class" and module.classes:  # the same class name in two files: ambiguity comes and goes
         source = _pick(data, module.classes)
         target = data.draw(st.sampled_from(paths))
@@ -254,20 +265,39 @@ def assert_same_as_full(root: Path, scratch: Path, history: list[str] | None = N
 @settings(max_examples=int(os.environ.get("GRAPHCTX_PROPERTY_EXAMPLES", "30")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 def test_random_edit_sequences_equal_full_rebuild(data):
+    """Half the sequences run as a server's watcher does, each run starting from the symbol table the
+    previous one kept (updated per edit); the others build it from the rows every run. Either way the
+    index equals a full rebuild, and the graph snapshot each run derived is the graph of its rows."""
+    keeper = TableKeeper() if data.draw(st.booleans()) else None
     with tempfile.TemporaryDirectory() as tmp:
         root, scratch = Path(tmp) / "repo", Path(tmp) / "full"
         project = starting_project()
         write_tree(root, render(project))
-        index_repository(root, workers=1)
-        history: list[str] = []
+        index_repository(root, workers=1, keeper=keeper)
+        history: list[str] = [] if keeper is None else ["(kept symbol table)"]
         steps = data.draw(st.integers(1, 6))
         for _ in range(steps):
             edits = data.draw(st.integers(1, 2))  # one or two edits between runs
             for _ in range(edits):
                 history.append(apply_edit(data, project))
             sync(root, render(project))
-            index_repository(root, workers=1)
+            index_repository(root, workers=1, keeper=keeper)
             assert_same_as_full(root, scratch, history)
+            assert snapshot_matches_rows(root), history
+
+
+def snapshot_matches_rows(root: Path) -> bool:
+    """Whether the graph a new process loads (from the generation's snapshot) holds exactly the edges
+    between entities that the rows state."""
+    conn = store.connect(store.index_path(root), readonly=True)
+    try:
+        graph = loader.load(root, conn).graph
+        ids = set(graph.nodes)
+        rows = sorted(e for e in conn.execute("SELECT source, target, kind, resolution, confidence FROM edges")
+                      if e[0] in ids and e[1] in ids)
+    finally:
+        conn.close()
+    return rows == sorted((a, b, d["kind"], d["resolution"], d["confidence"]) for a, b, d in graph.edges(data=True))
 
 
 # ---------------------------------------------------------------- plain cases
@@ -406,3 +436,31 @@ def test_file_that_becomes_skipped_leaves_the_index(project_root, tmp_path):
     index_repository(scratch, full=True, workers=1)
     for table in ("entities", "edges"):
         assert index_tables(project_root)[table] == index_tables(scratch)[table]
+
+
+def test_changing_a_base_re_resolves_users_of_grandchildren(tmp_path):
+    """C(A) becomes C(B): a file that names only D(C) resolves d.m() through the new base."""
+    root = write_tree(tmp_path / "repo", {
+        "bases.py": "class A:\n    def m(self):\n        pass\n\n\nclass B:\n    def m(self):\n        pass\n",
+        "mid.py": "from bases import A, B\n\n\nclass C(A):\n    pass\n",
+        "leaf.py": "from mid import C\n\n\nclass D(C):\n    pass\n",
+        "user.py": "from leaf import D\n\n\ndef go():\n    D().m()\n",
+    })
+    index_repository(root, workers=1)
+    (root / "mid.py").write_text("from bases import A, B\n\n\nclass C(B):\n    pass\n")
+    index_repository(root, workers=1)
+    assert_same_as_full(root, tmp_path / "full")
+
+
+def test_an_attribute_typed_in_a_base_follows_its_change(tmp_path):
+    """self.conn set in the base's __init__ types sub.conn in another file; a change of its class there re-resolves."""
+    root = write_tree(tmp_path / "repo", {
+        "conns.py": "class Conn:\n    def send(self):\n        pass\n\n\nclass Other:\n    def send(self):\n        pass\n",
+        "base.py": "from conns import Conn, Other\n\n\nclass Base:\n    def __init__(self):\n        self.conn = Conn()\n",
+        "sub.py": "from base import Base\n\n\nclass Sub(Base):\n    pass\n",
+        "user.py": "from sub import Sub\n\n\ndef go():\n    Sub().conn.send()\n",
+    })
+    index_repository(root, workers=1)
+    (root / "base.py").write_text("from conns import Conn, Other\n\n\nclass Base:\n    def __init__(self):\n        self.conn = Other()\n")
+    index_repository(root, workers=1)
+    assert_same_as_full(root, tmp_path / "full")

@@ -12,7 +12,6 @@ import pytest
 
 from conftest import index_tables
 from graphctx import Project
-from graphctx.index.skips import tally
 from graphctx.errors import GraphctxError
 from graphctx.index.discover import ConfigError
 from graphctx.index.indexer import IndexRunError, index_repository
@@ -181,28 +180,12 @@ def test_vendored_folders_are_skipped(tree):
     }
 
 
-def test_languages_without_a_parser_are_counted_not_dropped(tree):
-    root = tree({
-        "app.py": GOOD, "native/a.c": "int a;\n", "native/a.h": "int a;\n", "native/b.c": "int b;\n",
-        "lib/tool.rb": "puts 1\n", "README.md": "# docs are not code\n", "data.json": "{}\n",
-        "vendor/dep.rb": "puts 2\n",  # vendored first: it would be skipped whatever its language
-    })
-    result = index_repository(root, workers=1)
-    reasons, languages = tally(result.skipped)
-    assert languages == {"c": 3, "ruby": 1}
-    assert reasons == {"no parser": 4, "vendored": 1}
-    assert "skipped 5 files (no parser: c 3, ruby 1; vendored 1)" in result.summary()
-    stats = Project(root, find=False).stats()
-    assert stats.skipped_languages == {"c": 3, "ruby": 1} and stats.skipped == {"no parser": 4, "vendored": 1}
-    assert stats.skipped_files == []  # counted, not listed: only per-file reasons are listed
-
-
 def test_skips_are_those_of_the_last_run(tree):
     minified = "var a=function(){return 1};" * 400
-    root = tree({"app.py": GOOD, "tool.rb": "puts 1\n", "bundle.js": minified})
+    root = tree({"app.py": GOOD, "tool.ex": "IO.puts 1\n", "bundle.js": minified})
     index_repository(root, workers=1)
     assert [path for path, _, _ in Project(root, find=False).stats().skipped_files] == ["bundle.js"]
-    (root / "tool.rb").unlink()
+    (root / "tool.ex").unlink()
     (root / "bundle.js").write_text("function f() { return 1; }\n")
     result = index_repository(root, workers=1)
     assert result.skipped == [] and Project(root, find=False).stats().skipped == {}
@@ -307,7 +290,7 @@ def test_git_work_tree_tracked_and_untracked_not_ignored(tree):
     (root / "logs" / "x.py").write_text(GOOD)
     (root / "pkg" / "tracked2.py").unlink()  # deleted in the work tree, still in git's index: no warning
     result = index_repository(root, workers=1)
-    assert indexed_paths(root) == {"tracked.py", "untracked.py"}
+    assert indexed_paths(root) == {".gitignore", "tracked.py", "untracked.py"}
     assert not [w for w in result.warnings if w[0] == "pkg/tracked2.py"]
 
 
@@ -318,7 +301,7 @@ def test_git_subfolder_is_walked_with_gitignore(tree):
                  "sub/b.gen.py": GOOD, "sub/skip_me.py": GOOD})
     git(root, "init", "-q")
     index_repository(root / "sub", workers=1)
-    assert indexed_paths(root / "sub") == {"a.py", "skip_me.py"}  # the parent's rules are git's business
+    assert indexed_paths(root / "sub") == {".gitignore", "a.py", "skip_me.py"}  # the parent's rules are git's business
 
 
 def test_outside_git_gitignore_rules_are_honoured(tree):
@@ -336,7 +319,8 @@ def test_outside_git_gitignore_rules_are_honoured(tree):
         "notes.txt": "not source",
     })
     index_repository(root, workers=1)
-    assert indexed_paths(root) == {"app.py", "keep.gen.py", "pkg/mod.py", "pkg/deeper/rooted.py"}
+    assert indexed_paths(root) == {"app.py", "keep.gen.py", "pkg/mod.py", "pkg/deeper/rooted.py",
+                                   ".gitignore", "pkg/.gitignore", "notes.txt"}  # text files: at file level
 
 
 def test_warnings_are_stored_and_survive_a_noop_run(tree):

@@ -32,32 +32,41 @@ REPO = Path(__file__).resolve().parents[1]
 
 # The child indexes the tree and announces where it is on stdout, so the parent can kill it at a
 # known point: discovering, parsing (progress), writing (after the n-th batch of entities),
-# resolving, and the two last steps (edge indexes, then COMMIT). Given a marker, it stops there
-# until it is killed, so the kill lands exactly at that point.
+# resolving (the structure pass, then the uses pass in forked workers), the graph snapshot's write,
+# and the two last steps (indexes, then COMMIT). Given a marker, it stops there until it is killed,
+# so the kill lands exactly at that point.
 CHILD = textwrap.dedent("""
     import sys, time
     from graphctx.index import indexer
     from graphctx.index.store import writes as store
 
     hold = sys.argv[2] if len(sys.argv) > 2 else None
-    real_insert = store.insert_entities
+    real_insert, real_snapshot = store.insert_entities, store.write_snapshot
     written = finishing = 0
+    uses = False
 
     def say(line):
         print(line, flush=True)
         if hold and line.startswith(hold):
             time.sleep(600)
 
-    def insert_entities(conn, rows):
+    def insert_entities(*args):
         global written
-        real_insert(conn, rows)
+        real_insert(*args)
         written += 1
         say(f"wrote {written}")
 
-    store.insert_entities = insert_entities
+    def write_snapshot(*args):
+        real_snapshot(*args)
+        say("snapshot")
+
+    store.insert_entities, store.write_snapshot = insert_entities, write_snapshot
 
     def progress(phase, done, total):
-        global finishing
+        global finishing, uses
+        if phase == "resolving" and total and done > total // 2 and not uses:  # the uses pass, in workers
+            uses = True
+            say("resolving uses")
         if phase == "parsing":
             say(f"parsed {done}/{total}")
         elif phase == "writing" and total == 0:  # after resolution, then just before COMMIT
@@ -106,6 +115,23 @@ def counts(root: Path) -> tuple[int, int, int, int]:
         conn.close()
 
 
+def snapshot_agrees(root: Path) -> bool:
+    """Whether the graph a new process loads (from the generation's snapshot) has exactly the edges
+    the index's rows state."""
+    from graphctx.graph import loader
+
+    conn = store.connect(store.index_path(root), readonly=True)
+    try:
+        graph = loader.load(root, conn).graph
+        ids = set(graph.nodes)
+        rows = sorted(e for e in conn.execute("SELECT source, target, kind, resolution, confidence FROM edges")
+                      if e[0] in ids and e[1] in ids)
+    finally:
+        conn.close()
+    loaded = sorted((s, t, d["kind"], d["resolution"], d["confidence"]) for s, t, d in graph.edges(data=True))
+    return loaded == rows and len(ids) == counts(root)[2]
+
+
 def run_and_kill(root: Path, marker: str | None, delay: float = 0.0) -> str:
     """Start an indexer on root and SIGKILL it (with its workers) when it prints `marker`, or after
     `delay` seconds; returns the last line it printed."""
@@ -140,7 +166,9 @@ KILL_POINTS = [
     ("wrote 60", None),       # midway through writing
     ("wrote 169", None),      # every file written
     ("resolving 0/", None),   # resolution starting
-    ("resolving 64/", None),  # midway through resolution
+    ("resolving 64/", None),  # midway through resolution's structure pass
+    ("resolving uses", None),  # the uses pass under way in forked workers
+    ("snapshot", None),       # the graph snapshot written
     ("finishing 1", None),    # every edge written, the edge indexes about to be built
     ("finishing 2", None),    # everything written, COMMIT next
     (None, 0.3),              # by the clock: wherever it is (the whole run takes about a second)
@@ -168,6 +196,7 @@ def test_kill_mid_run_keeps_previous_index(tmp_path, marker, delay):
     # the index opens read-only and holds either the old generation, unchanged, or (a kill by the
     # clock that came after the commit) the complete new one: never anything in between
     after = counts(root)
+    assert snapshot_agrees(root)  # whatever generation is there loads, and its snapshot is its rows' graph
     if marker is not None or after[0] == before[0]:
         assert after == before
         assert index_tables(root) == tables_before
@@ -208,7 +237,7 @@ def test_schema_version_mismatch_rebuilds_with_a_warning(tmp_path, caplog):
     first = index_repository(root, workers=1)
     conn = sqlite3.connect(store.index_path(root))
     conn.execute("UPDATE meta SET value='0' WHERE key='schema_version'")
-    conn.execute("DELETE FROM edges")  # what an old schema held is not trusted: it must all be rebuilt
+    conn.execute("DELETE FROM edge_keys")  # what an old schema held is not trusted: it must all be rebuilt
     conn.commit()
     conn.close()
     write_tree(root, {"extra.py": "from app import main\n\ndef again():\n    return main()\n"})
@@ -328,7 +357,7 @@ def test_damaged_pages_are_found_by_quick_check_or_by_the_run_and_rebuilt(tmp_pa
     scratch = write_tree(tmp_path / "scratch", big_tree())
     index_repository(scratch, workers=1)
 
-    damage_pages(root, "edges")
+    damage_pages(root, "edge_keys")
     conn = store.connect(store.index_path(root), readonly=True)
     assert store.diagnose(conn) is None  # the cheap check every query makes cannot see it ...
     assert store.diagnose(conn, thorough=True).startswith("is damaged")  # ... quick_check does

@@ -33,7 +33,19 @@ SOURCES = {
     "go": "package p\nfunc F{n}() int {{\n\treturn 1\n}}\n",
     "rust": "// one\nfn f{n}() -> i32 {{\n    1\n}}\n",
     "java": "class A{n} {{\n  int f{n}() {{\n    return 1;\n  }}\n}}\n",
+    "c": "// one\nint f{n}(void) {{\n  return 1;\n}}\n",
+    "cpp": "// one\nint f{n}() {{\n  return 1;\n}}\n",
+    "csharp": "class A{n} {{\n  int f{n}() {{\n    return 1;\n  }}\n}}\n",
+    "ruby": "# one\ndef f{n}\n  1\nend\n",
+    "php": "<?php\nfunction f{n}() {{\n  return 1;\n}}\n",
+    "kotlin": "// one\nfun f{n}(): Int {{\n  return 1\n}}\n",
+    "swift": "// one\nfunc f{n}() -> Int {{\n  return 1\n}}\n",
+    "scala": "// one\ndef f{n}(): Int = {{\n  1\n}}\n",
+    "bash": "# one\nf{n}() {{\n  return 1\n}}\n",
+    "lua": "-- one\nfunction f{n}()\n  return 1\nend\n",
 }
+# The qualified name of SOURCES' function, where it is not f{n}.
+QUALIFIED = {"java": "A{n}.f{n}", "csharp": "A{n}.f{n}", "go": "F{n}"}
 
 
 def test_every_parsed_language_has_its_family_rules():
@@ -49,8 +61,8 @@ def test_every_parsed_language_has_its_family_rules():
 def test_a_language_without_rules_gets_the_neutral_defaults():
     rules = rules_for("cobol")
     assert rules is DEFAULT_RULES
-    assert rules.module_bindings("acme/billing/ledger", None) == ("ledger",)
-    assert rules.module_bindings("acme/billing", "bill") == ("bill",)
+    assert rules.module_bindings("acme/billing/ledger", None) == (("ledger", "acme/billing/ledger"),)
+    assert rules.module_bindings("acme/billing", "bill") == (("bill", "acme/billing"),)
     assert not rules.builtins and rules.submodule_spec("x") is None and rules.is_public("x", "function", str)
 
 
@@ -98,7 +110,7 @@ def test_a_malformed_go_mod_module_line_is_skipped_not_fatal(tree):
         "cmd/util/util.go": "package util\n\nfunc Help() int {\n\treturn 1\n}\n",
     })
     result = index_repository(root)
-    assert result.files == 2 and result.calls_resolved == 1  # no module declared: import paths name folders
+    assert result.files == 3 and result.calls_resolved == 1  # no module declared: import paths name folders
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +120,7 @@ def every_extension(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     for n, (ext, spec) in enumerate((ext, spec) for spec in LANGUAGES for ext in spec.extensions):
         path = f"src/m{n}{ext}"
         files[path] = SOURCES[spec.name].format(n=n)
-        functions[path] = f"{path}::A{n}.f{n}" if spec.name == "java" else f"{path}::{'F' if spec.name == 'go' else 'f'}{n}"
+        functions[path] = f"{path}::" + QUALIFIED.get(spec.name, "f{n}").format(n=n)
     root = write_tree(tmp_path_factory.mktemp("exts") / "repo", files)
     index_repository(root)
     return root, functions

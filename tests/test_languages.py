@@ -134,7 +134,7 @@ PYTHON = Golden(
         inventory/store.py::Store.add             inventory/store.py::Store._record       calls exact
         inventory/store.py::Store.add             ext:min                                 calls external
         inventory/store.py::Store.value           ext:sum                                 calls external
-        inventory/store.py::Store.value           ext:?.values                            calls external
+        inventory/store.py::Store.value           ext:self.items.values                            calls unresolved
         inventory/store.py::Store.value           inventory/models.py::Item.total         calls heuristic
         inventory/store.py::open_store            inventory/store.py::Store               calls exact
         inventory/store.py::open_store            inventory/store.py::Store.add           calls inferred
@@ -185,6 +185,7 @@ PYTHON = Golden(
 JAVASCRIPT = Golden(
     "javascript",
     entities="""
+        package.json                         file
         scripts/report.cjs                   file
         scripts/report.cjs::main             function
         src/cart.js                          file
@@ -218,22 +219,22 @@ JAVASCRIPT = Golden(
     edges="""
         # calls
         src/money.js::formatPrice              src/money.js::toUnits           calls exact
-        src/money.js::toUnits                  ext:?.toFixed                   calls external
+        src/money.js::toUnits                  ext:?.toFixed                   calls unresolved
         src/money.js::applyRate                ext:Math.round                  calls external
         src/catalog.js::Product.label          src/money.js::formatPrice       calls import
         src/catalog.js::Product.validate       ext:RangeError                  calls external
         src/catalog.js::DigitalProduct.label   src/catalog.js::Product.label   calls exact
-        src/catalog.js::findProduct            ext:?.find                      calls external
+        src/catalog.js::findProduct            ext:products.find                      calls unresolved
         src/coupon.js::Coupon.validate         ext:Error                       calls external
         src/coupon.js::Coupon.discount         src/money.js::applyRate         calls import
         src/cart.js::Cart.add                  src/catalog.js::Product         calls import
         src/cart.js::Cart.add                  src/catalog.js::Product.validate  calls inferred
-        src/cart.js::Cart.add                  ext:?.push                      calls external
+        src/cart.js::Cart.add                  ext:self.lines.push                      calls unresolved
         src/cart.js::Cart.add                  ext:node:events.EventEmitter.emit  calls external
         src/cart.js::Cart.useCoupon            src/coupon.js::Coupon           calls import
-        src/cart.js::Cart.total                ext:?.reduce                    calls external
+        src/cart.js::Cart.total                ext:self.lines.reduce                    calls unresolved
         src/cart.js::Cart.total                src/coupon.js::Coupon.discount  calls inferred
-        src/cart.js::Cart.check                ext:?.forEach                   calls external
+        src/cart.js::Cart.check                ext:entries.forEach                   calls unresolved
         src/cart.js::Cart.check                src/catalog.js::Product.validate  calls ambiguous
         src/cart.js::Cart.check                src/coupon.js::Coupon.validate  calls ambiguous
         src/cart.js::Cart.summary              src/money.js::formatPrice       calls import
@@ -248,7 +249,7 @@ JAVASCRIPT = Golden(
         test/cart.test.js                      ext:vitest.describe             calls external
         test/cart.test.js                      ext:vitest.test                 calls external
         test/cart.test.js                      ext:vitest.expect               calls external
-        test/cart.test.js                      ext:?.toBe                      calls external
+        test/cart.test.js                      ext:?.toBe                      calls unresolved
         test/cart.test.js                      src/cart.js::Cart               calls import
         test/cart.test.js                      src/cart.js::Cart.add           calls inferred
         test/cart.test.js                      src/cart.js::Cart.useCoupon     calls inferred
@@ -290,6 +291,7 @@ JAVASCRIPT = Golden(
 TYPESCRIPT = Golden(
     "typescript",
     entities="""
+        package.json                       file
         src/audit.ts                           file
         src/audit.ts::AuditLog                 class
         src/audit.ts::AuditLog.record          method
@@ -325,11 +327,11 @@ TYPESCRIPT = Golden(
     """,
     edges="""
         # calls; self.tasks is a Map (a field initialiser), self.repo a Repository (a parameter property)
-        src/audit.ts::AuditLog.record       ext:?.push                       calls external
+        src/audit.ts::AuditLog.record       ext:self.entries.push                       calls unresolved
         src/audit.ts::AuditLog.record       ext:Date.now                     calls external
-        src/audit.ts::AuditLog.flush        ext:?.splice                     calls external
-        src/format.ts::formatTitle          ext:?.trim                       calls external
-        src/format.ts::formatTitle          ext:?.slice                      calls external
+        src/audit.ts::AuditLog.flush        ext:self.entries.splice                     calls unresolved
+        src/format.ts::formatTitle          ext:title.trim                       calls unresolved
+        src/format.ts::formatTitle          ext:trimmed.slice                      calls unresolved
         src/store.ts::MemoryStore           ext:Map                          calls external
         src/store.ts::MemoryStore.get       ext:Map.get                      calls external
         src/store.ts::MemoryStore.get       src/models/task.ts::TaskNotFound  calls import
@@ -346,18 +348,18 @@ TYPESCRIPT = Golden(
         src/service.ts::TaskService.add     src/audit.ts::AuditLog.record    calls inferred
         src/service.ts::TaskService.complete  src/store.ts::Repository.get   calls inferred
         src/service.ts::TaskService.complete  src/store.ts::Repository.save  calls inferred
-        src/service.ts::flushAll            ext:?.forEach                    calls external
+        src/service.ts::flushAll            ext:targets.forEach                    calls unresolved
         src/service.ts::flushAll            src/store.ts::MemoryStore.flush  calls ambiguous
         src/service.ts::flushAll            src/audit.ts::AuditLog.flush     calls ambiguous
         # a destructured callback parameter is not a repository definition
-        src/components/TaskList.tsx::TaskList  ext:?.filter                  calls external
-        src/components/TaskList.tsx::TaskList  ext:?.map                     calls external
-        src/components/TaskList.tsx::TaskList  ext:onSelect                  calls external
+        src/components/TaskList.tsx::TaskList  ext:tasks.filter                  calls unresolved
+        src/components/TaskList.tsx::TaskList  ext:open.map                     calls unresolved
+        src/components/TaskList.tsx::TaskList  ext:onSelect                  calls unresolved
         src/components/TaskList.tsx::TaskList  src/format.ts::formatTitle    calls import
         src/service.test.ts  ext:vitest.describe                calls external
         src/service.test.ts  ext:vitest.it                      calls external
         src/service.test.ts  ext:vitest.expect                  calls external
-        src/service.test.ts  ext:?.toBe                         calls external
+        src/service.test.ts  ext:?.toBe                         calls unresolved
         src/service.test.ts  src/store.ts::MemoryStore          calls import
         src/service.test.ts  src/store.ts::MemoryStore.get      calls inferred
         src/service.test.ts  src/service.ts::TaskService        calls import
@@ -412,6 +414,7 @@ TYPESCRIPT = Golden(
 GO = Golden(
     "go",
     entities="""
+        go.mod                         file
         audit/log.go                       file
         audit/log.go::Log                  struct
         audit/log.go::Log.Record           method
@@ -448,7 +451,7 @@ GO = Golden(
         # calls; receivers and parameters are typed, s.log by the Shelf struct's field (declared in shelf.go)
         audit/log.go::Log.Record         ext:append                  calls external
         audit/log.go::Log.Record         ext:time.Now                calls external
-        audit/log.go::Log.Record         ext:?.Format                calls external
+        audit/log.go::Log.Record         ext:?.Format                calls unresolved
         audit/log.go::Log.Len            ext:len                     calls external
         catalog/book.go::NewBook         catalog/book.go::clip       calls exact
         catalog/book.go::Book.Label      ext:fmt.Sprintf             calls external
@@ -526,6 +529,7 @@ GO = Golden(
 RUST = Golden(
     "rust",
     entities="""
+        Cargo.toml                         file
         src/canvas.rs                           file
         src/canvas.rs::Canvas                   struct
         src/canvas.rs::Canvas.new               method
@@ -567,16 +571,17 @@ RUST = Golden(
         src/canvas.rs::Canvas.add_circle   src/canvas.rs::Canvas.add            calls exact
         src/canvas.rs::Canvas.add_circle   ext:Box.new                          calls external
         src/canvas.rs::Canvas.total_area   ext:std.collections.BTreeMap.values  calls external
-        src/canvas.rs::Canvas.total_area   ext:?.map                            calls external
-        src/canvas.rs::Canvas.total_area   ext:?.sum                            calls external
+        src/canvas.rs::Canvas.total_area   ext:?.map                            calls unresolved
+        src/canvas.rs::Canvas.total_area   ext:?.sum                            calls unresolved
         # |s| s.area() on a boxed trait object: the trait's and both implementations
         src/canvas.rs::Canvas.total_area   src/shapes/mod.rs::Shape.area        calls ambiguous
         src/canvas.rs::Canvas.total_area   src/shapes/circle.rs::Circle.area    calls ambiguous
         src/canvas.rs::Canvas.total_area   src/shapes/polygon.rs::Polygon.area  calls ambiguous
         src/canvas.rs::Canvas.border       src/shapes/polygon.rs::Polygon.perimeter  calls inferred
-        src/canvas.rs::fence_length        ext:?.iter                           calls external
-        src/canvas.rs::fence_length        ext:?.map                            calls external
-        src/canvas.rs::fence_length        ext:?.sum                            calls external
+        src/canvas.rs::fence_length        ext:circles.iter                     calls unresolved
+        src/canvas.rs::fence_length        ext:polygons.iter                    calls unresolved
+        src/canvas.rs::fence_length        ext:?.map                            calls unresolved
+        src/canvas.rs::fence_length        ext:?.sum                            calls unresolved
         src/canvas.rs::fence_length        src/shapes/circle.rs::Circle.perimeter    calls ambiguous
         src/canvas.rs::fence_length        src/shapes/polygon.rs::Polygon.perimeter  calls ambiguous
         src/shapes/circle.rs::Circle.area  ext:f64.powi                         calls external
@@ -584,24 +589,24 @@ RUST = Golden(
         src/shapes/mod.rs::Shape.describe  src/units.rs::round2                 calls import
         src/shapes/polygon.rs::Polygon.perimeter  src/shapes/polygon.rs::Polygon.edges  calls exact
         src/shapes/polygon.rs::Polygon.perimeter  src/units.rs::round2          calls import
-        src/shapes/polygon.rs::Polygon.perimeter  ext:?.hypot                   calls external
+        src/shapes/polygon.rs::Polygon.perimeter  ext:?.hypot                   calls unresolved
         src/shapes/polygon.rs::Polygon.edges      ext:Vec.len                   calls external
-        src/shapes/polygon.rs::Polygon.edges      ext:?.map                     calls external
-        src/shapes/polygon.rs::Polygon.edges      ext:?.collect                 calls external
+        src/shapes/polygon.rs::Polygon.edges      ext:?.map                     calls unresolved
+        src/shapes/polygon.rs::Polygon.edges      ext:?.collect                 calls unresolved
         src/shapes/polygon.rs::Polygon.area       src/shapes/polygon.rs::Polygon.edges  calls exact
-        src/shapes/polygon.rs::Polygon.area       ext:?.iter                    calls external
-        src/shapes/polygon.rs::Polygon.area       ext:?.map                     calls external
-        src/shapes/polygon.rs::Polygon.area       ext:?.sum                     calls external
+        src/shapes/polygon.rs::Polygon.area       ext:?.iter                    calls unresolved
+        src/shapes/polygon.rs::Polygon.area       ext:?.map                     calls unresolved
+        src/shapes/polygon.rs::Polygon.area       ext:?.sum                     calls unresolved
         src/shapes/polygon.rs::Polygon.area       ext:f64.abs                   calls external
-        src/units.rs::round2                      ext:?.round                   calls external
+        src/units.rs::round2                      ext:?.round                   calls unresolved
         # the integration test names the crate; calls inside assert! are seen
         tests/canvas.rs::total_area_sums_every_shape  src/canvas.rs::Canvas.new         calls import
         tests/canvas.rs::total_area_sums_every_shape  src/canvas.rs::Canvas.add_circle  calls inferred
         tests/canvas.rs::total_area_sums_every_shape  src/canvas.rs::Canvas.total_area  calls inferred
-        tests/canvas.rs::total_area_sums_every_shape  ext:?.abs                         calls external
+        tests/canvas.rs::total_area_sums_every_shape  ext:?.abs                         calls unresolved
         tests/canvas.rs::circle_describes_itself      src/shapes/circle.rs::Circle.new  calls import
         tests/canvas.rs::circle_describes_itself      src/shapes/mod.rs::Shape.describe  calls inferred
-        tests/canvas.rs::circle_describes_itself      ext:?.starts_with                 calls external
+        tests/canvas.rs::circle_describes_itself      ext:?.starts_with                 calls unresolved
         # imports: `mod x;`, use paths with braces and renames, re-exports followed
         src/lib.rs             src/canvas.rs                      imports import
         src/lib.rs             src/shapes/mod.rs                  imports import
@@ -661,6 +666,7 @@ JAVA = Golden(
     "java",
     folders=(("M", "src/main/java/com/example/library"), ("T", "src/test/java/com/example/library")),
     entities="""
+        pom.xml                               file
         M/Book.java                           file
         M/Book.java::Book                     class
         M/Book.java::Book.describe            method
@@ -703,7 +709,7 @@ JAVA = Golden(
         # calls; fields are typed by their declarations (used with and without this.), java.lang is external
         M/Library.java::Library             M/notify/EmailNotifier.java::EmailNotifier  calls import
         M/Library.java::Library.lend        M/Catalog.java::Catalog.find        calls inferred
-        M/Library.java::Library.lend        ext:?.orElseThrow                   calls external
+        M/Library.java::Library.lend        ext:?.orElseThrow                   calls unresolved
         M/Library.java::Library.lend        ext:IllegalArgumentException        calls external
         M/Library.java::Library.lend        M/Library.java::Library.notify      calls exact
         M/Library.java::Library.lend        M/Book.java::Book.describe          calls inferred
@@ -722,13 +728,13 @@ JAVA = Golden(
         M/MemoryCatalog.java::MemoryCatalog.add   ext:java.util.Map.put              calls external
         M/MemoryCatalog.java::MemoryCatalog.add   M/util/Strings.java::Strings.normalize  calls import
         # a record's accessors are implicit: no entity to point at
-        M/MemoryCatalog.java::MemoryCatalog.add   ext:?.isbn                         calls external
+        M/MemoryCatalog.java::MemoryCatalog.add   ext:book.isbn                         calls unresolved
         M/notify/Notifier.java::Notifier          ext:java.util.ArrayList            calls external
         M/notify/Notifier.java::Notifier.send     ext:java.util.List.add             calls external
         M/notify/Notifier.java::Notifier.count    ext:java.util.List.size            calls external
         M/notify/EmailNotifier.java::EmailNotifier.send  M/notify/Notifier.java::Notifier.send  calls exact
         M/util/Strings.java::Strings.normalize    ext:String.replaceAll              calls external
-        M/util/Strings.java::Strings.normalize    ext:?.toUpperCase                  calls external
+        M/util/Strings.java::Strings.normalize    ext:?.toUpperCase                  calls unresolved
         # the test shares the package: no imports needed
         T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/MemoryCatalog.java::MemoryCatalog  calls same-scope
         T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Catalog.java::Catalog.add          calls inferred
@@ -738,7 +744,7 @@ JAVA = Golden(
         T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Member.java::Member                calls same-scope
         T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  M/Library.java::Library.notices      calls inferred
         T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  ext:org.junit.jupiter.api.Assertions.assertEquals  calls external
-        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  ext:?.title                          calls external
+        T/LibraryTest.java::LibraryTest.lendingNotifiesTheMember  ext:book.title                          calls unresolved
         # imports: classes, a package's classes (notify.*), a static method
         M/Catalog.java        ext:java.util.Optional                      imports external
         M/Library.java        ext:java.util.List                          imports external

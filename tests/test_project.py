@@ -37,7 +37,8 @@ def test_index_and_refresh_and_stats(shop):
     shop.refresh()  # nothing changed: the same index generation
     stats = shop.stats()
     assert stats.generation == before.generation
-    assert stats.files == 5 and stats.languages == {"python": 5} and stats.entity_kinds["class"] == 2
+    assert stats.files == 7 and stats.entity_kinds["class"] == 2
+    assert stats.languages == {"python": 5, "markdown": 1, "toml": 1}  # README.md and pyproject.toml at file level
     assert shop.has_index() and shop.graph.generation == stats.generation
 
 

@@ -170,6 +170,6 @@ def test_index_comparison_sees_a_difference(tmp_path):
     assert difference(snapshot(project.root), snapshot(copy)) is None
     conn = sqlite3.connect(copy / ".graphctx" / "index.db")
     with conn:
-        conn.execute("DELETE FROM edges WHERE rowid IN (SELECT rowid FROM edges LIMIT 1)")
+        conn.execute("DELETE FROM edge_keys WHERE rowid IN (SELECT rowid FROM edge_keys LIMIT 1)")
     conn.close()
     assert "edges: 0 extra, 1 missing" in difference(snapshot(copy), snapshot(project.root))

@@ -255,7 +255,8 @@ def test_resources(server, mode):
 
     status, file, entity = run(go)
     data = json.loads(status.contents[0].text)
-    assert data["files"] == 5 and data["languages"] == {"python": 5} and "server" in data  # the empty __init__.py has no facts
+    assert data["files"] == 7 and "server" in data
+    assert data["languages"] == {"python": 5, "markdown": 1, "toml": 1}  # README.md and pyproject.toml at file level
     assert "shop/service.py::create_item" in file.contents[0].text
     edges = json.loads(entity.contents[0].text)
     assert edges["entity"]["id"] == "shop/models.py::Repo.save"

@@ -15,7 +15,7 @@ CONFIG = "[index]\nworkers = {workers}\n"  # parser processes even on a one-core
 ENTITY_COLUMNS = ("id, kind, name, qualified_name, language, path, start_line, end_line, signature, doc, sig_hash,"
                   " body_hash, parent")
 EDGE_COLUMNS = "source, target, kind, resolution, confidence, line, origin"
-FILE_COLUMNS = "path, language, size, hash, lines, error_count, is_test, facts"
+FILE_COLUMNS = "f.path, language, size, hash, lines, error_count, is_test, facts, bodies"
 
 
 class Project:
@@ -91,7 +91,7 @@ def snapshot(root: Path) -> dict[str, Counter]:
         return {
             "entities": Counter(conn.execute(f"SELECT {ENTITY_COLUMNS} FROM entities")),
             "edges": Counter(conn.execute(f"SELECT {EDGE_COLUMNS} FROM edges")),
-            "files": Counter(conn.execute(f"SELECT {FILE_COLUMNS} FROM files")),
+            "files": Counter(conn.execute(f"SELECT {FILE_COLUMNS} FROM files f JOIN file_data d ON d.path = f.path")),
         }
     finally:
         conn.close()

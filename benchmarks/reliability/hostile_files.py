@@ -14,6 +14,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -186,7 +187,8 @@ def _in_index(root: Path, marker: str) -> bool:
                              (f"%{marker}%", f"%{marker}%")).fetchone()[0]
         bodies = conn.execute("SELECT count(*) FROM entities_fts WHERE entities_fts MATCH ?",
                               (f'"{marker}"',)).fetchone()[0]
-        files = conn.execute("SELECT count(*) FROM files WHERE facts LIKE ?", (f"%{marker}%",)).fetchone()[0]
+        files = sum(marker in zlib.decompress(facts).decode("utf-8", "replace")  # (facts are stored compressed)
+                    for (facts,) in conn.execute("SELECT facts FROM file_data"))
     finally:
         conn.close()
     return bool(names or bodies or files)

@@ -153,6 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--depth", type=int, help="hops from --around to include (default 1)")
     p.add_argument("--edges", metavar="KINDS", help=f"only these edge kinds, comma-separated, of {','.join(EDGE_KINDS)}")
     p.add_argument("--max-nodes", type=int, help="cap on entities (default: 60 for mermaid, 300 for html, none for data)")
+    p.add_argument("--external", action=argparse.BooleanOptionalAction, default=None,
+                   help="add the names outside the repository and the unresolved calls as ext: nodes "
+                        "(default: yes for json and graphml, no for pictures)")
     p.add_argument("-o", "--output", type=Path, help="write to this file instead of standard output")
 
     p = command("session", cmd_session, "the onboarding packet: overview, languages, freshness, entry points, central entities")
@@ -285,7 +288,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     elif args.format == "html" and sys.stdout.isatty():
         raise GraphctxError("an HTML page is not for the terminal: pass -o FILE.html (or redirect standard output)")
     selection, text = _project(args).export(args.format, around=args.around, file=args.file, depth=args.depth,
-                                 edge_kinds=args.edges, max_nodes=args.max_nodes)
+                                 edge_kinds=args.edges, max_nodes=args.max_nodes, external=args.external)
     if args.output:
         try:
             args.output.write_text(text + "\n", encoding="utf-8")

@@ -20,6 +20,7 @@ from graphctx.graph.loader import GraphCache
 from graphctx.index import skips, store
 from graphctx.index.store import reads
 from graphctx.index.indexer import IndexResult, Progress, index_repository
+from graphctx.index.resolution import TableKeeper
 from graphctx.index.root import find_root
 from graphctx.models import Edge, Entity, EntityEdges, IndexStats, SearchAnswer, SearchHit
 
@@ -31,16 +32,18 @@ __all__ = [
 ]
 
 
-def index(root: Path, *, full: bool = False, progress: Progress | None = None, verify: bool = False) -> IndexResult:
-    """Build or update the index; `verify` checks every page of an existing one first (see index_repository)."""
-    return index_repository(root, full=full, progress=progress, verify=verify)
+def index(root: Path, *, full: bool = False, progress: Progress | None = None, verify: bool = False,
+          keeper: TableKeeper | None = None) -> IndexResult:
+    """Build or update the index; `verify` checks every page of an existing one first, `keeper` keeps
+    the symbol table for the next run (see index_repository)."""
+    return index_repository(root, full=full, progress=progress, verify=verify, keeper=keeper)
 
 
-def refresh(root: Path) -> IndexResult:
+def refresh(root: Path, keeper: TableKeeper | None = None) -> IndexResult:
     """Bring an existing index up to date with the working tree (an incremental run)."""
     if not store.index_path(root.resolve()).exists():
         raise NoIndex(f"{root} has no index yet; run `graphctx index {root}` first")
-    return index_repository(root)
+    return index_repository(root, keeper=keeper)
 
 
 def stats(graphs: GraphCache) -> IndexStats:
@@ -95,10 +98,11 @@ def search(graphs: GraphCache, query: str, kind: str | None = None, limit: int =
 
 
 def export(graphs: GraphCache, fmt: str = "json", *, around: str | None = None, file: str | None = None, depth: int | None = None,
-           edge_kinds: str | None = None, max_nodes: int | None = None) -> tuple[Selection, str]:
+           edge_kinds: str | None = None, max_nodes: int | None = None, external: bool | None = None) -> tuple[Selection, str]:
     """The graph, or the neighbourhood of `around` out to `depth` hops (default 1), as node-link
     JSON, GraphML, a Mermaid flowchart or a self-contained HTML page; `edge_kinds` ("calls,inherits")
-    limits the edges followed and shown, `max_nodes` overrides a picture's cap."""
+    limits the edges followed and shown, `max_nodes` overrides a picture's cap, `external` adds (or
+    leaves out) the names outside the repository and the unresolved calls as `ext:` nodes."""
     if depth is not None and around is None:
         raise InvalidRequest("depth needs an entity to count hops from: pass --around ENTITY with --depth")
     if file is not None and around is None:
@@ -109,5 +113,5 @@ def export(graphs: GraphCache, fmt: str = "json", *, around: str | None = None, 
     g = graphs.get()
     entity_id = lookup.resolve_entity(g, around, file) if around is not None else None
     return exports.export(g, fmt, around=entity_id, depth=depth, edge_kinds=kinds, max_nodes=max_nodes,
-                          title=g.root.name)
+                          title=g.root.name, external=external)
 

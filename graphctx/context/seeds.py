@@ -28,7 +28,7 @@ _FRAME = re.compile(
     r'File "(?P<py>[^"\n]{1,1000})", line (?P<pyline>\d{1,9})'  # Python traceback
     rf"|(?<![\w./\\-])(?P<path>[\w./\\-]+\.(?:{_EXT})):(?P<line>\d{{1,9}})"  # path:line
 )
-_PATH = re.compile(rf"(?<![\w/.-])([\w.-]+(?:/[\w.-]+)*\.(?:{_EXT}))\b")
+_PATH = re.compile(rf"(?<![\w/.-])([\w.-]+(?:/[\w.-]+)*\.(?:{_EXT}))(?!\w)")  # (?!\w), not \b: an extension may end in "+" (.c++)
 _SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.S)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
 MAX_NAME_CHARS = 200  # longer dotted runs (a.a.a...) name nothing, and resolving them costs per part

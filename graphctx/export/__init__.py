@@ -22,12 +22,15 @@ __all__ = ["FORMATS", "MAX_DEPTH", "Selection", "check_options", "export", "pars
 
 
 def export(graph: CodeGraph, fmt: str, *, around: str | None = None, depth: int = 1, edge_kinds: tuple[str, ...] | None = None,
-           max_nodes: int | None = None, title: str = "") -> tuple[Selection, str]:
-    """The selection and its text in `fmt`; `around` is a resolved entity id."""
+           max_nodes: int | None = None, title: str = "", external: bool | None = None) -> tuple[Selection, str]:
+    """The selection and its text in `fmt`; `around` is a resolved entity id. `external` adds the
+    names outside the repository and the unresolved calls as `ext:` nodes (default: in data formats,
+    not in pictures)."""
     check_options(fmt, depth, max_nodes)
     selection = select(graph, around, depth, edge_kinds=edge_kinds,
                        max_nodes=max_nodes if max_nodes is not None else DEFAULT_MAX_NODES.get(fmt),
-                       max_edges=DEFAULT_MAX_EDGES.get(fmt))
+                       max_edges=DEFAULT_MAX_EDGES.get(fmt),
+                       external=external if external is not None else fmt not in DEFAULT_MAX_NODES)
     heading = f"{title}: {selection.scope()}" if title else selection.scope()
     if fmt == "json":
         return selection, data.render_json(graph, selection)

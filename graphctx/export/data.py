@@ -18,7 +18,8 @@ def to_networkx(graph: CodeGraph, selection: Selection) -> nx.MultiDiGraph:
     out = nx.MultiDiGraph()
     if selection.around or selection.edge_kinds or selection.note():
         out.graph.update(selection.attributes())
-    out.add_nodes_from((n, {k: g.nodes[n][k] for k in NODE_FIELDS}) for n in selection.nodes)
+    out.add_nodes_from((n, {k: (selection.outside[n] if n in selection.outside else g.nodes[n])[k] for k in NODE_FIELDS})
+                       for n in selection.nodes)
     out.add_edges_from((s, t, kind, {"kind": kind, "resolution": resolution, "confidence": confidence})
                        for s, t, kind, resolution, confidence in selection.edges)
     return out

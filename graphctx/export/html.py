@@ -41,7 +41,7 @@ def graph_data(graph: CodeGraph, selection: Selection, title: str) -> dict:
     """What the viewer draws: nodes with their details and style, edges with theirs, the legend."""
     nodes, kinds = [], Counter()
     for node in selection.nodes:
-        e = graph.entity(node)
+        e = selection.node(graph, node)
         style = styles.kind_style(e["kind"])
         kinds[e["kind"]] += 1
         nodes.append({

@@ -24,7 +24,6 @@ _ARROWS = {"solid": "-->", "dotted": "-.->", "dashed": "-.->"}  # dashed: dotted
 
 
 def render(graph: CodeGraph, selection: Selection, title: str) -> str:
-    g = graph.graph
     ids = node_ids(selection.nodes)
     lines = ["---", f"title: {json.dumps(title, ensure_ascii=False)}", "---", "flowchart LR"]
     lines.append("    %% shapes: file subroutine, class and struct rectangle, interface and trait hexagon, "
@@ -33,9 +32,10 @@ def render(graph: CodeGraph, selection: Selection, title: str) -> str:
     if note := selection.note():
         lines.append(f"    %% {note}")
     for node in selection.nodes:
-        data = g.nodes[node]
+        data = selection.node(graph, node)
         opening, closing = styles.kind_style(data["kind"]).mermaid_shape
         label = data["path"] if data["kind"] == "file" else data["qualified_name"]
+        label = f"{label} ({data['kind']})" if node in selection.outside else label
         lines.append(f'    {ids[node]}{opening}"{escape(label)}"{closing}:::{kind_class(data["kind"])}')
     dashed = []
     for position, (source, target, kind, resolution, _) in enumerate(selection.edges):
@@ -45,7 +45,7 @@ def render(graph: CodeGraph, selection: Selection, title: str) -> str:
         lines.append(f"    {ids[source]} {_ARROWS[line]}|{escape(kind)}| {ids[target]}")
     if dashed:
         lines.append(f"    linkStyle {','.join(dashed)} stroke-dasharray:8 4")
-    for kind in sorted({g.nodes[n]["kind"] for n in selection.nodes}):
+    for kind in sorted({selection.node(graph, n)["kind"] for n in selection.nodes}):
         style = styles.kind_style(kind)
         lines.append(f"    classDef {kind_class(kind)} fill:{style.color},stroke:{style.border},color:#111827")
     if selection.around in ids:

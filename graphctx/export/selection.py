@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 from graphctx.graph import rank
 from graphctx.graph.loader import CodeGraph
+from graphctx.index.store import reads
+from graphctx.layout import EXTERNAL_PREFIX
 from graphctx.models import EDGE_KINDS, INFERRED
 
 SelectedEdge = tuple[str, str, str, str, float]  # (source, target, kind, resolution, confidence)
@@ -28,6 +30,12 @@ class Selection:
     max_nodes: int | None = None
     max_edges: int | None = None
     capped_edges: int = 0  # edges between shown entities that the edge cap left out
+    # `ext:` nodes (calls and imports of names outside the repository, calls left unresolved) -> their data
+    outside: dict[str, dict] = field(default_factory=dict)
+
+    def node(self, graph: CodeGraph, node_id: str) -> dict:
+        """A shown node's attributes: the entity's, or an outside name's (kind external or unresolved)."""
+        return self.outside[node_id] if node_id in self.outside else graph.entity(node_id)
 
     @property
     def omitted_nodes(self) -> int:
@@ -79,9 +87,9 @@ class Selection:
 
 
 def select(graph: CodeGraph, around: str | None = None, depth: int = 1, *, edge_kinds: tuple[str, ...] | None = None,
-           max_nodes: int | None = None, max_edges: int | None = None) -> Selection:
+           max_nodes: int | None = None, max_edges: int | None = None, external: bool = False) -> Selection:
     """The entities and edges to show. `around` is a resolved entity id; `max_nodes`/`max_edges`
-    of None mean no cap."""
+    of None mean no cap; `external` adds the `ext:` names the entities call or import."""
     g = graph.graph
     wanted = set(edge_kinds) if edge_kinds else None
     follows = lambda data: wanted is None or data["kind"] in wanted  # noqa: E731
@@ -103,7 +111,7 @@ def select(graph: CodeGraph, around: str | None = None, depth: int = 1, *, edge_
         edges = sorted(edges, key=lambda e: (e[3] in INFERRED, -e[4], e[2], e[0], e[1]))[:max_edges]
     nodes = g.nodes
     left_out = Counter(nodes[n]["kind"] for n in ranked if n not in kept)
-    return Selection(
+    selection = Selection(
         nodes=sorted(kept, key=lambda n: (nodes[n]["path"], nodes[n]["kind"] != "file", nodes[n]["start_line"], n)),
         edges=sorted(edges, key=lambda e: (e[0], e[1], e[2])),
         around=around,
@@ -117,6 +125,36 @@ def select(graph: CodeGraph, around: str | None = None, depth: int = 1, *, edge_
         max_edges=max_edges,
         capped_edges=capped,
     )
+    if external:
+        _add_outside(graph, selection, set(ranked))
+    return selection
+
+
+def _add_outside(graph: CodeGraph, selection: Selection, candidates: set[str]) -> None:
+    """Add the names outside the repository that the entities call or import (`ext:` nodes, kind
+    `external`) and the calls left unresolved (kind `unresolved`, the call text as the name), those
+    of shown entities within what is left of the node cap; the totals count every candidate's."""
+    shown = set(selection.nodes)
+    kinds = selection.edge_kinds or EDGE_KINDS
+    rows = [r for r in reads.edges_outside(graph.connection()) if r[0] in candidates and r[2] in kinds]
+    unresolved = {r[1] for r in rows if r[3] == "unresolved"}
+    every = list(dict.fromkeys(r[1] for r in rows))
+    near = list(dict.fromkeys(r[1] for r in rows if r[0] in shown))
+    room = len(near) if selection.max_nodes is None else max(0, selection.max_nodes - len(selection.nodes))
+    kept = near[:room]
+    for target in kept:
+        name = target[len(EXTERNAL_PREFIX):]
+        selection.outside[target] = {"kind": "unresolved" if target in unresolved else "external",
+                                     "name": name.rpartition(".")[2] or name, "qualified_name": name,
+                                     "language": "", "path": "", "start_line": 0, "end_line": 0}
+    for target in set(every) - set(kept):
+        kind = "unresolved" if target in unresolved else "external"
+        selection.omitted_kinds[kind] = selection.omitted_kinds.get(kind, 0) + 1
+    selection.nodes += kept
+    selection.total_nodes += len(every)
+    selection.edges = sorted(selection.edges + [r for r in rows if r[0] in shown and r[1] in selection.outside],
+                             key=lambda e: (e[0], e[1], e[2]))
+    selection.total_edges += len(rows)
 
 
 def _touching(g, node: str):

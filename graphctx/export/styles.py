@@ -24,6 +24,9 @@ KINDS: dict[str, KindStyle] = {
     "function": KindStyle("#bbf7d0", "#15803d", ("(", ")"), "round-rectangle"),
     "method": KindStyle("#ccfbf1", "#0f766e", ("([", "])"), "ellipse"),
     "constant": KindStyle("#fecaca", "#b91c1c", ("[(", ")]"), "barrel"),
+    # names outside the repository, and calls nothing resolved (`ext:` nodes)
+    "external": KindStyle("#ffffff", "#9ca3af", (">", "]"), "tag"),
+    "unresolved": KindStyle("#fef9c3", "#a16207", (">", "]"), "tag"),
 }
 OTHER_KIND = KindStyle("#f5f5f4", "#57534e", ("[", "]"), "rectangle")
 

@@ -2,8 +2,9 @@
 checks the index generation (one indexed SQLite read) and reloads only when it moved, or when the
 index file was replaced by a new one. An index file that cannot be used (a killed first build's,
 another version's, a damaged one) is rebuilt on the spot, with the indexer's one-line warning.
-Holds the networkx MultiDiGraph of repository entities and their resolved edges, plus the lookup
-tables and sparse adjacency that traversal and ranking need."""
+Holds the networkx MultiDiGraph of repository entities and their resolved edges (filled lazily from
+the generation's graph snapshot: loading reads no edge row), plus the lookup tables and the edge
+arrays that traversal and ranking need."""
 
 from __future__ import annotations
 
@@ -19,10 +20,12 @@ import networkx as nx
 import numpy as np
 
 from graphctx.errors import NoIndex
+from graphctx.graph.lazy import lazy_multidigraph
+from graphctx.graph.snapshot import Snapshot, SnapshotError
 from graphctx.index import store
 from graphctx.index.store import reads
 from graphctx.index.root import indexed_ancestor
-from graphctx.models import EDGE_KINDS, INFERRED
+from graphctx.models import INFERRED, RESOLUTIONS
 
 # Edges to names outside the repository stay in the store (graphctx show lists them); the graph
 # holds only edges between repository entities. Signatures and docs (DETAIL_COLUMNS) are most of an
@@ -165,35 +168,41 @@ def _file_identity(path: Path) -> tuple[int, int]:
 
 
 def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Connection] | None = None) -> CodeGraph:
-    """Read entities and internal edges in one read transaction, so they agree on a generation."""
-    generation, entities, edges, files = reads.graph_snapshot(conn)
-    nodes = [row[0] for row in entities]
+    """Read the entity rows and the generation's graph snapshot in one read transaction, so they
+    agree on a generation. The networkx graph fills itself from the snapshot as it is used, and the
+    arrays ranking needs are the snapshot's own: no edge row is read. An index without a snapshot
+    that matches its entities (none is expected) is loaded from its edge rows instead."""
+    generation, entities, blob, edge_rows, files = reads.graph_snapshot(conn)
+    rowids = np.fromiter((row[0] for row in entities), np.int64, len(entities))
+    snapshot = _unpacked(blob, rowids)
+    if snapshot is None:
+        if blob is not None:  # a snapshot that does not match: read the rows it should have saved reading
+            edge_rows = reads.graph_arrays(conn)[1]
+        snapshot = Snapshot.from_rows(rowids, edge_rows)
+    nodes = [row[1] for row in entities]
     index = {node: i for i, node in enumerate(nodes)}
-    edges = [e for e in edges if e[0] in index and e[1] in index]
-    graph = _multidigraph(entities, edges)
-    kind_code = {kind: i for i, kind in enumerate(EDGE_KINDS)}
-    n = len(edges)
+    inferred_codes = [i for i, resolution in enumerate(RESOLUTIONS) if resolution in INFERRED]
     arrays = EdgeArrays(
         nodes=nodes,
         index=index,
-        sources=np.fromiter((index[e[0]] for e in edges), np.int64, n),
-        targets=np.fromiter((index[e[1]] for e in edges), np.int64, n),
-        kinds=np.fromiter((kind_code[e[2]] for e in edges), np.int64, n),
-        confidence=np.fromiter((e[4] for e in edges), float, n),
-        inferred=np.fromiter((e[3] in INFERRED for e in edges), bool, n),
+        sources=snapshot.sources.astype(np.int64),
+        targets=snapshot.targets.astype(np.int64),
+        kinds=snapshot.kinds.astype(np.int64),
+        confidence=snapshot.confidence.astype(float),
+        inferred=np.isin(snapshot.resolutions, inferred_codes),
     )
     by_name: dict[str, list[str]] = defaultdict(list)
     by_qualified: dict[str, list[str]] = defaultdict(list)
     by_path: dict[str, list[str]] = defaultdict(list)
     for row in entities:
-        by_name[row[2]].append(row[0])
-        by_qualified[row[3]].append(row[0])
-        by_path[row[5]].append(row[0])
+        by_name[row[3]].append(row[1])
+        by_qualified[row[4]].append(row[1])
+        by_path[row[6]].append(row[1])
     return CodeGraph(
         root=root,
         reader=reader,
         generation=generation,
-        graph=graph,
+        graph=lazy_multidigraph(snapshot, nodes, index, entities, NODE_COLUMNS[1:], skip=2),
         arrays=arrays,
         by_name=dict(by_name),
         by_qualified_name=dict(by_qualified),
@@ -201,6 +210,17 @@ def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Conn
         files={p: {"language": lang, "size": size, "mtime_ns": mtime, "hash": digest, "lines": lines, "is_test": bool(test)}
                for p, lang, size, mtime, digest, lines, test in files},
     )
+
+
+def _unpacked(blob: bytes | None, rowids: np.ndarray) -> Snapshot | None:
+    """The stored snapshot when it is one and its nodes are exactly these entities."""
+    if blob is None:
+        return None
+    try:
+        snapshot = Snapshot.unpack(blob)
+    except SnapshotError:
+        return None
+    return snapshot if np.array_equal(snapshot.nodes, rowids) else None
 
 
 def _multidigraph(entities: list[tuple], edges: list[tuple]) -> nx.MultiDiGraph:

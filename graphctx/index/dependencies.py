@@ -4,7 +4,9 @@ file offers, the files that depend on one of those names are resolved again."""
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import defaultdict
 from collections.abc import Iterable
 
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
@@ -19,6 +21,10 @@ def reference_names(facts: FileFacts) -> set[str]:
         names.add(call.name)
         if call.receiver:
             names.update(call.receiver.split("."))
+        for path in (call.callee, *call.args):
+            names.update(_path_names(path))
+    for flow in facts.flows:  # what a value comes from: a function's returns, a class's attributes
+        names.update(_path_names(flow.source))
     for imp in facts.imports:
         names.update(p for p in re.split(r"[^\w$]+", imp.module) if p)
         if imp.name:
@@ -43,7 +49,8 @@ def reference_names(facts: FileFacts) -> set[str]:
 
 
 def defined_names(facts: FileFacts) -> set[tuple[str, str]]:
-    """What a file contributes to other files' resolution: its definitions, imports (re-exports), bases and module names."""
+    """What a file contributes to other files' resolution: its definitions, imports (re-exports), bases,
+    attribute and return types, value flows and module names."""
     out: set[tuple[str, str]] = {("def", f"{d.qualified_name}:{d.kind}") for d in facts.definitions}
     out.update(("import", f"{i.module}:{i.name}:{i.alias}:{i.wildcard}") for i in facts.imports)
     out.update(("base", f"{b.scope}:{b.name}:{b.kind}") for b in facts.bases)
@@ -51,8 +58,33 @@ def defined_names(facts: FileFacts) -> set[tuple[str, str]]:
         ("bind", f"{b.scope}:{b.variable}:{b.type_name}") for b in facts.bindings
         if b.variable.startswith("self.") or b.variable == RETURN
     )
+    out.update(_flow_keys(facts))
     out.add(("package", str(facts.package)))
     return out
+
+
+def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
+    """What other files' value flow reads here, one key per function (its flows, parameters and the
+    parameters it calls: a caller elsewhere passes what gets called) and per module-level variable,
+    each with a digest of its content: an edit inside changes the key, whose names are the scope's."""
+    groups: dict[str, list[str]] = defaultdict(list)
+    for f in facts.flows:
+        groups[f.scope or ":" + f.target.split("[", 1)[0]].append(f"{f.target}<{f.source}")
+    params = {(p.scope, p.name) for p in facts.params}
+    for p in facts.params:
+        groups[p.scope].append(f"{p.name}:{p.index}:{p.kind}")
+    for c in facts.calls:
+        if c.receiver is None and (c.scope, c.name) in params:
+            groups[c.scope].append(f"{c.name}()")
+    return {("flow", f"{scope}|{_digest(items)}") for scope, items in groups.items()}
+
+
+def _digest(items: list[str]) -> str:
+    return hashlib.blake2b("\n".join(sorted(items)).encode(), digest_size=6).hexdigest()
+
+
+def _path_names(path: str) -> list[str]:
+    return [p for p in re.split(r"[^\w$]+", path) if p and not p.isdigit()]
 
 
 def names_of(keys: Iterable[tuple[str, str]]) -> set[str]:
@@ -63,5 +95,33 @@ def names_of(keys: Iterable[tuple[str, str]]) -> set[str]:
     for what, key in keys:
         if what in ("def", "base", "import"):
             key = key.rpartition(":")[0]
+        elif what == "flow":  # scope|digest: the digest is not a name
+            key = key.partition("|")[0]
         out.update(p for p in re.split(r"[^\w$]+", key) if p)
+    return out
+
+
+def subclass_names(delta: set[str], inherits: Iterable[tuple[str, str]]) -> set[str]:
+    """Delta grown by every class below a class it names: (subclass name, base name) pairs of the
+    previous index. A change to a class's bases or members changes what its subclasses (and theirs)
+    inherit, so files that name only a grandchild depend on it too."""
+    below: dict[str, set[str]] = defaultdict(set)
+    for sub, base in inherits:
+        below[base].add(sub)
+    out = set(delta)
+    frontier = [name for name in delta if name in below]
+    while frontier:
+        found = {sub for name in frontier for sub in below[name]} - out
+        out |= found
+        frontier = list(found)
+    return out
+
+
+def attribute_owners(frontier: set[str], rows: Iterable[tuple[str, str, str]]) -> set[str]:
+    """The names of the classes whose attributes may hold something named in `frontier`, from one
+    file's (scope, `self.x`, type or flow source) rows."""
+    out: set[str] = set()
+    for scope, variable, value in rows:
+        if variable.startswith("self.") and not frontier.isdisjoint(_path_names(value)):
+            out.update(p for p in scope.split(".") if p)
     return out

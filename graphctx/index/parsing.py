@@ -1,81 +1,134 @@
-"""The parsing step of an index run: read each changed file, hash it, check that it is source worth
-indexing, and extract its facts with tree-sitter, in worker processes when there are enough files
-to pay for starting them. Workers return plain records (facts as JSON), never touch the database."""
+"""The parser processes of an index run, and what one hands the main process for a file: everything
+the run writes for it, computed where the file was read, so that the main process only writes rows
+and no file is read twice (a file with no grammar is known at file level: its name, lines and first
+heading or comment). That is the stat and content hash, the facts (compact JSON, compressed),
+the entity rows, the full-text rows (names split into words, signature, doc, and each entity's own
+source lines cut from the same bytes; see fulltext.py) and the names its resolution depends on."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable
-from dataclasses import dataclass
+import posixpath
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphctx.index import store, workers as worker_pool
+from graphctx.index import workers as worker_pool
+from graphctx.index.dependencies import defined_names, reference_names
 from graphctx.index.discover import Candidate, Config, is_indexable_content
+from graphctx.index.fulltext import EntityRow, TextRow, pack_bodies, text_rows
+from graphctx.index.naming import entity_id
 from graphctx.index.root import Boundary
+from graphctx.index.store import content_hash
 from graphctx.parse.extract import extract
+from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import language_for_path
+from graphctx.parse.textfiles import file_language, text_facts
 
-PARALLEL_THRESHOLD = 64  # below this many files to parse, worker start-up costs more than it saves
+COMPRESSION = 1  # zlib level: facts compress about 5 times at once; higher levels gain little
 
 
 @dataclass(slots=True)
 class ParsedFile:
-    """One candidate file after parsing: its stat and hash, and its facts unless unchanged or skipped."""
-
     path: str
     size: int
     mtime_ns: int
-    hash: str
-    facts: str | None  # JSON; None when the content was unchanged or unreadable
-    warning: str | None
+    hash: str  # "" when the file could not be read or is not indexed
+    warning: str | None = None
     skip: tuple[str, str] | None = None  # (reason, detail) when the content is not indexed
+    facts: FileFacts | None = None  # None when the content was unchanged, unreadable or skipped
+    packed_facts: bytes = b""
+    entities: list[EntityRow] = field(default_factory=list)
+    texts: list[TextRow] = field(default_factory=list)
+    packed_bodies: bytes = b""
+    references: list[str] = field(default_factory=list)
+    defines: frozenset[tuple[str, str]] = frozenset()
+
+    @classmethod
+    def of(cls, path: str, size: int, mtime_ns: int, digest: str, facts: FileFacts, text: str,
+           warning: str | None = None) -> ParsedFile:
+        """Everything the main process writes for a parsed file, from its facts and its text."""
+        entities = list(entity_rows(facts))
+        texts = text_rows(entities, text)
+        return cls(path, size, mtime_ns, digest, warning, None, facts, pack_facts(facts), entities, texts,
+                   pack_bodies(entities, texts), sorted(reference_names(facts)), frozenset(defined_names(facts)))
+
+
+def entity_rows(facts: FileFacts) -> Iterator[EntityRow]:
+    """The file itself, then its definitions; a redefinition (if/else branches) keeps the first."""
+    path = facts.path
+    yield (path, "file", posixpath.basename(path), path, facts.language, path, 1, facts.lines, "", facts.doc, "", "", None)
+    qualified_names = {d.qualified_name for d in facts.definitions}
+    seen: set[str] = set()
+    for d in facts.definitions:
+        if d.qualified_name in seen:
+            continue
+        seen.add(d.qualified_name)
+        owner = d.qualified_name.rpartition(".")[0]
+        parent = entity_id(path, owner) if owner in qualified_names else path
+        yield (entity_id(path, d.qualified_name), d.kind, d.name, d.qualified_name, facts.language, path,
+               d.start_line, d.end_line, d.signature, d.doc, d.sig_hash, d.body_hash, parent)
+
+
+def pack_facts(facts: FileFacts) -> bytes:
+    return zlib.compress(facts.to_json().encode("utf-8"), COMPRESSION)
+
+
+def unpack_facts(data: bytes) -> FileFacts:
+    return FileFacts.from_json(zlib.decompress(data).decode("utf-8"))
+
+# ---- the parser processes
+
+PARALLEL_THRESHOLD = 64  # below this many files to parse, worker start-up costs more than it saves
 
 
 def parse_all(root: Path, config: Config, candidates: list[Candidate], known_hashes: dict[str, str],
-              progress: Callable[[int, int], None] | None, workers: int) -> list[ParsedFile]:
-    """Parse the candidates (a file whose hash is in `known_hashes` unchanged is only stat'ed), in
-    `workers` processes (0: one per core) when there are enough of them."""
+              progress: Callable[[int, int], None] | None, workers: int) -> Iterator[ParsedFile]:
+    """Every candidate as a ParsedFile, in candidate order, as soon as it is ready: the caller writes
+    each while the workers parse the next ones, and holds no more of them than it keeps."""
     tasks = [(str(root), c.path, c.size, c.mtime_ns, known_hashes.get(c.path), config) for c in candidates]
     total = len(tasks)
     if progress:
         progress(0, total)
-    workers = workers or os.cpu_count() or 1
-    if total < PARALLEL_THRESHOLD or workers == 1:
-        results = []
+    if total < PARALLEL_THRESHOLD or workers <= 1:
         for i, task in enumerate(tasks, 1):
-            results.append(_parse_task(task))
+            yield parse_file(task)
             if progress:
                 progress(i, total)
-        return results
-    results = []
+        return
     with worker_pool.pool(workers) as pool:
-        for i, item in enumerate(pool.map(_parse_task, tasks, chunksize=max(1, min(32, total // (workers * 8)))), 1):
-            results.append(item)
+        for i, item in enumerate(pool.map(parse_file, tasks, chunksize=max(1, min(16, total // (workers * 8)))), 1):
+            yield item
             if progress and (i % 16 == 0 or i == total):
                 progress(i, total)
-    return results
 
 
-def _parse_task(task: tuple) -> ParsedFile:
+def parse_file(task: tuple) -> ParsedFile:
+    """Read one file once (through the repository boundary: a link may have left the root since
+    discovery looked) and make everything the main process writes for it."""
     root, path, size, mtime_ns, known_hash, config = task
     try:
-        data = Boundary(root).read_bytes(path)  # a link may have left the root since discovery looked
+        data = Boundary(root).read_bytes(path)
     except OSError as exc:
-        return ParsedFile(path, size, mtime_ns, "", None, f"cannot read: {exc.strerror or exc}")
-    digest = store.content_hash(data)
+        return ParsedFile(path, size, mtime_ns, "", f"cannot read: {exc.strerror or exc}")
+    digest = content_hash(data)
     if digest == known_hash:
-        return ParsedFile(path, size, mtime_ns, digest, None, None)
+        return ParsedFile(path, size, mtime_ns, digest)
     skip = is_indexable_content(data, config)
     if skip:
-        return ParsedFile(path, size, mtime_ns, "", None, None, skip)
+        return ParsedFile(path, size, mtime_ns, "", None, skip)
     warning = None
     try:
-        data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         warning = f"invalid UTF-8 at byte {exc.start}; undecodable bytes replaced"
+        text = data.decode("utf-8", errors="replace")
     spec = language_for_path(path)
-    try:
-        facts = extract(path, spec.name, data)
-    except (RecursionError, ValueError, RuntimeError) as exc:  # a pathological file must not stop the run
-        return ParsedFile(path, size, mtime_ns, "", None, f"cannot parse: {exc}")
-    return ParsedFile(path, size, mtime_ns, digest, facts.to_json(), warning)
+    if spec is None:  # no grammar for it: known at file level, by its name, lines and first heading or comment
+        facts = text_facts(path, file_language(path), data)
+    else:
+        try:
+            facts = extract(path, spec.name, data)
+        except (RecursionError, ValueError, RuntimeError) as exc:  # a pathological file must not stop the run
+            return ParsedFile(path, size, mtime_ns, "", f"cannot parse: {exc}")
+    return ParsedFile.of(path, size, mtime_ns, digest, facts, text, warning)

@@ -8,22 +8,28 @@ from __future__ import annotations
 
 import posixpath
 
-from graphctx.index.naming import external_id, is_test_file, is_test_name, tested_stem
-from graphctx.index.scope import CONFIDENCE, SELF, Edge, FileScope, Value
+from graphctx.index.flow import FlowScope
+from graphctx.index.flowpaths import argument_for, callee_path
+from graphctx.index.naming import external_id, external_name, is_test_file, is_test_name, tested_stem
+from graphctx.index.scope import CONFIDENCE, SELF, Edge, Value
 from graphctx.index.symbols import CLASS_KINDS, Symbol
+from graphctx.parse.facts import Call
+from graphctx.parse.flows import vocabulary
 from graphctx.parse.languages import family
 
 AMBIGUOUS = 0.5
 UNKNOWN_RECEIVER = 0.3  # obj.name() with obj untyped: a unique method name is only a hint
 MAX_CANDIDATES = 8  # a name defined more often than this is left unresolved
 MAX_RECEIVER_CANDIDATES = 4  # the same for obj.name() on an untyped obj, where a common method name says little
+CALLBACK = 0.5  # a function handed to code outside the repository: it is there to be called, but maybe not here
+MAX_FLOW_CANDIDATES = 16  # values a variable may hold, each one evidenced by a flow (a dispatch table)
 RESOLVED = frozenset({"exact", "import", "same-scope", "inferred", "heuristic"})
 CALLABLE_KINDS = frozenset({"function", "class", "struct", "enum", "method"})
 
 Target = tuple[str, str, float]  # (target id, resolution, confidence)
 
 
-class FileResolver(FileScope):
+class FileResolver(FlowScope):
     """Resolves one file's facts against the symbol table."""
 
     # ---- entry points: structure first (for every file), then uses, once the class hierarchy is known
@@ -44,12 +50,20 @@ class FileResolver(FileScope):
         (not edges: an ambiguous call has several) in `calls` and `calls_resolved`, externals excluded."""
         for call in self.facts.calls:
             source = self._scope_id(call.scope)
-            targets = self._resolve_call(call.name, call.receiver, call.scope)
+            targets = self._resolve_site(call)
+            if call.implicit:  # a protocol method or a raised class: only what the repository defines
+                targets = [t for t in targets if t[0] in self.table.by_id]
+                if not targets:
+                    continue
             if targets[0][1] != "external":
                 self.calls += 1
                 self.calls_resolved += targets[0][1] in RESOLVED
             for target, resolution, confidence in targets:
                 self._add(source, target, "calls", resolution, confidence, call.line)
+            if call.args:
+                self._higher_order(call, targets)
+                if all(t[1] == "external" for t in targets):
+                    self._callbacks(source, call, targets)
         for ref in self.facts.type_refs:
             targets = self._resolve_type(ref.name, ref.scope)
             if len(targets) == 1 and targets[0][1] in RESOLVED:
@@ -73,6 +87,92 @@ class FileResolver(FileScope):
                     self._add(owner.id, sym.id, "contains", "same-scope", CONFIDENCE["same-scope"], 0)
 
     # ---- names
+    def _resolve_site(self, call: Call) -> list[Target]:
+        """A call's targets: through value flow when the callee is a local variable, a parameter or a
+        path (`d[k]()`, `make()()`), else by its names, value flow filling in an unknown receiver."""
+        self._site = call
+        path = callee_path(call)
+        head = path.split(".", 1)[0].split("(", 1)[0].split("[", 1)[0]
+        if call.implicit and call.callee:  # a protocol method: only where the receiver's value is known
+            return [t for t in self._flow_targets(path, call.scope) if t[0] in self.table.by_id]
+        if call.callee or (head and head not in SELF and self.local_level(head, call.scope) is not None):
+            targets = self._flow_targets(path, call.scope)
+            defined = self._lexical(call.name, call.scope) if call.receiver is None and call.name else None
+            if defined is not None and [t[0] for t in targets] == [defined.id]:  # a decorated name still the definition
+                return [(defined.id, "exact", 1.0)]
+            if targets:
+                return targets
+            if call.name and path != call.name:  # a method of a local whose value is unknown: its name is a hint
+                return self._unknown_receiver(call.name)
+            return [(external_id(_call_text(call)), "unresolved", 0.0)]
+        return self._resolve_call(call.name, call.receiver, call.scope)
+
+    def _flow_targets(self, path: str, scope: str) -> list[Target]:
+        """The targets a callee path's values give: every repository function or class it may hold
+        (`inferred`, the confidence shared among them), external names as `external`."""
+        if not path:
+            return []
+        repository, external = set(), set()
+        for value in self.values(path, scope):
+            if value.kind in ("function", "class"):
+                repository.add(value.ref)
+            elif value.kind == "instance":
+                call = self.table.find_member(value.ref, "__call__")
+                if call is not None:
+                    repository.add(call[0].id)
+            elif value.kind == "external":
+                external.add(value.ref)
+        if len(repository) > MAX_FLOW_CANDIDATES:
+            return []
+        share = CONFIDENCE["inferred"] / max(1, len(repository))
+        return [(ref, "inferred", share) for ref in sorted(repository)] + [
+            (external_id(name), "external", 1.0) for name in sorted(external)]
+
+    def _higher_order(self, call: Call, targets: list[Target]) -> None:
+        """A function of another file called with a function for a parameter it calls: that call
+        happens in the callee, and this file is where the argument is known."""
+        for target, _, _ in targets:
+            sym = self.table.by_id.get(target)
+            if sym is None or sym.path == self.path or sym.kind not in ("function", "method", "class"):
+                continue
+            if sym.kind == "class":
+                found = self.table.find_member(sym.id, "__init__")
+                if found is None:
+                    continue
+                sym, offset = found[0], 1
+            else:
+                offset = 1 if sym.kind == "method" and call.receiver not in (None, "?") and self._bound(call) else 0
+            home = self._home(sym.path)
+            if home is None:
+                continue
+            for param, (index, kind) in home.params.get(sym.qualified_name, {}).items():
+                source = "" if kind else argument_for(call.args, param, index - offset)
+                if not source or not home.calls_parameter(sym.qualified_name, param):
+                    continue
+                for callee, resolution, confidence in self._flow_targets(source, call.scope):
+                    if callee in self.table.by_id:
+                        self._add(sym.id, callee, "calls", resolution, confidence, call.line)
+
+    def _callbacks(self, source: str, call: Call, targets: list[Target]) -> None:
+        """A repository function handed to code outside the repository (`map(f, xs)`, `sorted(key=f)`,
+        `Thread(target=f)`, a callback registry) is called by it: an edge from where it is handed over."""
+        if any(external_name(t[0]) in ("partial", "partialmethod", "wraps") for t in targets):
+            return
+        for arg in call.args:
+            path = arg.partition("=")[2] if "=" in arg else arg
+            for value in self.values(path, call.scope) if path and not path.startswith("*") else ():
+                sym = self.table.by_id.get(value.ref) if value.kind == "function" else None
+                if sym is not None and sym.kind in ("function", "method"):
+                    self._add(source, value.ref, "calls", "inferred", CALLBACK, call.line)
+
+    def _bound(self, call: Call) -> bool:
+        receiver = self.values(call.receiver, call.scope) if call.receiver else frozenset()
+        return any(v.kind == "instance" for v in receiver) or call.receiver in SELF
+
+    def calls_parameter(self, function: str, param: str) -> bool:
+        """Whether `function` calls its parameter `param` directly."""
+        return any(c.scope == function and c.receiver is None and c.name == param for c in self.facts.calls)
+
     def _resolve_call(self, name: str, receiver: str | None, scope: str) -> list[Target]:
         if receiver is None:
             return self._resolve_name(name, scope, CALLABLE_KINDS)
@@ -85,7 +185,7 @@ class FileResolver(FileScope):
                     if found is not None:
                         sym, depth = found
                         return [(sym.id, "exact", 1.0 if depth == 0 and receiver != "super" else 0.9)]
-                return self._inherited_external(cls.id, name)
+                return self._from_flow() or self._inherited_external(cls.id, name)
         elif receiver != "?":
             value = self._value(receiver, scope)
             if value is not None:
@@ -97,15 +197,17 @@ class FileResolver(FileScope):
             return [(external_id(f"{value.ref}.{name}"), "external", 1.0)]
         if value.kind == "module":
             member = self._module_member(value.ref, name)
+            if member is not None and member.kind == "external":  # a name the module re-exports from outside
+                return [(external_id(member.ref), "external", 1.0)]
             if member is not None and member.kind != "module":
                 return [(member.ref, "import", CONFIDENCE["import"])]
-            return self._unknown_receiver(name)
+            return self._from_flow() or self._unknown_receiver(name)
         if value.kind in ("class", "instance"):
             found = self.table.find_member(value.ref, name)
             if found is not None:
                 resolution = "inferred" if value.kind == "instance" else value.resolution
                 return [(found[0].id, resolution, CONFIDENCE[resolution])]
-            return self._inherited_external(value.ref, name)
+            return self._from_flow() or self._inherited_external(value.ref, name)
         return self._unknown_receiver(name)
 
     def _inherited_external(self, class_id: str, name: str) -> list[Target]:
@@ -116,11 +218,47 @@ class FileResolver(FileScope):
             return [(f"{base}.{name}", "external", 1.0)]
         return self._unknown_receiver(name)
 
+    def _from_flow(self) -> list[Target]:
+        """The call being resolved, through value flow: an attribute assigned a function, a receiver
+        that a call returned. [] when flow knows nothing more."""
+        call = getattr(self, "_site", None)
+        if call is None or vocabulary(self.facts.language) is None:  # a language whose flows are not read
+            return []
+        return self._flow_targets(callee_path(call), call.scope)
+
     def _unknown_receiver(self, name: str) -> list[Target]:
+        found = self._from_flow()
+        if found:
+            return found
+        call = getattr(self, "_site", None)
         candidates = [s for s in self.table.methods_by_name.get(name, ()) if s.family == self.family]
-        if not candidates:
-            return [(external_id("?." + name), "external", 1.0)]
+        candidates = self._best_evidence(candidates, call.receiver if call is not None else None, name)
+        if not candidates:  # an attribute of an object we know nothing of: not resolved, not external
+            return [(external_id(_call_text(call) if call is not None else "?." + name), "unresolved", 0.0)]
         return self._candidates(candidates, name, UNKNOWN_RECEIVER, MAX_RECEIVER_CANDIDATES)
+
+    def _best_evidence(self, candidates: list[Symbol], receiver: str | None, name: str) -> list[Symbol]:
+        """The methods an untyped `obj.name()` may call, kept by the strongest evidence any of them has:
+        the receiver is named like the method's class (`session.send` -> Session), then the class is
+        in this file or this class's hierarchy. A method name every builtin container, string or file
+        has (`get`, `items`, `read`) needs the first; other names keep every candidate (when few),
+        those of imported modules first."""
+        if not candidates or receiver == "super" or name.startswith("__"):  # (protocol methods: any class has them)
+            return []
+        owners = {s.id: self.table.owner_of(s) for s in candidates}
+        spoken = _words(receiver.rpartition(".")[2]) if receiver and receiver not in ("?", "super") else ""
+        named = [s for s in candidates if spoken and owners[s.id] is not None and _names_class(spoken, owners[s.id].name)]
+        if named:
+            return named
+        if name in self.rules.builtin_methods:
+            return []
+        cls = self._enclosing_class(self._site.scope) if getattr(self, "_site", None) is not None else None
+        related = set(self.table.lineage_ids(cls.id)) | set(self.table.subclass_ids(cls.id)) if cls is not None else set()
+        near = [s for s in candidates if s.path == self.path or (owners[s.id] is not None and owners[s.id].id in related)]
+        if near:
+            return near
+        # (an imported module's method is listed first, never alone: what a call returns is often elsewhere)
+        return sorted(candidates, key=lambda s: (self.path, s.path, "imports") not in self.edges)
 
     def _resolve_type(self, name: str, scope: str) -> list[Target]:
         if "." in name:
@@ -132,6 +270,8 @@ class FileResolver(FileScope):
                 return [(external_id(name), "external", 1.0)]
             if value.kind == "module":
                 member = self._module_member(value.ref, last)
+                if member is not None and member.kind == "external":
+                    return [(external_id(member.ref), "external", 1.0)]
                 if member is not None and member.kind != "module":
                     return [(member.ref, "import", CONFIDENCE["import"])]
                 return [(external_id(name), "unresolved", 0.0)]
@@ -139,18 +279,20 @@ class FileResolver(FileScope):
         return self._resolve_name(name, scope, CLASS_KINDS)
 
     def _resolve_name(self, name: str, scope: str, kinds: frozenset[str]) -> list[Target]:
-        """A bare name: enclosing scopes, then imports, then the package, then the repository."""
+        """A bare name: a local variable or parameter, enclosing scopes, then imports, then the
+        package, then the repository."""
+        if self.local_level(name, scope) is not None:  # a parameter shadows a module-level name
+            return self._flow_targets(name, scope) or [(external_id(name), "unresolved", 0.0)]
         sym = self._lexical(name, scope)
         if sym is not None:
             return [(sym.id, "exact", 1.0)]
         value = self.locals.get(name)
         if value is not None:
-            if value.kind == "external":
-                return [(external_id(value.ref), "external", 1.0)]
-            if value.kind == "module":
-                sym = self.table.top_level(value.ref, name)  # a default export named like its binding
-                return [(sym.id, "import", CONFIDENCE["import"])] if sym else [(value.ref[0], "import", 0.6)]
-            return [(value.ref, value.resolution, CONFIDENCE[value.resolution])]
+            choices = self.alternatives.get(name, [value])
+            if len(choices) > 1:  # conditional imports: each one a candidate
+                targets = sorted({t for choice in choices for t in self._imported_target(choice, name)})
+                return [(target, "ambiguous", AMBIGUOUS / len(targets)) for target, _, _ in targets]
+            return self._imported_target(value, name)
         sym = self._same_package(name)
         if sym is not None:
             return [(sym.id, "same-scope", CONFIDENCE["same-scope"])]
@@ -162,10 +304,30 @@ class FileResolver(FileScope):
         if name in self.rules.builtins:
             return [(external_id(name), "external", 1.0)]
         candidates = [s for s in self.table.top_by_name.get(name, ()) if s.family == self.family and s.kind in kinds]
-        if not candidates:
-            resolution = "unresolved" if name in self.table.names else "external"
-            return [(external_id(name), resolution, CONFIDENCE[resolution])]
-        return self._candidates(candidates, name, CONFIDENCE["heuristic"])
+        if not candidates:  # neither defined, imported nor built in: nothing says what it is
+            return [(external_id(name), "unresolved", 0.0)]
+        return self._candidates(self._nearest(candidates), name, CONFIDENCE["heuristic"])
+
+    def _nearest(self, candidates: list[Symbol]) -> list[Symbol]:
+        """Of the definitions a bare name may mean, those closest to this file in the folder tree
+        (the longest shared folder prefix): a name is more often used beside where it is defined."""
+        def shared(sym: Symbol) -> int:
+            depth = 0
+            for mine, theirs in zip(self.path.split("/")[:-1], sym.path.split("/")[:-1]):
+                if mine != theirs:
+                    break
+                depth += 1
+            return depth
+        best = max(map(shared, candidates), default=0)
+        return [s for s in candidates if shared(s) == best]
+
+    def _imported_target(self, value: Value, name: str) -> list[Target]:
+        if value.kind == "external":
+            return [(external_id(value.ref), "external", 1.0)]
+        if value.kind == "module":
+            sym = self.table.top_level(value.ref, name)  # a default export named like its binding
+            return [(sym.id, "import", CONFIDENCE["import"])] if sym else [(value.ref[0], "import", 0.6)]
+        return [(value.ref, value.resolution, CONFIDENCE[value.resolution])]
 
     def _candidates(self, candidates: list[Symbol], name: str, confidence: float, limit: int = MAX_CANDIDATES) -> list[Target]:
         if len(candidates) == 1:
@@ -209,3 +371,20 @@ class FileResolver(FileScope):
         here = posixpath.dirname(self.path)
         same_dir = [p for p in paths if posixpath.dirname(p) == here]
         return same_dir or (paths if len(paths) <= MAX_CANDIDATES else [])
+
+
+def _call_text(call: Call) -> str:
+    """What a call names, as written (a path for `d[k]()`): kept on an unresolved edge."""
+    if call.callee:
+        return call.callee
+    return f"{call.receiver}.{call.name}" if call.receiver else call.name
+
+
+def _words(name: str) -> str:
+    return name.lower().replace("_", "")
+
+
+def _names_class(spoken: str, class_name: str) -> bool:
+    """Whether a variable's name says it holds that class: `session` for Session, `adapter` for HTTPAdapter."""
+    cls = _words(class_name)
+    return len(spoken) >= 3 and (cls == spoken or cls.endswith(spoken) or spoken.endswith(cls))

@@ -29,9 +29,10 @@ Edge = tuple  # (source, target, kind, resolution, confidence, line)
 # A value an expression stands for while resolving receivers.
 @dataclass(slots=True, frozen=True)
 class Value:
-    kind: str  # module, class, instance, function, external
+    kind: str  # module, class, instance, function, external, super (the bases of class `ref`)
     ref: str | tuple[str, ...]  # symbol id, module file paths, or external dotted name
     resolution: str
+    bound: bool = False  # a method read off an instance: its first parameter is already passed
 
 
 class FileScope:
@@ -47,6 +48,7 @@ class FileScope:
         self.edges: dict[tuple[str, str, str], Edge] = {}
         self.calls = self.calls_resolved = 0
         self.locals: dict[str, Value] = {}
+        self.alternatives: dict[str, list[Value]] = {}  # name -> every value its imports bind, when they differ
         self.bindings: dict[tuple[str, str], str] = {(b.scope, b.variable): b.type_name for b in facts.bindings}
 
     def _home(self, path: str) -> FileScope | None:
@@ -62,7 +64,7 @@ class FileScope:
         return cache[path]
 
     def _add(self, source: str, target: str, kind: str, resolution: str, confidence: float, line: int) -> None:
-        if source == target:
+        if source == target and kind != "calls":  # a recursive call is an edge; a file importing itself is not
             return
         key = (source, target, kind)
         old = self.edges.get(key)
@@ -81,8 +83,10 @@ class FileScope:
     def _imports(self) -> None:
         for imp in self.facts.imports:
             files = self.table.modules.resolve(self.path, imp.module)
-            dotted = imp.module.replace("::", ".").replace("/", ".").strip(".")
+            dotted = imp.module.replace("::", ".").replace("/", ".").replace("\\", ".").strip(".")
             if imp.wildcard:
+                if not files:  # C's <stdio.h>, Go's `. "fmt"`: everything of something outside the repository
+                    self._add(self.path, external_id(dotted), "imports", "external", 1.0, imp.line)
                 for path in files:
                     self._add(self.path, path, "imports", "import", 1.0, imp.line)
                     for qualified, sym in self.table.file_defs.get(path, {}).items():
@@ -91,18 +95,19 @@ class FileScope:
                 continue
             if imp.name is None:
                 if files:
-                    value = Value("module", tuple(files), "import")
                     for path in files:
                         self._add(self.path, path, "imports", "import", 1.0, imp.line)
                 else:
-                    value = Value("external", dotted, "external")
                     self._add(self.path, external_id(dotted), "imports", "external", 1.0, imp.line)
-                for local in self.rules.module_bindings(imp.module, imp.alias):
-                    self.locals[local] = value
+                for local, spec in self.rules.module_bindings(imp.module, imp.alias):
+                    named = files if spec == imp.module else self.table.modules.resolve(self.path, spec)
+                    spec_dotted = spec.replace("::", ".").replace("/", ".").strip(".")
+                    self._bind(local, Value("module", tuple(named), "import") if named
+                               else Value("external", spec_dotted, "external"))
                 continue
             local = imp.alias or imp.name
             value = self._imported_symbol(self.path, imp.module, imp.name, files)
-            self.locals[local] = value
+            self._bind(local, value)
             if value.kind == "external":
                 self._add(self.path, external_id(value.ref), "imports", "external", 1.0, imp.line)
             elif value.kind == "module":
@@ -110,6 +115,19 @@ class FileScope:
                     self._add(self.path, path, "imports", "import", 1.0, imp.line)
             else:
                 self._add(self.path, value.ref, "imports", value.resolution, CONFIDENCE[value.resolution], imp.line)
+
+    def _bind(self, local: str, value: Value) -> None:
+        """An import binds `local`; a second import of the same name that binds something else (a
+        fallback under `try`/`except ImportError`, `if PY2:`) is an alternative, kept beside the first."""
+        known = self.locals.get(local)
+        if known is None:
+            self.locals[local] = value
+        elif known != value and value not in self.alternatives.setdefault(local, [known]):
+            self.alternatives[local].append(value)
+
+    def module_variable(self, name: str) -> set[Value]:
+        """What a module-level variable holds; value flow (flow.py) knows, names alone do not."""
+        return set()
 
     def _imported_symbol(self, importer: str, module: str, name: str, files: list[str]) -> Value:
         """What `from module import name` in `importer` binds: a definition, a re-export, a submodule, or something external."""
@@ -119,9 +137,13 @@ class FileScope:
         sub = self._submodule(importer, module, name)
         if sub:
             return Value("module", tuple(sub), "import")
+        held = {v for path in files if (home := self._home(path)) is not None for v in home.module_variable(name)}
+        if len(held) == 1 and next(iter(held)).kind in ("function", "class", "external"):
+            # a module-level variable naming something: what it holds (a re-exported builtin, an alias)
+            return next(iter(held))
         if files:
             return Value("module", tuple(files), "import")  # defined dynamically: the module is what we know
-        dotted = module.replace("::", ".").replace("/", ".").strip(".")
+        dotted = module.replace("::", ".").replace("/", ".").replace("\\", ".").strip(".")
         return Value("external", f"{dotted}.{name}" if dotted else name, "external")
 
     def _module_member(self, files: Iterable[str], name: str, depth: int = 0) -> Value | None:
@@ -143,8 +165,25 @@ class FileScope:
                 if found is None and not imp.wildcard:
                     sub = self._submodule(path, imp.module, imp.name)
                     found = Value("module", tuple(sub), "import") if sub else None
+                    if found is None and not inner:  # an external name re-exported: still the external name
+                        dotted = imp.module.replace("::", ".").replace("/", ".").strip(".")
+                        found = Value("external", f"{dotted}.{imp.name}" if dotted else imp.name, "external")
                 if found is not None:
                     return found
+        return self._reexported_module(files, name)
+
+    def _reexported_module(self, files: tuple[str, ...], name: str) -> Value | None:
+        """`import json` (or `import x.y as json`) in a module, then `from module import json` elsewhere."""
+        for path in files:
+            facts = self.table.load_facts(path)
+            for imp in facts.imports if facts else ():
+                if imp.name is not None or imp.wildcard:
+                    continue
+                for local, spec in self.rules.module_bindings(imp.module, imp.alias):
+                    if local == name:
+                        named = self.table.modules.resolve(path, spec)
+                        dotted = spec.replace("::", ".").replace("/", ".").strip(".")
+                        return Value("module", tuple(named), "import") if named else Value("external", dotted, "external")
         return None
 
     def _static_member(self, module: str, name: str, files: Iterable[str]) -> Value | None:

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 import pathspec
 
 from graphctx.index.store import reads
-from graphctx.models import NO_PARSER
-from graphctx.parse.languages import parsed_language_names, unparsed_language
+from graphctx.models import NO_PARSER  # a language whose grammar wheel is not installed on this platform
+from graphctx.parse.languages import parsed_language_names, wheel_name
 
 BINARY = "binary"
+BINARY_FORMAT = "binary format"  # an image, archive, font or compiled file, by its extension: never read
 MINIFIED = "minified"
 GENERATED = "generated"
 TOO_LARGE = "too large"
@@ -33,7 +34,8 @@ PATTERN_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (VENDORED, ("node_modules/", "vendor/", "third_party/", ".venv/", "venv/", "env/", "site-packages/")),
     (BUILD_OUTPUT, ("dist/", "build/", "target/", "out/", "__pycache__/", ".tox/", ".nox/", ".mypy_cache/")),
     (MINIFIED, ("*.min.js", "*.min.mjs", "*.bundle.js")),
-    (GENERATED, ("*_pb2.py", "*.pb.go")),
+    (GENERATED, ("*_pb2.py", "*.pb.go", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "Cargo.lock",
+                  "poetry.lock", "Pipfile.lock", "uv.lock", "composer.lock", "Gemfile.lock", "go.sum")),
 )
 DEFAULT_EXCLUDE = (*INTERNAL_PATTERNS, *(p for _, patterns in PATTERN_GROUPS for p in patterns))
 HOW_TO_INCLUDE = {
@@ -41,6 +43,7 @@ HOW_TO_INCLUDE = {
     BUILD_OUTPUT: "it is under a build or cache folder; change [index] exclude in .graphctx/config.toml to index it",
     EXCLUDED: "it matches [index] exclude or extra_exclude in .graphctx/config.toml",
     OUTSIDE: "it is a symbolic link to a file outside the repository, and graphctx serves only the repository's code",
+    BINARY_FORMAT: "its extension names a binary format (image, archive, font, compiled code); graphctx reads text only",
     BAD_NAME: "its name is not valid UTF-8; rename it to index it",
 }
 
@@ -101,17 +104,16 @@ def stored(conn: sqlite3.Connection) -> list[Skip]:
 
 def explain(conn: sqlite3.Connection, path: str) -> str | None:
     """Why `path` (repository-relative, or a suffix of one) is not in the index, when graphctx knows:
-    a language it does not parse yet, or a skip of the last run. None when it knows nothing of it."""
+    a skip of the last run (a language whose grammar is not installed here among them). None when
+    it knows nothing of it."""
     suffix = path.lstrip("./")
     rows = reads.skipped_matching(conn, suffix)
     skip = Skip(*rows[0]) if len(rows) == 1 else None
-    language = unparsed_language(path)
-    if language or (skip and skip.reason == NO_PARSER):
-        shown = skip.path if skip else path
-        names = parsed_language_names()
-        return (f"{shown} is in {language or skip.detail}, a language graphctx does not parse yet; "
-                f"it parses {', '.join(names[:-1])} and {names[-1]}")
     if skip is None:
         return None
+    if skip.reason == NO_PARSER:
+        names = parsed_language_names()
+        return (f"{skip.path} is in {skip.detail}, whose grammar ({wheel_name(skip.detail)}) is not installed on this "
+                f"platform; graphctx parses {', '.join(names[:-1])} and {names[-1]} here")
     why = HOW_TO_INCLUDE.get(skip.reason, skip.detail)
     return f"{skip.path} was not indexed: {skip.reason} ({why})"

@@ -57,6 +57,10 @@ class SymbolTable:
         self.bases: dict[str, list[str]] = {}
         self.resolvers: dict[str, Any] = {}  # path -> a FileResolver with its imports bound, made on demand
         self.external_bases: dict[str, list[str]] = {}
+        self._subclasses: dict[str, list[str]] | None = None  # base -> the classes directly below it
+        self.flow_busy: set[tuple[str, str, str]] = set()  # value-flow questions being answered (cycle guard)
+        self.flow_cuts = 0  # answers cut short by a cycle so far: those are not remembered
+        self.flow_scratch: dict[tuple[str, str, str], frozenset] = {}  # such answers, for the question under way
 
     def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
         """The resolved (class, base) pairs of the whole repository, for method lookup through bases;
@@ -70,6 +74,7 @@ class SymbolTable:
                 external[source].append(target)  # (a name the repository defines is unresolved, not external)
         self.bases = {k: sorted(set(v)) for k, v in bases.items()}
         self.external_bases = {k: sorted(set(v)) for k, v in external.items()}
+        self._subclasses = None  # derived from the bases, so made again when next asked
 
     @cached_property
     def files_by_stem(self) -> dict[str, list[str]]:
@@ -122,6 +127,26 @@ class SymbolTable:
                 if cid in self.external_bases:
                     return self.external_bases[cid][0]
         return None
+
+    def lineage(self, class_id: str) -> Iterator[list[str]]:
+        return self._lineage(class_id)
+
+    def lineage_ids(self, class_id: str) -> list[str]:
+        return [cid for level in self._lineage(class_id) for cid in level]
+
+    def subclass_ids(self, class_id: str) -> list[str]:
+        """Every repository class below `class_id` in the hierarchy."""
+        if self._subclasses is None:
+            self._subclasses = {}
+            for cls, bases in self.bases.items():
+                for base in bases:
+                    self._subclasses.setdefault(base, []).append(cls)
+        below = self._subclasses
+        out, frontier = [], [class_id]
+        while frontier:
+            frontier = [c for cid in frontier for c in below.get(cid, ()) if c not in out]
+            out += frontier
+        return out
 
     def _lineage(self, class_id: str) -> Iterator[list[str]]:
         """A class, then its repository bases, level by level."""

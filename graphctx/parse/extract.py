@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Query, QueryCursor
 
-from graphctx.parse import languages
+from graphctx.parse import flowfacts, languages
+from graphctx.parse import flows as flow
 from graphctx.parse.facts import RETURN, Base, Binding, Call, Definition, FileFacts, Import, TypeRef
 
 CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"})
@@ -24,6 +25,7 @@ COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 ATTRIBUTES = frozenset({"attribute_item"})
 _DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 _SPACE = re.compile(rb"\s+")
+_IMPORT_STATEMENT = re.compile(r"^import\s+((?:[\w`]+\s*\.\s*)*[\w`]+)")
 _WHITESPACE = b" \t\n\r\f\v"  # dropped before hashing a body: re-indenting or re-wrapping is no change
 _ERRORS = {}  # language name -> compiled query for ERROR and MISSING nodes
 MAX_SIGNATURE = 300
@@ -61,14 +63,30 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
         return scope
 
     seen_refs: set[tuple[str, str]] = set()
-    calls: dict[int, Call] = {}  # by the called name's position: one call each
+    calls: dict = {}  # by the called name's position (or the implying node's): one call each
+    words = flow.vocabulary(language)
     for _, caps in matches:
         if "call" in caps:
+            if "call.callee" in caps:  # d[k](), make()(): no name, only a path
+                node = caps["call.callee"][0]
+                found = flowfacts.paths(node, words) if words else []
+                calls[("callee", node.start_byte, node.end_byte)] = Call(_qname(scope_at(node)), "", None, node.start_point[0] + 1,
+                                              callee=found[0] if len(found) == 1 else "",
+                                              args=flowfacts.arguments(caps["call"][0], words))
+                continue
             name = caps["call.name"][0]
             receiver = caps.get("call.receiver")
             if receiver or name.start_byte not in calls:  # a pattern that sees the receiver wins
-                calls[name.start_byte] = Call(_qname(scope_at(name)), _text(name),
-                                              _receiver(receiver[0]) if receiver else None, name.start_point[0] + 1)
+                call = Call(_qname(scope_at(name)), _text(name), _receiver(receiver[0]) if receiver else None,
+                            name.start_point[0] + 1, args=flowfacts.arguments(caps["call"][0], words))
+                if call.receiver == "?" and words:
+                    found = flowfacts.paths(caps["call"][0].child_by_field_name("function"), words)
+                    call.callee = found[0] if len(found) == 1 else ""
+                if receiver and words and name.start_byte not in calls:  # ls.append(f): f is in ls
+                    flowfacts.container_adds(facts, call, receiver[0], caps["call"][0], words)
+                calls[name.start_byte] = call
+        elif words is not None and any(key.startswith("flow.") for key in caps):
+            flowfacts.add(facts, caps, scope_at, words, calls)
         elif "import" in caps:
             _add_import(facts, caps)
         elif "inherits" in caps or "implements" in caps:
@@ -174,9 +192,12 @@ def _outer(node: Node) -> Node:
 
 def _add_import(facts: FileFacts, caps: dict) -> None:
     line = caps["import"][0].start_point[0] + 1
-    module = _strip_quotes(_text(caps["import.module"][0])) if "import.module" in caps else ""
+    module = _import_path(_strip_quotes(_text(caps["import.module"][0]))) if "import.module" in caps else ""
     alias = _text(caps["import.alias"][0]) if "import.alias" in caps else None
-    if "import.wildcard" in caps:
+    if "import.path" in caps:  # a.b.C: the member C of module a.b (Kotlin, Scala, Swift)
+        module, _, name = _import_path(_text(caps["import.path"][0])).rpartition(".")
+        facts.imports.append(Import(module, name, alias, line))
+    elif "import.wildcard" in caps:
         facts.imports.append(Import(module, None, None, line, wildcard=True))
     elif "import.name" in caps:
         for node in caps["import.name"]:
@@ -185,11 +206,18 @@ def _add_import(facts: FileFacts, caps: dict) -> None:
         facts.imports.append(Import(module, None, alias, line))
 
 
+def _import_path(text: str) -> str:
+    """A module path as written; a whole import statement captured where the grammar has no node
+    for its path (Scala's `import a.b.{C, D}`) gives the dotted path it starts with (`a.b`)."""
+    statement = _IMPORT_STATEMENT.match(text)
+    return re.sub(r"\s+|\._$", "", statement.group(1)) if statement else text
+
+
 def _binding(caps: dict, scope: _Scope | None) -> Binding | None:
     if "binding.field" in caps:  # a declared field or parameter property: an attribute
         var = "self." + _text(caps["binding.field"][0])
     else:
-        var = _text(caps["binding.var"][0]).replace("this.", "self.")
+        var = _self_name(_text(caps["binding.var"][0]))
     if var.startswith("self."):  # attributes belong to the class, not the method
         while scope is not None and scope.kind not in CLASS_LIKE:
             scope = scope.parent
@@ -220,6 +248,8 @@ def _leading_comment(node: Node) -> str:
         expected_row = sibling.start_point[0]
         sibling = sibling.prev_sibling
     while sibling is not None and sibling.type in COMMENTS and sibling.end_point[0] >= expected_row - 1:
+        if sibling.start_point[0] == 0 and sibling.text.startswith(b"#!"):  # a shebang line says nothing
+            break
         lines[:0] = _text(sibling).splitlines()
         expected_row = sibling.start_point[0]
         sibling = sibling.prev_sibling
@@ -233,13 +263,18 @@ def _opening_comment(root: Node) -> str:
     for child in root.children:
         if child.type not in COMMENTS or child.start_point[0] > row + 1:
             break
+        if child.start_point[0] == 0 and child.text.startswith(b"#!"):  # a shebang line says nothing
+            row = 0
+            continue
         lines.extend(_text(child).splitlines())
         row = child.end_point[0]
     return _clean_comment(lines)
 
 
 def _clean_comment(lines: list[str]) -> str:
-    cleaned = (re.sub(r"^\s*(?:/\*\*?|\*/|\*|///?!?|#)\s?", "", line).rstrip("*/ ").rstrip() for line in lines)
+    # /** */, //, ///, #, and Lua's -- and --[[
+    cleaned = (re.sub(r"^\s*(?:/\*\*?|\*/|\*|///?!?|#|--(?:\[=*\[)?-*)\s?", "", line).rstrip("*/ ").rstrip()
+               for line in lines)
     return "\n".join(line for line in cleaned if line).strip()
 
 
@@ -249,11 +284,20 @@ def _dedent(text: str) -> str:
 
 
 def _receiver(node: Node) -> str:
-    text = _text(node).replace("::", ".").replace("this.", "self.")
+    text = _self_name(re.sub(r"\s+", "", _text(node)).replace("::", "."))
     text = "self" if text == "this" else text
     text = "super" if text == "super()" else text  # Python's super().m() is super.m() elsewhere
-    text = re.sub(r"\s+", "", text)
     return text if _DOTTED.match(text) else "?"
+
+
+def _self_name(text: str) -> str:
+    """An expression in the dotted form every language shares: `this.x`, Ruby's `@x`, PHP's
+    `$this->x` and C++'s `this->x` become `self.x`; PHP's `$a->b` becomes `a.b`."""
+    if "->" in text:
+        text = ".".join(part.lstrip("$") for part in text.split("->"))
+    if text.startswith("@"):
+        text = "self." + text.lstrip("@")
+    return "self." + text[5:] if text.startswith("this.") else text
 
 
 def _type_name(node: Node) -> str:
@@ -264,7 +308,9 @@ def _type_name(node: Node) -> str:
 
 
 def _strip_quotes(text: str) -> str:
-    return text[1:-1] if len(text) >= 2 and text[0] in "\"'`" and text[-1] == text[0] else text
+    if len(text) >= 2 and (text[0] in "\"'`" and text[-1] == text[0] or text[0] + text[-1] == "<>"):  # C's <stdio.h>
+        return text[1:-1]
+    return text
 
 
 def _text(node: Node) -> str:

@@ -1,5 +1,5 @@
-"""The per-file facts that parsing produces: definitions, calls, imports, bases, type uses and
-variable bindings, as plain slotted dataclasses that cross process boundaries cheaply and
+"""The per-file facts that parsing produces: definitions, calls, imports, bases, type uses,
+variable bindings, value flows and parameters, as plain slotted dataclasses that cross process boundaries cheaply and
 serialise to compact JSON for the store. Nothing here knows about other files."""
 
 from __future__ import annotations
@@ -24,9 +24,13 @@ class Definition:
 @dataclass(slots=True)
 class Call:
     scope: str  # qualified name of the innermost enclosing definition, "" at module level
-    name: str  # the called name: "join" in os.path.join(...)
+    name: str  # the called name: "join" in os.path.join(...); "" when the callee has none (`d[k]()`)
     receiver: str | None  # dotted text before the name ("os.path", "self", "self.repo"), or None
     line: int
+    callee: str = ""  # the callee as a flow path when a dotted name cannot say it: "d[]", "make()", "super().m"
+    args: list[str] = field(default_factory=list)  # flow paths: positional, then `name=path`; "" unknown, `*p` unpacked
+    implicit: bool = False  # a call the syntax implies (`for` calls __iter__, `with` __enter__): kept only
+    # when it reaches repository code
 
 
 @dataclass(slots=True)
@@ -51,6 +55,29 @@ class TypeRef:
     scope: str
     name: str
     line: int
+
+
+@dataclass(slots=True)
+class Flow:
+    """The value of `source` may reach `target`. Both are paths: a name, then `.attr`, `()` (the result
+    of a call) and `[]` (an element of a container) in any order: `d[]` is what the dict d holds,
+    `make()` what make returns. Targets are variables, `self.attr` (on the class, read in `scope`),
+    `name[]...` for container elements and `return` (`return[]` for what a generator yields). A
+    source `&name` is the definition itself; `@path` is a decorator's result (the definition when the
+    decorator's result is unknown)."""
+
+    scope: str  # where the source is read: the function (method) or "" for module level
+    target: str
+    source: str
+    line: int
+
+
+@dataclass(slots=True)
+class Param:
+    scope: str  # the function's qualified name
+    name: str
+    index: int
+    kind: str = ""  # "" plain, "*" for *args, "**" for **kwargs
 
 
 # The variable of a function's binding to its declared result type (a keyword: never a real variable).
@@ -79,6 +106,8 @@ class FileFacts:
     bases: list[Base] = field(default_factory=list)
     type_refs: list[TypeRef] = field(default_factory=list)
     bindings: list[Binding] = field(default_factory=list)
+    flows: list[Flow] = field(default_factory=list)
+    params: list[Param] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -111,6 +140,8 @@ _LIST_TYPES = {
     "bases": Base,
     "type_refs": TypeRef,
     "bindings": Binding,
+    "flows": Flow,
+    "params": Param,
 }
 _LISTS = tuple(_LIST_TYPES)
 _FIELD_NAMES = {t: tuple(f.name for f in fields(t)) for t in _LIST_TYPES.values()}

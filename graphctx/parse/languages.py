@@ -1,7 +1,8 @@
 """The language registry: which file extensions belong to which language, the grammar wheel
 that parses them, the query file in grammars/ that extracts facts from them, and the family whose
 rules (graphctx/index/languages/) say what the facts' names mean. Adding a language is one entry
-here, a grammar wheel, a `grammars/<name>.scm` and a rules object (see grammars/README.md)."""
+here, a grammar wheel, a `grammars/<name>.scm` and a rules object (see grammars/README.md). Every
+other text file is known at file level (parse/textfiles.py)."""
 
 from __future__ import annotations
 
@@ -30,42 +31,55 @@ LANGUAGES: tuple[LanguageSpec, ...] = (
     LanguageSpec("go", "tree_sitter_go", "language", (".go",)),
     LanguageSpec("rust", "tree_sitter_rust", "language", (".rs",)),
     LanguageSpec("java", "tree_sitter_java", "language", (".java",)),
+    LanguageSpec("c", "tree_sitter_c", "language", (".c", ".h")),
+    # C++ shares C's include rules; a .h header is read as C.
+    LanguageSpec("cpp", "tree_sitter_cpp", "language", (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".ipp"), "c"),
+    LanguageSpec("csharp", "tree_sitter_c_sharp", "language", (".cs",)),
+    LanguageSpec("ruby", "tree_sitter_ruby", "language", (".rb", ".rake", ".gemspec")),
+    LanguageSpec("php", "tree_sitter_php", "language_php", (".php",)),
+    LanguageSpec("kotlin", "tree_sitter_kotlin", "language", (".kt", ".kts")),
+    LanguageSpec("swift", "tree_sitter_swift", "language", (".swift",)),
+    LanguageSpec("scala", "tree_sitter_scala", "language", (".scala", ".sc")),
+    LanguageSpec("bash", "tree_sitter_bash", "language", (".sh", ".bash")),
+    LanguageSpec("lua", "tree_sitter_lua", "language", (".lua",)),
 )
 
 _BY_EXTENSION = {ext: spec for spec in LANGUAGES for ext in spec.extensions}
 _FAMILY = {spec.name: spec.family or spec.name for spec in LANGUAGES}
 
 
-# Programming languages graphctx has no parser for yet, by extension: their files are counted and
-# reported as skipped, never dropped in silence. Data and markup files (.json, .md, ...) are not code.
-UNPARSED: dict[str, str] = {
-    ".c": "c", ".h": "c",
-    ".cc": "c++", ".cpp": "c++", ".cxx": "c++", ".c++": "c++", ".hh": "c++", ".hpp": "c++", ".hxx": "c++",
-    ".cs": "c#", ".m": "objective-c", ".mm": "objective-c", ".swift": "swift",
-    ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".groovy": "groovy", ".clj": "clojure",
-    ".rb": "ruby", ".php": "php", ".pl": "perl", ".pm": "perl", ".lua": "lua", ".r": "r", ".jl": "julia",
-    ".dart": "dart", ".ex": "elixir", ".exs": "elixir", ".erl": "erlang", ".hs": "haskell",
-    ".ml": "ocaml", ".mli": "ocaml", ".fs": "f#", ".zig": "zig", ".nim": "nim",
-    ".vue": "vue", ".svelte": "svelte", ".sh": "shell", ".bash": "shell", ".ps1": "powershell",
-    ".sql": "sql", ".f90": "fortran", ".pas": "pascal", ".sol": "solidity",
-}
-
-
 def language_for_path(path: str) -> LanguageSpec | None:
-    """The language of a file, judged by its extension; None when graphctx does not parse it."""
+    """The language of a file, judged by its extension, when graphctx parses it here (its grammar
+    wheel is installed); None for a file known at file level only (parse/textfiles.py)."""
+    spec = grammar_language(path)
+    return spec if spec is not None and available(spec.name) else None
+
+
+def grammar_language(path: str) -> LanguageSpec | None:
+    """The registered language of a file's extension, whether or not its grammar is installed."""
     dot = path.rfind(".")
     return _BY_EXTENSION.get(path[dot:].lower()) if dot >= 0 else None
 
 
-def unparsed_language(path: str) -> str | None:
-    """The programming language of a file graphctx cannot parse yet (c, ruby, ...), else None."""
-    dot = path.rfind(".")
-    return UNPARSED.get(path[dot:].lower()) if dot >= 0 else None
+@cache
+def available(name: str) -> bool:
+    """Whether the grammar wheel of a registered language can be imported on this machine (a
+    platform without a wheel for it skips the language, whose files are then known at file level)."""
+    spec = next(s for s in LANGUAGES if s.name == name)
+    try:
+        return callable(getattr(importlib.import_module(spec.module), spec.entry, None))
+    except ImportError:
+        return False
+
+
+def wheel_name(name: str) -> str:
+    """The package that provides a language's grammar: tree_sitter_c_sharp -> tree-sitter-c-sharp."""
+    return next(s for s in LANGUAGES if s.name == name).module.replace("_", "-")
 
 
 def parsed_language_names() -> list[str]:
-    """The languages graphctx parses, for messages (TSX is TypeScript's)."""
-    return list(dict.fromkeys("typescript" if s.name == "tsx" else s.name for s in LANGUAGES))
+    """The languages graphctx parses here, for messages (TSX is TypeScript's)."""
+    return list(dict.fromkeys("typescript" if s.name == "tsx" else s.name for s in LANGUAGES if available(s.name)))
 
 
 def family(language: str) -> str:

@@ -9,16 +9,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from graphctx.index.languages.base import LanguageRules, Manifest, ModuleIndex
+from graphctx.index.languages.bash import BashRules
+from graphctx.index.languages.c import CRules
+from graphctx.index.languages.csharp import CSharpRules
 from graphctx.index.languages.go import GoRules
 from graphctx.index.languages.java import JavaRules
 from graphctx.index.languages.javascript import JavaScriptRules
+from graphctx.index.languages.kotlin import KotlinRules
+from graphctx.index.languages.lua import LuaRules
+from graphctx.index.languages.php import PhpRules
 from graphctx.index.languages.python import PythonRules
+from graphctx.index.languages.ruby import RubyRules
 from graphctx.index.languages.rust import RustRules
+from graphctx.index.languages.scala import ScalaRules
+from graphctx.index.languages.swift import SwiftRules
 from graphctx.parse.languages import LANGUAGES, family
 
 # One per family. Manifests are read in this order, so the first project name found is Python's,
 # then package.json's, Cargo.toml's and go.mod's.
-RULES: tuple[LanguageRules, ...] = (PythonRules(), JavaScriptRules(), RustRules(), GoRules(), JavaRules())
+RULES: tuple[LanguageRules, ...] = (
+    PythonRules(), JavaScriptRules(), RustRules(), GoRules(), JavaRules(), CRules(), CSharpRules(), RubyRules(), PhpRules(), KotlinRules(), SwiftRules(), ScalaRules(), BashRules(), LuaRules(),
+)
 DEFAULT_RULES = LanguageRules()  # a language without rules: nothing beyond the language-neutral defaults
 _BY_FAMILY = {rules.family: rules for rules in RULES}
 

@@ -52,6 +52,9 @@ class LanguageRules:
     # Names every file sees without an import: calls through them are external, and a repository
     # method sharing a member's name (console.log, Math.max) is not a candidate.
     builtins: ClassVar[frozenset[str]] = frozenset()
+    # Methods of the builtin containers and strings: an untyped `x.get()` is more likely one of these
+    # than a repository method of that name.
+    builtin_methods: ClassVar[frozenset[str]] = frozenset()
     module_separator: ClassVar[str] = "."  # between a module and a submodule in an import
     # Heads of a receiver expression that make it a module path (Rust `crate::a::T`, `super::T`).
     module_path_heads: ClassVar[frozenset[str]] = frozenset()
@@ -72,12 +75,13 @@ class LanguageRules:
     entry_files: ClassVar[Mapping[str, int]] = {}  # file name -> rank as an entry point (0 first)
     modules: ClassVar[type[ModuleIndex]] = ModuleIndex
 
-    def module_bindings(self, module: str, alias: str | None) -> tuple[str, ...]:
-        """The local names a whole-module import binds: its alias, else the module's last name."""
+    def module_bindings(self, module: str, alias: str | None) -> tuple[tuple[str, str], ...]:
+        """(local name, module it names) for a whole-module import: its alias, else the module's
+        last name, bound to the module."""
         if alias:
-            return (alias,)
+            return ((alias, module),)
         last = re.split(r"[/.:]+", module.rstrip("/"))[-1]
-        return (last.split(".")[0] or module,)
+        return ((last.split(".")[0] or module, module),)
 
     def submodule_spec(self, attribute: str) -> str | None:
         """The import that names a module's submodule read as an attribute (`pkg.sub`), if the family has one."""

@@ -36,6 +36,16 @@ class JavaScriptRules(LanguageRules):
         "Symbol", "Reflect", "Map", "Set", "WeakMap", "Intl", "Error", "RegExp", "URL", "Buffer",
         "process", "globalThis", "window", "document", "parseInt", "parseFloat", "setTimeout",
         "clearTimeout", "setInterval", "clearInterval", "fetch", "structuredClone",
+        "TypeError", "RangeError", "SyntaxError", "ReferenceError", "EvalError", "URIError", "AggregateError",
+        "WeakSet", "WeakRef", "BigInt", "ArrayBuffer", "DataView", "Uint8Array", "TextEncoder", "TextDecoder",
+        "AbortController", "queueMicrotask", "encodeURIComponent", "decodeURIComponent", "encodeURI",
+        "decodeURI", "isNaN", "isFinite", "require", "module", "exports",
+    })
+    builtin_methods = frozenset({
+        "push", "pop", "shift", "unshift", "slice", "splice", "map", "filter", "reduce", "forEach", "find",
+        "findIndex", "some", "every", "includes", "indexOf", "join", "concat", "sort", "reverse", "keys",
+        "values", "entries", "get", "set", "has", "delete", "clear", "add", "trim", "split", "replace",
+        "toLowerCase", "toUpperCase", "startsWith", "endsWith", "toString", "then", "catch", "finally",
     })
     module_separator = "/"
     super_calls_base = True

@@ -4,6 +4,8 @@ name, pytest's file names, `__all__` exports and the pyproject.toml manifest wit
 from __future__ import annotations
 
 import builtins
+import io
+import pathlib
 import posixpath
 import re
 import tomllib
@@ -16,6 +18,7 @@ from graphctx.index.languages.base import Files, LanguageRules, Manifest, Module
 DUNDER_ALL = re.compile(r"^__all__\s*(?::[^=\n]*)?\+?=\s*[\[(]([^\])]*)[\])]", re.M)
 DUNDER_ALL_HEAD = 65536  # bytes of a module read for its __all__ (it is near the top)
 SOURCE_FOLDERS = ("", "src/", "lib/")  # where a script's package may live, in that order
+LAYOUT_ROOTS = ("src", "lib")  # top-level folders whose contents are imported by their own names
 
 
 class PythonModules(ModuleIndex):
@@ -26,9 +29,11 @@ class PythonModules(ModuleIndex):
         super().__init__(files, own, root)
         self.by_name: dict[str, list[str]] = defaultdict(list)
         package_dirs = {posixpath.dirname(p) for p in own if posixpath.basename(p) == "__init__.py"}
+        roots = import_roots(root, {p.split("/", 1)[0] for p in own if "/" in p})
         for path in own:
-            for name in _importable_names(path, package_dirs):
-                self.by_name[name].append(path)
+            for name in _importable_names(path, package_dirs, roots):
+                if path not in self.by_name[name]:
+                    self.by_name[name].append(path)
 
     def resolve(self, importer: str, spec: str) -> list[str]:
         if not spec.startswith("."):
@@ -45,6 +50,10 @@ class PythonModules(ModuleIndex):
 class PythonRules(LanguageRules):
     family = "python"
     builtins = frozenset(dir(builtins))
+    builtin_methods = frozenset(
+        name for kind in (dict, list, str, bytes, set, tuple, int, float, io.IOBase, io.TextIOBase, io.BufferedIOBase,
+                          pathlib.Path)
+        for name in dir(kind) if not name.startswith("__"))
     super_calls_base = True
     test_file_patterns = (r"_test\.py$", r"(^|/)conftest\.py$")
     tested_file_patterns = (r"^test_(.+)\.py$", r"^(.+)_test\.py$")
@@ -55,9 +64,13 @@ class PythonRules(LanguageRules):
                    "wsgi.py": 2, "asgi.py": 2}
     modules = PythonModules
 
-    def module_bindings(self, module: str, alias: str | None) -> tuple[str, ...]:
-        # `import a.b` binds `a`, and lets `a.b.f()` name the module a.b.
-        return (alias,) if alias else (module.split(".")[0], module)
+    def module_bindings(self, module: str, alias: str | None) -> tuple[tuple[str, str], ...]:
+        # `import a.b` binds `a` to the package a (a.b is then its attribute, and `a.b.f()` names the
+        # module a.b); `import a.b as c` binds c to a.b.
+        if alias:
+            return ((alias, module),)
+        head = module.split(".")[0]
+        return ((head, head), (module, module)) if head != module else ((module, module),)
 
     def submodule_spec(self, attribute: str) -> str | None:
         return "." + attribute  # `pkg.sub` after `import pkg`: the module sub of pkg's package
@@ -99,13 +112,49 @@ class PythonRules(LanguageRules):
         return paths, attr.strip().split("[")[0].strip()
 
 
-def _importable_names(path: str, package_dirs: set[str]) -> Iterable[str]:
-    """The dotted names a Python file is importable by: from its top-level package's parent, and from the repository root."""
+def import_roots(root: Path | None, top_folders: set[str]) -> tuple[str, ...]:
+    """The folders a project's modules are imported from, by its layout: the packaging manifests'
+    package folders (pyproject.toml's setuptools `where` and `package-dir`, setup.cfg's), and a
+    top-level `src/` or `lib/`, even one that holds an `__init__.py` of its own."""
+    found = [folder for folder in LAYOUT_ROOTS if folder in top_folders]
+    if root is not None:
+        found += _manifest_roots(root)
+    return tuple(dict.fromkeys(f.strip("/").removeprefix("./") for f in found if f.strip("/. ")))
+
+
+def _manifest_roots(root: Path) -> list[str]:
+    out: list[str] = []
+    text = read_text(root / "pyproject.toml")
+    try:
+        data = tomllib.loads(text) if text else {}
+    except tomllib.TOMLDecodeError:
+        data = {}
+    setuptools = data.get("tool", {}).get("setuptools", {}) if isinstance(data.get("tool"), dict) else {}
+    if isinstance(setuptools, dict):
+        find = setuptools.get("packages", {})
+        find = find.get("find", {}) if isinstance(find, dict) else {}
+        where = find.get("where", []) if isinstance(find, dict) else []
+        out += [w for w in (where if isinstance(where, list) else [where]) if isinstance(w, str)]
+        package_dir = setuptools.get("package-dir", {})
+        if isinstance(package_dir, dict) and isinstance(package_dir.get(""), str):
+            out.append(package_dir[""])
+    config = read_text(root / "setup.cfg")
+    for match in re.finditer(r"^\s*(?:package_dir\s*=\s*\n?\s*=|where\s*=)\s*([\w./-]+)\s*$", config, re.M):
+        out.append(match.group(1))
+    return out
+
+
+def _importable_names(path: str, package_dirs: set[str], roots: Sequence[str] = ()) -> Iterable[str]:
+    """The dotted names a Python file is importable by: from its top-level package's parent, from
+    each import root it is under, and from the repository root."""
     stem = path[: -len(posixpath.splitext(path)[1])]
     if posixpath.basename(stem) == "__init__":
         stem = posixpath.dirname(stem)
     full = stem.replace("/", ".")
     names = {full} if full else set()
+    for folder in roots:
+        if stem.startswith(folder + "/"):
+            names.add(stem[len(folder) + 1:].replace("/", "."))
     directory = posixpath.dirname(path)
     root = directory
     while root and root in package_dirs:

@@ -5,15 +5,15 @@ same database: only the meta rows in CLOCK_KEYS record when it was built."""
 
 from graphctx.index.store import reads, writes
 from graphctx.index.store.schema import (
-    CLOCK_KEYS, INDEX_GITIGNORE, SCHEMA, SCHEMA_VERSION, TABLES, IndexMissing, connect, content_hash, damage,
-    diagnose, ensure_schema, generation, get_meta, index_files, index_path, is_damage, needs_new_file, remove,
+    BULK_INDEXES, CLOCK_KEYS, INDEX_GITIGNORE, SCHEMA, SCHEMA_VERSION, TABLES, IndexMissing, connect, content_hash,
+    damage, diagnose, ensure_schema, generation, get_meta, index_files, index_path, is_damage, needs_new_file, remove,
     schema_version, set_meta, usable,
 )
-from graphctx.index.store.writes import delete_files, index_bodies, insert_entities
+from graphctx.index.store.writes import delete_files, insert_entities
 
 __all__ = [
-    "CLOCK_KEYS", "INDEX_GITIGNORE", "SCHEMA", "SCHEMA_VERSION", "TABLES", "IndexMissing", "connect", "content_hash",
-    "damage", "delete_files", "diagnose", "ensure_schema", "generation", "get_meta", "index_bodies", "index_files",
+    "BULK_INDEXES", "CLOCK_KEYS", "INDEX_GITIGNORE", "SCHEMA", "SCHEMA_VERSION", "TABLES", "IndexMissing", "connect", "content_hash",
+    "damage", "delete_files", "diagnose", "ensure_schema", "generation", "get_meta", "index_files",
     "index_path", "insert_entities", "is_damage", "needs_new_file", "reads", "remove", "schema_version", "set_meta",
     "usable", "writes",
 ]

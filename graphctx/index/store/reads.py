@@ -41,14 +41,14 @@ def file_paths(conn: sqlite3.Connection) -> list[str]:
     return [p for (p,) in conn.execute("SELECT path FROM files ORDER BY path")]
 
 
-def file_facts(conn: sqlite3.Connection, path: str) -> str | None:
-    """A file's parse facts as stored (JSON), None when it is not indexed."""
-    row = conn.execute("SELECT facts FROM files WHERE path=?", (path,)).fetchone()
+def file_facts(conn: sqlite3.Connection, path: str) -> bytes | None:
+    """A file's parse facts as stored (compressed JSON, see index/parsed.py), None when it is not indexed."""
+    row = conn.execute("SELECT facts FROM file_data WHERE path=?", (path,)).fetchone()
     return row[0] if row else None
 
 
 def attribute_types(conn: sqlite3.Connection, path: str) -> str | None:
-    """The evident types of a file's attributes as stored (JSON [scope, "self.x", type, line] rows)."""
+    """What a file's attributes hold as stored (JSON [scope, "self.x", type or flow source, line] rows)."""
     row = conn.execute("SELECT attribute_types FROM files WHERE path=?", (path,)).fetchone()
     return row[0] if row else None
 
@@ -73,9 +73,56 @@ def definitions(conn: sqlite3.Connection) -> list[tuple[str, str, str, str, str,
         "SELECT id, kind, name, qualified_name, path, language FROM entities WHERE kind != 'file'").fetchall()
 
 
+def edges_outside(conn: sqlite3.Connection) -> list[tuple[str, str, str, str, float]]:
+    """(source, target, kind, resolution, confidence) of every edge to a name outside the repository
+    or a call left unresolved (an `ext:` target), in a fixed order."""
+    return conn.execute("SELECT source, target, kind, resolution, confidence FROM edges WHERE target LIKE 'ext:%'"
+                        " ORDER BY source, target, kind").fetchall()
+
+
+def inheritance_names(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """(subclass name, base name) of every inherits and implements edge between repository entities."""
+    return conn.execute(
+        "SELECT s.name, t.name FROM edge_keys e JOIN entities s ON s.rowid = e.source"
+        " JOIN entities t ON e.target > 0 AND t.rowid = e.target"
+        " WHERE e.kind IN (SELECT code FROM edge_kinds WHERE name IN ('inherits', 'implements'))").fetchall()
+
+
 def inheritance_edges(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
-    """(source, target, origin) of every inherits and implements edge."""
-    return conn.execute("SELECT source, target, origin FROM edges WHERE kind IN ('inherits', 'implements')").fetchall()
+    """(source, target, origin) of every inherits and implements edge, by id."""
+    return conn.execute(
+        "SELECT s.id, coalesce(t.id, x.id), s.path FROM edge_keys e JOIN entities s ON s.rowid = e.source"
+        " LEFT JOIN entities t ON e.target > 0 AND t.rowid = e.target"
+        " LEFT JOIN externals x ON e.target < 0 AND x.rowid = -e.target"
+        " WHERE e.kind IN (SELECT code FROM edge_kinds WHERE name IN ('inherits', 'implements'))").fetchall()
+
+
+def entity_keys(conn: sqlite3.Connection, paths: Sequence[str] | None = None) -> dict[str, int]:
+    """id -> rowid of every entity, or of those in `paths`."""
+    if paths is None:
+        return dict(conn.execute("SELECT id, rowid FROM entities"))
+    out: dict[str, int] = {}
+    for chunk in _chunks(list(paths)):
+        out.update(conn.execute(f"SELECT id, rowid FROM entities WHERE path IN ({_in(chunk)})", chunk))
+    return out
+
+
+def external_keys(conn: sqlite3.Connection) -> dict[str, int]:
+    """`ext:` id -> rowid of every name outside the repository that an edge points at."""
+    return dict(conn.execute("SELECT id, rowid FROM externals"))
+
+
+def graph_arrays(conn: sqlite3.Connection) -> tuple[list[int], list[tuple]]:
+    """(every entity rowid, every edge between entities as (source, target, kind, resolution,
+    confidence) codes): what a graph snapshot is built from when there is none to start from."""
+    return ([r for (r,) in conn.execute("SELECT rowid FROM entities")],
+            conn.execute("SELECT source, target, kind, resolution, confidence FROM edge_keys WHERE target > 0").fetchall())
+
+
+def snapshot_blob(conn: sqlite3.Connection) -> tuple[int, bytes] | None:
+    """(generation, packed graph snapshot) as stored, None when there is none."""
+    row = conn.execute("SELECT generation, data FROM graph_snapshot").fetchone()
+    return (row[0], row[1]) if row else None
 
 
 def run_counts(conn: sqlite3.Connection) -> tuple[int, int, int, int, int, int]:
@@ -84,27 +131,30 @@ def run_counts(conn: sqlite3.Connection) -> tuple[int, int, int, int, int, int]:
         "SELECT count(*), coalesce(sum(error_count), 0), coalesce(sum(calls), 0), coalesce(sum(calls_resolved), 0)"
         " FROM files").fetchone()
     entities = conn.execute("SELECT count(*) FROM entities").fetchone()[0]
-    edges = conn.execute("SELECT count(*) FROM edges").fetchone()[0]
+    edges = conn.execute("SELECT count(*) FROM edge_keys").fetchone()[0]
     return files, entities, edges, errors, calls, resolved
 
 
 # ---- the graph
 
-def graph_snapshot(conn: sqlite3.Connection) -> tuple[int, list[tuple], list[tuple], list[tuple]]:
-    """(generation, entity rows in NODE_COLUMNS, internal edges (source, target, kind, resolution,
-    confidence), file rows (path, language, size, mtime_ns, hash, lines, is_test)), read in one
-    transaction so that they agree on a generation. Edges to external names stay in the store."""
+def graph_snapshot(conn: sqlite3.Connection) -> tuple[int, list[tuple], bytes | None, list[tuple], list[tuple]]:
+    """(generation, entity rows (rowid, *NODE_COLUMNS) in rowid order, the packed graph snapshot of
+    that generation (None when there is none), edge rows between entities (source, target, kind,
+    resolution, confidence codes; read only when there is no snapshot), file rows (path, language,
+    size, mtime_ns, hash, lines, is_test)), read in one transaction so that they agree on a
+    generation. Edges to external names stay in the store."""
     conn.execute("BEGIN")
     try:
         current = generation(conn)
-        entities = conn.execute(f"SELECT {', '.join(NODE_COLUMNS)} FROM entities").fetchall()
-        edges = conn.execute(
-            "SELECT source, target, kind, resolution, confidence FROM edges WHERE target NOT LIKE 'ext:%'"
-        ).fetchall()
+        entities = conn.execute(f"SELECT rowid, {', '.join(NODE_COLUMNS)} FROM entities ORDER BY rowid").fetchall()
+        stored = conn.execute("SELECT generation, data FROM graph_snapshot").fetchone()
+        blob = stored[1] if stored and stored[0] == current else None
+        edges = [] if blob is not None else conn.execute(
+            "SELECT source, target, kind, resolution, confidence FROM edge_keys WHERE target > 0").fetchall()
         files = conn.execute("SELECT path, language, size, mtime_ns, hash, lines, is_test FROM files").fetchall()
     finally:
         conn.execute("COMMIT")
-    return current, entities, edges, files
+    return current, entities, blob, edges, files
 
 
 def entity_details(conn: sqlite3.Connection, entity_id: str) -> tuple[str, str]:
@@ -136,8 +186,9 @@ def index_counts(conn: sqlite3.Connection) -> dict:
         "files_with_errors": conn.execute("SELECT count(*) FROM files WHERE error_count > 0").fetchone()[0],
         "languages": grouped("SELECT language, count(*) FROM files GROUP BY language"),
         "entity_kinds": grouped("SELECT kind, count(*) FROM entities GROUP BY kind"),
-        "edge_kinds": grouped("SELECT kind, count(*) FROM edges GROUP BY kind"),
-        "resolutions": grouped("SELECT resolution, count(*) FROM edges WHERE kind='calls' GROUP BY resolution"),
+        "edge_kinds": grouped("SELECT k.name, count(*) FROM edge_keys e JOIN edge_kinds k ON k.code = e.kind GROUP BY e.kind"),
+        "resolutions": grouped("SELECT r.name, count(*) FROM edge_keys e JOIN resolutions r ON r.code = e.resolution"
+                               " WHERE e.kind = (SELECT code FROM edge_kinds WHERE name = 'calls') GROUP BY e.resolution"),
     }
 
 
@@ -145,19 +196,38 @@ def warnings(conn: sqlite3.Connection) -> list[tuple[str, str]]:
     return conn.execute("SELECT path, message FROM warnings ORDER BY path").fetchall()
 
 
+def _edge_key(conn: sqlite3.Connection, entity_id: str) -> int | None:
+    """The integer an edge row names an entity by: its rowid, minus the rowid of an external name."""
+    row = conn.execute("SELECT rowid FROM entities WHERE id=?", (entity_id,)).fetchone()
+    if row is None:
+        row = conn.execute("SELECT -rowid FROM externals WHERE id=?", (entity_id,)).fetchone()
+    return row[0] if row else None
+
+
+# The edge rows by id and name (the schema's view `edges`, spelled out), for a WHERE on e.source or e.target.
+_EDGES_NAMED = (
+    "SELECT s.id, coalesce(t.id, x.id), k.name, r.name, e.confidence, e.line FROM edge_keys e"
+    " JOIN entities s ON s.rowid = e.source LEFT JOIN entities t ON e.target > 0 AND t.rowid = e.target"
+    " LEFT JOIN externals x ON e.target < 0 AND x.rowid = -e.target"
+    " JOIN edge_kinds k ON k.code = e.kind JOIN resolutions r ON r.code = e.resolution"
+)
+
+
 def edges_of(conn: sqlite3.Connection, entity_id: str) -> tuple[list[dict], list[dict]]:
     """(outgoing, incoming) edges of an entity as dicts of EDGE_COLUMNS, external ones included."""
-    columns = ", ".join(EDGE_COLUMNS)
     as_dict = lambda rows: [dict(zip(EDGE_COLUMNS, row)) for row in rows]  # noqa: E731
-    return (as_dict(conn.execute(f"SELECT {columns} FROM edges WHERE source=? ORDER BY kind, target", (entity_id,))),
-            as_dict(conn.execute(f"SELECT {columns} FROM edges WHERE target=? ORDER BY kind, source", (entity_id,))))
+    key = _edge_key(conn, entity_id)
+    if key is None:
+        return [], []
+    return (as_dict(sorted(conn.execute(f"{_EDGES_NAMED} WHERE e.source = ?", (key,)), key=lambda r: (r[2], r[1] or ""))),
+            as_dict(sorted(conn.execute(f"{_EDGES_NAMED} WHERE e.target = ?", (key,)), key=lambda r: (r[2], r[0]))))
 
 
 def size_counts(conn: sqlite3.Connection) -> tuple[int, int, int, dict[str, int]]:
     """(files, entities other than files, edges, files by language): the session packet's figures."""
     count = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
     return (count("SELECT count(*) FROM files"), count("SELECT count(*) FROM entities WHERE kind != 'file'"),
-            count("SELECT count(*) FROM edges"),
+            count("SELECT count(*) FROM edge_keys"),
             dict(conn.execute("SELECT language, count(*) FROM files GROUP BY language").fetchall()))
 
 
@@ -190,8 +260,12 @@ def edges_to_names(conn: sqlite3.Connection, kinds: Sequence[str], exact: str, l
 
 def edges_into(conn: sqlite3.Connection, target: str, kinds: Sequence[str]) -> list[tuple[str, int]]:
     """(source, line) of the edges of `kinds` into `target`."""
-    return conn.execute(f"SELECT source, line FROM edges WHERE target=? AND kind IN ({_in(kinds)})",
-                        (target, *kinds)).fetchall()
+    key = _edge_key(conn, target)
+    if key is None:
+        return []
+    return conn.execute(
+        f"SELECT s.id, e.line FROM edge_keys e JOIN entities s ON s.rowid = e.source WHERE e.target = ?"
+        f" AND e.kind IN (SELECT code FROM edge_kinds WHERE name IN ({_in(kinds)}))", (key, *kinds)).fetchall()
 
 
 def paths_naming(conn: sqlite3.Connection, name: str) -> set[str]:

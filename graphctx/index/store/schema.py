@@ -14,17 +14,26 @@ import sqlite3
 from pathlib import Path
 
 from graphctx.layout import index_path  # noqa: F401 - re-exported for the index's callers
+from graphctx.models import EDGE_KINDS, RESOLUTIONS
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 5  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files;
-# 5: a file's package and attribute types in their own columns
+SCHEMA_VERSION = 7  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files;
+# 5: a file's package and attribute types in their own columns; 6: integer edge rows, a contentless full-text
+# index, compressed facts, the graph snapshot; 7: value flows in the facts
 # The meta rows that say when a run happened: the only part of an index two builds of one tree do not share.
 CLOCK_KEYS = ("indexed_at", "scanned_ns")
 SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26  # the primary result codes of a damaged file and of a file that is not SQLite
 # The index folder is committed (records live there later); the database is not.
 INDEX_GITIGNORE = "index.db\nindex.db-*\nprivate/\n"
 
+# Edges are integer rows (edge_keys; the view `edges` names them): source and target are entity rowids, a negative target the rowid of a name
+# outside the repository (`externals`); kind and resolution are positions in the vocabularies of
+# models.py (the `edge_kinds` and `resolutions` tables name them for SQL); an edge was made by the file
+# of its source. The full-text index keeps no copy of the text it indexes (content=''): an entity's
+# words, signature and doc are its row's, and its body is kept once, compressed, in `file_data.bodies`,
+# which is what removing the entity from the index takes. `graph_snapshot` holds the graph of the
+# generation in `meta` as integer arrays (graph/snapshot.py), written in the same transaction.
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE files (
@@ -32,33 +41,51 @@ CREATE TABLE files (
     hash TEXT NOT NULL, lines INTEGER NOT NULL, error_count INTEGER NOT NULL, is_test INTEGER NOT NULL,
     calls INTEGER NOT NULL DEFAULT 0, calls_resolved INTEGER NOT NULL DEFAULT 0,  -- call sites, externals excluded
     package TEXT,  -- the package declaration (Go, Java), NULL when none: module naming reads it without the facts
-    attribute_types TEXT NOT NULL DEFAULT '[]',  -- JSON [scope, "self.x", type, line] rows: attributes' evident types
-    facts TEXT NOT NULL
+    attribute_types TEXT NOT NULL DEFAULT '[]'  -- JSON [scope, "self.x", type, line] rows: attributes' evident types
 ) WITHOUT ROWID;
+CREATE TABLE file_data (  -- apart from files, so that a run's stat of every file reads small rows
+    path TEXT NOT NULL, facts BLOB NOT NULL, bodies BLOB NOT NULL  -- zlib-compressed JSON
+);
+CREATE UNIQUE INDEX file_data_path ON file_data(path);
 CREATE TABLE entities (
-    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, name TEXT NOT NULL,
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL,
     qualified_name TEXT NOT NULL, language TEXT NOT NULL, path TEXT NOT NULL,
     start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, signature TEXT NOT NULL, doc TEXT NOT NULL,
     sig_hash TEXT NOT NULL, body_hash TEXT NOT NULL, parent TEXT
 );
+CREATE UNIQUE INDEX entities_id ON entities(id);
 CREATE INDEX entities_path ON entities(path);
 CREATE INDEX entities_name ON entities(name);
 CREATE INDEX entities_body_hash ON entities(body_hash);
-CREATE TABLE edges (
-    source TEXT NOT NULL, target TEXT NOT NULL, kind TEXT NOT NULL, resolution TEXT NOT NULL,
-    confidence REAL NOT NULL, line INTEGER NOT NULL, origin TEXT NOT NULL
+CREATE TABLE externals (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL);
+CREATE UNIQUE INDEX externals_id ON externals(id);
+CREATE TABLE edge_keys (
+    source INTEGER NOT NULL, target INTEGER NOT NULL, kind INTEGER NOT NULL, resolution INTEGER NOT NULL,
+    confidence REAL NOT NULL, line INTEGER NOT NULL
 );
-CREATE INDEX edges_source ON edges(source);
-CREATE INDEX edges_target ON edges(target);
-CREATE INDEX edges_origin ON edges(origin);
+CREATE INDEX edge_keys_source ON edge_keys(source);
+CREATE INDEX edge_keys_target ON edge_keys(target);
+CREATE TABLE edge_kinds (code INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE resolutions (code INTEGER PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE file_refs (name TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (name, path)) WITHOUT ROWID;
 CREATE INDEX file_refs_path ON file_refs(path);
 CREATE TABLE warnings (path TEXT NOT NULL, message TEXT NOT NULL);
 CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL, detail TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE graph_snapshot (generation INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE VIRTUAL TABLE entities_fts USING fts5(
-    words, signature, doc, body, tokenize = 'unicode61 remove_diacritics 2'
+    words, signature, doc, body, content = '', tokenize = 'unicode61 remove_diacritics 2'
 );
+CREATE VIEW edges AS  -- the edges by id and name, as people and tests read them (slow to filter by target)
+    SELECT s.id AS source, coalesce(t.id, x.id) AS target, k.name AS kind, r.name AS resolution,
+           e.confidence AS confidence, e.line AS line, s.path AS origin
+    FROM edge_keys e JOIN entities s ON s.rowid = e.source
+    LEFT JOIN entities t ON e.target > 0 AND t.rowid = e.target
+    LEFT JOIN externals x ON e.target < 0 AND x.rowid = -e.target
+    JOIN edge_kinds k ON k.code = e.kind JOIN resolutions r ON r.code = e.resolution;
 """
+# What a full build creates after loading the rows: one sort per index instead of a B-tree kept in order row by row.
+BULK_INDEXES = ("entities_id", "entities_path", "entities_name", "entities_body_hash", "edge_keys_source",
+                "edge_keys_target", "file_refs_path", "externals_id")
 
 
 def content_hash(data: bytes) -> str:
@@ -173,6 +200,8 @@ def ensure_schema(conn: sqlite3.Connection) -> bool:
     when the index starts empty. The caller says why (see `diagnose`)."""
     if diagnose(conn) is None:
         return False
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
+        conn.execute(f'DROP VIEW IF EXISTS "{name}"')
     # Virtual tables first: dropping one drops its shadow tables, and a shadow left alone goes after.
     for (name,) in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
@@ -183,6 +212,8 @@ def ensure_schema(conn: sqlite3.Connection) -> bool:
     for statement in SCHEMA.split(";"):
         if statement.strip():
             conn.execute(statement)
+    conn.executemany("INSERT INTO edge_kinds(code, name) VALUES (?, ?)", enumerate(EDGE_KINDS))
+    conn.executemany("INSERT INTO resolutions(code, name) VALUES (?, ?)", enumerate(RESOLUTIONS))
     set_meta(conn, schema_version=SCHEMA_VERSION, generation=0)
     return True
 

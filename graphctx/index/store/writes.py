@@ -4,15 +4,17 @@ what to write; this module is the only one that knows how."""
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections.abc import Iterable
 
-from graphctx.models import CLASS_KINDS
-from graphctx.text import camel_pieces, words
+from graphctx.index.fulltext import fts_row, unpack_bodies
+
+# An entity row's columns, in the order index/parsed.py makes them.
+ENTITY_COLUMNS = ("id", "kind", "name", "qualified_name", "language", "path", "start_line", "end_line", "signature", "doc",
+                  "sig_hash", "body_hash", "parent")
 
 # Emptied by a full rebuild, file by file by an incremental one (skips and meta are replaced whole).
-FILE_TABLES = ("entities_fts", "entities", "edges", "file_refs", "warnings", "files")
+FILE_TABLES = ("entities", "edge_keys", "externals", "file_refs", "warnings", "files", "file_data", "graph_snapshot")
 
 
 def begin_run(conn: sqlite3.Connection) -> None:
@@ -35,19 +37,30 @@ def rollback(conn: sqlite3.Connection) -> None:
 
 def clear_files(conn: sqlite3.Connection) -> None:
     """Empty every per-file table: a full rebuild starts from nothing, faster than file by file."""
+    conn.execute("INSERT INTO entities_fts(entities_fts) VALUES ('delete-all')")
     for table in FILE_TABLES:
         conn.execute(f"DELETE FROM {table}")
 
 
 def delete_files(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
-    """Drop files with their entities, full-text rows, edges they produced and their reference names."""
+    """Drop files with their entities, full-text rows, edges they produced and their reference names.
+    The full-text index keeps no text: each row is removed with the text it was indexed with, the
+    entity's words, signature and doc, and the body stored with the file."""
     rows = [(p,) for p in paths]
-    conn.executemany("DELETE FROM entities_fts WHERE rowid IN (SELECT rowid FROM entities WHERE path=?)", rows)
+    for (path,) in rows:
+        stored = conn.execute("SELECT bodies FROM file_data WHERE path=?", (path,)).fetchone()
+        bodies = unpack_bodies(stored[0]) if stored else {}
+        entities = conn.execute(f"SELECT rowid, {', '.join(ENTITY_COLUMNS)} FROM entities WHERE path=?", (path,))
+        conn.executemany(
+            "INSERT INTO entities_fts(entities_fts, rowid, words, signature, doc, body) VALUES ('delete', ?, ?, ?, ?, ?)",
+            [(row[0], *fts_row(row[1:], bodies.get(row[1], ""))) for row in entities.fetchall()],
+        )
+    conn.executemany("DELETE FROM edge_keys WHERE source IN (SELECT rowid FROM entities WHERE path=?)", rows)
     conn.executemany("DELETE FROM entities WHERE path=?", rows)
-    conn.executemany("DELETE FROM edges WHERE origin=?", rows)
     conn.executemany("DELETE FROM file_refs WHERE path=?", rows)
     conn.executemany("DELETE FROM warnings WHERE path=?", rows)
     conn.executemany("DELETE FROM files WHERE path=?", rows)
+    conn.executemany("DELETE FROM file_data WHERE path=?", rows)
 
 
 def update_file_stat(conn: sqlite3.Connection, path: str, size: int, mtime_ns: int) -> None:
@@ -57,55 +70,26 @@ def update_file_stat(conn: sqlite3.Connection, path: str, size: int, mtime_ns: i
 
 def insert_file(conn: sqlite3.Connection, *, path: str, language: str, size: int, mtime_ns: int, hash: str,
                 lines: int, error_count: int, is_test: bool, package: str | None, attribute_types: str,
-                facts: str) -> None:
-    """One parsed file; `attribute_types` and `facts` are JSON."""
+                facts: bytes, bodies: bytes) -> None:
+    """One parsed file; `attribute_types` is JSON, `facts` and `bodies` compressed JSON (index/parsed.py)."""
     conn.execute(
-        "INSERT INTO files(path, language, size, mtime_ns, hash, lines, error_count, is_test, package, attribute_types,"
-        " facts) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-        (path, language, size, mtime_ns, hash, lines, error_count, int(is_test), package, attribute_types, facts),
+        "INSERT INTO files(path, language, size, mtime_ns, hash, lines, error_count, is_test, package, attribute_types)"
+        " VALUES (?,?,?,?,?,?,?,?,?,?)",
+        (path, language, size, mtime_ns, hash, lines, error_count, int(is_test), package, attribute_types),
     )
+    conn.execute("INSERT INTO file_data(path, facts, bodies) VALUES (?, ?, ?)", (path, facts, bodies))
 
 
-def insert_entities(conn: sqlite3.Connection, rows: list[tuple]) -> None:
-    """Rows are (id, kind, name, qualified_name, language, path, start, end, signature, doc, sig_hash, body_hash, parent)."""
+def insert_entities(conn: sqlite3.Connection, rowids: list[int], rows: list[tuple], texts: list[tuple]) -> None:
+    """Rows are ENTITY_COLUMNS, written under `rowids`, with their full-text rows (words, signature, doc, body)."""
     conn.executemany(
-        "INSERT INTO entities(id, kind, name, qualified_name, language, path, start_line, end_line,"
-        " signature, doc, sig_hash, body_hash, parent) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        rows,
+        f"INSERT INTO entities(rowid, {', '.join(ENTITY_COLUMNS)}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [(rowid, *row) for rowid, row in zip(rowids, rows)],
     )
     conn.executemany(
-        "INSERT INTO entities_fts(rowid, words, signature, doc, body)"
-        " SELECT rowid, ?, signature, doc, '' FROM entities WHERE id=?",
-        [(words(row[3], row[5]), row[0]) for row in rows],
+        "INSERT INTO entities_fts(rowid, words, signature, doc, body) VALUES (?, ?, ?, ?, ?)",
+        [(rowid, *text) for rowid, text in zip(rowids, texts)],
     )
-
-
-_CAMEL = re.compile(r"\b[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b")
-
-
-def index_bodies(conn: sqlite3.Connection, path: str, text: str) -> None:
-    """Fill the full-text `body` column of a file's entities with their source text, so free text
-    (an issue, a task) matches the words used inside a function and not only its name and doc.
-    A class gets its own lines (header, doc, attributes), not its members' bodies; the FTS tokenizer
-    splits snake_case, and CamelCase names are added split into their words."""
-    lines = text.splitlines()
-    entities = conn.execute(
-        "SELECT rowid, id, kind, start_line, end_line, parent FROM entities WHERE path=? AND kind != 'file'", (path,)
-    ).fetchall()
-    members: dict[str, list[tuple[int, int]]] = {}
-    for _, _, _, start, end, parent in entities:
-        if parent:
-            members.setdefault(parent, []).append((start, end))
-    updates = []
-    for rowid, entity_id, kind, start, end, _ in entities:
-        own = range(start, end + 1)
-        if kind in CLASS_KINDS and entity_id in members:
-            skip = {line for a, b in members[entity_id] for line in range(a, b + 1)}
-            own = [line for line in own if line not in skip]
-        body = "\n".join(lines[i - 1] for i in own if 0 < i <= len(lines))
-        camel = " ".join(p for name in dict.fromkeys(_CAMEL.findall(body)) for p in camel_pieces(name))
-        updates.append((f"{body}\n{camel}" if camel else body, rowid))
-    conn.executemany("UPDATE entities_fts SET body=? WHERE rowid=?", updates)
 
 
 def insert_file_refs(conn: sqlite3.Connection, path: str, names: Iterable[str]) -> None:
@@ -114,29 +98,33 @@ def insert_file_refs(conn: sqlite3.Connection, path: str, names: Iterable[str]) 
 
 
 def delete_edges_from(conn: sqlite3.Connection, origins: Iterable[str]) -> None:
-    """Drop the edges these files produced, before they are resolved again."""
-    conn.executemany("DELETE FROM edges WHERE origin=?", [(p,) for p in origins])
+    """Drop the edges these files produced (an edge's source is in the file that made it), before
+    they are resolved again."""
+    conn.executemany("DELETE FROM edge_keys WHERE source IN (SELECT rowid FROM entities WHERE path=?)", [(p,) for p in origins])
 
 
-def insert_edges(conn: sqlite3.Connection, origin: str, edges: Iterable[tuple]) -> None:
-    """Edges are (source, target, kind, resolution, confidence, line), all produced by `origin`."""
-    conn.executemany(
-        "INSERT INTO edges(source, target, kind, resolution, confidence, line, origin) VALUES (?,?,?,?,?,?,?)",
-        [(*edge, origin) for edge in edges],
-    )
+def insert_externals(conn: sqlite3.Connection, rows: Iterable[tuple[int, str]]) -> None:
+    """(rowid, `ext:` id) of names outside the repository that edges point at."""
+    conn.executemany("INSERT INTO externals(rowid, id) VALUES (?, ?)", rows)
+
+
+def insert_edges(conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
+    """Rows are (source rowid, target rowid or minus an external's, kind code, resolution code, confidence, line)."""
+    conn.executemany("INSERT INTO edge_keys(source, target, kind, resolution, confidence, line) VALUES (?,?,?,?,?,?)", rows)
 
 
 def set_call_counts(conn: sqlite3.Connection, path: str, calls: int, resolved: int) -> None:
     conn.execute("UPDATE files SET calls=?, calls_resolved=? WHERE path=?", (calls, resolved, path))
 
 
-def drop_edge_indexes(conn: sqlite3.Connection) -> list[str]:
-    """Drop the indexes on edges and return the statements that build them again: writing every edge
-    and then building each index once is much cheaper than keeping it up to date row by row (the DDL
-    is part of the run's transaction like everything else)."""
+def drop_indexes(conn: sqlite3.Connection, names: Iterable[str]) -> list[str]:
+    """Drop these indexes and return the statements that build them again: a bulk load writes every
+    row first and then builds each index once, a sort, instead of keeping a B-tree in order row by
+    row (the DDL is part of the run's transaction like everything else)."""
+    names = list(names)
     deferred = conn.execute(
-        "SELECT name, sql FROM sqlite_master WHERE type='index' AND tbl_name='edges' AND sql IS NOT NULL"
-    ).fetchall()
+        f"SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL AND name IN ({','.join('?' * len(names))})"
+        " ORDER BY name", names).fetchall()
     for name, _ in deferred:
         conn.execute(f'DROP INDEX "{name}"')
     return [sql for _, sql in deferred]
@@ -145,6 +133,12 @@ def drop_edge_indexes(conn: sqlite3.Connection) -> list[str]:
 def create_indexes(conn: sqlite3.Connection, statements: Iterable[str]) -> None:
     for sql in statements:
         conn.execute(sql)
+
+
+def write_snapshot(conn: sqlite3.Connection, generation: int, blob: bytes) -> None:
+    """The graph snapshot of `generation`, replacing the previous one in the same transaction."""
+    conn.execute("DELETE FROM graph_snapshot")
+    conn.execute("INSERT INTO graph_snapshot(generation, data) VALUES (?, ?)", (generation, blob))
 
 
 def replace_warnings(conn: sqlite3.Connection, warnings: Iterable[tuple[str, str]], kept: set[str]) -> None:

@@ -1,0 +1,87 @@
+"""networkx over a graph snapshot, filled lazily: a MultiDiGraph whose node and adjacency dicts are
+made per entity on first use, from the snapshot's arrays and the entity rows. Loading a graph then
+costs the arrays and the rows, not a dict per edge: an answer touches a few hundred entities of
+hundreds of thousands. networkx stays the graph's API (views, traversal, export all work), and
+whatever reads every node or edge (an export, a whole-graph walk) fills the dicts as it goes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+
+import networkx as nx
+
+from graphctx.graph.snapshot import Snapshot
+from graphctx.models import EDGE_KINDS, RESOLUTIONS
+
+
+class LazyNodes(Mapping):
+    """Entity id -> attribute dict, each made from its row on first access and kept (callers may add
+    to it, as CodeGraph.entity adds the signature and doc). A row's values for `columns` start at
+    `skip` (rows as read, with leading keys)."""
+
+    def __init__(self, ids: Sequence[str], index: Mapping[str, int], rows: Sequence[tuple], columns: Sequence[str],
+                 skip: int = 0):
+        self._ids, self._index, self._rows, self._columns, self._skip = ids, index, rows, columns, skip
+        self._made: dict[str, dict] = {}
+
+    def __getitem__(self, node: str) -> dict:
+        made = self._made.get(node)
+        if made is None:
+            made = self._made[node] = dict(zip(self._columns, self._rows[self._index[node]][self._skip:]))
+        return made
+
+    def __contains__(self, node: object) -> bool:
+        return node in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+class LazyAdjacency(Mapping):
+    """Entity id -> {neighbour id: {edge kind: {kind, resolution, confidence}}}, one direction of
+    the snapshot's edges, each entity's dict made on first access."""
+
+    def __init__(self, snapshot: Snapshot, ids: Sequence[str], index: Mapping[str, int], *, forward: bool):
+        self._snapshot, self._ids, self._index, self._forward = snapshot, ids, index, forward
+        self._made: dict[str, dict] = {}
+
+    def __getitem__(self, node: str) -> dict:
+        made = self._made.get(node)
+        if made is None:
+            made = self._made[node] = self._neighbours(self._index[node])
+        return made
+
+    def _neighbours(self, i: int) -> dict:
+        s = self._snapshot
+        edges = s.out_edges(i) if self._forward else s.in_edges(i)
+        others = (s.targets if self._forward else s.sources)[edges].tolist()
+        kinds, resolutions, confidence = s.kinds[edges].tolist(), s.resolutions[edges].tolist(), s.confidence[edges].tolist()
+        out: dict[str, dict] = {}
+        for other, kind, resolution, sure in zip(others, kinds, resolutions, confidence):
+            name = EDGE_KINDS[kind]
+            out.setdefault(self._ids[other], {})[name] = {
+                "kind": name, "resolution": RESOLUTIONS[resolution], "confidence": sure}
+        return out
+
+    def __contains__(self, node: object) -> bool:
+        return node in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+def lazy_multidigraph(snapshot: Snapshot, ids: Sequence[str], index: Mapping[str, int], rows: Sequence[tuple],
+                      columns: Sequence[str], skip: int = 0) -> nx.MultiDiGraph:
+    """A MultiDiGraph (edge key = edge kind) over the snapshot; node i is ids[i] with the attributes
+    zip(columns, rows[i][skip:]). Read-only by convention: nothing in graphctx changes a loaded graph."""
+    graph = nx.MultiDiGraph()
+    graph._node = LazyNodes(ids, index, rows, columns, skip)
+    graph._succ = graph._adj = LazyAdjacency(snapshot, ids, index, forward=True)
+    graph._pred = LazyAdjacency(snapshot, ids, index, forward=False)
+    return graph

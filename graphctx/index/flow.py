@@ -1,0 +1,362 @@
+"""What each variable, parameter, attribute, container element and function result of one file
+can hold: the union of every value its flows (see `facts.Flow`) bring there, whatever the order of
+the statements, following calls into the functions they reach in this file or another. Call sites
+of this file give a function's parameters their values; a function's returns give a call its
+result; attributes set on a class or any of its bases give an instance its attributes. The
+resolver asks this for callees that are local names or paths a dotted name cannot say."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from graphctx.index.scope import SELF, FileScope, Value
+from graphctx.index.symbols import CLASS_KINDS
+from graphctx.parse.facts import RETURN, Call, FileFacts
+from graphctx.index.flowpaths import (
+    KEYS, SUBSCRIPTS, argument_for, callee_path, definition_value, order, same_element, unslice,
+)
+from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL
+
+
+DECORATED = "@"
+FORWARDERS = frozenset({"functools.partial", "functools.partialmethod"})  # calling the result calls the first argument
+MAX_FLOW_DEPTH = 60  # questions open at once (the recursion's depth)
+MAX_PATH_STEPS = 8  # calls and subscripts in one path
+MAX_KEY_CHOICES = 16  # subscript suffixes tried for one read through variable keys
+MAX_SITE_ROUNDS = 3  # call-site index rebuilds: each lets one more level of passed-on functions through
+SUPER = "super"
+Values = frozenset  # of Value
+
+
+class FlowScope(FileScope):
+    """One file's value flows on top of its names."""
+
+    def __init__(self, facts: FileFacts, table):
+        super().__init__(facts, table)
+        # (scope, target) -> [(source, the scope the source is read in)]; `self.x` targets live on the class
+        self.flow_sources: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+        self.flow_lines: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for flow in facts.flows:
+            owner, target = flow.scope, flow.target
+            head, _, rest = target.partition(".")
+            if rest and head in SELF:
+                cls = self._enclosing_class(flow.scope)
+                if cls is None or cls.path != self.path:
+                    continue
+                owner, target = cls.qualified_name, "self." + rest
+            self.flow_sources[(owner, target)].append((flow.source, flow.scope))
+            self.flow_lines[(owner, target)].append(flow.line)
+        # scope -> the variables its flows assign (`d` for `d[] <- f` too)
+        self.variables: dict[str, set[str]] = defaultdict(set)
+        # (scope, target) -> the subscripts stored into it: "['a'][]" for `d['a'][] <- f`
+        self.subscripts: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for owner, target in self.flow_sources:
+            base = target.split("[", 1)[0]
+            if "." not in target:
+                self.variables[owner].add(base)
+            if base != target:
+                self.subscripts[(owner, base)].add(target[len(base):])
+        self.params: dict[str, dict[str, tuple[int, str]]] = defaultdict(dict)
+        for param in facts.params:
+            self.params[param.scope][param.name] = (param.index, param.kind)
+        self._memo: dict[tuple[str, str], Values] = {}
+        self._sites: dict[str, list[tuple[Call, int]]] | None = None
+        self._building: dict[str, list[tuple[Call, int]]] | None = None
+
+    # ---- names local to a function (or module-level variables)
+    def local_level(self, name: str, scope: str) -> str | None:
+        """The scope whose flows or parameters bind `name` as seen from `scope`, or None when the name
+        is not a variable there (a definition or an import decides it). Class bodies are not visible
+        from their methods."""
+        level = scope
+        while True:
+            is_class = level != scope and self._is_class(level)
+            if not is_class:
+                if name in self.variables.get(level, ()) or name in self.params.get(level, ()):
+                    return level
+                if level and f"{level}.{name}" in self.defs:
+                    return None  # a nested definition shadows anything further out
+            if not level:
+                return None
+            level = level.rpartition(".")[0]
+
+    def _is_class(self, qualified: str) -> bool:
+        sym = self.defs.get(qualified)
+        return sym is not None and sym.kind in CLASS_KINDS
+
+    # ---- values of a path
+    def values(self, path: str, scope: str) -> Values:
+        key = (path, scope)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        guard = (self.path, path, scope)
+        table = self.table
+        found = table.flow_scratch.get(guard)
+        if found is not None:
+            return found
+        busy = table.flow_busy
+        # A cycle (what is known so far is the answer), or a path that grows as it is followed
+        # (`x = x[0]`, `parts = parts[1:]`): cut there.
+        if guard in busy or len(busy) >= MAX_FLOW_DEPTH or path.count("[") + path.count("(") > MAX_PATH_STEPS:
+            table.flow_cuts += 1
+            return frozenset()
+        busy.add(guard)
+        cuts = table.flow_cuts
+        try:
+            found = frozenset(self._values(path, scope))
+        finally:
+            busy.discard(guard)
+        if table.flow_cuts == cuts:
+            self._memo[key] = found
+        else:  # cut short by a cycle: it may differ with the entry point, so it lasts this question only
+            table.flow_scratch[guard] = found
+        if not busy:
+            table.flow_scratch.clear()
+        return found
+
+    def _values(self, path: str, scope: str) -> set[Value]:
+        if not path:
+            return set()
+        if path.startswith(LITERAL):
+            return {Value("literal", path[1:], "exact")}
+        if path.startswith(FORWARDED):  # partial(f, ...) calls f when called
+            callee, _, argument = path[1:].partition("|")
+            forwards = any(v.kind == "external" and v.ref in FORWARDERS for v in self.values(callee, scope))
+            return self.values(argument, scope) if forwards else set()
+        if "[:" in path:  # a slice: its element k is the container's element k + start
+            path = unslice(path)
+        if path.startswith(DEFINITION):
+            sym = self.defs.get(path[1:])
+            return {definition_value(sym)} if sym is not None else set()
+        subscripts = SUBSCRIPTS.search(path)
+        if subscripts:
+            return self._elements(path[:subscripts.start()], subscripts.group(), scope)
+        if path.endswith(CALLED):
+            callee = path[:-2]
+            if callee == SUPER:
+                cls = self._enclosing_class(scope)
+                return {Value("super", cls.id, "exact")} if cls is not None else set()
+            return {v for value in self.values(callee, scope) for v in self._result(value)}
+        base, _, attr = path.rpartition(".")
+        if base:
+            return {v for value in self.values(base, scope) for v in self.attribute_values(value, attr)}
+        return self._name(path, scope)
+
+    def _name(self, name: str, scope: str) -> set[Value]:
+        if name in SELF:  # a method's first parameter: the instance (or class) of its class
+            cls = self._enclosing_class(scope)
+            if cls is not None:
+                return {Value("instance", cls.id, "exact")}
+        level = self.local_level(name, scope)
+        if level is not None:
+            return self._target_values(level, name, "")
+        if name in self.alternatives and self._lexical(name, scope) is None:  # every import that binds it
+            return set(self.alternatives[name])
+        value = self._value(name, scope)
+        return {value} if value is not None else set()
+
+    def _target_values(self, level: str, target: str, suffix: str) -> set[Value]:
+        """What flows into `target` + `suffix` in scope `level` of this file: its own flows, the
+        elements of what it aliases, its arguments when it is a parameter, its declared type."""
+        out: set[Value] = set()
+        stored = [target + s for s in self.subscripts.get((level, target), ()) if same_element(s, suffix)] if suffix else [target]
+        for source, read_scope in (pair for name in stored for pair in self._latest(level, name)):
+            if source.startswith(DECORATED):
+                out |= self._decorated(source[1:], read_scope, level, target)
+            elif source == target:  # str = str: the name as it was before, an import or a builtin
+                value = self._value(source, read_scope)
+                out |= {value} if value is not None else set()
+            else:
+                out |= self.values(source, read_scope)
+        if suffix:
+            for source, read_scope in self.flow_sources.get((level, target), ()):
+                if not source.startswith((DECORATED, DEFINITION)):
+                    out |= self.values(source + suffix, read_scope)
+        if target in self.params.get(level, ()):
+            out |= self._argument_values(level, target, suffix)
+        if not suffix and target != RETURN and (level, target) in self.bindings:  # an annotation: x: Foo
+            typed = self._value(target, level)
+            if typed is not None:
+                out.add(typed)
+        return out
+
+    def _latest(self, level: str, target: str) -> list[tuple[str, str]]:
+        """The stores into `target`; into an element of literal keys (`d['a']`), only the last
+        statement's of those made in the scope itself: straight-line code replaces that entry."""
+        found = self.flow_sources.get((level, target), ())
+        if not found or "[" not in target or "[]" in target:
+            return found
+        own = [line for (_, read_scope), line in zip(found, self.flow_lines[(level, target)]) if read_scope == level]
+        last = max(own, default=None)
+        return [pair for pair, line in zip(found, self.flow_lines[(level, target)]) if pair[1] != level or line == last]
+
+    def _decorated(self, decorator: str, scope: str, level: str, name: str) -> set[Value]:
+        """A decorated definition's name holds what its decorator returns when that is known in the
+        repository; else (an external decorator, a result we cannot see) the definition itself."""
+        found = {v for v in self.values(decorator, scope) if v.kind != "external"}
+        if found:
+            return found
+        sym = self.defs.get(f"{level}.{name}" if level else name)
+        return {definition_value(sym)} if sym is not None else set()
+
+    def _elements(self, base: str, suffix: str, scope: str) -> set[Value]:
+        """What the container `base` holds (`suffix` is one `[]` per level)."""
+        if base.endswith(CALLED):
+            out: set[Value] = set()
+            for value in self.values(base[:-2], scope):
+                if value.kind == "function":
+                    home, sym = self._home_of(value.ref)
+                    if home is not None:
+                        out |= home._target_values(sym.qualified_name, RETURN, suffix)
+            return out
+        head, _, attr = base.rpartition(".")
+        if head:
+            return {v for value in self.values(head, scope) for v in self._attribute_flows(value, attr, suffix)}
+        level = self.local_level(base, scope)
+        if level is None:
+            return set()
+        out: set[Value] = set()
+        for keys in self._key_choices(suffix, scope):
+            out |= self._target_values(level, base, keys)
+        return out
+
+    def _key_choices(self, suffix: str, scope: str) -> list[str]:
+        """A subscript suffix with its variable keys (`[$k]`) replaced by the constants the variable
+        holds: one suffix per combination, or any key (`[]`) where a variable holds something else."""
+        choices = [""]
+        for found in KEYS.findall(suffix):
+            options = [found]
+            if found.startswith("$"):
+                held = self.values(found[1:], scope)
+                literal = sorted(v.ref for v in held if v.kind == "literal")
+                options = literal if literal and len(literal) == len(held) else [""]
+            choices = [c + f"[{o}]" for c in choices for o in options][:MAX_KEY_CHOICES]
+        return choices
+
+    def module_variable(self, name: str) -> set[Value]:
+        """What a module-level variable of this file holds (`str = str`, `urlparse = parse.urlparse`)."""
+        return self._target_values("", name, "") if name in self.variables.get("", ()) else set()
+
+    # ---- calls and attributes
+    def _result(self, value: Value) -> set[Value]:
+        if value.kind == "function":
+            return self.returns(value.ref)
+        if value.kind == "class":
+            return {Value("instance", value.ref, "inferred")}
+        if value.kind == "external":  # (what an external call returns is named after it; a partial is no value we know)
+            return set() if value.ref in FORWARDERS else {value}
+        return set()
+
+    def returns(self, function_id: str) -> set[Value]:
+        """What a repository function returns: its `return` flows, read in its own file, and its declared type."""
+        home, sym = self._home_of(function_id)
+        out: set[Value] = set()
+        if home is not None:
+            out |= home._target_values(sym.qualified_name, RETURN, "")
+        declared = self._returned(function_id)
+        if declared is not None:
+            out.add(Value("instance", declared.ref, "inferred") if declared.kind == "class" else declared)
+        return out
+
+    def attribute_values(self, value: Value, attr: str) -> set[Value]:
+        if value.kind == "external":  # (a protocol method of an external value names nothing useful)
+            dunder = attr.startswith("__") and attr.endswith("__")
+            return set() if dunder else {Value("external", f"{value.ref}.{attr}", "external")}
+        if value.kind == "super":
+            out = set()
+            for base in self.table.bases.get(value.ref, ()):
+                found = self.table.find_member(base, attr)
+                if found is not None:
+                    out.add(Value(definition_value(found[0]).kind, found[0].id, "inferred", True))
+                    break
+            return out
+        if value.kind in ("class", "instance"):
+            return self._attribute_flows(value, attr, "")
+        if value.kind == "module":
+            found = self._attribute(value, attr)
+            if found is not None:
+                return {found}
+            return {v for path in value.ref if (home := self._home(path)) is not None
+                    for v in home._target_values("", attr, "")}
+        return set()
+
+    def _attribute_flows(self, value: Value, attr: str, suffix: str) -> set[Value]:
+        """An attribute of a class or its instance: what any class of its lineage assigns to it
+        (`self.attr = ...` in a method, `attr = ...` in the class body), else the member it defines."""
+        if value.kind == "module":
+            return {v for path in value.ref if (home := self._home(path)) is not None
+                    for v in home._target_values("", attr, suffix)}
+        if value.kind not in ("class", "instance"):
+            return set()
+        out: set[Value] = set()
+        for level in self.table.lineage(value.ref):
+            for class_id in level:
+                home, sym = self._home_of(class_id)
+                if home is None:
+                    continue
+                out |= home._target_values(sym.qualified_name, "self." + attr, suffix)
+                out |= home._target_values(sym.qualified_name, attr, suffix)
+        if suffix:
+            return out
+        if not any(v.kind == "function" for v in out):
+            member = self.table.find_member(value.ref, attr)
+            if member is not None:
+                out.add(Value(definition_value(member[0]).kind, member[0].id, "inferred", value.kind == "instance"))
+        typed = self._attribute(value, attr)  # a declared attribute type (x: Foo in the class)
+        if typed is not None and typed.kind == "instance":
+            out.add(typed)
+        return out
+
+    def _home_of(self, entity_id: str):
+        sym = self.table.by_id.get(entity_id)
+        home = self._home(sym.path) if sym is not None else None
+        return home, sym
+
+    # ---- parameters: what this file's call sites pass
+    def _argument_values(self, function: str, param: str, suffix: str) -> set[Value]:
+        index, kind = self.params[function][param]
+        sym = self.defs.get(function)
+        if kind or sym is None:
+            return set()
+        out: set[Value] = set()
+        for call, offset in self.call_sites().get(sym.id, ()):
+            source = argument_for(call.args, param, index - offset)
+            if source:
+                out |= self.values(source + suffix, call.scope)
+        return out
+
+    def call_sites(self) -> dict[str, list[tuple[Call, int]]]:
+        """Function id -> the calls of this file that may reach it, with the number of leading
+        parameters the call does not pass (1 for a bound method or a constructor's self). A callee
+        may itself be a parameter, so the index is built again until it stops growing."""
+        if self._sites is not None:
+            return self._sites
+        if self._building is not None:  # asked while building: this round's index (rounds repeat until it holds)
+            return self._building
+        sites: dict[str, list[tuple[Call, int]]] = {}
+        for _ in range(MAX_SITE_ROUNDS):
+            self._building = sites
+            found = self._index_sites()
+            if found == sites:
+                break
+            sites = found
+            self._memo.clear()
+        self._building = None
+        self._sites = sites
+        return sites
+
+    def _index_sites(self) -> dict[str, list[tuple[Call, int]]]:
+        sites: dict[str, list[tuple[Call, int]]] = defaultdict(list)
+        for call in self.facts.calls:
+            if not call.args:
+                continue
+            path = callee_path(call)
+            for value in sorted(self.values(path, call.scope), key=order) if path else ():
+                if value.kind == "function":
+                    sites[value.ref].append((call, 1 if value.bound else 0))
+                elif value.kind == "class":
+                    init = self.table.find_member(value.ref, "__init__")
+                    if init is not None:
+                        sites[init[0].id].append((call, 1))
+        return dict(sites)

@@ -1,0 +1,69 @@
+"""The flow-path notation (see `facts.Flow`) as the resolver reads it: a call's callee as a path,
+the argument a call passes for a parameter, slices and subscript keys, and the value a definition
+itself is. Plain functions of plain data."""
+
+from __future__ import annotations
+
+import re
+
+from graphctx.index.scope import Value
+from graphctx.models import CLASS_KINDS
+from graphctx.parse.facts import Call
+
+SLICED = re.compile(r"\[:(\d*)\](?:\[([^\[\]]*)\])?")  # a slice `[:start]`, maybe subscripted after
+SUBSCRIPTS = re.compile(r"(?:\[[^\[\]]*\])+$")  # the trailing `[k]`/`[]` of a path
+KEYS = re.compile(r"\[([^\[\]]*)\]")
+
+
+def callee_path(call: Call) -> str:
+    """The callee of a call as a flow path ("" when not even a path says it)."""
+    if call.callee:
+        return call.callee
+    if call.receiver is None:
+        return call.name
+    if call.receiver == "?":
+        return ""
+    return f"{call.receiver}.{call.name}" if call.name else ""
+
+
+def argument_for(args: list[str], param: str, position: int) -> str:
+    """The path a call passes for parameter `param` at `position` ("" when it passes none we can name)."""
+    positional = []
+    for arg in args:
+        name, eq, value = arg.partition("=")
+        if eq and name == param:
+            return value
+        if not eq:
+            if arg.startswith("*"):
+                break  # an unpacked sequence: later positions are unknown
+            positional.append(arg)
+    return positional[position] if 0 <= position < len(positional) else ""
+
+
+def unslice(path: str) -> str:
+    """`ls[:1][0]` -> `ls[1]`; a slice by an unknown start, or one not subscripted, -> any element or the list."""
+    def shift(match: re.Match) -> str:
+        start, index = match.group(1), match.group(2)
+        if index is None:
+            return ""
+        if start and index.isdigit():
+            return f"[{int(start) + int(index)}]"
+        return "[]"
+    return SLICED.sub(shift, path)
+
+
+def same_element(stored: str, asked: str) -> bool:
+    """Whether a store into subscripts `stored` may be what a read of `asked` finds: as deep, and at
+    each level the same literal key or a key not known on either side."""
+    stored_keys, asked_keys = KEYS.findall(stored), KEYS.findall(asked)
+    return len(stored_keys) == len(asked_keys) and all(
+        not s or not a or s == a or s.startswith("$") or a.startswith("$") for s, a in zip(stored_keys, asked_keys))
+
+
+def order(value: Value) -> tuple:
+    return (value.kind, str(value.ref), value.bound)
+
+
+def definition_value(sym) -> Value:
+    kind = "class" if sym.kind in CLASS_KINDS else "function" if sym.kind in ("function", "method") else "constant"
+    return Value(kind, sym.id, "exact")

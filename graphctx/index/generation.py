@@ -1,0 +1,261 @@
+"""The write phase of an index run: one new generation of the index from the files that changed.
+
+A full build writes each parsed file as it arrives from the parser processes (while they parse the
+next ones), into tables whose indexes are built once at the end. An incremental run first works out
+which names the edit changed (its delta), rewrites the changed files and resolves again the files
+whose edges can differ. Resolution runs against a symbol table kept from the previous run in this
+process, or built once from the rows; its uses pass runs in forked workers when there are many files
+(resolution.py). Edges are written as integer rows (rows.py), and the graph snapshot of the new
+generation (graph/snapshot.py) is derived from the previous one and written in the same
+transaction, so that the rows and the snapshot can never disagree."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+from graphctx.graph.snapshot import Snapshot, SnapshotError
+from graphctx.index import resolution, store
+from graphctx.index.dependencies import attribute_owners, defined_names, names_of, subclass_names
+from graphctx.index.languages import RULES, package_languages
+from graphctx.index.modules import ModuleMap
+from graphctx.index.naming import file_stem, is_test_file, tested_stem
+from graphctx.index.parsing import ParsedFile, unpack_facts
+from graphctx.index.rows import RowKeys
+from graphctx.index.store import reads, writes
+from graphctx.parse.facts import FileFacts
+
+PACKAGE_MARKERS = frozenset().union(*(rules.package_markers for rules in RULES))
+WITH_PACKAGE = frozenset(package_languages())  # the languages whose module maps read package declarations
+# The meta rows with the largest rowids ever given: a key is never given again, so no edge left
+# pointing at a removed entity can come to point at another.
+LAST_KEYS = ("last_entity_rowid", "last_external_rowid")
+Report = Callable[[str, int, int], None]
+
+
+class Generation:
+    """What one index run writes: `add` each parsed file, then `finish` with the deleted ones."""
+
+    def __init__(self, conn: sqlite3.Connection, root: Path, *, everything: bool, workers: int, report: Report,
+                 keeper: resolution.TableKeeper | None = None):
+        self.conn, self.root, self.everything, self.workers, self.report = conn, root, everything, workers, report
+        self.db_path = store.index_path(root)
+        self.before = store.generation(conn)
+        self.changed: dict[str, ParsedFile] = {}  # incremental: held until the delta is known
+        self.facts: dict[str, FileFacts | None] = {}  # this run's facts, and the old ones it read
+        self.files: dict[str, tuple[str, str | None]] = {}  # path -> (language, package), the files written
+        self.symbols: dict[str, list[tuple]] = {}  # path -> its new symbol rows
+        self.new_rowids: list[int] = []
+        self.deferred: list[str] = []
+        self.entry = None if everything or keeper is None else keeper.take(self.db_path, self.before)
+        if everything:
+            self.keys = RowKeys({}, {}, 0, 0)
+            self.deferred = writes.drop_indexes(conn, store.BULK_INDEXES)
+
+    # ---- writing files
+
+    def add(self, item: ParsedFile) -> None:
+        """A parsed file whose content changed: written now in a full build, else once `finish` has
+        read what the file held before."""
+        self.facts[item.path] = item.facts
+        if self.everything:
+            self._write(item, {})
+        else:
+            self.changed[item.path] = item
+
+    def _write(self, item: ParsedFile, previous: dict[str, int]) -> None:
+        facts = item.facts
+        writes.insert_file(self.conn, path=item.path, language=facts.language, size=item.size, mtime_ns=item.mtime_ns,
+                           hash=item.hash, lines=facts.lines, error_count=facts.error_count,
+                           is_test=is_test_file(item.path), package=facts.package,
+                           attribute_types=_attribute_types(facts), facts=item.packed_facts, bodies=item.packed_bodies)
+        rowids = self.keys.assign([row[0] for row in item.entities], previous)
+        writes.insert_entities(self.conn, rowids, item.entities, item.texts)
+        writes.insert_file_refs(self.conn, item.path, item.references)
+        self.new_rowids += rowids
+        self.files[item.path] = (facts.language, facts.package if facts.language in WITH_PACKAGE else None)
+        self.symbols[item.path] = [(r[0], r[1], r[2], r[3], r[5], r[4]) for r in item.entities if r[1] != "file"]
+
+    @property
+    def parsed(self) -> int:
+        return len(self.facts)
+
+    # ---- the new generation
+
+    def finish(self, deleted: list[str]) -> resolution.KeptTable:
+        """Write what is left (the changed files of an incremental run), resolve the files whose edges
+        can differ, write their edges and the graph snapshot of the new generation; the symbol table
+        of the new generation, to be kept once the run commits."""
+        conn = self.conn
+        previous: dict[str, int] = {}
+        if self.everything:  # (each file was written as it came: the phase is over)
+            self.report("writing", len(self.files), len(self.files))
+            targets = sorted(self.files)
+            removed_rowids: list[int] = []
+        else:
+            last = [int(store.get_meta(conn, key, "0")) for key in LAST_KEYS]
+            kept = self.entry
+            self.keys = RowKeys(kept.entity_keys, kept.external_keys, *last) if kept is not None else RowKeys(
+                reads.entity_keys(conn), reads.external_keys(conn), *last)  # (a no-op run reads none of this)
+            # A class whose bases or members changed changes what every class below it inherits.
+            delta = subclass_names(self._delta(deleted), reads.inheritance_names(conn))
+            previous = reads.entity_keys(conn, [*deleted, *self.changed])
+            removed_rowids = list(previous.values())
+            writes.delete_files(conn, [*deleted, *self.changed])
+            for done, item in enumerate(self.changed.values()):
+                if done % 64 == 0:
+                    self.report("writing", done, len(self.changed))
+                self._write(item, previous)
+            self.keys.forget(set(previous) - {row[0] for item in self.changed.values() for row in item.entities})
+            dependents = reads.paths_referring_to(conn, self._through_attributes(delta))
+            targets = sorted(set(self.changed) | (dependents - set(deleted)))
+            writes.delete_edges_from(conn, targets)
+        for path in deleted:
+            self.facts[path] = None  # (a forked worker reads the committed index, where it still is)
+
+        entry = self._symbol_table(deleted)
+        snapshot_rows: list[tuple] = []
+        for done in resolution.resolve(entry, targets, self._load, workers=self.workers, worker_load=self._worker_load,
+                                       progress=lambda done, total: self.report("resolving", done, total)):
+            rows = list(self.keys.edge_rows(done.edges))
+            writes.insert_edges(conn, rows)
+            writes.set_call_counts(conn, done.path, done.calls, done.calls_resolved)
+            snapshot_rows += [row for row in rows if row[1] > 0]
+        writes.insert_externals(conn, self.keys.take_new_externals())
+        self.report("writing", 0, 0)
+        writes.create_indexes(conn, self.deferred)
+
+        generation = self.before + 1
+        snapshot = self._snapshot(removed_rowids, targets, snapshot_rows)
+        writes.write_snapshot(conn, generation, snapshot.pack())
+        store.set_meta(conn, generation=generation, last_entity_rowid=self.keys.last_entity,
+                       last_external_rowid=self.keys.last_external)
+        entry.entity_keys, entry.external_keys = self.keys.entities, self.keys.externals
+        return entry
+
+    def _symbol_table(self, deleted: list[str]) -> resolution.KeptTable:
+        """The table of the new generation: the kept one with the edited files' symbols replaced, or
+        one built from every definition (the written rows included) when none was kept."""
+        entry = self.entry
+        if entry is None:
+            files = self.files if self.everything else {
+                p: (lang, pkg if lang in WITH_PACKAGE else None) for p, (lang, pkg) in reads.file_packages(self.conn).items()}
+            symbols = [row for path in sorted(self.symbols) for row in self.symbols[path]] if self.everything else \
+                reads.definitions(self.conn)
+            entry = resolution.KeptTable((0, 0), self.before, resolution.new_table(symbols, ModuleMap(files, self.root),
+                                                                                   self._load))
+            entry.files = dict(files)
+            if not self.everything:  # the pairs of the files not resolved again (the others' edges are gone)
+                entry.bases = resolution.base_pairs_by_origin(reads.inheritance_edges(self.conn))
+            return entry
+        moved = bool(deleted) or any(path not in entry.files or entry.files[path] != self.files[path] for path in self.files)
+        for path in deleted:
+            entry.files.pop(path, None)
+        entry.files.update(self.files)
+        modules = ModuleMap(dict(entry.files), self.root) if moved else None
+        resolution.update_table(entry.table, [*deleted, *self.changed],
+                                [row for path in self.changed for row in self.symbols[path]], modules, self._load)
+        return entry
+
+    def _snapshot(self, removed_rowids: list[int], targets: list[str], rows: list[tuple]) -> Snapshot:
+        """The graph of the new generation: the previous snapshot without what this run rewrote, with
+        what it wrote; built from every row when there is no previous one to start from."""
+        if not self.everything:
+            stored = reads.snapshot_blob(self.conn)
+            if stored is not None and stored[0] == self.before:
+                try:
+                    previous = Snapshot.unpack(stored[1])
+                except SnapshotError:
+                    previous = None
+                if previous is not None:
+                    resolved_again = reads.entity_keys(self.conn, targets).values()
+                    return previous.replace(removed_rowids, self.new_rowids, [*resolved_again, *removed_rowids], rows)
+            nodes, rows = reads.graph_arrays(self.conn)
+            return Snapshot.from_rows(nodes, rows)
+        return Snapshot.from_rows(self.new_rowids, rows)
+
+    # ---- facts
+
+    def _load(self, path: str) -> FileFacts | None:
+        if path not in self.facts:
+            self.facts[path] = self._stored_facts(path)
+        return self.facts[path]
+
+    def _stored_facts(self, path: str) -> FileFacts | None:
+        packed = reads.file_facts(self.conn, path)
+        return unpack_facts(packed) if packed is not None else None
+
+    def _worker_load(self) -> Callable[[str], FileFacts | None]:
+        """A forked worker's loader: this run's facts, else the committed index through its own connection."""
+        own = store.connect(self.db_path, readonly=True)
+        facts = self.facts
+
+        def load(path: str) -> FileFacts | None:
+            if path not in facts:
+                packed = reads.file_facts(own, path)
+                facts[path] = unpack_facts(packed) if packed is not None else None
+            return facts[path]
+        return load
+
+    # ---- what an edit changes
+
+    def _delta(self, deleted: list[str]) -> set[str]:
+        """The names whose meaning the edit may change: what the changed and deleted files defined
+        before and define now, the module names of files added or removed, and of every module below
+        a package marker that came or went."""
+        old = {p: self._stored_facts(p) for p in [*deleted, *self.changed]}
+        delta: set[str] = set()
+        for path, before in old.items():
+            item = self.changed.get(path)
+            old_keys = defined_names(before) if before else set()
+            new_keys = set(item.defines) if item else set()
+            delta |= names_of(old_keys ^ new_keys)
+            if before and item and before.package != item.facts.package:  # its definitions moved to another package
+                delta |= names_of(k for k in old_keys | new_keys if k[0] == "def")
+        added_or_removed = [p for p in self.changed if old.get(p) is None] + deleted
+        for path in added_or_removed:
+            delta |= module_names(path)
+        packages = {posixpath.dirname(p) + "/" for p in added_or_removed if posixpath.basename(p) in PACKAGE_MARKERS} - {"/"}
+        if packages:
+            for path in set(reads.file_paths(self.conn)) | set(self.changed):
+                if path.startswith(tuple(packages)):
+                    delta |= module_names(path)
+        return delta
+
+    def _through_attributes(self, delta: set[str]) -> set[str]:
+        """Delta grown by the classes whose attribute types may have changed meaning: `self.tool = Widget()`
+        in class Engine makes `e.tool.run()` elsewhere depend on Widget through Engine, so a change to
+        Widget adds Engine (and, through chains of attributes, whatever holds an Engine)."""
+        delta = set(delta)
+        frontier = set(delta)
+        while frontier:
+            found: set[str] = set()
+            for path in reads.paths_referring_to(self.conn, frontier):
+                rows = json.loads(reads.attribute_types(self.conn, path) or "[]")
+                found |= attribute_owners(frontier, [(scope, variable, value) for scope, variable, value, _line in rows])
+            frontier = found - delta
+            delta |= frontier
+        return delta
+
+
+def module_names(path: str) -> set[str]:
+    """Names under which other files can refer to a file as a module or a tested file."""
+    stem = path.rsplit(".", 1)[0]
+    names = {p for p in stem.replace("\\", "/").replace(".", "/").split("/") if p}
+    names.add(file_stem(path))
+    tested = tested_stem(path)
+    if tested:
+        names.add(tested)
+    return names
+
+
+def _attribute_types(facts: FileFacts) -> str:
+    """What `self.x` attributes hold, as JSON rows: the bindings (`self.x = Widget()`, `self.x: Widget`)
+    and the value flows into them (`self.x = make()`, `self.x = self.handle`), what
+    _through_attributes follows across files."""
+    rows = [[b.scope, b.variable, b.type_name, b.line] for b in facts.bindings if b.variable.startswith("self.")]
+    rows += [[f.scope, f.target, f.source, f.line] for f in facts.flows if f.target.startswith("self.")]
+    return json.dumps(rows, separators=(",", ":"))

@@ -1,0 +1,250 @@
+"""The resolution phase of an index run, off the main process where it pays, against a symbol table
+built once and kept between runs.
+
+The structure pass (contains, imports, bases) runs here for every target file: uses cannot be
+resolved before the whole class hierarchy is known. The uses pass (calls, type uses, tests) is most
+of the work; for many files it runs in worker processes forked from this one once the table and the
+structure are ready, so they inherit both (copy-on-write, nothing pickled) and send back only edge
+rows. Fork is the one start method that shares the table for free: where it is missing (or with few
+files, where starting processes costs more than it saves) the pass runs here.
+
+The symbol table is kept between runs in one process (a server's watcher, a benchmark) by a
+TableKeeper: an edit replaces the symbols of the files it touched instead of reading every entity
+again, and the class hierarchy keeps each file's base pairs, so no run scans every edge for them."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from graphctx.index import workers as worker_pool
+from graphctx.index.modules import ModuleMap
+from graphctx.index.naming import entity_id
+from graphctx.index.resolve import FileResolver
+from graphctx.index.scope import Edge
+from graphctx.index.symbols import CLASS_KINDS, Symbol, SymbolTable
+from graphctx.parse.facts import FileFacts
+from graphctx.parse.languages import family
+
+FORK_THRESHOLD = 64  # below this many files, forking workers costs more than it saves
+CHUNK = 16  # files per task: small enough to balance, large enough to amortise the round trip
+# (id, kind, name, qualified_name, path, language): what the table knows of an entity
+SymbolRow = tuple[str, str, str, str, str, str]
+Pair = tuple[str, str]  # (class, base)
+
+
+@dataclass(slots=True)
+class Resolved:
+    path: str
+    edges: list[Edge]
+    calls: int
+    calls_resolved: int
+
+
+@dataclass
+class KeptTable:
+    """A symbol table as of one committed index generation, with the (class, base) pairs found in
+    each file: what the next run starts from when nothing else wrote the index meanwhile."""
+
+    identity: tuple[int, int]  # the index file it belongs to (device, inode)
+    generation: int
+    table: SymbolTable
+    bases: dict[str, list[Pair]] = field(default_factory=dict)  # by the file they were found in
+    files: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # what the module map was made of
+    entity_keys: dict[str, int] = field(default_factory=dict)  # id -> rowid (rows.RowKeys)
+    external_keys: dict[str, int] = field(default_factory=dict)
+
+
+class TableKeeper:
+    """The symbol table of one index's last committed generation, kept for the next run in the same
+    process; owned by whoever indexes a repository again and again (a Project, for its server's
+    watcher). A run takes it (and changes it) and puts it back only once it has committed."""
+
+    def __init__(self) -> None:
+        self._entry: KeptTable | None = None
+        self._lock = threading.Lock()
+
+    def take(self, db_path: Path, generation: int) -> KeptTable | None:
+        """The table kept for this index file at exactly this generation (no other process wrote it
+        since), or None."""
+        with self._lock:
+            entry, self._entry = self._entry, None
+        if entry is None or entry.generation != generation or entry.identity != _identity(db_path):
+            return None
+        return entry
+
+    def put(self, db_path: Path, generation: int, entry: KeptTable) -> None:
+        """Keep a table as of the generation just committed."""
+        entry.generation, entry.identity = generation, _identity(db_path)
+        entry.table.resolvers.clear()  # bound to the run's facts
+        entry.table.load_facts = _no_facts  # the run's connection is closed: the next run sets its own
+        with self._lock:
+            self._entry = entry
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entry = None
+
+
+def _no_facts(path: str) -> None:
+    raise RuntimeError("a kept symbol table reads facts only during a run")
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return st.st_dev, st.st_ino
+
+
+def new_table(symbols: Iterable[SymbolRow], modules: ModuleMap, load: Callable[[str], FileFacts | None]) -> SymbolTable:
+    return SymbolTable(symbols, modules, load)
+
+
+def update_table(table: SymbolTable, removed_paths: Iterable[str], added: Iterable[SymbolRow],
+                 modules: ModuleMap | None, load: Callable[[str], FileFacts | None]) -> None:
+    """Replace the symbols of `removed_paths` (deleted or rewritten files) by `added`, as a table built
+    from scratch would hold them, and take this run's module map and facts loader."""
+    gone = set(removed_paths)
+    old = [sym for path in gone for sym in table.file_defs.get(path, {}).values()]
+    for path in gone:
+        table.file_defs.pop(path, None)
+    for sym in old:
+        table.by_id.pop(sym.id, None)
+    if gone:
+        for by_name in (table.top_by_name, table.methods_by_name):
+            for name in {sym.name for sym in old}:
+                syms = by_name.get(name)
+                if syms and any(s.path in gone for s in syms):
+                    kept_syms = [s for s in syms if s.path not in gone]
+                    if kept_syms:
+                        by_name[name] = kept_syms
+                    else:
+                        del by_name[name]
+    new = []
+    for id_, kind, name, qualified, path, language in added:
+        sym = Symbol(id_, kind, name, qualified, path, family(language))
+        new.append(sym)
+        table.by_id[id_] = sym
+        table.file_defs[path][qualified] = sym
+        if kind == "method":
+            table.methods_by_name[name].append(sym)
+        elif "." not in qualified:
+            table.top_by_name[name].append(sym)
+    table.names = {sym.name for sym in table.by_id.values()}
+    if modules is not None:
+        table.modules = modules
+        table.__dict__.pop("files_by_stem", None)
+    table.load_facts = load
+    table.resolvers.clear()
+    if "members" in table.__dict__ and not _update_members(table, old, new):
+        del table.__dict__["members"]  # rebuilt from every symbol when next asked
+
+
+def _update_members(table: SymbolTable, old: list[Symbol], new: list[Symbol]) -> bool:
+    """Update the cached class members in place when the edit kept every class as it was and each
+    member sits in its class's own file: then a member's owner cannot have moved, and only the
+    members of the files edited change. False (rebuild them all) for anything else: a class
+    added, removed or renamed, or a Go or Rust method joining a type from another file."""
+    def classes(symbols: list[Symbol]) -> set[tuple[str, str]]:
+        return {(s.id, s.kind) for s in symbols if s.kind in CLASS_KINDS}
+
+    def local_owner(sym: Symbol) -> Symbol | None:
+        return table.file_defs.get(sym.path, {}).get(sym.qualified_name.rsplit(".", 1)[0])
+
+    if classes(old) != classes(new):
+        return False
+    members = table.members
+    for sym in old:
+        if "." not in sym.qualified_name:
+            continue
+        owner_id = entity_id(sym.path, sym.qualified_name.rsplit(".", 1)[0])
+        if owner_id not in table.by_id:
+            return False
+        if members.get(owner_id, {}).get(sym.name) is sym:
+            del members[owner_id][sym.name]
+            if not members[owner_id]:
+                del members[owner_id]
+    for sym in new:
+        if "." not in sym.qualified_name:
+            continue
+        owner = local_owner(sym)
+        if owner is None:
+            return False
+        members[owner.id].setdefault(sym.name, sym)
+    return True
+
+
+def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFacts | None], *, workers: int,
+            worker_load: Callable[[], Callable[[str], FileFacts | None]] | None = None,
+            progress: Callable[[int, int], None] | None = None) -> Iterator[Resolved]:
+    """Resolve the target files, in order: the structure pass here, then the class hierarchy of the
+    whole repository (kept pairs of the other files, found pairs of these), then the uses.
+    `worker_load()` makes a forked worker its own facts loader (this process's database connection
+    is not its to use); without it the uses pass stays here."""
+    table = entry.table
+    resolvers: list[FileResolver] = []
+    steps = 2 * len(targets)  # both passes count on the bar
+    for done, path in enumerate(targets):
+        if progress and done % 64 == 0:
+            progress(done, steps)
+        facts = load(path)
+        entry.bases.pop(path, None)
+        if facts is not None:
+            resolvers.append(FileResolver(facts, table))
+            entry.bases[path] = resolvers[-1].resolve_structure()
+    table.set_bases(pair for pairs in entry.bases.values() for pair in pairs)
+
+    if (len(resolvers) < FORK_THRESHOLD or workers <= 1 or worker_load is None
+            or "fork" not in multiprocessing.get_all_start_methods()):
+        for done, resolver in enumerate(resolvers):
+            if progress and done % 64 == 0:
+                progress(len(targets) + done, steps)
+            yield Resolved(resolver.path, resolver.resolve_uses(), resolver.calls, resolver.calls_resolved)
+        return
+    chunks = [(i, min(i + CHUNK, len(resolvers))) for i in range(0, len(resolvers), CHUNK)]
+    # Forked, the initializer's arguments are inherited with the process's memory, not pickled.
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                             initializer=_start_worker, initargs=(os.getpid(), resolvers, worker_load)) as pool:
+        done = 0
+        for results in pool.map(_resolve_chunk, chunks):
+            for path, edges, calls, calls_resolved in results:
+                yield Resolved(path, edges, calls, calls_resolved)
+            done += len(results)
+            if progress:
+                progress(len(targets) + done, steps)
+
+
+_resolvers: list[FileResolver] | None = None  # a forked worker's share of the run, set as it starts
+
+
+def _start_worker(main_pid: int, resolvers: list[FileResolver],
+                  worker_load: Callable[[], Callable[[str], FileFacts | None]]) -> None:
+    global _resolvers
+    worker_pool.die_with_parent(main_pid)
+    _resolvers = resolvers
+    if resolvers:
+        resolvers[0].table.load_facts = worker_load()  # this process's own connection, not the parent's
+
+
+def _resolve_chunk(bounds: tuple[int, int]) -> list[tuple[str, list[Edge], int, int]]:
+    out = []
+    for resolver in _resolvers[bounds[0]:bounds[1]]:
+        edges = resolver.resolve_uses()
+        out.append((resolver.path, edges, resolver.calls, resolver.calls_resolved))
+    return out
+
+
+def base_pairs_by_origin(rows: Iterable[tuple[str, str, str]]) -> dict[str, list[Pair]]:
+    """(source, target, origin) rows of inherits and implements edges, grouped by the file that made them."""
+    out: dict[str, list[Pair]] = defaultdict(list)
+    for source, target, origin in rows:
+        out[origin].append((source, target))
+    return dict(out)

@@ -1,0 +1,155 @@
+"""Turns the value-flow captures of a file's fact query (`@flow.*`, grammars/README.md) into facts:
+flows, parameters, call arguments, and the calls that syntax implies (iteration, `with`, `raise C`,
+decorators), read through graphctx/parse/flows.py. Pure: one file's nodes, nothing else."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from graphctx.parse import flows as flow
+from graphctx.parse.facts import Call, FileFacts, Flow, Param
+
+
+def arguments(call: Node, words: flow.Vocabulary | None) -> list[str]:
+    """A call's arguments as paths ([] for a language with no flow vocabulary or a nesting too deep)."""
+    return _guarded(flow.arguments, call.child_by_field_name("arguments"), words) if words else []
+
+
+def paths(node: Node | None, words: flow.Vocabulary) -> list[str]:
+    return _guarded(flow.paths, node, words)
+
+
+def container_adds(facts: FileFacts, call: Call, receiver: Node, node: Node, words: flow.Vocabulary) -> None:
+    """`ls.append(f)`, `d.update({...})`: what the call stores in its receiver."""
+    container = _guarded(flow.target_name, receiver, words, default=None)
+    if container:
+        arguments = node.child_by_field_name("arguments")
+        for target, source in _guarded(flow.container_adds, container, call.name, arguments, words):
+            facts.flows.append(Flow(call.scope, target, source, call.line))
+
+
+def _guarded(read, *args, default=()):
+    """An expression nested deeper than the interpreter's recursion allows carries no flow."""
+    try:
+        return read(*args)
+    except RecursionError:
+        return list(default) if isinstance(default, tuple) else default
+
+
+def add(facts: FileFacts, caps: dict, scope_at, words: flow.Vocabulary, calls: dict) -> None:
+    """Flows, parameters and the calls that syntax implies (iteration, `with`, `raise C`, decorators)
+    of one `@flow.*` match; a statement nested too deep for the interpreter gives none."""
+    try:
+        _add(facts, caps, scope_at, words, calls)
+    except RecursionError:
+        pass
+
+
+def _add(facts: FileFacts, caps: dict, scope_at, words: flow.Vocabulary, calls: dict) -> None:
+    (capture, nodes), = ((k, v) for k, v in caps.items() if k.startswith("flow."))
+    node = nodes[0]
+    owner = scope_at(node)
+    while owner is not None and owner.kind == "constant":  # a constant's value is code of its scope
+        owner = owner.parent
+    scope = _qname(owner)
+    line = node.start_point[0] + 1
+
+    def add(target: str, sources: list[str], where: str = scope) -> None:
+        facts.flows.extend(Flow(where, target, source, line) for source in sources)
+
+    def implicit(name: str, callee: str) -> None:
+        calls.setdefault(("implicit", node.start_byte, name), Call(scope, name, "?", line, callee=callee, implicit=True))
+
+    if capture == "flow.assign":
+        for target, source in flow.assignments(node.child_by_field_name("left"), node.child_by_field_name("right"), words):
+            add(target, [source])
+    elif capture in ("flow.return", "flow.yield"):
+        value = node.named_children[0] if node.named_children else None
+        target = flow.RETURN_TARGET if capture == "flow.return" else flow.RETURN_TARGET + flow.ELEMENT
+        if value is not None:
+            add(target, flow.paths(value, words))
+            facts.flows.extend(Flow(scope, t, s, line) for t, s in flow.container_flows(target, value, words))
+    elif capture == "flow.for":
+        right, left = node.child_by_field_name("right"), node.child_by_field_name("left")
+        if right is None or left is None:
+            return
+        sources = flow.values_of(right, words, element=True)
+        for path in flow.paths(right, words):
+            sources.append(f"{path}.__iter__().__next__()")
+            if node.type == "for_statement":
+                implicit("__iter__", f"{path}.__iter__")
+                implicit("__next__", f"{path}.__iter__().__next__")
+        name = flow.target_name(left, words)
+        if name is not None:
+            add(name, sources)
+        else:  # for k, v in pairs: each name holds elements of the elements
+            for item in left.named_children:
+                inner = flow.target_name(item, words)
+                if inner is not None:
+                    add(inner, [s + flow.ELEMENT for s in sources])
+    elif capture == "flow.with":
+        value = node.child_by_field_name("value")
+        alias = None
+        if value is not None and value.type == "as_pattern":
+            alias = value.child_by_field_name("alias")
+            value = value.named_children[0] if value.named_children else None
+        for path in flow.paths(value, words):
+            implicit("__enter__", f"{path}.__enter__")
+            implicit("__exit__", f"{path}.__exit__")
+            name = flow.target_name(alias, words) if alias is not None else None
+            if name is not None:
+                add(name, [f"{path}.__enter__()"])
+    elif capture == "flow.raise":
+        value = node.named_children[0] if node.named_children else None
+        if value is not None and value.type != words.call:  # raise C: C is instantiated
+            for path in flow.paths(value, words):
+                head, _, last = path.rpartition(".")
+                if flow.is_name(last):
+                    calls.setdefault(value.start_byte, Call(scope, last, head or None, line, implicit=True))
+    elif capture == "flow.decorator":
+        _decorated(facts, node, scope, line, words, calls)
+    elif capture == "flow.params":
+        for index, (name, kind, default) in enumerate(flow.parameters(node, words)):
+            facts.params.append(Param(scope, name, index, kind))
+            if default is not None:
+                add(name, flow.paths(default, words))
+
+
+def _decorated(facts: FileFacts, decorator: Node, scope: str, line: int, words: flow.Vocabulary,
+               calls: dict) -> None:
+    """`@d1 @d2 def f`: d2 is called with f, d1 with d2's result, and the name f holds d1's result."""
+    wrapper = decorator.parent
+    decorators = [c for c in wrapper.named_children if c.type == "decorator"] if wrapper is not None else []
+    definition = wrapper.child_by_field_name("definition") if wrapper is not None else None
+    name_node = definition.child_by_field_name("name") if definition is not None else None
+    if not decorators or decorators[0] != decorator or name_node is None:
+        return  # handled once, at the first decorator
+    name = _text(name_node)
+    argument = "&" + _join(scope, name)
+    result = ""
+    for node in reversed(decorators):
+        expression = node.named_children[0] if node.named_children else None
+        found = flow.paths(expression, words) if expression is not None else []
+        if len(found) != 1:
+            return
+        path = found[0]
+        head, _, last = path.rpartition(".")
+        if path.endswith(flow.CALLED) or not flow.is_name(last):
+            call = Call(scope, "", None, node.start_point[0] + 1, callee=path, args=[argument], implicit=True)
+        else:  # (implicit: a decorator from outside the repository, @property, is declaration more than call)
+            call = Call(scope, last, head or None, node.start_point[0] + 1, args=[argument], implicit=True)
+        calls.setdefault(("decorator", node.start_byte), call)
+        argument = result = path + flow.CALLED
+    facts.flows.append(Flow(scope, name, "@" + result, line))
+
+
+def _text(node: Node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def _join(owner: str, name: str) -> str:
+    return f"{owner}.{name}" if owner else name
+
+
+def _qname(scope) -> str:
+    return scope.qualified_name if scope is not None else ""

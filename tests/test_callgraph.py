@@ -1,0 +1,297 @@
+"""Golden programs for the call graph's rules: one small program per rule, indexed for real, its call
+edges compared whole with the ones written here, (source, target, resolution) each. Ids are short:
+`m.py::f`, `ext:name`. Covers value flow (aliases, decorators, raise, recursion, returns, tuples,
+annotations, super(), partial, containers, callbacks, iteration, `with`), the import semantics
+(import a.b, fallbacks, re-exported external names, src layouts) and the honest labels."""
+
+from __future__ import annotations
+
+import sqlite3
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import write_tree
+from graphctx.index.indexer import index_repository
+
+CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
+    "alias": ({"m.py": """
+        def f():
+            pass
+
+        a = f
+        a()
+    """}, {("m.py", "m.py::f", "inferred")}),
+    "decorator is called, the name holds its result": ({"m.py": """
+        def dec(f):
+            def inner():
+                return f()
+            return inner
+
+        @dec
+        def g():
+            pass
+
+        g()
+    """}, {("m.py", "m.py::dec", "exact"), ("m.py", "m.py::dec.inner", "inferred"),
+           ("m.py::dec.inner", "m.py::g", "inferred")}),
+    "external decorator keeps the definition": ({"m.py": """
+        import functools
+
+        @functools.lru_cache
+        def g():
+            pass
+
+        g()
+    """}, {("m.py", "m.py::g", "exact")}),
+    "raise C and raise C()": ({"m.py": """
+        class Oops(Exception):
+            pass
+
+        def f():
+            raise Oops
+
+        def h():
+            raise Oops("no")
+    """}, {("m.py::f", "m.py::Oops", "exact"), ("m.py::h", "m.py::Oops", "exact")}),
+    "recursion is an edge": ({"m.py": """
+        def fact(n):
+            return n * fact(n - 1) if n else 1
+    """}, {("m.py::fact", "m.py::fact", "exact")}),
+    "return types: annotation and return C()": ({"m.py": """
+        class C:
+            def m(self):
+                pass
+
+            def n(self):
+                pass
+
+        def make() -> C:
+            ...
+
+        def build():
+            return C()
+
+        make().m()
+        x = build()
+        x.n()
+    """}, {("m.py", "m.py::make", "exact"), ("m.py", "m.py::build", "exact"), ("m.py", "m.py::C.m", "inferred"),
+           ("m.py", "m.py::C.n", "inferred"), ("m.py::build", "m.py::C", "exact")}),
+    "tuple and starred assignment": ({"m.py": """
+        def f():
+            pass
+
+        def g():
+            pass
+
+        def k():
+            pass
+
+        a, b = f, g
+        b()
+        first, *rest = f, g, k
+        rest[0]()
+    """}, {("m.py", "m.py::g", "inferred"), ("m.py", "m.py::k", "inferred")}),
+    "annotated parameter": ({"m.py": """
+        class C:
+            def m(self):
+                pass
+
+        def use(c: C):
+            c.m()
+    """}, {("m.py::use", "m.py::C.m", "inferred")}),
+    "super() in every form": ({"m.py": """
+        class A:
+            def m(self):
+                pass
+
+        class B(A):
+            def m(self):
+                super().m()
+
+            def n(self):
+                super(B, self).m()
+    """}, {("m.py::B.m", "m.py::A.m", "exact"), ("m.py::B.n", "m.py::A.m", "inferred"),
+           ("m.py::B.m", "ext:super", "external"), ("m.py::B.n", "ext:super", "external")}),
+    "functools.partial": ({"m.py": """
+        import functools
+
+        def f(a, b):
+            pass
+
+        p = functools.partial(f, 1)
+        p(2)
+    """}, {("m.py", "ext:functools.partial", "external"), ("m.py", "m.py::f", "inferred")}),
+    "dict dispatch: every candidate, inferred": ({"m.py": """
+        def f():
+            pass
+
+        def g():
+            pass
+
+        HANDLERS = {"a": f, "b": g}
+
+        def run(key):
+            HANDLERS[key]()
+    """}, {("m.py::run", "m.py::f", "inferred"), ("m.py::run", "m.py::g", "inferred")}),
+    "list element by position": ({"m.py": """
+        def f():
+            pass
+
+        def g():
+            pass
+
+        fs = [f, g]
+        fs[1]()
+    """}, {("m.py", "m.py::g", "inferred")}),
+    "callbacks handed to builtins": ({"m.py": """
+        def f(x):
+            return x
+
+        def g(x):
+            return x
+
+        list(map(f, [1]))
+        sorted([1], key=g)
+    """}, {("m.py", "ext:list", "external"), ("m.py", "ext:map", "external"), ("m.py", "ext:sorted", "external"),
+           ("m.py", "m.py::f", "inferred"), ("m.py", "m.py::g", "inferred")}),
+    "parameter called with a passed function, across files": ({
+        "lib.py": """
+            def apply(fn):
+                fn()
+        """,
+        "m.py": """
+            from lib import apply
+
+            def job():
+                pass
+
+            apply(job)
+        """}, {("lib.py::apply", "ext:fn", "unresolved"), ("m.py", "lib.py::apply", "import"),
+               ("lib.py::apply", "m.py::job", "inferred")}),
+    "iterator protocol": ({"m.py": """
+        class It:
+            def __iter__(self):
+                return self
+
+            def __next__(self):
+                raise StopIteration
+
+        for x in It():
+            pass
+    """}, {("m.py", "m.py::It", "exact"), ("m.py", "m.py::It.__iter__", "inferred"),
+           ("m.py", "m.py::It.__next__", "inferred")}),
+    "context manager": ({"m.py": """
+        class Ctx:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                pass
+
+            def use(self):
+                pass
+
+        with Ctx() as c:
+            c.use()
+    """}, {("m.py", "m.py::Ctx", "exact"), ("m.py", "m.py::Ctx.__enter__", "inferred"),
+           ("m.py", "m.py::Ctx.__exit__", "inferred"), ("m.py", "m.py::Ctx.use", "inferred")}),
+    "attribute typed in a base class": ({"m.py": """
+        class Conn:
+            def send(self):
+                pass
+
+        class Base:
+            def __init__(self):
+                self.conn = Conn()
+
+        class Sub(Base):
+            def go(self):
+                self.conn.send()
+    """}, {("m.py::Base.__init__", "m.py::Conn", "exact"), ("m.py::Sub.go", "m.py::Conn.send", "inferred")}),
+    # ---- honest labels and Python's import semantics
+    "a re-exported external name stays external": ({
+        "compat.py": "from urllib.parse import urlparse\n",
+        "m.py": "from compat import urlparse\n\nurlparse('x')\n",
+    }, {("m.py", "ext:urllib.parse.urlparse", "external")}),
+    "a module's re-exported external name, read as an attribute": ({
+        "pkg/__init__.py": "",
+        "pkg/certs.py": "from certifi import where\n",
+        "pkg/utils.py": "from . import certs\n\ncerts.where()\n",
+    }, {("pkg/utils.py", "ext:certifi.where", "external")}),
+    "a re-exported builtin stays a builtin": ({
+        "compat.py": "str = str\n",
+        "m.py": "from compat import str\n\nstr(1)\n",
+    }, {("m.py", "ext:str", "external")}),
+    "a parameter shadows a module-level function": ({"m.py": """
+        def fixture():
+            pass
+
+        def test_it(fixture):
+            fixture()
+    """}, {("m.py::test_it", "ext:fixture", "unresolved")}),
+    "locals and unknown objects are unresolved, imports and builtins external": ({"m.py": """
+        import os
+
+        def f(callback, obj):
+            callback()
+            obj.zzz_unknown()
+            os.getcwd()
+            len([])
+            nowhere()
+    """}, {("m.py::f", "ext:callback", "unresolved"), ("m.py::f", "ext:obj.zzz_unknown", "unresolved"),
+           ("m.py::f", "ext:os.getcwd", "external"), ("m.py::f", "ext:len", "external"),
+           ("m.py::f", "ext:nowhere", "unresolved")}),
+    "import a.b binds a": ({
+        "pkg/__init__.py": "",
+        "pkg/sub.py": "def f():\n    pass\n",
+        "m.py": "import os.path\nimport pkg.sub\n\nos.getcwd()\nos.path.join('a')\npkg.sub.f()\n",
+    }, {("m.py", "ext:os.getcwd", "external"), ("m.py", "ext:os.path.join", "external"),
+        ("m.py", "pkg/sub.py::f", "import")}),
+    "import a.b as c binds c to a.b": ({
+        "pkg/__init__.py": "",
+        "pkg/sub.py": "def f():\n    pass\n",
+        "m.py": "import pkg.sub as s\n\ns.f()\n",
+    }, {("m.py", "pkg/sub.py::f", "import")}),
+    "fallback imports are alternatives": ({"m.py": """
+        try:
+            from simplejson import loads
+        except ImportError:
+            from json import loads
+
+        loads("1")
+    """}, {("m.py", "ext:simplejson.loads", "ambiguous"), ("m.py", "ext:json.loads", "ambiguous")}),
+    "a src folder with an __init__.py is still the import root": ({
+        "src/__init__.py": "",
+        "src/app/__init__.py": "",
+        "src/app/core.py": "def f():\n    pass\n",
+        "src/app/main.py": "from app.core import f\n\nf()\n",
+    }, {("src/app/main.py", "src/app/core.py::f", "import")}),
+}
+
+
+def call_edges(root: Path) -> set[tuple[str, str, str]]:
+    conn = sqlite3.connect(root / ".graphctx" / "index.db")
+    try:
+        return set(conn.execute("SELECT source, target, resolution FROM edges WHERE kind = 'calls'"))
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_call_edges(name, tmp_path):
+    files, expected = CASES[name]
+    root = write_tree(tmp_path / "repo", {path: textwrap.dedent(text).lstrip() for path, text in files.items()})
+    index_repository(root, workers=1)
+    assert call_edges(root) == expected
+
+
+def test_alternatives_and_candidates_share_the_confidence(tmp_path):
+    files, _ = CASES["dict dispatch: every candidate, inferred"]
+    root = write_tree(tmp_path / "repo", {p: textwrap.dedent(t).lstrip() for p, t in files.items()})
+    index_repository(root, workers=1)
+    conn = sqlite3.connect(root / ".graphctx" / "index.db")
+    shares = [c for (c,) in conn.execute("SELECT confidence FROM edges WHERE kind = 'calls' AND source = 'm.py::run'")]
+    conn.close()
+    assert shares == [0.4, 0.4]
