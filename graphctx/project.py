@@ -154,7 +154,8 @@ class Project:
             ids = [item.id for item in answer.items]
             if agent:
                 self.work.note_served(agent, ids)
-            return self.work.peers(ids, [item.path for item in answer.items], me=agent) if ids else []
+            me = agent or WorkStore.agent_from_environment()  # from the CLI: $GRAPHCTX_AGENT is not its own peer
+            return self.work.peers(ids, [item.path for item in answer.items], me=me) if ids else []
 
         return teamwork.with_peers(pack, budget, fmt, peers_of)
 

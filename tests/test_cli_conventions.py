@@ -89,6 +89,10 @@ JSON_CALLS = [
     ["revise", "{id}", "--version", "1", "--set", "status=deprecated"],
     ["verify", "{id}"],
     ["check"],
+    ["tasks", "create", "Round totals", "--agent", "ann"],
+    ["runs", "start", "--agent", "ann"],
+    ["agents", "register", "ann"],
+    ["session-end", "--agent", "ann", "--summary", "totals reviewed"],
 ]
 
 

@@ -50,7 +50,7 @@ def test_cli_twins(tmp_path):
     task_id = cli(root, "tasks", "create", "Index speed", "--priority", "1", "--file", "shop/service.py").stdout.split()[1]
     missing = cli(root, "tasks", "get", "t-none")
     assert missing.returncode == 2 and missing.stderr.startswith("error: no task has the id 't-none'")
-    assert cli(root, "tasks", "claim", task_id, "--lease", "60").returncode == 0
+    assert cli(root, "tasks", "claim", task_id, "--lease", "7200").returncode == 0
     refused = cli(root, "tasks", "transition", task_id, "pending", agent="bob")
     assert refused.returncode == 2 and "only the holder may move it to pending" in refused.stderr
     run_id = cli(root, "runs", "start", "--task", task_id).stdout.strip()
