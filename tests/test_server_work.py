@@ -132,19 +132,24 @@ def test_agents_register_board_and_identity(server):
     assert "agents action=list does not take name" in refused(one(server, "x", "agents", {"action": "list", "name": "y"}))
 
 
+def peers_line(answer: str) -> str:
+    """The answer's peers line (it sits among the closing lines, beside what was omitted)."""
+    return next((line for line in answer.splitlines() if line.startswith("peers: ")), "")
+
+
 def test_peers_between_two_sessions_within_the_budget(server):
     task_id = ok(one(server, "ann", "tasks", {"action": "create", "title": "Orders",
                                               "entities": ["shop/service.py::create_item"]})).split()[1]
     ok(one(server, "ann", "tasks", {"action": "claim", "task_id": task_id}))
     answer = ok(one(server, "bob", "get_context", {"entity": "create_item", "token_budget": 600}))
     assert count(answer) <= 600
-    peers = answer.splitlines()[-1]
+    peers = peers_line(answer)
     assert peers.startswith(f"peers: ann/1 (claim {task_id}, ") and "shop/service.py::create_item" in peers
     as_json = one(server, "bob", "get_context", {"entity": "create_item", "format": "json"})
     assert as_json.structured_content["peers"][0]["agent"] == "ann/1"
     # bob was served create_item's neighbourhood: ann now sees bob there, through the context he read
     mine = ok(one(server, "ann", "get_context", {"entity": "validate", "token_budget": 800}))
-    assert "bob/1 (context, " in mine.splitlines()[-1]
+    assert "bob/1 (context, " in peers_line(mine)
     listed = ok(one(server, "carl", "agents", {"action": "peers", "entities": ["shop/service.py::create_item"]}))
     assert {line.split()[0] for line in listed.splitlines()[1:]} == {"ann/1", "bob/1"}
     session = ok(one(server, "carl", "session_init", {"token_budget": 1000}))  # activity: the team section opens it
