@@ -14,4 +14,15 @@ class WorkConflict(WorkError):
     """Someone else got there first: a task held by another agent's claim, or changed since it was read."""
 
 
+def check_task_version(task_id: str, stored_version: int | None, expected_version: int | None) -> None:
+    """Refuse a task write whose expectation does not hold: a create (`expected_version` None) of an id
+    that exists, or an update of a task that is gone or moved on. Every repository writes through it."""
+    if expected_version is None and stored_version is not None:
+        raise WorkConflict(f"a task with id {task_id} exists already; create it again for a new id")
+    if expected_version is not None and stored_version != expected_version:
+        now = "is gone" if stored_version is None else f"is at version {stored_version}"
+        raise WorkConflict(f"task {task_id} changed meanwhile (it {now}, not {expected_version}); "
+                           "read it again and retry")
+
+
 __all__ = ["WorkError", "WorkConflict", "InvalidRequest", "NotFound"]

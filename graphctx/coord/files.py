@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from graphctx.coord.errors import WorkConflict
+from graphctx.coord.errors import check_task_version
 from graphctx.coord.models import AgentProfile, Claim, Event, Stream, Task
 from graphctx.layout import index_dir
 from graphctx.records.files import WriteLock, ensure_layout, remove, write_atomic
@@ -93,12 +93,7 @@ class FileWorkRepository:
     def put_task(self, task: Task, expected_version: int | None) -> Task:
         with self.transaction():
             stored = self.get_task(task.id)
-            if expected_version is None and stored is not None:
-                raise WorkConflict(f"a task with id {task.id} exists already; create it again for a new id")
-            if expected_version is not None and (stored is None or stored.version != expected_version):
-                now = "is gone" if stored is None else f"is at version {stored.version}"
-                raise WorkConflict(f"task {task.id} changed meanwhile (it {now}, not {expected_version}); "
-                                   "read it again and retry")
+            check_task_version(task.id, None if stored is None else stored.version, expected_version)
             write_atomic(self._task_path(task.id), task.model_dump_json(indent=2) + "\n")
             return task
 

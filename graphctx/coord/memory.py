@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 
-from graphctx.coord.errors import WorkConflict
+from graphctx.coord.errors import check_task_version
 from graphctx.coord.models import AgentProfile, Claim, Event, Stream, Task
 
 
@@ -36,12 +36,7 @@ class MemoryWorkRepository:
     def put_task(self, task: Task, expected_version: int | None) -> Task:
         with self._lock:
             stored = self.get_task(task.id)
-            if expected_version is None and stored is not None:
-                raise WorkConflict(f"a task with id {task.id} exists already; create it again for a new id")
-            if expected_version is not None and (stored is None or stored.version != expected_version):
-                now = "is gone" if stored is None else f"is at version {stored.version}"
-                raise WorkConflict(f"task {task.id} changed meanwhile (it {now}, not {expected_version}); "
-                                   "read it again and retry")
+            check_task_version(task.id, None if stored is None else stored.version, expected_version)
             self._tasks[task.id] = task.model_dump_json()
             return task
 
