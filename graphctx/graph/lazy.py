@@ -6,6 +6,7 @@ whatever reads every node or edge (an export, a whole-graph walk) fills the dict
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 
 import networkx as nx
@@ -14,21 +15,23 @@ from graphctx.graph.snapshot import Snapshot
 from graphctx.models import EDGE_KINDS, RESOLUTIONS
 
 
-class LazyNodes(Mapping):
-    """Entity id -> attribute dict, each made from its row on first access and kept (callers may add
-    to it, as CodeGraph.entity adds the signature and doc). A row's values for `columns` start at
-    `skip` (rows as read, with leading keys)."""
+class _Lazy(Mapping):
+    """An id -> dict mapping over the snapshot's entities whose values are made on first access
+    (by `_make`) and kept."""
 
-    def __init__(self, ids: Sequence[str], index: Mapping[str, int], rows: Sequence[tuple], columns: Sequence[str],
-                 skip: int = 0):
-        self._ids, self._index, self._rows, self._columns, self._skip = ids, index, rows, columns, skip
+    def __init__(self, ids: Sequence[str], index: Mapping[str, int]):
+        self._ids, self._index = ids, index
         self._made: dict[str, dict] = {}
 
     def __getitem__(self, node: str) -> dict:
         made = self._made.get(node)
         if made is None:
-            made = self._made[node] = dict(zip(self._columns, self._rows[self._index[node]][self._skip:]))
+            made = self._made[node] = self._make(self._index[node])
         return made
+
+    @abstractmethod
+    def _make(self, i: int) -> dict:
+        """The dict of the entity at position `i`."""
 
     def __contains__(self, node: object) -> bool:
         return node in self._index
@@ -40,21 +43,29 @@ class LazyNodes(Mapping):
         return len(self._ids)
 
 
-class LazyAdjacency(Mapping):
+class LazyNodes(_Lazy):
+    """Entity id -> attribute dict, each made from its row on first access and kept (callers may add
+    to it, as CodeGraph.entity adds the signature and doc). A row's values for `columns` start at
+    `skip` (rows as read, with leading keys)."""
+
+    def __init__(self, ids: Sequence[str], index: Mapping[str, int], rows: Sequence[tuple], columns: Sequence[str],
+                 skip: int = 0):
+        super().__init__(ids, index)
+        self._rows, self._columns, self._skip = rows, columns, skip
+
+    def _make(self, i: int) -> dict:
+        return dict(zip(self._columns, self._rows[i][self._skip:]))
+
+
+class LazyAdjacency(_Lazy):
     """Entity id -> {neighbour id: {edge kind: {kind, resolution, confidence}}}, one direction of
     the snapshot's edges, each entity's dict made on first access."""
 
     def __init__(self, snapshot: Snapshot, ids: Sequence[str], index: Mapping[str, int], *, forward: bool):
-        self._snapshot, self._ids, self._index, self._forward = snapshot, ids, index, forward
-        self._made: dict[str, dict] = {}
+        super().__init__(ids, index)
+        self._snapshot, self._forward = snapshot, forward
 
-    def __getitem__(self, node: str) -> dict:
-        made = self._made.get(node)
-        if made is None:
-            made = self._made[node] = self._neighbours(self._index[node])
-        return made
-
-    def _neighbours(self, i: int) -> dict:
+    def _make(self, i: int) -> dict:
         s = self._snapshot
         edges = s.out_edges(i) if self._forward else s.in_edges(i)
         others = (s.targets if self._forward else s.sources)[edges].tolist()
@@ -65,15 +76,6 @@ class LazyAdjacency(Mapping):
             out.setdefault(self._ids[other], {})[name] = {
                 "kind": name, "resolution": RESOLUTIONS[resolution], "confidence": sure}
         return out
-
-    def __contains__(self, node: object) -> bool:
-        return node in self._index
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._ids)
-
-    def __len__(self) -> int:
-        return len(self._ids)
 
 
 def lazy_multidigraph(snapshot: Snapshot, ids: Sequence[str], index: Mapping[str, int], rows: Sequence[tuple],
