@@ -30,6 +30,7 @@ from graphctx.models import (
 )
 from graphctx.records import RecordStore, render as record_rendering
 from graphctx.coord import WorkStore, render as work_rendering
+from graphctx.teaching import Teaching
 
 
 class Project:
@@ -132,16 +133,27 @@ class Project:
 
     # ---- answers: each returns the answer model and its rendering in the format asked for
 
-    def context(self, entity: str, *, agent: str | None = None, **options: Any) -> tuple[ContextAnswer, str]:
+    def context(self, entity: str, *, agent: str | None = None, learner: str | None = None, task_id: str | None = None,
+                helpful: bool | None = None, about: list[str] | None = None, **options: Any) -> tuple[ContextAnswer, str]:
         """An entity with its most relevant neighbourhood within `token_budget` (see get_context), with
-        the other agents active on that code (`agent` is who asks: noted as served, left out of peers)."""
-        return self._shared(lambda budget: api.get_context(
-            self._graphs, entity, records=self._answer_records(), **{**options, "token_budget": budget}), agent, options)
+        the other agents active on that code (`agent` is who asks: noted as served, left out of peers).
+        `task_id` boosts what that task is about; `helpful` is feedback on the last answer for this entity
+        to the asker (`learner`, else `agent`), which the ranking learns from (see Feedback)."""
+        teach = Teaching(self, "context", entity, learner or agent, options.get("intent"), task_id, helpful, about)
+        return teach.answer(lambda opts: self._shared(lambda budget: api.get_context(
+            self._graphs, entity, records=self._answer_records(), **{**opts, "token_budget": budget}), agent, opts), options)
 
-    def intent(self, intent: str, target: str, *, agent: str | None = None, **options: Any) -> tuple[ContextAnswer, str]:
-        return self._shared(lambda budget: api.get_intent(
-            self._graphs, intent, target, records=self._answer_records(), **{**options, "token_budget": budget}),
-            agent, options)
+    def intent(self, intent: str, target: str, *, agent: str | None = None, learner: str | None = None,
+               task_id: str | None = None, helpful: bool | None = None, about: list[str] | None = None,
+               **options: Any) -> tuple[ContextAnswer, str]:
+        teach = Teaching(self, f"intent/{intent}", target, learner or agent, intent, task_id, helpful, about)
+        return teach.answer(lambda opts: self._shared(lambda budget: api.get_intent(
+            self._graphs, intent, target, records=self._answer_records(), **{**opts, "token_budget": budget}),
+            agent, opts), options)
+
+    def feedback(self, reset: bool = False):
+        """What feedback taught the ranking here (FeedbackView); `reset` forgets it first."""
+        return self.work.feedback.reset() if reset else self.work.feedback.view()
 
     def _shared(self, pack, agent: str | None, options: Mapping[str, Any]) -> tuple[ContextAnswer, str]:
         """An answer with its peers line, noted as served to `agent`; plain where nothing was ever

@@ -93,6 +93,8 @@ JSON_CALLS = [
     ["runs", "start", "--agent", "ann"],
     ["agents", "register", "ann"],
     ["session-end", "--agent", "ann", "--summary", "totals reviewed"],
+    ["skills", "add", "-", "--name", "rounding", "--description", "How totals are rounded", "--agent", "ann"],
+    ["feedback"],
 ]
 
 

@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from graphctx.cli import printing, records, skills, work
+from graphctx.cli import feedback, printing, records, skills, work
 from graphctx.errors import GraphctxError, quote
 from graphctx.models import (
     DEFAULT_BUDGET, DETAIL_LEVELS, EDGE_KINDS, ENTITY_KINDS, EXPORT_FORMATS, FORMATS, INTENTS, SESSION_SCOPES,
@@ -118,12 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-inferred", action="store_true", help="drop heuristic, inferred and ambiguous edges")
     p.add_argument("--known-hash", help="the body hash you already have: an unchanged entity gets a short answer")
     answer_options(p, depth=2)
+    feedback.options(p)
 
     p = command("intent", cmd_intent, "context for a purpose: modify, understand, review, debug, add or plan")
     p.add_argument("intent", choices=INTENTS)
     p.add_argument("target", help="an entity, a file path, or free text; - reads the text from standard input")
     p.add_argument("--no-inferred", action="store_true", help="drop heuristic, inferred and ambiguous edges")
     answer_options(p, depth=2)
+    feedback.options(p)
 
     p = command("path", cmd_path, "the shortest call chain from one entity to another, with its code")
     p.add_argument("source", metavar="FROM")
@@ -145,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     records.register(command)
     work.register(command)
     skills.register(command)
+    feedback.register(command)
 
     p = command("export", cmd_export, "the graph, or an entity's neighbourhood, as JSON, GraphML, a Mermaid flowchart or an HTML page")
     p.add_argument("--format", choices=EXPORT_FORMATS, default="json",
@@ -231,9 +234,11 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    _, text = _project(args).context(
+    project = _project(args)
+    _, text = project.context(
         args.entity, file=args.file, depth=args.depth, token_budget=args.budget, intent=args.intent,
         detail_level=args.detail, format=args.format, include_inferred=not args.no_inferred, known_hash=args.known_hash,
+        **feedback.request(project, args),
     )
     print(text)
     return 0
@@ -241,8 +246,10 @@ def cmd_context(args: argparse.Namespace) -> int:
 
 def cmd_intent(args: argparse.Namespace) -> int:
     target = sys.stdin.read() if args.target == "-" else args.target
-    answer, text = _project(args).intent(args.intent, target, depth=args.depth, token_budget=args.budget,
-                                  format=args.format, include_inferred=not args.no_inferred)
+    project = _project(args)
+    answer, text = project.intent(args.intent, target, depth=args.depth, token_budget=args.budget,
+                                  format=args.format, include_inferred=not args.no_inferred,
+                                  **feedback.request(project, args))
     print(text)
     return 0 if printing.found(answer) else NOTHING_FOUND
 
