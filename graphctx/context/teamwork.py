@@ -1,5 +1,6 @@
 """Coordination inside answers, within their token budget: the peers line a context answer carries
-(other agents active on the code it shows, and how long ago) and the coordination section session_init opens with for an agent (graphctx.coord's SessionWork). Both are added after packing and the packet
+(other agents active on the code it shows, and how long ago) and the coordination section session_init
+opens with for an agent (graphctx.coord's SessionWork). Both are added after packing and the packet
 is packed again smaller when the addition would pass the budget, so the whole answer stays within it."""
 
 from __future__ import annotations
