@@ -275,6 +275,21 @@ class Project:
         knowledge records signed by it."""
         return self.work.session_end(self.agent_name(agent), records=self.records, **state)
 
+    # ---- reviewing the records (graphctx.coord.review)
+
+    def review_queue(self):
+        """What to review now: stale, duplicated and unused records, each with its evidence."""
+        return self.work.review.queue(self.records)
+
+    def review_decide(self, item_id: str, decision: str, agent: str | None = None, **options: Any):
+        """(the item, what was done) for a decision on one queue item (keep, verify, retract, merge, rewrite)."""
+        item = self.work.review.item(self.records, item_id)
+        return item, self.work.review.decide(self.records, item, decision, self.agent_name(agent), **options)
+
+    def distill(self, record_ids: list[str], agent: str | None = None, **fields: Any):
+        """(synthesis record, retracted ids): several records merged into one that names them."""
+        return self.work.review.distill(self.records, record_ids, self.agent_name(agent), **fields)
+
     def agent_name(self, agent: str | None = None) -> str:
         """Who acts: the name given, else $GRAPHCTX_AGENT, else the records' author ($GRAPHCTX_AUTHOR or
         the git user); an error saying how to name one when there is none."""

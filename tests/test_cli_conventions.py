@@ -95,6 +95,8 @@ JSON_CALLS = [
     ["session-end", "--agent", "ann", "--summary", "totals reviewed"],
     ["skills", "add", "-", "--name", "rounding", "--description", "How totals are rounded", "--agent", "ann"],
     ["feedback"],
+    ["remember", "--title", "Prices", "--body", "whole numbers"],  # a duplicate of the record above, to review
+    ["review", "queue"],
 ]
 
 

@@ -1,5 +1,5 @@
 """The one compact-text rendering of coordination answers (tasks, claims, runs, agents, the board,
-peers, session state, skills), which the CLI prints and the MCP tools return, so both read the same."""
+peers, session state, skills, review items), which the CLI prints and the MCP tools return, so both read the same."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from datetime import datetime
 
 from graphctx.coord.models import AgentProfile, BoardEntry, Claim, Peer, Run, SessionState, Skill, SkillProposal, Task, now
 from graphctx.coord.sessions import SessionWork
+from graphctx.coord.review import ReviewItem, ReviewQueue
 from graphctx.coord.skills import SkillInfo, diff
 
 MAX_LISTED_FILES = 10
@@ -177,3 +178,21 @@ def proposal_text(p: SkillProposal, current: Skill | None) -> str:
         lines.append("the skill is gone; the proposed content:" if current is None else "the proposed content:")
         return "\n".join([*lines, p.content])
     return "\n".join([*lines, f"diff against v{current.version}:", diff(current.body, p.content, p.skill).rstrip()])
+
+
+# ---- review
+
+def review_counts(queue: ReviewQueue) -> str:
+    parts = ", ".join(f"{n} {reason}" for reason, n in queue.counts.items() if n) or "nothing"
+    return f"review queue: {len(queue.items)} items ({parts}); {queue.decided} decided so far"
+
+
+def review_line(item: ReviewItem) -> str:
+    return f"{item.id} [{item.reason}] {' | '.join(item.titles)}"
+
+
+def review_item_text(item: ReviewItem) -> str:
+    """One item as a reviewer needs it: what, why (the evidence) and the decisions it takes."""
+    lines = [review_line(item), *(f"  {line}" for line in item.evidence),
+             f"decide: {', '.join(item.decisions)} (review decide {item.id} DECISION)"]
+    return "\n".join(lines)

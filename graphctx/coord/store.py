@@ -1,5 +1,5 @@
 """WorkStore, the library API of coordination that Project offers: tasks and claims, runs, agents,
-the activity board, peers, session state, skills and feedback over one WorkRepository (files under `.graphctx/` by
+the activity board, peers, session state, skills, feedback and the review of records over one WorkRepository (files under `.graphctx/` by
 default; memory, or the team server's, given). It wires the use cases together and checks what
 crosses them: a run's task exists, a peer's task is known."""
 
@@ -14,6 +14,7 @@ from graphctx.coord.feedback import Feedback
 from graphctx.coord.files import FileWorkRepository
 from graphctx.coord.models import Peer, Run, SessionState
 from graphctx.coord.repository import WorkRepository
+from graphctx.coord.review import Review
 from graphctx.coord.runs import Runs
 from graphctx.coord.sessions import SessionWork, Sessions
 from graphctx.coord.skills import Skills
@@ -36,6 +37,7 @@ class WorkStore:
         self.sessions = Sessions(repo, self.root)
         self.skills = Skills(repo)
         self.feedback = Feedback(repo)
+        self.review = Review(repo)
 
     def close(self) -> None:
         self.repo.close()
