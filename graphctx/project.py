@@ -290,6 +290,13 @@ class Project:
         """(synthesis record, retracted ids): several records merged into one that names them."""
         return self.work.review.distill(self.records, record_ids, self.agent_name(agent), **fields)
 
+    @staticmethod
+    def merge_memory_file(base: Path, ours: Path, theirs: Path, path: str) -> int:
+        """The git merge driver of the team's memory files (graphctx.coord.sync): 0 merged, 1 conflicts left."""
+        from graphctx.coord.sync import run_driver
+
+        return run_driver(base, ours, theirs, path)
+
     def agent_name(self, agent: str | None = None) -> str:
         """Who acts: the name given, else $GRAPHCTX_AGENT, else the records' author ($GRAPHCTX_AUTHOR or
         the git user); an error saying how to name one when there is none."""

@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from graphctx.cli import feedback, printing, records, review, skills, work
+from graphctx.cli import feedback, printing, records, review, skills, sync, work
 from graphctx.errors import GraphctxError, quote
 from graphctx.models import (
     DEFAULT_BUDGET, DETAIL_LEVELS, EDGE_KINDS, ENTITY_KINDS, EXPORT_FORMATS, FORMATS, INTENTS, SESSION_SCOPES,
@@ -149,6 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     skills.register(command)
     feedback.register(command)
     review.register(command)
+    sync.register(command)
 
     p = command("export", cmd_export, "the graph, or an entity's neighbourhood, as JSON, GraphML, a Mermaid flowchart or an HTML page")
     p.add_argument("--format", choices=EXPORT_FORMATS, default="json",

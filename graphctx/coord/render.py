@@ -9,6 +9,7 @@ from graphctx.coord.models import AgentProfile, BoardEntry, Claim, Peer, Run, Se
 from graphctx.coord.sessions import SessionWork
 from graphctx.coord.review import ReviewItem, ReviewQueue
 from graphctx.coord.skills import SkillInfo, diff
+from graphctx.coord.sync import Conflict, SyncStatus
 
 MAX_LISTED_FILES = 10
 
@@ -195,4 +196,28 @@ def review_item_text(item: ReviewItem) -> str:
     """One item as a reviewer needs it: what, why (the evidence) and the decisions it takes."""
     lines = [review_line(item), *(f"  {line}" for line in item.evidence),
              f"decide: {', '.join(item.decisions)} (review decide {item.id} DECISION)"]
+    return "\n".join(lines)
+
+
+# ---- sync
+
+def sync_status_text(status: SyncStatus) -> str:
+    where = f"{status.branch or '(detached)'}" + (f" -> {status.upstream}" if status.upstream else " (no upstream)")
+    lines = [f"{where}: {status.ahead} ahead, {status.behind} behind"]
+    lines.append(f"team memory not committed: {len(status.changed)} file(s)" if status.changed
+                 else "team memory: all committed")
+    lines += [f"  {path}" for path in status.changed[:MAX_LISTED_FILES]]
+    if status.merging:
+        lines.append(f"merging: {len(status.conflicts)} conflicted file(s)" + (": sync show FILE, sync resolve FILE, "
+                                                                              "sync finalize" if status.conflicts else
+                                                                              ": sync finalize commits it"))
+        lines += [f"  {path}" for path in status.conflicts]
+    return "\n".join(lines)
+
+
+def conflict_text(conflict: Conflict) -> str:
+    lines = [f"{conflict.path}: conflicting: {', '.join(conflict.conflicting) or 'nothing (resolve to settle it)'}",
+             "how each part merges:", *(f"  {line}" for line in conflict.analysis)]
+    for name, text in (("base", conflict.base), ("ours", conflict.ours), ("theirs", conflict.theirs)):
+        lines += [f"--- {name}", text.rstrip() if text is not None else "(absent)"]
     return "\n".join(lines)

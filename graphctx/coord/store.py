@@ -1,5 +1,5 @@
 """WorkStore, the library API of coordination that Project offers: tasks and claims, runs, agents,
-the activity board, peers, session state, skills, feedback and the review of records over one WorkRepository (files under `.graphctx/` by
+the activity board, peers, session state, skills, feedback, the review of records and git sync over one WorkRepository (files under `.graphctx/` by
 default; memory, or the team server's, given). It wires the use cases together and checks what
 crosses them: a run's task exists, a peer's task is known."""
 
@@ -18,6 +18,7 @@ from graphctx.coord.review import Review
 from graphctx.coord.runs import Runs
 from graphctx.coord.sessions import SessionWork, Sessions
 from graphctx.coord.skills import Skills
+from graphctx.coord.sync import Sync
 from graphctx.coord.tasks import Tasks
 from graphctx.coord.team import Team, check_name
 from graphctx.layout import index_dir
@@ -38,6 +39,7 @@ class WorkStore:
         self.skills = Skills(repo)
         self.feedback = Feedback(repo)
         self.review = Review(repo)
+        self.sync = Sync(self.root) if self.root is not None else None
 
     def close(self) -> None:
         self.repo.close()
