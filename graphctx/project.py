@@ -290,6 +290,26 @@ class Project:
         """(synthesis record, retracted ids): several records merged into one that names them."""
         return self.work.review.distill(self.records, record_ids, self.agent_name(agent), **fields)
 
+    def hypotheses(self, status: str | None = None):
+        """(synthesis records no hypothesis tests yet, the hypotheses in that status): the hypothesize loop."""
+        h = self.work.hypotheses
+        return h.candidates(self.records), h.list(self.records, status)
+
+    def hypothesize(self, synthesis_id: str, statement: str, test: str, agent: str | None = None):
+        return self.work.hypotheses.write(self.records, synthesis_id, statement, test, self.agent_name(agent))
+
+    def judge(self, hypothesis_id: str, verdict: str, evidence: str, agent: str | None = None):
+        return self.work.hypotheses.judge(self.records, hypothesis_id, verdict, evidence, self.agent_name(agent))
+
+    def export_host(self, fmt: str):
+        """(path, changed, counts): the team's shared conventions, accepted decisions, key knowledge and
+        skills written into the host file of `fmt` (agents-md, claude-md, cursor-rules), in its marked section."""
+        from graphctx.coord import hostfiles
+
+        text, counts = hostfiles.section(self.records, [i.skill for i in self.work.skills.list()])
+        path, changed = hostfiles.write(self.root, fmt, text)
+        return path, changed, counts
+
     @staticmethod
     def merge_memory_file(base: Path, ours: Path, theirs: Path, path: str) -> int:
         """The git merge driver of the team's memory files (graphctx.coord.sync): 0 merged, 1 conflicts left."""

@@ -1,4 +1,4 @@
-"""`graphctx review queue|next|decide|distill|log`: the CLI twin of the `review` MCP tool (the review
+"""`graphctx review queue|next|decide|distill|log|hypotheses|hypothesize|judge`: the CLI twin of the `review` MCP tool (the review
 loop over the team's records), over Project. Exit 1 when the queue or the log is empty, 2 on a
 refusal or input to fix."""
 
@@ -30,6 +30,17 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--category")
     p.add_argument("--type")
     action("review", "log", review_log, "the review decisions taken (exit 1 when none)")
+    p = action("review", "hypotheses", review_hypotheses, "synthesis records to draw hypotheses from, and the "
+                                                         "hypotheses (exit 1 when there are neither)")
+    p.add_argument("--status", choices=("open", "confirmed", "refuted"))
+    p = action("review", "hypothesize", review_hypothesize, "write one falsifiable hypothesis from a synthesis record")
+    p.add_argument("synthesis_id", metavar="SYNTHESIS")
+    p.add_argument("--statement", required=True, help="the claim, one line")
+    p.add_argument("--test", required=True, help="how to confirm or refute it")
+    p = action("review", "judge", review_judge, "confirm or refute a hypothesis with the evidence")
+    p.add_argument("hypothesis_id", metavar="HYPOTHESIS")
+    p.add_argument("verdict", choices=("confirmed", "refuted"))
+    p.add_argument("--evidence", required=True)
 
 
 def review_queue(args) -> int:
@@ -77,3 +88,26 @@ def review_log(args) -> int:
     events = project.work.review.decisions()
     return listing(args, events, lambda e: f"{e.at:%Y-%m-%d %H:%M} {e.agent} {e.kind} {e.subject} {e.data.get('decision', '')}",
                    "no review decision yet")
+
+
+def review_hypotheses(args) -> int:
+    project, _ = open_project(args)
+    candidates, found = project.hypotheses(args.status)
+    show(args, {"candidates": [h.model_dump(mode="json") for h in candidates],
+                "hypotheses": [h.model_dump(mode="json") for h in found]},
+         project.work_text.hypotheses_text(candidates, found, args.status))
+    return 0 if candidates or found else NOTHING_FOUND
+
+
+def review_hypothesize(args) -> int:
+    project, me = open_project(args)
+    record = project.hypothesize(args.synthesis_id, args.statement, args.test, me)
+    show(args, record, f"hypothesis {record.id} [open] {record.title} (from {args.synthesis_id})")
+    return 0
+
+
+def review_judge(args) -> int:
+    project, me = open_project(args)
+    record = project.judge(args.hypothesis_id, args.verdict, args.evidence, me)
+    show(args, record, f"hypothesis {record.id} [{args.verdict}] {record.title}")
+    return 0

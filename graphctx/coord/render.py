@@ -188,6 +188,19 @@ def review_counts(queue: ReviewQueue) -> str:
     return f"review queue: {len(queue.items)} items ({parts}); {queue.decided} decided so far"
 
 
+def hypothesis_status(hit) -> str:
+    return next((t.removeprefix("status-") for t in hit.tags if t.startswith("status-")), "open")
+
+
+def hypotheses_text(candidates: list, found: list, status: str | None) -> str:
+    """The hypothesize loop's state: synthesis records to draw from, then the hypotheses."""
+    noun = "hypothesis" if len(found) == 1 else "hypotheses"
+    return "\n".join([f"{len(candidates)} synthesis record(s) to draw hypotheses from:",
+                      *(f"  {h.id} {h.title}" for h in candidates),
+                      f"{len(found)} {noun}" + (f" ({status})" if status else "") + ":",
+                      *(f"  {h.id} [{hypothesis_status(h)}] {h.title}" for h in found)])
+
+
 def review_line(item: ReviewItem) -> str:
     return f"{item.id} [{item.reason}] {' | '.join(item.titles)}"
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from graphctx.coord.feedback import Feedback
 from graphctx.coord.files import FileWorkRepository
+from graphctx.coord.hypotheses import Hypotheses
 from graphctx.coord.models import Peer, Run, SessionState
 from graphctx.coord.repository import WorkRepository
 from graphctx.coord.review import Review
@@ -39,6 +40,7 @@ class WorkStore:
         self.skills = Skills(repo)
         self.feedback = Feedback(repo)
         self.review = Review(repo)
+        self.hypotheses = Hypotheses(repo)
         self.sync = Sync(self.root) if self.root is not None else None
 
     def close(self) -> None:
