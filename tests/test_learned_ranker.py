@@ -203,7 +203,7 @@ def mined(tmp_path_factory) -> dict:
         result = subprocess.run([sys.executable, str(CORPUS), step, "--repos-dir", str(repos), "--data", str(data),
                                  "--repos-file", str(base / "repos.json")], capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
-    return {"data": data, "shas": shas}
+    return {"data": data, "shas": shas, "repos": repos, "base": base}
 
 
 def test_the_miner_keeps_fixes_and_counts_what_it_skipped(mined):
@@ -229,3 +229,20 @@ def test_the_miner_refuses_a_benchmark_repository(tmp_path):
     result = subprocess.run([sys.executable, str(CORPUS), "mine", "--repos-dir", str(tmp_path), "--data", str(tmp_path / "d"),
                              "--repos-file", str(tmp_path / "repos.json")], capture_output=True, text=True)
     assert result.returncode != 0 and "benchmark repository psf/requests" in result.stderr
+
+
+def test_bench_runs_the_learned_and_the_hand_set_ranking_side_by_side(mined):
+    out = mined["base"] / "bench"
+    result = subprocess.run([sys.executable, "-m", "graphctx.cli.main", "bench", "run",
+                             str(mined["data"] / "sets" / "owner__cfg.jsonl"), "--repos-dir", str(mined["repos"]),
+                             "--cache-dir", str(mined["base"] / "cache"), "-o", str(out),
+                             "--systems", "graphctx,graphctx-hand", "--budgets", "400", "--budget", "400", "--json"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert {"graphctx", "graphctx-hand"} <= set(report["systems"])
+    for system in ("graphctx", "graphctx-hand"):
+        assert report["systems"][system]["within@400"] == 100.0
+    learned = json.loads(next((out / "instances" / "graphctx").glob("*.json")).read_text())
+    hand = json.loads(next((out / "instances" / "graphctx-hand").glob("*.json")).read_text())
+    assert learned["config"]["ranker"] == Project.ranker_id() and "ranker" not in hand["config"]

@@ -28,11 +28,12 @@ from corpus import DEFAULT_DATA, load_repos, slug  # noqa: E402
 
 MODEL_PATH = HERE.parents[2] / "graphctx" / "context" / "models" / ranker.SHIPPED
 PARAMS = {
-    "objective": "lambdarank", "metric": "ndcg", "ndcg_eval_at": [10], "learning_rate": 0.05, "num_leaves": 15,
-    "min_data_in_leaf": 20, "feature_fraction": 0.8, "bagging_fraction": 0.8, "bagging_freq": 1,
+    "objective": "lambdarank", "metric": "ndcg", "ndcg_eval_at": [10], "learning_rate": 0.05, "num_leaves": 7,
+    "min_data_in_leaf": 50, "feature_fraction": 0.8, "bagging_fraction": 0.8, "bagging_freq": 1,
     "lambdarank_truncation_level": 30, "seed": 7, "deterministic": True, "num_threads": 1, "verbose": -1,
 }
-ROUNDS = 300
+ROUNDS = 200
+BASE_FEATURE = "hand_score"  # the trees learn corrections to BASE_WEIGHT x the hand-set blend's score
 # Ablations: which feature columns a model may use.
 TEXT_ONLY = {"own_text", "field_words", "field_signature", "field_doc", "field_body", "file_text", "file_named",
              "name_exact", "name_exact_cased", "qualified_mentioned", "parent_mentioned", "name_words", "path_words",
@@ -96,15 +97,24 @@ def _pct(rows, i):
     return round(100 * sum(r[i] for r in rows) / len(rows), 1) if rows else None
 
 
-def train(data: dict, columns: list[int]):
+def train(data: dict, columns: list[int], base_weight: float):
     import lightgbm as lgb
 
     keep = np.array([s for s in range(len(data["meta"])) if data["y"][data["group"] == s].any()])
     mask = np.isin(data["group"], keep)
     x = np.where(np.isin(np.arange(len(FEATURES)), columns), data["x"][mask], 0.0)  # unused columns: constant
     dataset = lgb.Dataset(x, data["y"][mask], group=group_sizes(data["group"][mask]), feature_name=list(FEATURES),
-                          free_raw_data=False)
-    return lgb.train(PARAMS, dataset, num_boost_round=ROUNDS)
+                          init_score=base_score(data["x"][mask], base_weight), free_raw_data=False)
+    return lgb.train(PARAMS, dataset, num_boost_round=ROUNDS), base_weight
+
+
+def base_score(x: np.ndarray, weight: float) -> np.ndarray:
+    return x[:, FEATURES.index(BASE_FEATURE)] * weight
+
+
+def predict(model, x: np.ndarray) -> np.ndarray:
+    booster, weight = model
+    return booster.predict(x, num_threads=1) + base_score(x, weight)
 
 
 def paired(a: dict, b: dict) -> str:
@@ -117,6 +127,7 @@ def main(argv=None) -> int:
     parser.add_argument("--write", action="store_true", help=f"write the model to {MODEL_PATH.relative_to(HERE.parents[2])}")
     parser.add_argument("--ablations", action="store_true", help="also train the text-only model and report it")
     parser.add_argument("--json", type=Path, help="write the evaluation as JSON here")
+    parser.add_argument("--base-weight", type=float, default=3.0, help="weight of the hand-set score the trees correct")
     args = parser.parse_args(argv)
 
     repos = load_repos()
@@ -131,9 +142,11 @@ def main(argv=None) -> int:
     train_data = concat(split["train"])
     sets = {"heldout": concat(split["heldout"]) if split["heldout"] else None, "dev": concat(dev) if dev else None}
     all_columns = list(range(len(FEATURES)))
-    models = {"learned": train(train_data, all_columns)}
+    models = {"learned": train(train_data, all_columns, args.base_weight)}
     if args.ablations:
-        models["learned-text-only"] = train(train_data, [FEATURES.index(f) for f in sorted(TEXT_ONLY)])
+        text_only = [FEATURES.index(f) for f in sorted(TEXT_ONLY)]
+        models["learned-text-only"] = train(train_data, text_only, 0.0)
+        models["learned-no-base"] = train(train_data, all_columns, 0.0)
     report = {"train": {"instances": len(train_data["meta"]), "rows": int(len(train_data["y"])),
                         "repositories": len(split["train"])}, "sets": {}}
     for name, data in sets.items():
@@ -142,20 +155,20 @@ def main(argv=None) -> int:
         hand = evaluate(data, None)
         report["sets"][name] = {"hand-set": hand}
         for label, booster in models.items():
-            scored = evaluate(data, booster.predict(data["x"], num_threads=1))
+            scored = evaluate(data, predict(booster, data["x"]))
             report["sets"][name][label] = scored
             print(f"{name}: {label} {paired(hand, scored)} fn Acc@10, hand-set first; n = {hand['all']['n']}")
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n")
     print(json.dumps(report, indent=1))
     if args.write:
-        booster = models["learned"]
+        model = models["learned"]
         meta = {"trained_on": report["train"], "params": {k: v for k, v in PARAMS.items() if k != "verbose"},
                 "rounds": ROUNDS, "evaluation": report["sets"]}
-        content = ranker.from_lightgbm(booster.dump_model(), meta)
+        content = ranker.from_lightgbm(model[0].dump_model(), meta, (BASE_FEATURE, model[1]))
         check = ranker.from_dict(content)
         sample = train_data["x"][:2000]
-        if not np.allclose(check.score(sample), booster.predict(sample, num_threads=1), atol=1e-9):
+        if not np.allclose(check.score(sample), predict(model, sample), atol=1e-9):
             raise SystemExit("the numpy evaluation disagrees with LightGBM's; the model was not written")
         MODEL_PATH.parent.mkdir(parents=True, exist_ok=True)
         MODEL_PATH.write_text(json.dumps(content, separators=(",", ":")) + "\n")
