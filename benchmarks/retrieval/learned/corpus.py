@@ -176,8 +176,8 @@ def cmd_features(args) -> int:
                 project = project or Project(tree, find=False, ephemeral=False)  # keeps its symbol table between runs
                 project.index()
                 rows.append((inst, instance_rows(project, inst, args.candidates)))
-            except (BenchError, subprocess.CalledProcessError) as exc:
-                say(f"  {inst.instance_id}: skipped ({exc})")
+            except Exception as exc:  # noqa: BLE001 - one commit graphctx cannot index does not end the corpus
+                say(f"  {inst.instance_id}: skipped ({type(exc).__name__}: {str(exc)[:200]})")
         if project is not None:
             project.close()
         counts = save(out, rows)

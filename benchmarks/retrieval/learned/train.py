@@ -28,11 +28,11 @@ from corpus import DEFAULT_DATA, load_repos, slug  # noqa: E402
 
 MODEL_PATH = HERE.parents[2] / "graphctx" / "context" / "models" / ranker.SHIPPED
 PARAMS = {
-    "objective": "lambdarank", "metric": "ndcg", "ndcg_eval_at": [10], "learning_rate": 0.05, "num_leaves": 7,
-    "min_data_in_leaf": 50, "feature_fraction": 0.8, "bagging_fraction": 0.8, "bagging_freq": 1,
-    "lambdarank_truncation_level": 30, "seed": 7, "deterministic": True, "num_threads": 1, "verbose": -1,
+    "objective": "lambdarank", "metric": "ndcg", "ndcg_eval_at": [10], "learning_rate": 0.05, "num_leaves": 4,
+    "min_data_in_leaf": 100, "feature_fraction": 0.8, "bagging_fraction": 0.8, "bagging_freq": 1,
+    "seed": 7, "deterministic": True, "num_threads": 1, "verbose": -1,
 }
-ROUNDS = 200
+ROUNDS = 100
 BASE_FEATURE = "hand_score"  # the trees learn corrections to BASE_WEIGHT x the hand-set blend's score
 # Ablations: which feature columns a model may use.
 TEXT_ONLY = {"own_text", "field_words", "field_signature", "field_doc", "field_body", "file_text", "file_named",
