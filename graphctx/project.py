@@ -196,6 +196,10 @@ class Project:
     def rank_text(self, text: str, **options: Any) -> list:
         return api.rank_text(self._graphs, text, **options)
 
+    def rank_text_features(self, text: str, **options: Any) -> tuple[list[str], Any]:
+        """(the best candidates for free text by the hand-set blend, their learned-ranker feature matrix)."""
+        return api.rank_text_features(self._graphs, text, **options)
+
     def asides(self, text: str, intent: str = "debug") -> set[str]:
         """The files ranking sets aside for `text`: tests and docs/examples/benchmarks files it does
         not name. The retrieval benchmark's baselines leave them out, as graphctx scales them down."""
@@ -235,6 +239,13 @@ class Project:
         """The intent's ranking policy changed by `settings` ("group.name=value"); pass it as `policy=`
         to rank_text and the answers."""
         return api.with_overrides(api.policy_for(intent), tuple(settings))
+
+    @staticmethod
+    def ranker_id() -> str:
+        """A short digest of the learned ranker this package ships (results of another are not comparable)."""
+        from graphctx.context.ranker import shipped_id
+
+        return shipped_id()
 
     @staticmethod
     def definitions(path: str, source: bytes) -> list:
