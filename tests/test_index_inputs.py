@@ -249,6 +249,7 @@ def test_config_can_index_generated_files_and_vendor(tree):
     ("[index]\nextra_exclude = 3\n", "extra_exclude must be"),
     ("[index]\nskip_generated = 1\n", "skip_generated must be"),
     ("index = 3\n", "must be a table"),
+    ('[index]\nextra_exclude = ["!"]\n', "no gitignore pattern"),
 ])
 def test_invalid_config_is_a_clear_error(tree, text, expected):
     root = tree({".graphctx/config.toml": text, "app.py": GOOD})
@@ -306,7 +307,7 @@ def test_git_subfolder_is_walked_with_gitignore(tree):
 
 def test_outside_git_gitignore_rules_are_honoured(tree):
     root = tree({
-        ".gitignore": "*.gen.py\nscratch/\n!keep.gen.py\n",
+        ".gitignore": "*.gen.py\nscratch/\n!keep.gen.py\n!\n",  # git passes over the lone `!`
         "app.py": GOOD,
         "x.gen.py": GOOD,
         "keep.gen.py": GOOD,

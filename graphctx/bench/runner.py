@@ -38,10 +38,14 @@ class RunConfig:
 
     def fingerprint(self, system: str) -> dict:
         fp = {"budgets": list(self.budgets)}
-        if system == "graphctx":
+        if system in ("graphctx", "graphctx-learned"):
             fp["intent"] = self.intent
             if self.policy:  # results of another policy are not reused
                 fp["policy"] = list(self.policy)
+            if system == "graphctx-learned":  # nor results of another learned model
+                from graphctx.project import Project
+
+                fp["ranker"] = Project.ranker_id()
         return fp
 
 

@@ -5,6 +5,8 @@ lines it shows verbatim (what budgeted recall is measured on).
 
 - graphctx: `rank_text` for the ranked list; the `get_intent` packet at each budget; both by the
   intent's ranking policy, with the settings of a tuning trial (`--policy`) when given.
+  graphctx-learned: the same with the learned ranker on (`blend.learned=true`): the shipped model
+  re-orders the hand-set blend's best candidates.
 - bm25-files: BM25 (bm25s) over whole files; the packet is files in rank order, each cut to what is left.
 - bm25-functions: BM25 over function, method and class chunks whose spans come from graphctx's
   entity table; the packet is those chunks in rank order, packed greedily.
@@ -31,9 +33,10 @@ from graphctx.models import CLASS_KINDS
 from graphctx.project import Project
 from graphctx.text import STOP_WORDS, words
 
-SYSTEMS = ("graphctx", "bm25-functions", "bm25-files", "repomap", "aider-repomap", "random", "oracle")
-DEFAULT_SYSTEMS = ("graphctx", "bm25-functions", "bm25-files", "repomap", "random", "oracle")
+SYSTEMS = ("graphctx", "graphctx-learned", "bm25-functions", "bm25-files", "repomap", "aider-repomap", "random", "oracle")
+DEFAULT_SYSTEMS = ("graphctx", "graphctx-learned", "bm25-functions", "bm25-files", "repomap", "random", "oracle")
 RANK_LIMIT = 500
+LEARNED = ("blend.learned=true",)
 
 
 # ---- tokenizer shared by the BM25 baselines and the repo map
@@ -166,6 +169,8 @@ def run_oracle(repo: Repo, inst: Instance, budgets: list[int]) -> Output:
 def run_system(name: str, repo: Repo, inst: Instance, budgets: list[int], options: dict) -> Output:
     if name == "graphctx":
         return run_graphctx(repo, inst, budgets, options.get("intent", "debug"), options.get("policy", ()))
+    if name == "graphctx-learned":  # the shipped learned ranker re-ordering the hand-set blend's best
+        return run_graphctx(repo, inst, budgets, options.get("intent", "debug"), (*options.get("policy", ()), *LEARNED))
     if name == "bm25-functions":
         return run_bm25_functions(repo, inst, budgets)
     if name == "bm25-files":

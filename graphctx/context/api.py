@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from graphctx import export as exports
-from graphctx.context.engine import get_context, get_file_context, get_intent, get_path, rank_text
+from graphctx.context.engine import get_context, get_file_context, get_intent, get_path, rank_text, rank_text_features
 from graphctx.context.impact import get_impact
 from graphctx.context.intents import policy_for
 from graphctx.context.policy import RankingPolicy, with_overrides
@@ -27,7 +27,7 @@ from graphctx.models import Edge, Entity, EntityEdges, IndexStats, SearchAnswer,
 
 __all__ = [
     "find_root", "index", "refresh", "stats", "show", "search", "export",
-    "get_context", "get_intent", "get_path", "get_file_context", "get_impact", "rank_text", "session_init", "project_facts",
+    "get_context", "get_intent", "get_path", "get_file_context", "get_impact", "rank_text", "rank_text_features", "session_init", "project_facts",
     "RankingPolicy", "policy_for", "with_overrides",
 ]
 

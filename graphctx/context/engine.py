@@ -12,10 +12,11 @@ import re
 from pathlib import Path
 
 from graphctx import deadline, inputs
-from graphctx.context import anchored
+from graphctx.context import anchored, features, ranker
 from graphctx.context import seeds as text_seeds
 from graphctx.context.blend import blend
 from graphctx.context.intents import DETAIL_SHAPES, policy_for
+from graphctx.context.learning import Boost, boosted
 from graphctx.context.packer import Candidate, pack
 from graphctx.context.policy import RankingPolicy, Shape
 from graphctx.context.render import SHOWN_HASH_DIGITS
@@ -39,9 +40,10 @@ BODY_HASH = re.compile(r"[0-9a-f]{8,16}")
 def get_context(graphs: GraphCache, entity: str, *, records: RecordStore | None = None, file: str | None = None, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
                 intent: str | None = None, detail_level: str = "full", format: str = "compact",
                 include_inferred: bool = True, known_hash: str | None = None, encoding: str = DEFAULT_ENCODING,
-                policy: RankingPolicy | None = None) -> Answer:
+                policy: RankingPolicy | None = None, boost: Boost | None = None) -> Answer:
     """The entity and its neighbourhood, ranked by decayed, weighted, confidence-scaled relevance:
-    by `policy`, else the default policy of `intent` (or of plain get_context)."""
+    by `policy`, else the default policy of `intent` (or of plain get_context); `boost` raises what a
+    task is about."""
     check_request(token_budget, format, depth)
     policy = _policy(intent, policy)
     if detail_level not in DETAIL_SHAPES:
@@ -58,15 +60,15 @@ def get_context(graphs: GraphCache, entity: str, *, records: RecordStore | None 
     if known_hash:
         answer.notes.append(f"changed: {root_id} has body hash {(body_hash or 'none')[:SHOWN_HASH_DIGITS]} now, not {known_hash}")
     shape = _narrower(policy.shape, DETAIL_SHAPES[detail_level])
-    candidates = _around(g, root_id, depth, policy, include_inferred, shape)
+    candidates = boosted(g, _around(g, root_id, depth, policy, include_inferred, shape), boost)
     return _pack_served(g, records, answer, candidates, policy, format, encoding)
 
 
 def get_intent(graphs: GraphCache, intent: str, target: str, *, records: RecordStore | None = None, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
                format: str = "compact", include_inferred: bool = True, encoding: str = DEFAULT_ENCODING,
-               policy: RankingPolicy | None = None) -> Answer:
+               policy: RankingPolicy | None = None, boost: Boost | None = None) -> Answer:
     """Context for a purpose: `target` is an entity, a file path, or free text (an issue, a task, a trace),
-    ranked by `policy`, else the intent's default policy."""
+    ranked by `policy`, else the intent's default policy; `boost` raises what a task is about."""
     check_request(token_budget, format, depth)
     policy = _policy(intent, policy)
     target = (target or "").strip()
@@ -87,6 +89,7 @@ def get_intent(graphs: GraphCache, intent: str, target: str, *, records: RecordS
                                 f"{seeds.text_head:,} and last {seeds.text_tail:,}")
         if not candidates:
             answer.notes.append("nothing in the index matches this text; name an entity, a file or an identifier")
+    candidates = boosted(g, candidates, boost)
     if shape.files_first:
         candidates.sort(key=lambda c: (g.entity(c.id)["kind"] != "file", -c.score))
     return _pack_served(g, records, answer, candidates, policy, format, encoding)
@@ -202,18 +205,14 @@ def _add_overrides(g: CodeGraph, method_id: str, reached: dict[str, rank.Reached
 
 
 def _from_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool) -> list[Candidate]:
-    found = text_seeds.from_text(g, g.connection(), text, policy.seeds)
-    deadline.check()
-    seed_weights = found.top(policy.seeds.max_seeds)
-    if not seed_weights:
+    ranked = _text_ranking(g, text, policy, include_inferred)
+    if ranked is None:
         return []
-    # A short walk: the text named these seeds, so their neighbours inform but do not outrank them.
-    limit = policy.walk.max_text_candidates
-    walk = rank.pagerank(g, seed_weights, policy.edges, include_inferred=include_inferred, alpha=policy.walk.text_alpha,
-                         limit=limit)
-    scores = blend(g, found.evidence, walk, policy.blend)
-    top = max(scores.values(), default=1.0)
-    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    found, walk, scores, ordered = ranked
+    if policy.blend.learned:
+        ordered = _learned_order(g, found, walk, scores, ordered, policy)
+    seed_weights = found.top(policy.seeds.max_seeds)
+    top = (ordered[0][1] if ordered else 0.0) or 1.0
     # Code is what a task needs: containers (files, classes) come as signature and doc, so the budget
     # goes to function bodies; a nested function is left to its enclosing function's body.
     nodes = g.graph.nodes
@@ -228,6 +227,54 @@ def _from_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred:
         out.append(Candidate(node, score / top, "seed" if node in seed_weights else "related",
                              0 if node in seed_weights else 1, max_detail=detail))
     return out
+
+
+def _text_ranking(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool):
+    """(seeds, walk, blend scores, the best `max_text_candidates` (id, score) by the hand-set blend),
+    or None when the text names and matches nothing."""
+    found = text_seeds.from_text(g, g.connection(), text, policy.seeds)
+    deadline.check()
+    seed_weights = found.top(policy.seeds.max_seeds)
+    if not seed_weights:
+        return None
+    # A short walk: the text named these seeds, so their neighbours inform but do not outrank them.
+    limit = policy.walk.max_text_candidates
+    walk = rank.pagerank(g, seed_weights, policy.edges, include_inferred=include_inferred, alpha=policy.walk.text_alpha,
+                         limit=limit)
+    scores = blend(g, found.evidence, walk, policy.blend)
+    ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    return found, walk, scores, ordered
+
+
+def _learned_order(g: CodeGraph, found, walk: dict[str, float], scores: dict[str, float],
+                   ordered: list[tuple[str, float]], policy: RankingPolicy) -> list[tuple[str, float]]:
+    """The hand-set order with its best `blend.rerank` candidates re-ordered by the shipped learned
+    ranker; each place keeps the score it had, so scores still fall along the list."""
+    head = ordered[:policy.blend.rerank]
+    matrix = text_features(g, found, walk, scores, [entity for entity, _ in head], policy)
+    order = ranker.shipped().order(matrix)
+    return [(head[i][0], head[place][1]) for place, i in enumerate(order)] + ordered[len(head):]
+
+
+def text_features(g: CodeGraph, found, walk: dict[str, float], scores: dict[str, float], candidates: list[str],
+                  policy: RankingPolicy):
+    """The learned ranker's feature matrix for candidates of a text (see features.py)."""
+    terms = text_seeds.query_terms(found.evidence.text, policy.seeds)
+    return features.extract(g, found.evidence.text, found, walk, scores, candidates, policy.edges, terms)
+
+
+def rank_text_features(graphs: GraphCache, text: str, *, intent: str = "debug", policy: RankingPolicy | None = None,
+                       limit: int | None = None):
+    """(candidate ids in the hand-set blend's order, their feature matrix) for free text: what the
+    learned ranker is trained on. `limit` defaults to the policy's `blend.rerank`."""
+    policy = _policy(intent, policy)
+    g = graphs.get()
+    ranked = _text_ranking(g, text, policy, True)
+    if ranked is None:
+        return [], features.extract(g, text, text_seeds.Seeds(text_seeds.TextEvidence(text)), {}, {}, [], policy.edges, [])
+    found, walk, scores, ordered = ranked
+    ids = [entity for entity, _ in ordered[:limit or policy.blend.rerank]]
+    return ids, text_features(g, found, walk, scores, ids, policy)
 
 
 def _as_entity(g: CodeGraph, target: str) -> str | None:

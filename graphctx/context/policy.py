@@ -66,6 +66,11 @@ class BlendPolicy:
     file_top: int = 3
     file_named: float = 0.3  # its file holds an entity the text names (saturating at one plain mention)
     aside: float = 0.3  # the final score of a test or example the text does not name (see SeedPolicy.aside)
+    # The learned ranker (ranker.py) re-orders the blend's best `rerank` candidates when true. Off by
+    # default: trained on the commits of 12 repositories it matched the hand-set order on held-out
+    # repositories and fell behind it on the dev set (benchmarks/retrieval/learned/README.md).
+    learned: bool = False
+    rerank: int = 200
 
 
 @dataclass(frozen=True)

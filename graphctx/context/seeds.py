@@ -119,10 +119,15 @@ def bounded(text: str, policy: SeedPolicy) -> tuple[str, bool]:
     return f"{text[:policy.text_head]}\n{text[-policy.text_tail:]}", True
 
 
+def query_terms(text: str, policy: SeedPolicy) -> list[str]:
+    """The full-text query's terms: split words minus stop words, in the text's order, up to max_terms."""
+    return [t for t in dict.fromkeys(words(text).split()) if len(t) > 1 and t not in STOP_WORDS][:policy.max_terms]
+
+
 def _full_text(conn: sqlite3.Connection, text: str, policy: SeedPolicy) -> list[tuple[str, float]]:
     """BM25 over entity names, signatures, docs and bodies: (id, score relative to the best), best first.
     Terms keep the text's order (a title's words first) up to max_terms."""
-    terms = [t for t in dict.fromkeys(words(text).split()) if len(t) > 1 and t not in STOP_WORDS][:policy.max_terms]
+    terms = query_terms(text, policy)
     try:
         rows = bm25(conn, terms, policy.columns, policy.text_scores_limit)
     except sqlite3.OperationalError:  # an index from before the body column: names, signatures and docs

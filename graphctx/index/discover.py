@@ -80,6 +80,9 @@ def load_config(root: Path) -> Config:
         if key in table:
             if not isinstance(table[key], list) or not all(isinstance(p, str) for p in table[key]):
                 raise ConfigError(f"{path}: [index] {key} must be a list of gitignore-style patterns (strings)")
+            for pattern in table[key]:
+                if not _usable_pattern(pattern):
+                    raise ConfigError(f"{path}: [index] {key} has {pattern!r}, which is no gitignore pattern; fix or remove it")
             table[key] = tuple(table[key])
     return Config(**table)
 
@@ -210,12 +213,21 @@ def _walk(root: Path, warnings: list[tuple[str, str]]) -> list[str]:
         if ".gitignore" in filenames:
             try:
                 lines = (Path(dirpath) / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-                specs.append((base, pathspec.GitIgnoreSpec.from_lines(lines)))
+                # git passes over a line it cannot read as a pattern (a lone `!`); so do we
+                specs.append((base, pathspec.GitIgnoreSpec.from_lines(filter(_usable_pattern, lines))))
             except OSError:
                 pass
         dirnames[:] = sorted(d for d in dirnames if d != ".git" and not ignored(base + d, True))
         out.extend(base + f for f in filenames if not ignored(base + f, False))
     return out
+
+
+def _usable_pattern(line: str) -> bool:
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line])
+    except ValueError:
+        return False
+    return True
 
 
 def _utf8(rel: str) -> bool:

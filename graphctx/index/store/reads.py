@@ -332,3 +332,15 @@ def code_entities_id_ending(conn: sqlite3.Connection, suffix: str) -> list[tuple
 
 def code_entities_name_containing(conn: sqlite3.Connection, part: str) -> list[tuple]:
     return _code_rows(conn, "e.name LIKE ? ESCAPE '\\'", ("%" + like_escape(part) + "%",))
+
+
+def full_text_fields(conn: sqlite3.Connection, match: str, columns: int, limit: int) -> list[tuple]:
+    """(id, one BM25 score per full-text column, each column weighed alone) of the entities a `match`
+    finds, best first by all columns together: the learned ranker's per-field text features."""
+    alone = ", ".join(f"bm25(entities_fts, {', '.join('1.0' if j == i else '0.0' for j in range(columns))})"
+                      for i in range(columns))
+    return conn.execute(
+        f"SELECT e.id, {alone} FROM entities_fts f JOIN entities e ON e.rowid = f.rowid"
+        " WHERE entities_fts MATCH ? ORDER BY rank LIMIT ?",
+        (match, limit),
+    ).fetchall()

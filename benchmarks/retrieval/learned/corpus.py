@@ -1,0 +1,247 @@
+"""Builds the learned ranker's training corpus from the git history of public repositories that are
+not among the benchmark's eight, reproducibly: repos.json pins each repository's commit (`rev`) and
+how far back to look (`scan` first-parent commits); every step writes under the data folder
+(default ~/.cache/graphctx-learned, never into git).
+
+    python benchmarks/retrieval/learned/corpus.py mine     --repos-dir DIR [--data D] [--only a/b,...]
+    python benchmarks/retrieval/learned/corpus.py features --repos-dir DIR [--data D] [--only a/b,...]
+    python benchmarks/retrieval/learned/corpus.py dev      --repos-dir DIR --set dev_issues.jsonl [--data D]
+
+mine: each repository's history set through `graphctx bench history`'s filters (merges, bots, reverts,
+version bumps, formatting, short messages, tests only, too many files or functions are skipped): a
+commit's message is the query, the functions it modified at its parent are the gold. Writes
+sets/<owner__name>.jsonl and manifest.json (counts per repository and reason, the commit range).
+
+features: for each instance, the tree at its parent commit (one work tree per repository, moved from
+commit to commit oldest first with `git read-tree`, so each index run is incremental), graphctx's
+best candidates by the hand-set blend, their feature matrix and labels (1 for a candidate whose
+function is gold). Writes features/<owner__name>.npz.
+
+dev: the same for an issue set (evaluation only, never trained on), on the benchmark's tree cache."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from graphctx.bench import workspace
+from graphctx.bench.gitrepo import BenchError, find_git_dir, first_parent_log, git
+from graphctx.bench.instances import HistoryOptions, Instance, derive_instance, load_jsonl, top_keys, write_jsonl
+from graphctx.context.features import FEATURES
+from graphctx.project import Project
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_DATA = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "graphctx-learned"
+BENCHMARK_REPOS = {"psf/requests", "pallets/flask", "pytest-dev/pytest", "pylint-dev/pylint", "mwaskom/seaborn",
+                   "sphinx-doc/sphinx", "pydata/xarray", "sympy/sympy"}
+
+
+REPOS_FILE = HERE / "repos.json"
+
+
+def load_repos(only: str | None = None, path: Path = REPOS_FILE) -> list[dict]:
+    rows = json.loads(Path(path).read_text())["repositories"]
+    for row in rows:
+        if row["repo"] in BENCHMARK_REPOS:
+            raise SystemExit(f"repos.json lists the benchmark repository {row['repo']}; its history is evaluation only")
+    if only:
+        keep = set(only.split(","))
+        rows = [r for r in rows if r["repo"] in keep]
+    return rows
+
+
+def slug(repo: str) -> str:
+    return repo.replace("/", "__")
+
+
+def say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---- mine
+
+def cmd_mine(args) -> int:
+    manifest_path = args.data / "manifest.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {"repositories": {}}
+    for row in load_repos(args.only, args.repos_file):
+        git_dir = find_git_dir(args.repos_dir, row["repo"])
+        options = HistoryOptions(rev=row["rev"], limit=row.get("limit", args.limit), scan=row.get("scan", args.scan))
+        kept, reasons, oldest = [], {}, None
+        started = time.perf_counter()
+        for commit in first_parent_log(git_dir, options.rev, options.scan, options.since):
+            if len(kept) >= options.limit:
+                break
+            try:
+                inst, reason = derive_instance(git_dir, row["repo"], commit, options)
+            except BenchError:  # a snapshot may lack some large blobs
+                inst, reason = None, "unreadable objects"
+            reasons[reason] = reasons.get(reason, 0) + 1
+            oldest = commit.sha
+            if inst is not None:
+                inst.subset = f"{row['role']}-{inst.subset}"
+                kept.append(inst)
+        write_jsonl(args.data / "sets" / f"{slug(row['repo'])}.jsonl", kept)
+        lexical = sum(1 for i in kept if i.lexical)
+        manifest["repositories"][row["repo"]] = {
+            "role": row["role"], "rev": row["rev"], "oldest_scanned": oldest, "scanned": sum(reasons.values()),
+            "kept": len(kept), "lexical": lexical, "non_lexical": len(kept) - lexical, "reasons": reasons,
+        }
+        say(f"{row['repo']}: kept {len(kept)} ({lexical} lexical) of {sum(reasons.values())} commits "
+            f"in {time.perf_counter() - started:.0f} s")
+        _write_manifest(manifest_path, manifest)
+    return 0
+
+
+def _write_manifest(path: Path, manifest: dict) -> None:
+    repos = manifest["repositories"]
+    manifest["totals"] = {role: {"repositories": sum(1 for r in repos.values() if r["role"] == role),
+                                 "instances": sum(r["kept"] for r in repos.values() if r["role"] == role)}
+                          for role in ("train", "heldout")}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+
+
+# ---- features
+
+def labels(project: Project, ids: list[str], gold_functions: list[str]) -> tuple[np.ndarray, list[str | None]]:
+    """1 for each candidate whose function key (path:Top or path:Class.method) is gold and which is that
+    function itself, not a nested definition inside it; and each candidate's function key (None for
+    files, classes and constants), as the benchmark's measures read a ranking."""
+    g = project.graph
+    nodes = g.graph.nodes
+    gold = set(gold_functions)
+    kinds_of: dict[str, dict[str, str]] = {}
+    out = np.zeros(len(ids), dtype=np.int8)
+    keys: list[str | None] = [None] * len(ids)
+    for row, entity_id in enumerate(ids):
+        node = nodes[entity_id]
+        if node["kind"] == "file":
+            continue
+        path = node["path"]
+        if path not in kinds_of:
+            kinds_of[path] = {nodes[e]["qualified_name"]: nodes[e]["kind"] for e in g.by_path.get(path, ()) if e != path}
+        _, key = top_keys(path, node["qualified_name"], kinds_of[path])
+        keys[row] = key
+        out[row] = key in gold and key.split(":", 1)[1] == node["qualified_name"]
+    return out, keys
+
+
+def instance_rows(project: Project, inst: Instance, limit: int) -> dict:
+    ids, matrix = project.rank_text_features(inst.text, intent="debug", limit=limit)
+    y, keys = labels(project, ids, inst.gold_functions)
+    return {"ids": ids, "keys": keys, "x": matrix, "y": y}
+
+
+def save(path: Path, rows: list[tuple[Instance, dict]]) -> dict:
+    """One npz per set: the stacked matrix, labels, the instance of each row, and the instances' gold."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    xs = [r["x"] for _, r in rows if len(r["ids"])]
+    x = np.vstack(xs) if xs else np.zeros((0, len(FEATURES)))
+    y = np.concatenate([r["y"] for _, r in rows if len(r["ids"])]) if xs else np.zeros(0, dtype=np.int8)
+    group = np.concatenate([np.full(len(r["ids"]), i) for i, (_, r) in enumerate(rows) if len(r["ids"])]) if xs else np.zeros(0)
+    meta = [{"instance_id": inst.instance_id, "repo": inst.repo, "lexical": inst.lexical, "gold": inst.gold_functions,
+             "keys": r["keys"]} for inst, r in rows]
+    np.savez_compressed(path, x=x, y=y, group=group, features=np.array(FEATURES),
+                        meta=np.array(json.dumps(meta)))
+    return {"instances": len(rows), "rows": int(len(y)), "positives": int(y.sum()),
+            "with_gold_in_candidates": sum(1 for _, r in rows if r["y"].any())}
+
+
+def cmd_features(args) -> int:
+    for row in load_repos(args.only, args.repos_file):
+        set_path = args.data / "sets" / f"{slug(row['repo'])}.jsonl"
+        out = args.data / "features" / f"{slug(row['repo'])}.npz"
+        if not set_path.exists() or (out.exists() and not args.force):
+            continue
+        instances = load_jsonl(set_path)
+        git_dir = find_git_dir(args.repos_dir, row["repo"])
+        dates = {i.base_commit: int(git(git_dir, "show", "-s", "--format=%ct", i.base_commit).strip() or 0) for i in instances}
+        instances.sort(key=lambda i: (dates[i.base_commit], i.instance_id))
+        if args.per_repo:
+            instances = instances[-args.per_repo:]  # the newest: close together, so each index run is short
+        tree = args.data / "trees" / slug(row["repo"])
+        started = time.perf_counter()
+        rows = []
+        project = None
+        for inst in instances:
+            try:
+                checkout(git_dir, tree, inst.base_commit)
+                project = project or Project(tree, find=False, ephemeral=False)  # keeps its symbol table between runs
+                project.index()
+                rows.append((inst, instance_rows(project, inst, args.candidates)))
+            except Exception as exc:  # noqa: BLE001 - one commit graphctx cannot index does not end the corpus
+                say(f"  {inst.instance_id}: skipped ({type(exc).__name__}: {str(exc)[:200]})")
+        if project is not None:
+            project.close()
+        counts = save(out, rows)
+        out.with_suffix(".json").write_text(json.dumps(counts) + "\n")  # manifest.json is mine's alone
+        say(f"{row['repo']}: {counts} in {time.perf_counter() - started:.0f} s")
+    return 0
+
+
+def checkout(git_dir: Path, tree: Path, commit: str) -> None:
+    """Make `tree` hold exactly the files of `commit`, touching only what differs from its last commit."""
+    tree.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "GIT_INDEX_FILE": str(tree.parent / f".{tree.name}.gitindex")}
+    fresh = not Path(env["GIT_INDEX_FILE"]).exists()
+    base = ["git", f"--git-dir={git_dir}", f"--work-tree={tree}"]
+    if fresh:
+        subprocess.run([*base, "read-tree", commit], env=env, check=True, capture_output=True)
+        subprocess.run([*base, "checkout-index", "-a", "-f"], env=env, check=True, capture_output=True)
+    else:
+        subprocess.run([*base, "read-tree", "-u", "--reset", commit], env=env, check=True, capture_output=True)
+
+
+def cmd_dev(args) -> int:
+    instances = load_jsonl(args.set)
+    if args.repo_filter:
+        instances = [i for i in instances if i.repo in set(args.repo_filter.split(","))]
+    rows = []
+    started = time.perf_counter()
+    for n, inst in enumerate(instances, 1):
+        root, _ = workspace.prepare(args.cache_dir, args.repos_dir, inst.repo, inst.base_commit)
+        project = Project(root, find=False, ephemeral=False)
+        rows.append((inst, instance_rows(project, inst, args.candidates)))
+        project.close()
+        if n % 10 == 0:
+            say(f"  {n}/{len(instances)} in {time.perf_counter() - started:.0f} s")
+    part = f"-{slug(args.repo_filter.replace(',', '-'))}" if args.repo_filter else ""
+    counts = save(args.data / "features" / f"dev-{args.set.stem}{part}.npz", rows)
+    say(f"{args.set}: {counts}")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, run in (("mine", cmd_mine), ("features", cmd_features), ("dev", cmd_dev)):
+        p = sub.add_parser(name)
+        p.add_argument("--repos-dir", type=Path, required=True, help="folder of bare git directories")
+        p.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"where the corpus goes (default {DEFAULT_DATA})")
+        p.add_argument("--only", help="only these repositories (comma-separated owner/name)")
+        p.add_argument("--repos-file", type=Path, default=REPOS_FILE, help="the repository list (default repos.json here)")
+        p.add_argument("--candidates", type=int, default=200, help="candidates per instance (default 200)")
+        p.set_defaults(run=run)
+        if name == "mine":
+            p.add_argument("--limit", type=int, default=40, help="instances per repository unless repos.json says")
+            p.add_argument("--scan", type=int, default=1500, help="commits to look at unless repos.json says")
+        if name == "features":
+            p.add_argument("--force", action="store_true", help="recompute existing feature files")
+            p.add_argument("--per-repo", type=int, help="only the newest N instances of each repository")
+        if name == "dev":
+            p.add_argument("--set", type=Path, required=True)
+            p.add_argument("--cache-dir", type=Path, default=workspace.DEFAULT_CACHE)
+            p.add_argument("--repo-filter")
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,249 @@
+"""The learned ranker: its features on a repository built here, the shipped model (loads, scores
+deterministically, refuses a model of other features), a tiny LightGBM training run that must put
+the planted answer first, the corpus miner's filters on a repository with known commits, and the
+ranker serving intent answers within budget from the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from graphctx.context import ranker
+from graphctx.context.features import FEATURES, INDEX
+from graphctx.project import Project
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "benchmarks" / "retrieval" / "learned" / "corpus.py"
+
+PARSER = '''"""Reads configuration files."""
+
+
+def parse_config(text):
+    """Parse key=value lines into a dict."""
+    out = {}
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        out[key.strip()] = normalise(value)
+    return out
+
+
+def normalise(value):
+    return value.strip().lower()
+
+
+class Loader:
+    def load_file(self, path):
+        with open(path) as handle:
+            return parse_config(handle.read())
+'''
+TEST = '''from pkg.parser import parse_config
+
+
+def test_parse_config():
+    assert parse_config("a=1") == {"a": "1"}
+'''
+
+
+def _git(cwd: Path, *args: str, author: str = "Dev <dev@example.com>") -> str:
+    name, email = author[:-1].split(" <")
+    env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": name,
+           "GIT_COMMITTER_EMAIL": email, "HOME": str(cwd), "PATH": "/usr/bin:/bin:/usr/local/bin"}
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout.strip()
+
+
+def _commit(work: Path, files: dict[str, str], message: str, author: str = "Dev <dev@example.com>") -> str:
+    for rel, text in files.items():
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_text(text)
+    _git(work, "add", "-A")
+    _git(work, "commit", "-q", "-m", message, author=author)
+    return _git(work, "rev-parse", "HEAD")
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> Project:
+    root = tmp_path_factory.mktemp("small")
+    for rel, text in {"pkg/__init__.py": "", "pkg/parser.py": PARSER, "tests/test_parser.py": TEST}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    project = Project(root, find=False, ephemeral=False)
+    project.index()
+    yield project
+    project.close()
+
+
+# ---- features
+
+def test_features_of_known_candidates(small):
+    ids, matrix = small.rank_text_features("parse_config drops the case of values read by Loader.load_file", limit=50)
+    assert matrix.shape == (len(ids), len(FEATURES)) and len(ids) >= 4
+    row = {entity: matrix[i] for i, entity in enumerate(ids)}
+    parse = row["pkg/parser.py::parse_config"]
+    assert parse[INDEX["name_exact"]] == 1 and parse[INDEX["name_exact_cased"]] == 1
+    assert parse[INDEX["kind_function"]] == 1 and parse[INDEX["kind_method"]] == 0
+    assert parse[INDEX["is_test"]] == 0 and parse[INDEX["seed"]] > 0
+    assert parse[INDEX["lines"]] == pytest.approx(np.log1p(7))  # lines 4-10
+    load = row["pkg/parser.py::Loader.load_file"]
+    assert load[INDEX["kind_method"]] == 1 and load[INDEX["qualified_mentioned"]] == 1
+    assert load[INDEX["parent_mentioned"]] == 1
+    assert load[INDEX["degree_out"]] == pytest.approx(np.log1p(1))  # it calls parse_config
+    assert parse[INDEX["degree_in"]] >= np.log1p(1)
+    test = row["tests/test_parser.py::test_parse_config"]
+    assert test[INDEX["is_test"]] == 1 and test[INDEX["aside"]] == 1  # the text does not name the test file
+    normalise = row["pkg/parser.py::normalise"]
+    assert normalise[INDEX["name_exact"]] == 0 and normalise[INDEX["one_hop"]] > 0  # called by a seed
+    assert ids[0] != "tests/test_parser.py::test_parse_config"
+    assert np.all(matrix[:, INDEX["hand_rank"]] == np.log1p(np.arange(len(ids))))
+
+
+def test_features_are_deterministic(small):
+    text = "normalise lowercases values"
+    first, second = small.rank_text_features(text), small.rank_text_features(text)
+    assert first[0] == second[0] and np.array_equal(first[1], second[1])
+
+
+# ---- the shipped model
+
+def test_shipped_model_loads_and_scores_deterministically():
+    model = ranker.shipped()
+    assert model.features == FEATURES and len(model.trees) > 0
+    matrix = np.random.default_rng(3).random((300, len(FEATURES)))
+    first, second = model.score(matrix), model.score(matrix.copy())
+    assert np.array_equal(first, second) and len(np.unique(first)) > 1
+    assert model.order(matrix) == model.order(matrix)
+    assert model.meta["trained_on"]["repositories"] >= 5
+
+
+def test_a_model_of_other_features_is_refused(tmp_path):
+    data = json.loads((ROOT / "graphctx" / "context" / "models" / ranker.SHIPPED).read_text())
+    data["features"] = data["features"][:-1] + ["something_else"]
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ranker.ModelError, match="unknown \\['something_else'\\].*retrain"):
+        ranker.load(path)
+    path.write_text(json.dumps({**data, "format": "another"}))
+    with pytest.raises(ranker.ModelError, match="not a graphctx-ranker model file"):
+        ranker.load(path)
+
+
+def test_a_tiny_training_run_ranks_the_planted_answer_first():
+    lgb = pytest.importorskip("lightgbm", reason="the training extra (pip install -e '.[train]')")
+    rng = np.random.default_rng(11)
+
+    def groups(n: int):
+        xs, ys = [], []
+        for _ in range(n):
+            x = rng.random((20, len(FEATURES)))
+            x[:, INDEX["name_exact"]] = 0.0
+            planted = rng.integers(20)
+            x[planted, INDEX["name_exact"]] = 1.0  # the one signal that tells the answer apart
+            y = np.zeros(20)
+            y[planted] = 1
+            xs.append(x)
+            ys.append(y)
+        return xs, ys
+
+    xs, ys = groups(60)
+    booster = lgb.train({"objective": "lambdarank", "num_leaves": 4, "min_data_in_leaf": 5, "verbose": -1,
+                         "deterministic": True, "num_threads": 1, "seed": 1},
+                        lgb.Dataset(np.vstack(xs), np.concatenate(ys), group=[20] * 60, feature_name=list(FEATURES)),
+                        num_boost_round=20)
+    model = ranker.from_dict(ranker.from_lightgbm(booster.dump_model()))
+    test_x, test_y = groups(10)
+    for x, y in zip(test_x, test_y):
+        assert model.order(x)[0] == int(np.argmax(y))
+        assert np.allclose(model.score(x), booster.predict(x), atol=1e-9)  # numpy agrees with LightGBM
+
+
+# ---- the learned ranker in answers
+
+def test_answers_with_the_learned_ranker_stay_within_budget(small):
+    learned = Project.policy("debug", ["blend.learned=true"])
+    assert not Project.policy("debug").blend.learned  # opt-in: see the policy's note
+    text = "parse_config loses the case of values"
+    for budget in (300, 1000):
+        answer, rendered = small.intent("debug", text, token_budget=budget, format="json", policy=learned)
+        assert answer.tokens_used <= budget and Project.count_tokens(rendered) <= budget
+        assert answer.items[0].id in ("pkg/parser.py::parse_config", "pkg/parser.py::normalise")
+    ranked = small.rank_text(text, policy=learned)
+    hand = small.rank_text(text)
+    assert sorted(e for e, _ in ranked) == sorted(e for e, _ in hand)  # re-ordered, nothing added or lost
+    scores = [s for _, s in ranked]
+    assert scores == sorted(scores, reverse=True)
+
+
+# ---- the corpus miner
+
+@pytest.fixture(scope="module")
+def mined(tmp_path_factory) -> dict:
+    base = tmp_path_factory.mktemp("mined")
+    work = base / "work"
+    work.mkdir()
+    _git(work, "init", "-q", "-b", "main")
+    shas = {"init": _commit(work, {"pkg/__init__.py": "", "pkg/parser.py": PARSER, "tests/test_parser.py": TEST},
+                            "Initial import of the configuration parser")}
+    shas["fix"] = _commit(work, {"pkg/parser.py": PARSER.replace(".lower()", "")},
+                          "Keep the case of configuration values when reading them")
+    shas["bot"] = _commit(work, {"pkg/parser.py": PARSER.replace(".lower()", "").replace("out = {}", "out = dict()")},
+                          "Modernise the dictionary construction in the parser", author="renovate[bot] <bot@example.com>")
+    shas["tests"] = _commit(work, {"tests/test_parser.py": TEST + "\n\ndef test_more():\n    pass\n"},
+                            "Cover more configuration shapes in the tests")
+    shas["revert"] = _commit(work, {"pkg/parser.py": PARSER}, 'Revert "Keep the case of configuration values"')
+    repos = base / "repos"
+    repos.mkdir()
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(repos / "owner__cfg.git")], check=True)
+    head = _git(work, "rev-parse", "HEAD")
+    (base / "repos.json").write_text(json.dumps({"repositories": [{"repo": "owner/cfg", "rev": head, "role": "train"}]}))
+    data = base / "data"
+    for step in ("mine", "features"):
+        result = subprocess.run([sys.executable, str(CORPUS), step, "--repos-dir", str(repos), "--data", str(data),
+                                 "--repos-file", str(base / "repos.json")], capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+    return {"data": data, "shas": shas, "repos": repos, "base": base}
+
+
+def test_the_miner_keeps_fixes_and_counts_what_it_skipped(mined):
+    manifest = json.loads((mined["data"] / "manifest.json").read_text())
+    entry = manifest["repositories"]["owner/cfg"]
+    assert entry["reasons"] == {"kept": 1, "bot author": 1, "tests only": 1, "revert": 1, "root commit": 1}
+    assert entry["kept"] == 1 and entry["scanned"] == 5 and manifest["totals"]["train"] == {"repositories": 1, "instances": 1}
+    rows = [json.loads(line) for line in (mined["data"] / "sets" / "owner__cfg.jsonl").read_text().splitlines()]
+    assert [r["base_commit"] for r in rows] == [mined["shas"]["init"]]
+    assert rows[0]["gold_functions"] == ["pkg/parser.py:normalise"]
+
+
+def test_the_miner_labels_the_gold_candidate(mined):
+    data = np.load(mined["data"] / "features" / "owner__cfg.npz")
+    meta = json.loads(str(data["meta"]))
+    assert tuple(data["features"]) == FEATURES and data["x"].shape[1] == len(FEATURES)
+    positives = [meta[0]["keys"][i] for i in np.flatnonzero(data["y"])]
+    assert positives == ["pkg/parser.py:normalise"]
+
+
+def test_the_miner_refuses_a_benchmark_repository(tmp_path):
+    (tmp_path / "repos.json").write_text(json.dumps({"repositories": [{"repo": "psf/requests", "rev": "HEAD", "role": "train"}]}))
+    result = subprocess.run([sys.executable, str(CORPUS), "mine", "--repos-dir", str(tmp_path), "--data", str(tmp_path / "d"),
+                             "--repos-file", str(tmp_path / "repos.json")], capture_output=True, text=True)
+    assert result.returncode != 0 and "benchmark repository psf/requests" in result.stderr
+
+
+def test_bench_runs_the_hand_set_and_the_learned_ranking_side_by_side(mined):
+    out = mined["base"] / "bench"
+    result = subprocess.run([sys.executable, "-m", "graphctx.cli.main", "bench", "run",
+                             str(mined["data"] / "sets" / "owner__cfg.jsonl"), "--repos-dir", str(mined["repos"]),
+                             "--cache-dir", str(mined["base"] / "cache"), "-o", str(out),
+                             "--systems", "graphctx,graphctx-learned", "--budgets", "400", "--budget", "400", "--json"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert {"graphctx", "graphctx-learned"} <= set(report["systems"])
+    for system in ("graphctx", "graphctx-learned"):
+        assert report["systems"][system]["within@400"] == 100.0
+    learned = json.loads(next((out / "instances" / "graphctx-learned").glob("*.json")).read_text())
+    hand = json.loads(next((out / "instances" / "graphctx").glob("*.json")).read_text())
+    assert learned["config"]["ranker"] == Project.ranker_id() and "ranker" not in hand["config"]
