@@ -247,10 +247,17 @@ def _ceiling_file(task: tuple[str, str]) -> list[tuple]:
     from tree_sitter import Query, QueryCursor
 
     root, path = task
-    language = language_for_path(path).name
+    data = (Path(root) / path).read_bytes()
+    spec = language_for_path(path)
+    if spec is None or spec.name not in CEILING_QUERIES:
+        # A file known at file level (or in a language with no query here): read, parsed where a
+        # grammar exists, and one row, as graphctx keeps for it.
+        if spec is not None:
+            parser_for(spec.name).parse(data)
+        return [(path, "file", path, 1)]
+    language = spec.name
     if language not in _QUERIES:
         _QUERIES[language] = Query(load(language)[0], CEILING_QUERIES[language])
-    data = (Path(root) / path).read_bytes()
     tree = parser_for(language).parse(data)
     captures = QueryCursor(_QUERIES[language]).captures(tree.root_node)
     return [(path, kind, node.text.decode("utf-8", "replace"), node.start_point[0] + 1)

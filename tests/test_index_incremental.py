@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 
 from conftest import index_tables, write_tree
 from graphctx.graph import loader
-from graphctx.index import store
+from graphctx.index import resolution, store
 from graphctx.index.indexer import index_repository
 from graphctx.index.resolution import TableKeeper
+from graphctx.index.store import reads
 
 # ---------------------------------------------------------------- a structured Python project
 
@@ -284,6 +285,24 @@ def test_random_edit_sequences_equal_full_rebuild(data):
             index_repository(root, workers=1, keeper=keeper)
             assert_same_as_full(root, scratch, history)
             assert snapshot_matches_rows(root), history
+            if keeper is not None:
+                assert kept_hierarchy_matches_rows(root, keeper), history
+
+
+def kept_hierarchy_matches_rows(root: Path, keeper: TableKeeper) -> bool:
+    """Whether the class hierarchy the kept table hands the next run's delta is the one the rows
+    state (the next run reads it from the table instead of from every inheritance edge)."""
+    db_path = store.index_path(root)
+    conn = store.connect(db_path, readonly=True)
+    try:
+        generation = store.generation(conn)
+        from_rows = set(reads.inheritance_names(conn))
+    finally:
+        conn.close()
+    entry = keeper.take(db_path, generation)
+    assert entry is not None, "a committed run keeps its table"
+    keeper.put(db_path, generation, entry)
+    return set(resolution.inheritance_names(entry.table)) == from_rows
 
 
 def snapshot_matches_rows(root: Path) -> bool:

@@ -28,6 +28,13 @@ SUPER = "super"
 Values = frozenset  # of Value
 
 
+def ordered(values: Values) -> list[Value]:
+    """Values in a fixed order. A question cut short by a cycle answers with what is known so far,
+    so the order in which values are followed decides what the cut leaves out: a set's own order
+    (string hashes, different in every process) would make the same tree give different edges."""
+    return sorted(values, key=order)
+
+
 class FlowScope(FileScope):
     """One file's value flows on top of its names."""
 
@@ -137,10 +144,10 @@ class FlowScope(FileScope):
             if callee == SUPER:
                 cls = self._enclosing_class(scope)
                 return {Value("super", cls.id, "exact")} if cls is not None else set()
-            return {v for value in self.values(callee, scope) for v in self._result(value)}
+            return {v for value in ordered(self.values(callee, scope)) for v in self._result(value)}
         base, _, attr = path.rpartition(".")
         if base:
-            return {v for value in self.values(base, scope) for v in self.attribute_values(value, attr)}
+            return {v for value in ordered(self.values(base, scope)) for v in self.attribute_values(value, attr)}
         return self._name(path, scope)
 
     def _name(self, name: str, scope: str) -> set[Value]:
@@ -160,7 +167,8 @@ class FlowScope(FileScope):
         """What flows into `target` + `suffix` in scope `level` of this file: its own flows, the
         elements of what it aliases, its arguments when it is a parameter, its declared type."""
         out: set[Value] = set()
-        stored = [target + s for s in self.subscripts.get((level, target), ()) if same_element(s, suffix)] if suffix else [target]
+        stored = [target + s for s in sorted(self.subscripts.get((level, target), ())) if same_element(s, suffix)] \
+            if suffix else [target]
         for source, read_scope in (pair for name in stored for pair in self._latest(level, name)):
             if source.startswith(DECORATED):
                 out |= self._decorated(source[1:], read_scope, level, target)
@@ -204,7 +212,7 @@ class FlowScope(FileScope):
         """What the container `base` holds (`suffix` is one `[]` per level)."""
         if base.endswith(CALLED):
             out: set[Value] = set()
-            for value in self.values(base[:-2], scope):
+            for value in ordered(self.values(base[:-2], scope)):
                 if value.kind == "function":
                     home, sym = self._home_of(value.ref)
                     if home is not None:
@@ -212,7 +220,7 @@ class FlowScope(FileScope):
             return out
         head, _, attr = base.rpartition(".")
         if head:
-            return {v for value in self.values(head, scope) for v in self._attribute_flows(value, attr, suffix)}
+            return {v for value in ordered(self.values(head, scope)) for v in self._attribute_flows(value, attr, suffix)}
         level = self.local_level(base, scope)
         if level is None:
             return set()

@@ -100,8 +100,10 @@ class Generation:
             kept = self.entry
             self.keys = RowKeys(kept.entity_keys, kept.external_keys, *last) if kept is not None else RowKeys(
                 reads.entity_keys(conn), reads.external_keys(conn), *last)  # (a no-op run reads none of this)
-            # A class whose bases or members changed changes what every class below it inherits.
-            delta = subclass_names(self._delta(deleted), reads.inheritance_names(conn))
+            # A class whose bases or members changed changes what every class below it inherits; the
+            # kept table knows the hierarchy, else every inheritance edge is read.
+            hierarchy = resolution.inheritance_names(kept.table) if kept is not None else reads.inheritance_names(conn)
+            delta = subclass_names(self._delta(deleted), hierarchy)
             previous = reads.entity_keys(conn, [*deleted, *self.changed])
             removed_rowids = list(previous.values())
             writes.delete_files(conn, [*deleted, *self.changed])

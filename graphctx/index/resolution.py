@@ -242,6 +242,14 @@ def _resolve_chunk(bounds: tuple[int, int]) -> list[tuple[str, list[Edge], int, 
     return out
 
 
+def inheritance_names(table: SymbolTable) -> list[tuple[str, str]]:
+    """(subclass name, base name) of every class and its base in the repository, as the table's last
+    run resolved them: what reads.inheritance_names reads from every inherits and implements edge."""
+    by_id = table.by_id
+    return [(by_id[sub].name, by_id[base].name) for sub, bases in table.bases.items() if sub in by_id
+            for base in bases if base in by_id and base != sub]  # (a class naming itself makes no edge)
+
+
 def base_pairs_by_origin(rows: Iterable[tuple[str, str, str]]) -> dict[str, list[Pair]]:
     """(source, target, origin) rows of inherits and implements edges, grouped by the file that made them."""
     out: dict[str, list[Pair]] = defaultdict(list)

@@ -7,6 +7,7 @@ an `external` reference. What a name stands for is FileScope's part (scope.py)."
 from __future__ import annotations
 
 import posixpath
+from functools import cached_property
 
 from graphctx.index.flow import FlowScope
 from graphctx.index.flowpaths import argument_for, callee_path
@@ -171,7 +172,13 @@ class FileResolver(FlowScope):
 
     def calls_parameter(self, function: str, param: str) -> bool:
         """Whether `function` calls its parameter `param` directly."""
-        return any(c.scope == function and c.receiver is None and c.name == param for c in self.facts.calls)
+        return (function, param) in self._plain_calls
+
+    @cached_property
+    def _plain_calls(self) -> frozenset[tuple[str, str]]:
+        """(scope, name) of every call by a plain name: asked once per argument of every call into this
+        file, so gathered once instead of scanning the file's calls each time."""
+        return frozenset((c.scope, c.name) for c in self.facts.calls if c.receiver is None)
 
     def _resolve_call(self, name: str, receiver: str | None, scope: str) -> list[Target]:
         if receiver is None:

@@ -326,10 +326,9 @@ class FileScope:
         return Value("instance", value.ref, "inferred") if value is not None and value.kind == "class" else None
 
     def table_bindings(self, path: str) -> dict[tuple[str, str], str]:
-        if path == self.path:
-            return self.bindings
-        facts = self.table.load_facts(path)
-        return {(b.scope, b.variable): b.type_name for b in facts.bindings} if facts else {}
+        """The typed bindings of file `path`: its resolver's, kept for the run (not made per question)."""
+        home = self._home(path)
+        return home.bindings if home is not None else {}
 
     def _binding(self, variable: str, scope: str) -> str | None:
         if variable.startswith("self."):
