@@ -19,12 +19,16 @@ DetailLevel = Literal["summary", "neighbors", "full"]
 DETAIL_LEVELS: tuple[str, ...] = get_args(DetailLevel)
 Detail = Literal["full", "summary", "line"]
 
-EntityKind = Literal["file", "class", "struct", "interface", "trait", "enum", "function", "method", "constant"]
+EntityKind = Literal["file", "class", "struct", "interface", "trait", "enum", "function", "method", "constant",
+                     "route", "document", "section"]
 ENTITY_KINDS: tuple[str, ...] = get_args(EntityKind)
 CLASS_KINDS: frozenset[str] = frozenset({"class", "struct", "interface", "trait", "enum"})  # kinds that hold members
 FUNCTION_KINDS: frozenset[str] = frozenset({"function", "method"})
+# Entities no code names: an HTTP route (`route:GET /users`), a Markdown document and its sections.
+# They are no symbols, so no call or import resolves to them; their edges say what they serve or name.
+TEXT_KINDS: frozenset[str] = frozenset({"route", "document", "section"})
 # The order is the edge-kind code of the graph's sparse arrays.
-EdgeKind = Literal["calls", "contains", "imports", "inherits", "implements", "references", "tests"]
+EdgeKind = Literal["calls", "contains", "imports", "inherits", "implements", "references", "tests", "handles"]
 EDGE_KINDS: tuple[str, ...] = get_args(EdgeKind)
 Resolution = Literal["exact", "import", "same-scope", "inferred", "heuristic", "ambiguous", "external", "unresolved"]
 RESOLUTIONS: tuple[str, ...] = get_args(Resolution)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 
+from graphctx.index import textedges
 from graphctx.index.flow import FlowScope
 from graphctx.index.flowpaths import argument_for, callee_path
 from graphctx.index.naming import external_id, external_name, is_test_file, is_test_name, tested_stem
@@ -69,6 +70,8 @@ class FileResolver(FlowScope):
             if len(targets) == 1 and targets[0][1] in RESOLVED:
                 target, resolution, confidence = targets[0]
                 self._add(self._scope_id(ref.scope), target, "references", resolution, confidence, ref.line)
+        textedges.route_edges(self)
+        textedges.document_edges(self)
         if is_test_file(self.path):
             self._tests()
         return sorted(self.edges.values())
