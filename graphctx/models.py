@@ -185,3 +185,33 @@ class ContextAnswer(BaseModel):
     tokens_used: int
     token_budget: int
     generation: int
+
+
+class DocumentHeading(BaseModel):
+    """A heading of a repository document, with the id of its section entity."""
+
+    level: int
+    title: str
+    line: int
+    end_line: int
+    path: str  # the titles from the top: "Install > From source"
+    id: str
+
+
+class DocumentTable(BaseModel):
+    line: int
+    header: list[str]
+    rows: list[list[str]]
+
+
+class DocumentAnswer(BaseModel):
+    """One Markdown document of the repository, in the part asked for (graphctx doc)."""
+
+    path: str
+    title: str
+    view: Literal["outline", "section", "tables"]
+    headings: list[DocumentHeading]
+    section: DocumentHeading | None = None
+    text: str = ""  # the section's lines, heading included
+    tables: list[DocumentTable] = Field(default_factory=list)
+    generation: int
