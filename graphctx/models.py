@@ -215,3 +215,7 @@ class DocumentAnswer(BaseModel):
     text: str = ""  # the section's lines, heading included
     tables: list[DocumentTable] = Field(default_factory=list)
     generation: int
+
+    def is_empty(self) -> bool:
+        """Nothing found: no headings to outline, no tables."""
+        return not self.headings if self.view == "outline" else self.view == "tables" and not self.tables

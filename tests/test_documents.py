@@ -165,20 +165,27 @@ def test_doc_refuses_bad_input_in_one_line(repo):
     assert missing.returncode == 2 and "nothing.md" in missing.stderr
 
 
-def test_get_file_context_on_a_document_is_its_outline_over_mcp(repo):
+def test_get_file_context_on_a_document_is_its_outline_and_reads_its_parts_over_mcp(repo):
     from graphctx.server.app import build_server
 
     server = build_server(repo, watch=False)
 
     async def go():
         async with Client(server) as client:
-            return await client.call_tool("get_file_context", {"file": "docs/guide.md", "format": "json"})
+            return (await client.call_tool("get_file_context", {"file": "docs/guide.md", "format": "json"}),
+                    await client.call_tool("get_file_context", {"file": "docs/guide.md", "heading": "Storage"}),
+                    await client.call_tool("get_file_context", {"file": "guide.md", "heading": "#10", "tables": True,
+                                                                "format": "json"}),
+                    await client.call_tool("get_file_context", {"file": "ops/vault.py", "heading": "Keys"}))
 
     try:
-        answer = anyio.run(go)
+        answer, section, tables, code = anyio.run(go)
     finally:
         server.graphctx_state.fresh.stop()
-    assert not answer.is_error
+    assert not (answer.is_error or section.is_error or tables.is_error)
+    assert section.content[0].text.endswith("Where `Vault` keeps files.")
+    assert tables.structured_content["tables"][0]["rows"] == [["rotate", "`rotate_keys`"]]
+    assert code.is_error and "not a Markdown document" in code.content[0].text
     assert [(i["id"], i["kind"]) for i in answer.structured_content["items"]] == [
         ("docs/guide.md", "file"), ("docs/guide.md::document", "document"), ("docs/guide.md::Keys", "section"),
         ("docs/guide.md::Keys > Rotation", "section"), ("docs/guide.md::Keys > Rotation (2)", "section"),

@@ -268,13 +268,11 @@ def cmd_file(args: argparse.Namespace) -> int:
 
 
 def cmd_doc(args: argparse.Namespace) -> int:
-    from graphctx.context.documents import is_empty
-
     view = "tables" if args.tables else "section" if args.section else "outline"
     answer, text = _project(args).document(args.file, view=view, heading=args.section,
                                            format="json" if args.json else "compact")
     print(text)
-    return 1 if is_empty(answer) else 0
+    return 1 if answer.is_empty() else 0
 
 
 def cmd_impact(args: argparse.Namespace) -> int:

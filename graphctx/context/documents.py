@@ -48,11 +48,6 @@ def read_document(graphs: GraphCache, file: str, *, view: str = "outline", headi
     return answer, (answer.model_dump_json(indent=2) if format == "json" else render(answer))
 
 
-def is_empty(answer: DocumentAnswer) -> bool:
-    """Nothing found: no headings to outline, no tables."""
-    return not answer.headings if answer.view == "outline" else answer.view == "tables" and not answer.tables
-
-
 def find_heading(headings: list[DocumentHeading], wanted: str, path: str) -> DocumentHeading:
     """The one heading named by its title, its path or '#<line>'; did-you-mean when none is."""
     wanted = wanted.strip()
