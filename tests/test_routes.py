@@ -139,3 +139,68 @@ def test_a_route_over_mcp(repo):
     assert items[0]["id"] == "fastapi/main.py::route:DELETE /cache"
     assert any(i["id"] == "fastapi/main.py::clear_cache" and i["relation"] == "handled-by" for i in items)
     assert search.structured_content["hits"][0]["id"] == "fastapi/main.py::route:POST /v1/items"
+
+
+def routes_of(language: str, source: str) -> list[tuple[str, str, str, str]]:
+    from graphctx.parse.extract import extract
+
+    facts = extract("app", language, source.encode())
+    return [(r.method, r.path, r.defined or r.handler, r.scope) for r in facts.routes]
+
+
+def test_a_router_name_reused_in_another_function_is_another_router():
+    source = '''
+from flask import Blueprint, Flask
+
+def make_one():
+    app = Flask(__name__)
+    bp = Blueprint("bp", __name__, url_prefix="/one")
+    @bp.route("/x")
+    def x():
+        return ""
+    app.register_blueprint(bp)
+
+def make_two():
+    parent = Blueprint("parent", __name__, url_prefix="/parent")
+    bp = Blueprint("bp", __name__)
+    @bp.post("/y")
+    def y():
+        return ""
+    parent.register_blueprint(bp, url_prefix="/child")
+'''
+    assert routes_of("python", source) == [
+        ("GET", "/one/x", "make_one.x", "make_one"),
+        ("POST", "/parent/child/y", "make_two.y", "make_two"),
+    ]
+
+
+def test_only_routers_register_routes_in_javascript():
+    source = '''
+const app = express();
+const api = Router();
+cache.get('/users', fallback);
+api.delete('/users/:id', removeUser);
+app.use('/v2', api);
+'''
+    assert routes_of("javascript", source) == [("DELETE", "/v2/users/:id", "removeUser", "")]
+
+
+def test_go_patterns_name_their_method_and_chi_routes_nest():
+    source = '''package main
+
+func routes(r chi.Router) {
+	http.Handle("/static/", files)
+	mux.HandleFunc("POST /items/{id}", h.Update)
+	r.Route("/a", func(r chi.Router) {
+		r.Route("/b", func(r chi.Router) {
+			r.Delete("/c", remove)
+		})
+	})
+	cache.Get("key")
+}
+'''
+    assert routes_of("go", source) == [
+        ("ANY", "/static/", "files", "routes"),
+        ("POST", "/items/{id}", "h.Update", "routes"),
+        ("DELETE", "/a/b/c", "remove", "routes"),
+    ]

@@ -8,16 +8,17 @@ edges so. Pure: one file's tree, no disk."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import cache
 
 from tree_sitter import Node, Query, QueryCursor
 
 from graphctx.parse import languages
 from graphctx.parse.facts import Route
+from graphctx.parse.routepaths import (
+    ANY, HTTP_METHODS, Prefixes, join, member_call, mount, qualified, scope, string, text,
+)
 
-HTTP_METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
-ANY = "ANY"
 # A cheap look at the bytes first: a file that mentions no framework is not walked at all.
 _MARKERS = {
     "python": re.compile(rb"\.(?:route|get|post|put|delete|patch|head|options|api_route)\(|urlpatterns"),
@@ -39,7 +40,6 @@ _GO_VERBS = {m: m for m in HTTP_METHODS} | {m.capitalize(): m for m in HTTP_METH
 _SPRING = {"GetMapping": "GET", "PostMapping": "POST", "PutMapping": "PUT", "DeleteMapping": "DELETE",
            "PatchMapping": "PATCH", "RequestMapping": ANY}
 _JS_APP_NAMES = re.compile(r"^(?:app|server|api|router|[a-z]\w*Router|[a-z]\w*Routes)$")
-_STRING = re.compile(r"""^[rRbBuUfF]*(["'`])(.*)\1$""", re.S)
 
 
 def find(language: str, root: Node, source: bytes) -> tuple[list[Route], set[tuple[int, str]]]:
@@ -50,6 +50,8 @@ def find(language: str, root: Node, source: bytes) -> tuple[list[Route], set[tup
         return [], set()
     captures = QueryCursor(_query(language)).captures(root)
     nodes = {name: sorted(found, key=lambda n: n.start_byte) for name, found in captures.items()}
+    if family == "python":  # a receiver the file does not construct (a fixture's app): the file's imports tell
+        return _python(nodes, "fastapi" if b"fastapi" in source else "flask")
     return _FINDERS[family](nodes)
 
 
@@ -60,45 +62,42 @@ def _query(language: str) -> Query:
 
 # ---- Python: Flask, FastAPI, Django
 
-def _python(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, str]]]:
-    prefixes: dict[str, str] = {}  # router variable -> the prefix its constructor gives it
+def _python(nodes: dict[str, list[Node]], usual: str) -> tuple[list[Route], set[tuple[int, str]]]:
+    prefixes = Prefixes()
     frameworks: dict[str, str] = {}
     for assign in nodes.get("assign", ()):
         left, right = assign.child_by_field_name("left"), assign.child_by_field_name("right")
         if left is None or right is None or left.type != "identifier" or right.type != "call":
             continue
-        ctor = _text(right.child_by_field_name("function")).rpartition(".")[2]
+        ctor = text(right.child_by_field_name("function")).rpartition(".")[2]
         args = right.child_by_field_name("arguments")
-        if ctor in ("Blueprint", "Flask"):
-            prefixes[_text(left)] = _keyword_string(args, "url_prefix")
-            frameworks[_text(left)] = "flask"
-        elif ctor in ("APIRouter", "FastAPI"):
-            prefixes[_text(left)] = _keyword_string(args, "prefix")
-            frameworks[_text(left)] = "fastapi"
+        if ctor in ("Blueprint", "Flask", "APIRouter", "FastAPI"):
+            flask = ctor in ("Blueprint", "Flask")
+            prefixes.define(scope(assign, _PY_SCOPES), text(left), _keyword_string(args, "url_prefix" if flask else "prefix"))
+            frameworks[text(left)] = "flask" if flask else "fastapi"
     calls = nodes.get("call", ())
     for call in calls:  # app.register_blueprint(bp, url_prefix=...), app.include_router(router, prefix=...)
         function = call.child_by_field_name("function")
         if function is None or function.type != "attribute":
             continue
-        verb = _text(function.child_by_field_name("attribute"))
+        verb = text(function.child_by_field_name("attribute"))
         args = call.child_by_field_name("arguments")
         if verb in ("register_blueprint", "include_router") and args is not None and args.named_children:
-            mounted = _text(args.named_children[0])
-            keyword = "url_prefix" if verb == "register_blueprint" else "prefix"
-            outer = prefixes.get(_text(function.child_by_field_name("object")), "")
-            prefixes[mounted] = _join(outer, _join(_keyword_string(args, keyword), prefixes.get(mounted, "")))
+            flask = verb == "register_blueprint"
+            prefixes.mount(scope(call, _PY_SCOPES), text(args.named_children[0]), text(function.child_by_field_name("object")),
+                           _keyword_string(args, "url_prefix" if flask else "prefix"), replaces=flask)
     routes: list[Route] = []
     registrations: set[tuple[int, str]] = set()
-    django = any(_text(a.child_by_field_name("left")) == "urlpatterns" for a in nodes.get("assign", ()))
+    django = any(text(a.child_by_field_name("left")) == "urlpatterns" for a in nodes.get("assign", ()))
     for call in calls:
         function = call.child_by_field_name("function")
         args = call.child_by_field_name("arguments")
         if function is None or args is None or args.type != "argument_list":
             continue
         if function.type == "attribute" and call.parent is not None and call.parent.type == "decorator":
-            receiver = _text(function.child_by_field_name("object"))
-            verb = _text(function.child_by_field_name("attribute"))
-            path = _string(args.named_children[0]) if args.named_children else None
+            receiver = text(function.child_by_field_name("object"))
+            verb = text(function.child_by_field_name("attribute"))
+            path = string(args.named_children[0]) if args.named_children else None
             if path is None or verb not in _PY_VERBS | {"route", "api_route", "websocket"}:
                 continue
             definition = _decorated(call.parent)
@@ -108,23 +107,23 @@ def _python(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, s
                 methods = _keyword_strings(args, "methods") or ["GET"]
             else:
                 methods = ["WS" if verb == "websocket" else verb.upper()]
-            framework = frameworks.get(receiver) or ("flask" if verb == "route" else "fastapi")
-            full = _join(prefixes.get(receiver, ""), path)
+            framework = frameworks.get(receiver) or ("flask" if verb == "route" else usual)
+            full = join(prefixes.of(scope(call, _PY_SCOPES), receiver), path)
             registrations.add((function.start_point[0] + 1, verb))
             for method in methods:
-                routes.append(Route(method.upper(), full, "", _scope(call, _PY_SCOPES), call.start_point[0] + 1,
-                                    call.end_point[0] + 1, framework, defined=_qualified(definition, _PY_SCOPES)))
+                routes.append(Route(method.upper(), full, "", scope(call, _PY_SCOPES), call.start_point[0] + 1,
+                                    call.end_point[0] + 1, framework, defined=qualified(definition, _PY_SCOPES)))
         elif django and function.type in ("identifier", "attribute") and \
-                _text(function).rpartition(".")[2] in ("path", "re_path", "url") and len(args.named_children) >= 2:
-            path, view = _string(args.named_children[0]), args.named_children[1]
-            if path is None or (view.type == "call" and _text(view.child_by_field_name("function")).endswith("include")):
+                text(function).rpartition(".")[2] in ("path", "re_path", "url") and len(args.named_children) >= 2:
+            path, view = string(args.named_children[0]), args.named_children[1]
+            if path is None or (view.type == "call" and text(view.child_by_field_name("function")).endswith("include")):
                 continue
             if view.type == "call":  # UserList.as_view(): the class handles it
                 view = view.child_by_field_name("function").child_by_field_name("object") or view
-            handler = _text(view) if view.type in ("identifier", "attribute") else ""
-            if _text(function).rpartition(".")[2] != "path":
+            handler = text(view) if view.type in ("identifier", "attribute") else ""
+            if text(function).rpartition(".")[2] != "path":
                 path = path.lstrip("^").rstrip("$")
-            routes.append(Route(ANY, _join("", path), handler, _scope(call, _PY_SCOPES), call.start_point[0] + 1,
+            routes.append(Route(ANY, join("", path), handler, scope(call, _PY_SCOPES), call.start_point[0] + 1,
                                 call.end_point[0] + 1, "django"))
     return routes, registrations
 
@@ -139,7 +138,7 @@ def _decorated(decorator: Node) -> Node | None:
 
 def _keyword_string(args: Node | None, keyword: str) -> str:
     value = _keyword(args, keyword)
-    return (_string(value) or "") if value is not None else ""
+    return (string(value) or "") if value is not None else ""
 
 
 def _keyword_strings(args: Node | None, keyword: str) -> list[str]:
@@ -147,12 +146,12 @@ def _keyword_strings(args: Node | None, keyword: str) -> list[str]:
     if value is None:
         return []
     items = value.named_children if value.type in ("list", "tuple", "set") else [value]
-    return [s for s in (_string(item) for item in items) if s]
+    return [s for s in (string(item) for item in items) if s]
 
 
 def _keyword(args: Node | None, keyword: str) -> Node | None:
     for arg in args.named_children if args is not None else ():
-        if arg.type == "keyword_argument" and _text(arg.child_by_field_name("name")) == keyword:
+        if arg.type == "keyword_argument" and text(arg.child_by_field_name("name")) == keyword:
             return arg.child_by_field_name("value")
     return None
 
@@ -169,29 +168,29 @@ def _express(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, 
             value = value.child_by_field_name("constructor")
         elif value.type == "call_expression":
             value = value.child_by_field_name("function")
-        if value is not None and _text(value).rpartition(".")[2] in ("express", "Router"):
-            apps.add(_text(name))
-    prefixes: dict[str, str] = {}
+        if value is not None and text(value).rpartition(".")[2] in ("express", "Router"):
+            apps.add(text(name))
+    prefixes = Prefixes()
     calls = nodes.get("call", ())
     for call in calls:  # app.use('/api', router)
-        receiver, verb, args = _member_call(call)
-        if verb == "use" and len(args) >= 2 and _string(args[0]) is not None and args[-1].type == "identifier":
-            prefixes[_text(args[-1])] = _join(prefixes.get(receiver, ""), _string(args[0]))
+        receiver, verb, args = member_call(call)
+        if verb == "use" and len(args) >= 2 and string(args[0]) is not None and args[-1].type == "identifier":
+            prefixes.mount(scope(call, _JS_SCOPES), text(args[-1]), receiver, string(args[0]))
     routes: list[Route] = []
     registrations: set[tuple[int, str]] = set()
     for call in calls:
-        receiver, verb, args = _member_call(call)
+        receiver, verb, args = member_call(call)
         if verb not in _JS_VERBS or len(args) < 2 or not (receiver in apps or _JS_APP_NAMES.match(receiver)):
             continue
-        path = _string(args[0])
+        path = string(args[0])
         if path is None or not path.startswith("/"):
             continue
         last = args[-1]
-        handler = _text(last) if last.type in ("identifier", "member_expression") else ""
+        handler = text(last) if last.type in ("identifier", "member_expression") else ""
         handler = handler[5:] if handler.startswith("this.") else handler
         registrations.add((call.start_point[0] + 1, verb))
         method = ANY if verb == "all" else verb.upper()
-        routes.append(Route(method, _mount(prefixes.get(receiver, ""), path), handler, _scope(call, _JS_SCOPES),
+        routes.append(Route(method, mount(prefixes.of(scope(call, _JS_SCOPES), receiver), path), handler, scope(call, _JS_SCOPES),
                             call.start_point[0] + 1, call.end_point[0] + 1, "express"))
     return routes, registrations
 
@@ -199,43 +198,29 @@ def _express(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, 
 _JS_SCOPES = {"function_declaration", "method_definition", "class_declaration", "generator_function_declaration"}
 
 
-def _member_call(call: Node) -> tuple[str, str, list[Node]]:
-    function = call.child_by_field_name("function")
-    args = call.child_by_field_name("arguments")
-    if function is None or args is None or function.type not in ("member_expression", "selector_expression"):
-        return "", "", []
-    obj = function.child_by_field_name("object") or function.child_by_field_name("operand")
-    prop = function.child_by_field_name("property") or function.child_by_field_name("field")
-    return _text(obj), _text(prop), [a for a in args.named_children if a.type != "comment"]
-
-
 # ---- Go: net/http, chi, gin
 
 def _go(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, str]]]:
-    groups: dict[str, tuple[str, str]] = {}  # v1 := r.Group("/v1") -> (r, "/v1")
+    prefixes = Prefixes()  # v1 := r.Group("/v1"): v1 is mounted on r with its own prefix
     for declaration in nodes.get("assign", ()):
         left, right = declaration.child_by_field_name("left"), declaration.child_by_field_name("right")
         if left is None or right is None or len(left.named_children) != 1 or len(right.named_children) != 1:
             continue
         value = right.named_children[0]
         if value.type == "call_expression":
-            receiver, verb, args = _member_call(value)
-            if verb in ("Group", "Route") and args and _string(args[0]) is not None:
-                groups[_text(left.named_children[0])] = (receiver, _string(args[0]))
-
-    def prefix(receiver: str, seen: frozenset = frozenset()) -> str:
-        if receiver not in groups or receiver in seen:
-            return ""
-        parent, own = groups[receiver]
-        return _join(prefix(parent, seen | {receiver}), own)
+            receiver, verb, args = member_call(value)
+            if verb in ("Group", "Route") and args and string(args[0]) is not None:
+                where, name = scope(declaration, _GO_SCOPES), text(left.named_children[0])
+                prefixes.define(where, name, string(args[0]))
+                prefixes.mount(where, name, receiver, "")
 
     routes: list[Route] = []
     registrations: set[tuple[int, str]] = set()
     for call in nodes.get("call", ()):
-        receiver, verb, args = _member_call(call)
+        receiver, verb, args = member_call(call)
         if verb not in _GO_VERBS and verb not in ("HandleFunc", "Handle") or len(args) < 2:
             continue
-        pattern = _string(args[0])
+        pattern = string(args[0])
         if pattern is None:
             continue
         method = _GO_VERBS.get(verb, ANY)
@@ -245,10 +230,10 @@ def _go(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, str]]
         if not pattern.startswith("/"):
             continue
         last = args[-1]
-        handler = _text(last) if last.type in ("identifier", "selector_expression") else ""
-        full = _mount(_join(_enclosing_routes(call), prefix(receiver)), pattern)
+        handler = text(last) if last.type in ("identifier", "selector_expression") else ""
+        full = mount(join(_enclosing_routes(call), prefixes.of(scope(call, _GO_SCOPES), receiver)), pattern)
         registrations.add((call.start_point[0] + 1, verb))
-        routes.append(Route(method, full, handler, _scope(call, _GO_SCOPES), call.start_point[0] + 1,
+        routes.append(Route(method, full, handler, scope(call, _GO_SCOPES), call.start_point[0] + 1,
                             call.end_point[0] + 1, "go"))
     return routes, registrations
 
@@ -263,9 +248,9 @@ def _enclosing_routes(call: Node) -> str:
     while node is not None:
         if node.type == "func_literal" and node.parent is not None and node.parent.type == "argument_list":
             outer = node.parent.parent
-            _, verb, args = _member_call(outer) if outer is not None and outer.type == "call_expression" else ("", "", [])
-            if verb == "Route" and args and _string(args[0]) is not None:
-                prefix = _join(_string(args[0]), prefix)
+            _, verb, args = member_call(outer) if outer is not None and outer.type == "call_expression" else ("", "", [])
+            if verb == "Route" and args and string(args[0]) is not None:
+                prefix = join(string(args[0]), prefix)
         node = node.parent
     return prefix
 
@@ -284,11 +269,11 @@ def _spring(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, s
         if owner is not None and owner.type in ("class_declaration", "interface_declaration"):
             class_mapping = _mapping(owner)
             prefix = class_mapping[1][0] if class_mapping else ""
-        qualified = _qualified(method, _JAVA_SCOPES)
+        handler = qualified(method, _JAVA_SCOPES)
         for verb in verbs:
             for path in paths:
-                routes.append(Route(verb, _join(prefix, path), "", _scope(method, _JAVA_SCOPES), method.start_point[0] + 1,
-                                    method.start_point[0] + 1, "spring", defined=qualified))
+                routes.append(Route(verb, join(prefix, path), "", scope(method, _JAVA_SCOPES), method.start_point[0] + 1,
+                                    method.start_point[0] + 1, "spring", defined=handler))
     return routes, set()
 
 
@@ -301,18 +286,18 @@ def _mapping(declaration: Node) -> tuple[list[str], list[str]] | None:
     for annotation in modifiers.named_children if modifiers is not None else ():
         if annotation.type not in ("annotation", "marker_annotation"):
             continue
-        kind = _SPRING.get(_text(annotation.child_by_field_name("name")).rpartition(".")[2])
+        kind = _SPRING.get(text(annotation.child_by_field_name("name")).rpartition(".")[2])
         if kind is None:
             continue
         args = annotation.child_by_field_name("arguments")
         paths, verbs = [], []
         for arg in args.named_children if args is not None else ():
             if arg.type == "element_value_pair":
-                key, value = _text(arg.child_by_field_name("key")), arg.child_by_field_name("value")
+                key, value = text(arg.child_by_field_name("key")), arg.child_by_field_name("value")
                 if key in ("value", "path"):
                     paths += _java_strings(value)
                 elif key == "method":
-                    verbs += [_text(v).rpartition(".")[2] for v in _java_values(value)]
+                    verbs += [text(v).rpartition(".")[2] for v in _java_values(value)]
             else:
                 paths += _java_strings(arg)
         return (verbs or [kind]), (paths or [""])
@@ -326,64 +311,9 @@ def _java_values(node: Node | None) -> list[Node]:
 
 
 def _java_strings(node: Node | None) -> list[str]:
-    return [s for s in (_string(v) for v in _java_values(node)) if s is not None]
+    return [s for s in (string(v) for v in _java_values(node)) if s is not None]
 
 
 _FINDERS: dict[str, Callable[[dict[str, list[Node]]], tuple[list[Route], set[tuple[int, str]]]]] = {
-    "python": _python, "javascript": _express, "go": _go, "java": _spring,
+    "javascript": _express, "go": _go, "java": _spring,
 }
-
-
-# ---- shared
-
-def _string(node: Node | None) -> str | None:
-    """The value of a plain string literal (no interpolation), or None for anything else."""
-    if node is None or node.type not in ("string", "string_literal", "interpreted_string_literal",
-                                         "raw_string_literal", "template_string"):
-        return None
-    if any(c.type in ("interpolation", "template_substitution") for c in node.children):
-        return None
-    match = _STRING.match(_text(node))
-    return match.group(2) if match else None
-
-
-def _join(prefix: str, path: str) -> str:
-    """A route path with its prefix: one slash between them, a leading slash, a trailing one kept."""
-    if not prefix:
-        return path if path.startswith("/") else "/" + path
-    if not path:
-        return prefix if prefix.startswith("/") else "/" + prefix
-    joined = prefix.rstrip("/") + "/" + path.lstrip("/")
-    return joined if joined.startswith("/") else "/" + joined
-
-
-def _mount(prefix: str, path: str) -> str:
-    """A path under a mounted router (Express, chi): its "/" is the mount point itself."""
-    return _join(prefix, "" if prefix and path == "/" else path)
-
-
-def _scope(node: Node, kinds: Iterable[str]) -> str:
-    parent = node.parent
-    while parent is not None and parent.type not in kinds:
-        parent = parent.parent
-    return _qualified(parent, kinds) if parent is not None else ""
-
-
-def _qualified(node: Node, kinds: Iterable[str]) -> str:
-    """The qualified name extract gives a definition: the names of the definitions around it, dotted."""
-    names = []
-    while node is not None:
-        if node.type in kinds:
-            name = node.child_by_field_name("name")
-            if name is not None:
-                names.append(_text(name))
-            receiver = node.child_by_field_name("receiver") if node.type == "method_declaration" else None
-            if receiver is not None and receiver.type == "parameter_list":  # Go: func (s *Server) m() is Server.m
-                names.append(re.sub(r"^.*?\*?\s*(\w+)(?:\[.*)?$", r"\1", _text(receiver)[1:-1].strip()))
-                break
-        node = node.parent
-    return ".".join(reversed(names))
-
-
-def _text(node: Node | None) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None else ""
