@@ -9,6 +9,7 @@ from __future__ import annotations
 from graphctx.index.naming import entity_id
 from graphctx.index.scope import CONFIDENCE
 from graphctx.index.textentities import parent_section, route_id, section_id
+from graphctx.parse.facts import Call
 
 INFERRED = CONFIDENCE["inferred"]
 AMBIGUOUS = 0.5
@@ -33,7 +34,8 @@ def _handlers(resolver, route) -> list[tuple[str, str, float]]:
     if not route.handler:
         return []
     receiver, _, name = route.handler.rpartition(".")
-    targets = [t for t in resolver._resolve_call(name, receiver or None, route.scope) if t[0] in resolver.table.by_id]
+    site = Call(route.scope, name, receiver or None, route.line)  # the handler resolves as a call of it would
+    targets = [t for t in resolver._resolve_site(site) if t[0] in resolver.table.by_id]
     if len(targets) == 1 and targets[0][1] in RESOLVED:
         return [(targets[0][0], "inferred", min(INFERRED, targets[0][2]))]
     return [t for t in targets if t[1] == "ambiguous"]
