@@ -193,6 +193,8 @@ class FileResolver(FlowScope):
             value = self._value(receiver, scope)
             if value is not None:
                 return self._member(value, name)
+            if self._typed_outside(receiver, scope):  # `List<Shape> lines; lines.Add(x)`: no repository method
+                return self._from_flow() or [(external_id(f"{receiver}.{name}"), "unresolved", 0.0)]
         return self._unknown_receiver(name)
 
     def _member(self, value: Value, name: str) -> list[Target]:

@@ -331,6 +331,15 @@ class FileScope:
         facts = self.table.load_facts(path)
         return {(b.scope, b.variable): b.type_name for b in facts.bindings} if facts else {}
 
+    def _typed_outside(self, receiver: str, scope: str) -> bool:
+        """Whether a receiver's declared type is a class no file of the repository defines: then its
+        methods are not the repository's, whatever their names."""
+        type_name = self._binding(receiver, scope)
+        if not type_name:
+            return False
+        last = type_name.rpartition(".")[2]
+        return not any(s.kind in CLASS_KINDS for s in self.table.top_by_name.get(last, ()))
+
     def _binding(self, variable: str, scope: str) -> str | None:
         if variable.startswith("self."):
             cls = self._enclosing_class(scope)

@@ -285,6 +285,8 @@ def _dedent(text: str) -> str:
 
 
 def _receiver(node: Node) -> str:
+    if node.type == "base" or node.type == "relative_scope" and node.text == b"parent":
+        return "super"  # C#'s base.M() and PHP's parent::m() are super.m() elsewhere
     text = _self_name(re.sub(r"\s+", "", _text(node)).replace("::", "."))
     text = "self" if text == "this" else text
     text = "super" if text == "super()" else text  # Python's super().m() is super.m() elsewhere
