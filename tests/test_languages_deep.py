@@ -606,7 +606,7 @@ SWIFT = Golden(
     """,
     edges="""
         # calls
-        Package.swift                                                           ext:Package                                 calls unresolved
+        Package.swift                                                           ext:Package                                 calls external
         Sources/App/Canvas.swift::Canvas.addCircle                              Sources/Geometry/Circle.swift::Circle       calls import
         Sources/App/Canvas.swift::Canvas.addCircle                              ext:shapes.append                           calls unresolved
         Sources/App/Canvas.swift::Canvas.total                                  Sources/Geometry/Shape.swift::Shape.area    calls heuristic
@@ -617,14 +617,14 @@ SWIFT = Golden(
         Tests/AppTests/CanvasTests.swift::CanvasTests.testTotalAddsCircleAreas  Sources/App/Canvas.swift::Canvas            calls import
         Tests/AppTests/CanvasTests.swift::CanvasTests.testTotalAddsCircleAreas  Sources/App/Canvas.swift::Canvas.addCircle  calls inferred
         Tests/AppTests/CanvasTests.swift::CanvasTests.testTotalAddsCircleAreas  Sources/App/Canvas.swift::Canvas.total      calls inferred
-        Tests/AppTests/CanvasTests.swift::CanvasTests.testTotalAddsCircleAreas  ext:XCTAssertEqual                          calls unresolved
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testTotalAddsCircleAreas  ext:XCTAssertEqual                          calls external
         Tests/AppTests/CanvasTests.swift::CanvasTests.testUnitCircle            Sources/Geometry/Circle.swift::Circle.area  calls heuristic
         Tests/AppTests/CanvasTests.swift::CanvasTests.testUnitCircle            Sources/Geometry/Circle.swift::Circle.unit  calls import
-        Tests/AppTests/CanvasTests.swift::CanvasTests.testUnitCircle            ext:XCTAssertEqual                          calls unresolved
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testUnitCircle            ext:XCTAssertEqual                          calls external
         Tests/AppTests/CanvasTests.swift::CanvasTests.testEveryAreaIsPositive  Sources/Geometry/Circle.swift::Circle.area  calls ambiguous
         Tests/AppTests/CanvasTests.swift::CanvasTests.testEveryAreaIsPositive  Sources/Geometry/Shape.swift::Shape.area    calls ambiguous
         Tests/AppTests/CanvasTests.swift::CanvasTests.testEveryAreaIsPositive  Sources/Geometry/Square.swift::Square.area  calls ambiguous
-        Tests/AppTests/CanvasTests.swift::CanvasTests.testEveryAreaIsPositive  ext:XCTAssertTrue                           calls unresolved
+        Tests/AppTests/CanvasTests.swift::CanvasTests.testEveryAreaIsPositive  ext:XCTAssertTrue                           calls external
         Tests/AppTests/CanvasTests.swift::CanvasTests.testEveryAreaIsPositive  ext:shapes.allSatisfy                       calls unresolved
         # implements
         Sources/Geometry/Square.swift::Square                                   Sources/Geometry/Shape.swift::Shape         implements same-scope
@@ -645,7 +645,7 @@ SWIFT = Golden(
         Tests/AppTests/CanvasTests.swift                                        ext:XCTest                                  imports external
         # inherits
         Sources/Geometry/Circle.swift::Circle                                   Sources/Geometry/Shape.swift::Shape         inherits same-scope
-        Tests/AppTests/CanvasTests.swift::CanvasTests                           ext:XCTestCase                              inherits unresolved
+        Tests/AppTests/CanvasTests.swift::CanvasTests                           ext:XCTestCase                              inherits external
         # tests
         Tests/AppTests/CanvasTests.swift                                        Sources/App/Canvas.swift                    tests import
         Tests/AppTests/CanvasTests.swift                                        Sources/Geometry/Circle.swift               tests import
@@ -783,27 +783,27 @@ BASH = Golden(
     """,
     edges="""
         # calls
-        lib/build.sh                                             ext:dirname                                              calls unresolved
-        lib/build.sh::build_site                                 ext:hugo                                                 calls unresolved
-        lib/build.sh::build_site                                 ext:mkdir                                                calls unresolved
+        lib/build.sh                                             ext:dirname                                              calls external
+        lib/build.sh::build_site                                 ext:hugo                                                 calls external
+        lib/build.sh::build_site                                 ext:mkdir                                                calls external
         lib/build.sh::build_site                                 lib/log.sh::log_error                                    calls import
         lib/build.sh::build_site                                 lib/log.sh::log_info                                     calls import
-        lib/build.sh::cleanup                                    ext:rm                                                   calls unresolved
-        lib/cache.sh::cleanup                                    ext:rm                                                   calls unresolved
-        lib/log.sh::log_error                                    ext:logger                                               calls unresolved
+        lib/build.sh::cleanup                                    ext:rm                                                   calls external
+        lib/cache.sh::cleanup                                    ext:rm                                                   calls external
+        lib/log.sh::log_error                                    ext:logger                                               calls external
         lib/log.sh::log_error                                    lib/log.sh::log_info                                     calls exact
         lib/log.sh::log_info                                     ext:printf                                               calls external
-        scripts/deploy.sh                                        ext:dirname                                              calls unresolved
+        scripts/deploy.sh                                        ext:dirname                                              calls external
         scripts/deploy.sh                                        ext:set                                                  calls external
         scripts/deploy.sh                                        scripts/deploy.sh::deploy                                calls exact
-        scripts/deploy.sh::deploy                                ext:rsync                                                calls unresolved
+        scripts/deploy.sh::deploy                                ext:rsync                                                calls external
         scripts/deploy.sh::deploy                                lib/build.sh::build_site                                 calls import
         scripts/deploy.sh::deploy                                lib/log.sh::log_info                                     calls heuristic
         scripts/reset.sh::reset_all                              lib/build.sh::cleanup                                    calls ambiguous
         scripts/reset.sh::reset_all                              lib/cache.sh::cleanup                                    calls ambiguous
-        tests/test_build.sh                                      ext:dirname                                              calls unresolved
+        tests/test_build.sh                                      ext:dirname                                              calls external
         tests/test_build.sh                                      tests/test_build.sh::test_build_site_creates_the_folder  calls exact
-        tests/test_build.sh::test_build_site_creates_the_folder  ext:assert_directory_exists                              calls unresolved
+        tests/test_build.sh::test_build_site_creates_the_folder  ext:assert_directory_exists                              calls external
         tests/test_build.sh::test_build_site_creates_the_folder  lib/build.sh::build_site                                 calls import
         # imports
         lib/build.sh                                             lib/log.sh                                               imports import
@@ -950,17 +950,6 @@ def test_docs(golden: Golden, indexed):
     assert {entity_id: docs.get(entity_id) for entity_id, _ in golden.docs} == dict(golden.docs)
 
 
-def _known_gap(languages: set[str], reason: str) -> list:
-    """The goldens, those of `languages` marked as a known gap: xfail(strict), so a fix shows."""
-    return [pytest.param(g, marks=pytest.mark.xfail(strict=True, reason=reason)) if g.language in languages else g
-            for g in GOLDENS]
-
-
-# A module import (`import XCTest`, `import PackageDescription`) does not mark the names it brings in
-# as external yet: they are unresolved, so the Swift fixture has no external call.
-MODULE_IMPORTS = _known_gap({"swift"}, "names brought in by a Swift module import are unresolved, not external")
-
-
 @pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
 def test_every_fixture_has_an_ambiguous_call_kept_ambiguous(golden: Golden, indexed):
     """A name several files define, called without include, import or type evidence: an edge to
@@ -974,7 +963,7 @@ def test_every_fixture_has_an_ambiguous_call_kept_ambiguous(golden: Golden, inde
         assert sum(e[4] for e in to_name) <= 0.5 + 1e-9
 
 
-@pytest.mark.parametrize("golden", MODULE_IMPORTS, ids=lambda g: g.language)
+@pytest.mark.parametrize("golden", GOLDENS, ids=lambda g: g.language)
 def test_every_fixture_resolves_a_cross_file_call_an_import_an_external_call_and_a_test(golden: Golden, indexed):
     edges = indexed[golden.language].edges
     resolved = {"exact", "import", "same-scope", "inferred"}

@@ -309,8 +309,8 @@ class FileResolver(FlowScope):
         if name in self.rules.builtins:
             return [(external_id(name), "external", 1.0)]
         candidates = [s for s in self.table.top_by_name.get(name, ()) if s.family == self.family and s.kind in kinds]
-        if not candidates:  # neither defined, imported nor built in: nothing says what it is
-            return [(external_id(name), "unresolved", 0.0)]
+        if not candidates:  # neither defined, imported nor built in: the language's rule says what it is
+            return [self._undefined(name)]
         return self._candidates(self._nearest(candidates), name, CONFIDENCE["heuristic"])
 
     def _nearest(self, candidates: list[Symbol]) -> list[Symbol]:

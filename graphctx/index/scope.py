@@ -331,6 +331,15 @@ class FileScope:
         facts = self.table.load_facts(path)
         return {(b.scope, b.variable): b.type_name for b in facts.bindings} if facts else {}
 
+    def _undefined(self, name: str) -> Edge:
+        """The target of a name nothing in the repository defines, imports or builds in: unresolved,
+        unless the language's rule makes it external (rules.undefined_names)."""
+        rule = self.rules.undefined_names
+        if rule == "external" or rule == "module" and any(
+                e[2] == "imports" and e[3] == "external" for e in self.edges.values() if e[0] == self.path):
+            return (external_id(name), "external", 1.0)
+        return (external_id(name), "unresolved", 0.0)
+
     def _typed_outside(self, receiver: str, scope: str) -> bool:
         """Whether a receiver's declared type is a class no file of the repository defines: then its
         methods are not the repository's, whatever their names."""
