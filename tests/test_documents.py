@@ -212,3 +212,10 @@ def test_renaming_the_code_a_section_names_moves_its_reference(tmp_path):
     index_repository(root, workers=1)
     assert rows(root, "SELECT count(*) FROM edges WHERE kind = 'references' AND target = 'ops/vault.py::renew_keys'") \
         == [(2,)]
+
+
+def test_the_session_map_lists_code_not_sections(repo):
+    run = graphctx("session", "--format", "json", "--budget", "3000", cwd=repo)
+    assert run.returncode == 0, run.stderr
+    kinds = {item["kind"] for item in json.loads(run.stdout)["items"]}
+    assert "function" in kinds and not kinds & {"document", "section"}

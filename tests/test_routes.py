@@ -204,3 +204,10 @@ func routes(r chi.Router) {
         ("POST", "/items/{id}", "h.Update", "routes"),
         ("DELETE", "/a/b/c", "remove", "routes"),
     ]
+
+
+def test_a_handlers_routes_are_what_its_change_can_break(repo):
+    run = graphctx("impact", "fastapi/main.py::read_item", "--format", "json", cwd=repo)
+    assert run.returncode == 0, run.stderr
+    items = {item["id"]: item["relation"] for item in json.loads(run.stdout)["items"]}
+    assert items["fastapi/main.py::route:GET /v1/items/{item_id}"] == "tier1 handles"

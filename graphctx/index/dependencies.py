@@ -42,8 +42,8 @@ def reference_names(facts: FileFacts) -> set[str]:
         names.add(definition.qualified_name.split(".")[0])  # methods resolve through their owner
     for route in facts.routes:  # a handler resolves like a call
         names.update(route.handler.split("."))
-    for section in facts.sections:  # a code span names a definition
-        names.update(section.names[i].split(".")[-1] for i in range(len(section.names)))
+    for section in facts.sections:  # a code span names a definition, maybe through its owner
+        names.update(part for name in section.names for part in name.split("."))
     if is_test_file(facts.path):
         stem = tested_stem(facts.path)
         if stem:
