@@ -21,12 +21,16 @@ DetailLevel = Literal["summary", "neighbors", "full"]
 DETAIL_LEVELS: tuple[str, ...] = get_args(DetailLevel)
 Detail = Literal["full", "summary", "line"]
 
-EntityKind = Literal["file", "class", "struct", "interface", "trait", "enum", "function", "method", "constant"]
+EntityKind = Literal["file", "class", "struct", "interface", "trait", "enum", "function", "method", "constant",
+                     "route", "document", "section"]
 ENTITY_KINDS: tuple[str, ...] = get_args(EntityKind)
 CLASS_KINDS: frozenset[str] = frozenset({"class", "struct", "interface", "trait", "enum"})  # kinds that hold members
 FUNCTION_KINDS: frozenset[str] = frozenset({"function", "method"})
+# Entities no code names: an HTTP route (`route:GET /users`), a Markdown document and its sections.
+# They are no symbols, so no call or import resolves to them; their edges say what they serve or name.
+TEXT_KINDS: frozenset[str] = frozenset({"route", "document", "section"})
 # The order is the edge-kind code of the graph's sparse arrays.
-EdgeKind = Literal["calls", "contains", "imports", "inherits", "implements", "references", "tests"]
+EdgeKind = Literal["calls", "contains", "imports", "inherits", "implements", "references", "tests", "handles"]
 EDGE_KINDS: tuple[str, ...] = get_args(EdgeKind)
 Resolution = Literal["exact", "import", "same-scope", "inferred", "heuristic", "ambiguous", "external", "unresolved"]
 RESOLUTIONS: tuple[str, ...] = get_args(Resolution)
@@ -183,3 +187,37 @@ class ContextAnswer(BaseModel):
     tokens_used: int
     token_budget: int
     generation: int
+
+
+class DocumentHeading(BaseModel):
+    """A heading of a repository document, with the id of its section entity."""
+
+    level: int
+    title: str
+    line: int
+    end_line: int
+    path: str  # the titles from the top: "Install > From source"
+    id: str
+
+
+class DocumentTable(BaseModel):
+    line: int
+    header: list[str]
+    rows: list[list[str]]
+
+
+class DocumentAnswer(BaseModel):
+    """One Markdown document of the repository, in the part asked for (graphctx doc)."""
+
+    path: str
+    title: str
+    view: Literal["outline", "section", "tables"]
+    headings: list[DocumentHeading]
+    section: DocumentHeading | None = None
+    text: str = ""  # the section's lines, heading included
+    tables: list[DocumentTable] = Field(default_factory=list)
+    generation: int
+
+    def is_empty(self) -> bool:
+        """Nothing found: no headings to outline, no tables."""
+        return not self.headings if self.view == "outline" else self.view == "tables" and not self.tables

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from graphctx.context import anchored, api, teamwork
+from graphctx.context import anchored, api, documents, teamwork
 from graphctx.context.engine import check_request
 from graphctx.context.policy import RankingPolicy
 from graphctx.context.tokens import count as count_tokens
@@ -26,7 +26,7 @@ from graphctx.index.indexer import IndexResult, Progress
 from graphctx.index.resolution import TableKeeper
 from graphctx.index.root import find_root
 from graphctx.models import (
-    DEFAULT_BUDGET, ContextAnswer, EntityEdges, IndexStats, ProjectFacts, SearchAnswer,
+    DEFAULT_BUDGET, ContextAnswer, DocumentAnswer, EntityEdges, IndexStats, ProjectFacts, SearchAnswer,
 )
 from graphctx.records import RecordStore, render as record_rendering
 from graphctx.coord import WorkStore, render as work_rendering
@@ -176,6 +176,11 @@ class Project:
 
     def file(self, file: str, **options: Any) -> tuple[ContextAnswer, str]:
         return api.get_file_context(self._graphs, file, **options)
+
+    def document(self, file: str, *, view: str = "outline", heading: str | None = None,
+                 format: str = "compact") -> tuple[DocumentAnswer, str]:
+        """A repository Markdown document's outline, one section, or its tables."""
+        return documents.read_document(self._graphs, file, view=view, heading=heading, format=format)
 
     def impact(self, symbol: str | None = None, files: list[str] | None = None, **options: Any) -> tuple[ContextAnswer, str]:
         return api.get_impact(self._graphs, symbol, files, **options)

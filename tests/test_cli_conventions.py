@@ -79,6 +79,7 @@ JSON_CALLS = [
     ["intent", "modify", "total"],
     ["path", "Cart.checkout", "total"],
     ["file", "shop/cart.py"],
+    ["doc", "README.md"],
     ["impact", "total"],
     ["session"],
     ["export"],
@@ -136,6 +137,8 @@ def test_json_is_the_format_json_alias(repo):
     (["path", "unused", "total"], 1),  # no call chain
     (["intent", "debug", "quasar xylophone marmalade"], 1),  # free text that matches nothing
     (["recall", "zyxwvut"], 1),
+    (["doc", "README.md", "--tables"], 1),  # a document with no tables
+    (["doc", "shop/cart.py"], 2),  # not a Markdown document
     (["show", "totl"], 2),  # unknown: did-you-mean
     (["search", "total", "--limit", "0"], 2),
     (["context", "total", "--budget", "5"], 2),
@@ -267,8 +270,9 @@ def test_file_names_why_a_file_is_not_indexed(repo, path, expected):
     ("README.md", "markdown", "Shop"),
 ])
 def test_file_knows_a_file_in_a_language_without_a_grammar(repo, path, language, doc):
-    item, = json.loads(ok("file", path, "--format", "json", cwd=repo).stdout)["items"]
+    item, *inside = json.loads(ok("file", path, "--format", "json", cwd=repo).stdout)["items"]
     assert (item["kind"], item["text"]) == ("file", doc) and item["id"].endswith(path)
+    assert [i["kind"] for i in inside] == (["document", "section"] if language == "markdown" else [])  # a document's outline
     entity = json.loads(ok("show", item["id"], "--json", cwd=repo).stdout)["entity"]
     assert (entity["language"], entity["doc"], entity["end_line"]) == (language, doc, 4 if path == "README.md" else 2)
 

@@ -42,7 +42,7 @@ TINY_MERMAID = """\
 title: "tiny: the whole graph, 9 entities, 12 edges"
 ---
 flowchart LR
-    %% shapes: file subroutine, class and struct rectangle, interface and trait hexagon, enum parallelogram, function rounded, method stadium, constant cylinder
+    %% shapes: file subroutine, class and struct rectangle, interface and trait hexagon, enum parallelogram, function rounded, method stadium, constant cylinder, route trapezoid, document subroutine, section inverted trapezoid
     %% lines: solid sure (exact, import, same scope), dotted inferred or heuristic, dashed ambiguous
     n_app_py[["app.py"]]:::kind_file
     n_app_py_main("main"):::kind_function

@@ -91,7 +91,7 @@ def test_no_file_is_skipped_in_silence(polyglot):
     assert sorted(on_disk - indexed - set(skipped)) == []
     assert skipped == {"assets/logo.png": "binary format"}
     assert report["skipped"] == {"binary format": 1}
-    documents = dict(query(root, "SELECT path, doc FROM entities WHERE language IN ('markdown', 'yaml', 'dockerfile')"))
+    documents = dict(query(root, "SELECT path, doc FROM entities WHERE kind = 'file' AND language IN ('markdown', 'yaml', 'dockerfile')"))
     assert documents["README.md"] == "Polyglot shop" and documents["docs/architecture.md"] == "Architecture"
     assert documents[".github/workflows/ci.yml"] == "Runs every language's tests." and documents["Dockerfile"] == "The build image."
 

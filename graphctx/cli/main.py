@@ -137,6 +137,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     answer_options(p)
 
+    p = command("doc", cmd_doc, "a Markdown document of the repository: its outline, one section or its tables")
+    p.add_argument("file")
+    view = p.add_mutually_exclusive_group()
+    view.add_argument("--outline", action="store_true", help="the headings, with their lines (the default)")
+    view.add_argument("--tables", action="store_true", help="the tables (of --section when given)")
+    p.add_argument("--section", metavar="HEADING", help="one section: its title, its path ('A > B') or '#<line>'")
+    p.add_argument("--json", action="store_true")
+
     p = command("impact", cmd_impact, "what depends on a symbol, on everything in some files, or on what a diff changed, in tiers")
     p.add_argument("symbol", nargs="?")
     p.add_argument("--files", nargs="+", help="the files of a change (a pull request)")
@@ -270,6 +278,14 @@ def cmd_file(args: argparse.Namespace) -> int:
     _, text = _project(args).file(args.file, token_budget=args.budget, format=args.format)
     print(text)
     return 0
+
+
+def cmd_doc(args: argparse.Namespace) -> int:
+    view = "tables" if args.tables else "section" if args.section else "outline"
+    answer, text = _project(args).document(args.file, view=view, heading=args.section,
+                                           format="json" if args.json else "compact")
+    print(text)
+    return 1 if answer.is_empty() else 0
 
 
 def cmd_impact(args: argparse.Namespace) -> int:

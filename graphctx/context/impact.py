@@ -17,7 +17,7 @@ from graphctx.graph.loader import CodeGraph, GraphCache
 from graphctx.models import DEFAULT_BUDGET, TIER_PREFIX, ChangeRelation, ContextAnswer, PacketItem
 
 IMPACT_WEIGHTS = {"calls": (0.0, 1.0), "imports": (0.0, 0.6), "inherits": (0.0, 0.9), "implements": (0.0, 0.9),
-                  "references": (0.0, 0.6), "tests": (0.0, 0.9)}
+                  "references": (0.0, 0.6), "tests": (0.0, 0.9), "handles": (0.0, 1.0)}  # a handler's routes
 DECAY = 0.7
 # A name that is gone breaks whoever still uses it: rank such users like sure direct callers.
 REMOVED_USE_SCORE = DECAY

@@ -15,7 +15,7 @@ from graphctx.models import INTENTS
 # Plain `get_context` around an entity: callees and callers first, structure next.
 CONTEXT: Weights = {
     "calls": (1.0, 0.9), "contains": (0.6, 0.7), "inherits": (0.8, 0.6), "implements": (0.8, 0.6),
-    "references": (0.6, 0.5), "imports": (0.3, 0.3), "tests": (0.5, 0.7),
+    "references": (0.6, 0.5), "imports": (0.3, 0.3), "tests": (0.5, 0.7), "handles": (1.0, 0.8),
 }
 
 WEIGHTS: dict[str, Weights] = {
@@ -38,6 +38,8 @@ WEIGHTS: dict[str, Weights] = {
     "plan": {"imports": (1.0, 1.0), "contains": (0.8, 0.8), "calls": (0.5, 0.5), "inherits": (0.5, 0.5),
              "implements": (0.5, 0.5), "tests": (0.2, 0.4), "references": (0.3, 0.3)},
 }
+for _weights in WEIGHTS.values():  # a route is about its handler, and a handler about its routes, for every purpose
+    _weights.setdefault("handles", (1.0, 0.8))
 __all__ = ["CONTEXT", "CONTEXT_POLICY", "DETAIL_SHAPES", "INTENTS", "POLICIES", "SHAPES", "WEIGHTS", "Shape", "policy_for"]
 
 SHAPES: dict[str, Shape] = {

@@ -194,6 +194,8 @@ def _centrality(g: CodeGraph) -> list[tuple[str, float]]:
 def _is_public(g: CodeGraph, node: str) -> bool:
     """Whether an entity belongs to the code's public face, by each language's own convention."""
     e = g.graph.nodes[node]
+    if e["kind"] in ("document", "section"):  # the repository's prose: read with `doc`, not mapped as code
+        return False
     parent = e.get("parent")
     if parent and parent in g and g.graph.nodes[parent]["kind"] in ("function", "method"):
         return False  # a helper nested in a function

@@ -27,7 +27,8 @@ def render(graph: CodeGraph, selection: Selection, title: str) -> str:
     ids = node_ids(selection.nodes)
     lines = ["---", f"title: {json.dumps(title, ensure_ascii=False)}", "---", "flowchart LR"]
     lines.append("    %% shapes: file subroutine, class and struct rectangle, interface and trait hexagon, "
-                 "enum parallelogram, function rounded, method stadium, constant cylinder")
+                 "enum parallelogram, function rounded, method stadium, constant cylinder, route trapezoid, "
+                 "document subroutine, section inverted trapezoid")
     lines.append("    %% lines: solid sure (exact, import, same scope), dotted inferred or heuristic, dashed ambiguous")
     if note := selection.note():
         lines.append(f"    %% {note}")

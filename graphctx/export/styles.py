@@ -24,6 +24,9 @@ KINDS: dict[str, KindStyle] = {
     "function": KindStyle("#bbf7d0", "#15803d", ("(", ")"), "round-rectangle"),
     "method": KindStyle("#ccfbf1", "#0f766e", ("([", "])"), "ellipse"),
     "constant": KindStyle("#fecaca", "#b91c1c", ("[(", ")]"), "barrel"),
+    "route": KindStyle("#fed7aa", "#c2410c", ("[\\", "/]"), "vee"),
+    "document": KindStyle("#f3f4f6", "#374151", ("[[", "]]"), "round-tag"),
+    "section": KindStyle("#f9fafb", "#4b5563", ("[/", "\\]"), "round-rectangle"),
     # names outside the repository, and calls nothing resolved (`ext:` nodes)
     "external": KindStyle("#ffffff", "#9ca3af", (">", "]"), "tag"),
     "unresolved": KindStyle("#fef9c3", "#a16207", (">", "]"), "tag"),
@@ -38,6 +41,7 @@ EDGE_COLORS: dict[str, str] = {
     "implements": "#db2777",
     "references": "#d97706",
     "tests": "#16a34a",
+    "handles": "#ea580c",
 }
 OTHER_EDGE_COLOR = "#6b7280"
 

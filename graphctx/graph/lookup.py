@@ -78,9 +78,27 @@ def find_entities(graph: CodeGraph, name: str) -> list[str]:
             hits = [i for i in graph.by_qualified_name.get(qualified, ()) if _module_matches(graph.entity(i)["path"], module)]
             if hits:
                 return hits
+    routes = _routes(graph, name)
+    if routes:
+        return routes
     if "/" in name or "." in name:
         return [p for p in graph.files if _path_matches(p, name)]
     return []
+
+
+_HTTP_METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "ANY", "WS")
+
+
+def _routes(graph: CodeGraph, name: str) -> list[str]:
+    """The routes a request line names: `GET /users` (any case) or a path alone, `/users`, for every
+    method (a trailing slash is optional either way)."""
+    method, _, path = name.partition(" ") if " " in name else ("", "", name)
+    if not path.startswith("/"):
+        return []
+    methods = (method.upper(),) if method else _HTTP_METHODS
+    spellings = {path, path.rstrip("/") or "/", path.rstrip("/") + "/"}
+    return [i for m in methods for p in sorted(spellings) for i in graph.by_name.get(f"{m} {p}", ())
+            if graph.entity(i)["kind"] == "route"]
 
 
 def suggest(graph: CodeGraph, name: str, limit: int = 5) -> list[str]:

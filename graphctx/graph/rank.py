@@ -22,6 +22,7 @@ RELATION = {
     "implements": ("implements", "implemented-by"),
     "references": ("uses-type", "type-used-by"),
     "tests": ("tests", "tested-by"),
+    "handles": ("handled-by", "handles"),  # a route -> its handler: from the route, the handler handles it
 }
 
 

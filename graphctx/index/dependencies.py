@@ -40,6 +40,10 @@ def reference_names(facts: FileFacts) -> set[str]:
         names.update(binding.type_name.split("."))
     for definition in facts.definitions:
         names.add(definition.qualified_name.split(".")[0])  # methods resolve through their owner
+    for route in facts.routes:  # a handler resolves like a call
+        names.update(route.handler.split("."))
+    for section in facts.sections:  # a code span names a definition, maybe through its owner
+        names.update(part for name in section.names for part in name.split("."))
     if is_test_file(facts.path):
         stem = tested_stem(facts.path)
         if stem:

@@ -9,7 +9,7 @@ import json
 import re
 import zlib
 
-from graphctx.models import CLASS_KINDS
+from graphctx.models import CLASS_KINDS, TEXT_KINDS
 from graphctx.text import camel_pieces, words
 
 COMPRESSION = 1  # zlib level: bodies compress about 4 times at once; higher levels gain little
@@ -37,7 +37,7 @@ def text_rows(entities: list[EntityRow], text: str) -> list[TextRow]:
         body = ""
         if kind != "file":
             own = range(start, end + 1)
-            if kind in CLASS_KINDS and entity in members:
+            if (kind in CLASS_KINDS or kind in TEXT_KINDS) and entity in members:  # a section's own text
                 skip = {line for a, b in members[entity] for line in range(a, b + 1)}
                 own = [line for line in own if line not in skip]
             body = "\n".join(lines[i - 1] for i in own if 0 < i <= len(lines))

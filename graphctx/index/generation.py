@@ -26,6 +26,7 @@ from graphctx.index.naming import file_stem, is_test_file, tested_stem
 from graphctx.index.parsing import ParsedFile, unpack_facts
 from graphctx.index.rows import RowKeys
 from graphctx.index.store import reads, writes
+from graphctx.models import TEXT_KINDS
 from graphctx.parse.facts import FileFacts
 
 PACKAGE_MARKERS = frozenset().union(*(rules.package_markers for rules in RULES))
@@ -34,6 +35,11 @@ WITH_PACKAGE = frozenset(package_languages())  # the languages whose module maps
 # pointing at a removed entity can come to point at another.
 LAST_KEYS = ("last_entity_rowid", "last_external_rowid")
 Report = Callable[[str, int, int], None]
+
+
+def is_symbol(kind: str) -> bool:
+    """Whether an entity of this kind is a name code can resolve to (routes and documents are not)."""
+    return kind != "file" and kind not in TEXT_KINDS
 
 
 class Generation:
@@ -77,7 +83,7 @@ class Generation:
         writes.insert_file_refs(self.conn, item.path, item.references)
         self.new_rowids += rowids
         self.files[item.path] = (facts.language, facts.package if facts.language in WITH_PACKAGE else None)
-        self.symbols[item.path] = [(r[0], r[1], r[2], r[3], r[5], r[4]) for r in item.entities if r[1] != "file"]
+        self.symbols[item.path] = [(r[0], r[1], r[2], r[3], r[5], r[4]) for r in item.entities if is_symbol(r[1])]
 
     @property
     def parsed(self) -> int:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graphctx.index import textentities
 from graphctx.index import workers as worker_pool
 from graphctx.index.dependencies import defined_names, reference_names
 from graphctx.index.discover import Candidate, Config, is_indexable_content
@@ -20,6 +21,7 @@ from graphctx.index.fulltext import EntityRow, TextRow, pack_bodies, text_rows
 from graphctx.index.naming import entity_id
 from graphctx.index.root import Boundary
 from graphctx.index.store import content_hash
+from graphctx.parse.documents import document_facts, is_markdown
 from graphctx.parse.extract import extract
 from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import language_for_path
@@ -48,7 +50,7 @@ class ParsedFile:
     def of(cls, path: str, size: int, mtime_ns: int, digest: str, facts: FileFacts, text: str,
            warning: str | None = None) -> ParsedFile:
         """Everything the main process writes for a parsed file, from its facts and its text."""
-        entities = list(entity_rows(facts))
+        entities = [*entity_rows(facts), *textentities.rows(facts, text)]
         texts = text_rows(entities, text)
         return cls(path, size, mtime_ns, digest, warning, None, facts, pack_facts(facts), entities, texts,
                    pack_bodies(entities, texts), sorted(reference_names(facts)), frozenset(defined_names(facts)))
@@ -126,6 +128,8 @@ def parse_file(task: tuple) -> ParsedFile:
     spec = language_for_path(path)
     if spec is None:  # no grammar for it: known at file level, by its name, lines and first heading or comment
         facts = text_facts(path, file_language(path), data)
+        if is_markdown(path):  # a document: its sections, the code they name
+            facts = document_facts(path, text, facts)
     else:
         try:
             facts = extract(path, spec.name, data)

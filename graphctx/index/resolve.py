@@ -9,6 +9,7 @@ from __future__ import annotations
 import posixpath
 from functools import cached_property
 
+from graphctx.index import textedges
 from graphctx.index.flow import FlowScope
 from graphctx.index.flowpaths import argument_for, callee_path
 from graphctx.index.naming import external_id, external_name, is_test_file, is_test_name, tested_stem
@@ -70,6 +71,8 @@ class FileResolver(FlowScope):
             if len(targets) == 1 and targets[0][1] in RESOLVED:
                 target, resolution, confidence = targets[0]
                 self._add(self._scope_id(ref.scope), target, "references", resolution, confidence, ref.line)
+        textedges.route_edges(self)
+        textedges.document_edges(self)
         if is_test_file(self.path):
             self._tests()
         return sorted(self.edges.values())
@@ -197,6 +200,8 @@ class FileResolver(FlowScope):
             value = self._value(receiver, scope)
             if value is not None:
                 return self._member(value, name)
+            if self._typed_outside(receiver, scope):  # `List<Shape> lines; lines.Add(x)`: no repository method
+                return self._from_flow() or [(external_id(f"{receiver}.{name}"), "unresolved", 0.0)]
         return self._unknown_receiver(name)
 
     def _member(self, value: Value, name: str) -> list[Target]:
@@ -311,8 +316,8 @@ class FileResolver(FlowScope):
         if name in self.rules.builtins:
             return [(external_id(name), "external", 1.0)]
         candidates = [s for s in self.table.top_by_name.get(name, ()) if s.family == self.family and s.kind in kinds]
-        if not candidates:  # neither defined, imported nor built in: nothing says what it is
-            return [(external_id(name), "unresolved", 0.0)]
+        if not candidates:  # neither defined, imported nor built in: the language's rule says what it is
+            return [self._undefined(name)]
         return self._candidates(self._nearest(candidates), name, CONFIDENCE["heuristic"])
 
     def _nearest(self, candidates: list[Symbol]) -> list[Symbol]:

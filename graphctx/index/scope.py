@@ -330,6 +330,24 @@ class FileScope:
         home = self._home(path)
         return home.bindings if home is not None else {}
 
+    def _undefined(self, name: str) -> Edge:
+        """The target of a name nothing in the repository defines, imports or builds in: unresolved,
+        unless the language's rule makes it external (rules.undefined_names)."""
+        rule = self.rules.undefined_names
+        if rule == "external" or rule == "module" and any(
+                e[2] == "imports" and e[3] == "external" for e in self.edges.values() if e[0] == self.path):
+            return (external_id(name), "external", 1.0)
+        return (external_id(name), "unresolved", 0.0)
+
+    def _typed_outside(self, receiver: str, scope: str) -> bool:
+        """Whether a receiver's declared type is a class no file of the repository defines: then its
+        methods are not the repository's, whatever their names."""
+        type_name = self._binding(receiver, scope)
+        if not type_name:
+            return False
+        last = type_name.rpartition(".")[2]
+        return not any(s.kind in CLASS_KINDS for s in self.table.top_by_name.get(last, ()))
+
     def _binding(self, variable: str, scope: str) -> str | None:
         if variable.startswith("self."):
             cls = self._enclosing_class(scope)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Query, QueryCursor
 
-from graphctx.parse import flowfacts, languages
+from graphctx.parse import flowfacts, languages, routes
 from graphctx.parse import flows as flow
 from graphctx.parse.facts import RETURN, Base, Binding, Call, Definition, FileFacts, Import, TypeRef
 
@@ -108,7 +108,8 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
             facts.package = _text(caps["package"][0])
         elif "module.doc" in caps:
             facts.doc = _docstring(caps["module.doc"][0])[:MAX_DOC]
-    facts.calls = list(calls.values())
+    facts.routes, registrations = routes.find(language, root, source)
+    facts.calls = [c for c in calls.values() if (c.line, c.name) not in registrations]  # app.get() is no Cache.get()
     if not facts.doc:
         opening = _opening_comment(root)[:MAX_DOC]
         if not any(d.doc == opening for d in facts.definitions):  # else it documents its definition
@@ -284,6 +285,8 @@ def _dedent(text: str) -> str:
 
 
 def _receiver(node: Node) -> str:
+    if node.type == "base" or node.type == "relative_scope" and node.text == b"parent":
+        return "super"  # C#'s base.M() and PHP's parent::m() are super.m() elsewhere
     text = _self_name(re.sub(r"\s+", "", _text(node)).replace("::", "."))
     text = "self" if text == "this" else text
     text = "super" if text == "super()" else text  # Python's super().m() is super.m() elsewhere

@@ -80,6 +80,20 @@ class Param:
     kind: str = ""  # "" plain, "*" for *args, "**" for **kwargs
 
 
+@dataclass(slots=True)
+class Route:
+    """An HTTP route a web framework registers (parse/routes.py): what it serves and who handles it."""
+
+    method: str  # GET, POST, ... or ANY when the registration names none (Django, http.HandleFunc)
+    path: str  # with the prefixes this file gives it (a blueprint's url_prefix, a router group)
+    handler: str  # the handler as written, dotted ("views.user_list"); "" for an inline function
+    scope: str  # the registration's enclosing definition, "" at module level
+    line: int
+    end_line: int
+    framework: str  # flask, fastapi, django, express, go, spring
+    defined: str = ""  # the handler's qualified name when the registration decorates it
+
+
 # The variable of a function's binding to its declared result type (a keyword: never a real variable).
 RETURN = "return"
 
@@ -90,6 +104,19 @@ class Binding:
     variable: str  # "repo", "self.repo" for attributes, RETURN for a function's declared result type
     type_name: str  # the evident type: a constructor call or an annotation
     line: int
+
+
+@dataclass(slots=True)
+class Section:
+    """A heading of a Markdown document (parse/documents.py) with the code names its text spans."""
+
+    title: str
+    qualified_name: str  # the heading path: "Install/From source"
+    level: int  # 1 for `#`; 0 for the document itself
+    start_line: int
+    end_line: int  # the line before the next heading of the same or a higher level
+    names: list[str] = field(default_factory=list)  # code spans that look like code names: "Project.index"
+    doc: str = ""  # the section's first paragraph
 
 
 @dataclass(slots=True)
@@ -108,6 +135,8 @@ class FileFacts:
     bindings: list[Binding] = field(default_factory=list)
     flows: list[Flow] = field(default_factory=list)
     params: list[Param] = field(default_factory=list)
+    routes: list[Route] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -142,6 +171,8 @@ _LIST_TYPES = {
     "bindings": Binding,
     "flows": Flow,
     "params": Param,
+    "routes": Route,
+    "sections": Section,
 }
 _LISTS = tuple(_LIST_TYPES)
 _FIELD_NAMES = {t: tuple(f.name for f in fields(t)) for t in _LIST_TYPES.values()}

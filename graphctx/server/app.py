@@ -228,11 +228,19 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
         file: Annotated[str, Field(description="a path inside the repository (relative, or a unique suffix)")],
         token_budget: Budget = DEFAULT_BUDGET,
         format: Fmt = "compact",
+        heading: Annotated[str | None, Field(description=(
+            "a Markdown document only: one section, by its heading's title, path ('A > B') or '#<line>'"))] = None,
+        tables: Annotated[bool, Field(description="a Markdown document only: its tables (of `heading` if given)")] = False,
         agent_id: AgentId = None,
     ) -> CallToolResult:
         """Outline of one file: every class, function and method in line order with its signature and the first
-        line of its doc. Use it to see what a file holds before asking for an entity's code."""
+        line of its doc (a Markdown document: its sections, and routes where a file registers them). Use it to see
+        what a file holds before asking for an entity's code; `heading` or `tables` read part of a document."""
         state.agents.identify(ctx, agent_id)
+        if heading is not None or tables:
+            view = "tables" if tables else "section"
+            return _tool(state, lambda: project.document(file, view=view, heading=heading, format=format),
+                         lambda answer: [answer.path], format)
         return _tool(state, lambda: project.file(file, token_budget=token_budget, format=format),
                      _item_paths, format)
 

@@ -59,6 +59,11 @@ class LanguageRules:
     # Heads of a receiver expression that make it a module path (Rust `crate::a::T`, `super::T`).
     module_path_heads: ClassVar[frozenset[str]] = frozenset()
     super_calls_base: ClassVar[bool] = False  # `super.m()` calls a base's method
+    # What a name nothing in the repository defines, imports or builds in stands for: "unresolved"
+    # (nothing says), "external" where the language runs it from outside (a shell command from PATH),
+    # or "module" where an import brings in every public name of a module (Swift's `import XCTest`):
+    # external in a file that imports a module from outside the repository.
+    undefined_names: ClassVar[str] = "unresolved"
     members_in_scope: ClassVar[bool] = False  # a class's methods and fields are named without `this.`
     static_member_imports: ClassVar[bool] = False  # `import static a.b.C.m` imports a member of class C
     # Methods declared away from their type (Go receivers) join a type of that name in their package only.

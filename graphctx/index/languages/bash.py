@@ -42,6 +42,7 @@ class BashModules(ModuleIndex):
 
 class BashRules(LanguageRules):
     family = "bash"
+    undefined_names = "external"  # a command no function here defines runs a program from PATH
     builtins = frozenset({  # shell builtins and keywords run as commands
         "echo", "printf", "cd", "pwd", "set", "unset", "export", "local", "declare", "readonly", "typeset", "return",
         "exit", "test", "[", "[[", "read", "shift", "eval", "exec", "trap", "true", "false", "wait", "kill", "command",

@@ -16,6 +16,7 @@ class CSharpModules(DeclaredPackages):
 
 class CSharpRules(LanguageRules):
     family = "csharp"
+    super_calls_base = True  # base.M() (parse reads `base` as super)
     builtins = frozenset({  # System, always in reach
         "System", "Console", "Math", "String", "Object", "Int32", "Int64", "Double", "Boolean", "Char", "Decimal", "DateTime",
         "TimeSpan", "Guid", "Array", "Convert", "Enum", "Exception", "ArgumentException", "ArgumentNullException",

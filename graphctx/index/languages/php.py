@@ -18,6 +18,7 @@ class PhpModules(DeclaredPackages):
 
 class PhpRules(LanguageRules):
     family = "php"
+    super_calls_base = True  # parent::m() (parse reads that `parent` as super; a variable is `$parent`)
     builtins = frozenset({  # the functions and classes of PHP's core most code calls
         "strlen", "count", "sprintf", "printf", "implode", "explode", "array_map", "array_filter", "array_sum",
         "array_keys", "array_values", "array_merge", "in_array", "is_array", "is_string", "is_int", "isset", "empty",

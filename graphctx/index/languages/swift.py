@@ -42,6 +42,7 @@ def target_of(path: str) -> str:
 
 class SwiftRules(LanguageRules):
     family = "swift"
+    undefined_names = "module"  # `import XCTest` brings in every public name of XCTest
     builtins = frozenset({  # the standard library's free functions and types
         "print", "debugPrint", "min", "max", "abs", "precondition", "preconditionFailure", "assert", "assertionFailure",
         "fatalError", "zip", "stride", "repeatElement", "type", "String", "Int", "Double", "Float", "Bool",

@@ -68,9 +68,11 @@ def paths_referring_to(conn: sqlite3.Connection, names: Iterable[str]) -> set[st
 
 
 def definitions(conn: sqlite3.Connection) -> list[tuple[str, str, str, str, str, str]]:
-    """(id, kind, name, qualified_name, path, language) of every entity but files: what names resolve to."""
+    """(id, kind, name, qualified_name, path, language) of every entity but files, routes and documents: what
+    names resolve to."""
     return conn.execute(
-        "SELECT id, kind, name, qualified_name, path, language FROM entities WHERE kind != 'file'").fetchall()
+        "SELECT id, kind, name, qualified_name, path, language FROM entities"
+        " WHERE kind NOT IN ('file', 'route', 'document', 'section')").fetchall()
 
 
 def edges_outside(conn: sqlite3.Connection) -> list[tuple[str, str, str, str, float]]:
