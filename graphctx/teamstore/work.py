@@ -1,0 +1,93 @@
+"""WorkRepository on PostgreSQL: tasks (with the version check), claims, agent profiles and the
+append-only event streams of one project. `transaction` holds the project's work lock (an advisory
+lock) in a database transaction, so a claim's read, check and write are one step on every machine
+at once: exactly one agent wins a task."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+
+from psycopg.types.json import Jsonb
+
+from graphctx.coord.errors import check_task_version
+from graphctx.coord.models import AgentProfile, Claim, Event, Stream, Task
+from graphctx.teamstore.database import Database
+
+
+class PostgresWorkRepository:
+    def __init__(self, db: Database, project: str):
+        self.db = db
+        self.project = project
+        self.lock = f"graphctx:work:{project}"
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self.db.transaction(self.lock):
+            yield
+
+    def _rows(self, sql: str, *params) -> list[tuple]:
+        with self.db.connection() as conn:
+            return conn.execute(sql, (self.project, *params)).fetchall()
+
+    def get_task(self, task_id: str) -> Task | None:
+        rows = self._rows("SELECT data FROM work_tasks WHERE project=%s AND id=%s", task_id)
+        return Task.model_validate(rows[0][0]) if rows else None
+
+    def tasks(self) -> list[Task]:
+        return [Task.model_validate(data) for (data,) in self._rows("SELECT data FROM work_tasks WHERE project=%s")]
+
+    def put_task(self, task: Task, expected_version: int | None) -> Task:
+        with self.db.transaction(self.lock) as conn:
+            row = conn.execute("SELECT version FROM work_tasks WHERE project=%s AND id=%s",
+                               (self.project, task.id)).fetchone()
+            check_task_version(task.id, None if row is None else row[0], expected_version)
+            conn.execute("INSERT INTO work_tasks (project, id, version, data) VALUES (%s, %s, %s, %s)"
+                         " ON CONFLICT (project, id) DO UPDATE SET version=excluded.version, data=excluded.data",
+                         (self.project, task.id, task.version, Jsonb(task.model_dump(mode="json"))))
+        return task
+
+    def get_claim(self, task_id: str) -> Claim | None:
+        rows = self._rows("SELECT data FROM work_claims WHERE project=%s AND task_id=%s", task_id)
+        return Claim.model_validate(rows[0][0]) if rows else None
+
+    def claims(self) -> list[Claim]:
+        return [Claim.model_validate(data) for (data,) in self._rows("SELECT data FROM work_claims WHERE project=%s")]
+
+    def put_claim(self, claim: Claim) -> None:
+        self._rows("INSERT INTO work_claims (project, task_id, data) VALUES (%s, %s, %s) ON CONFLICT (project, task_id)"
+                   " DO UPDATE SET data=excluded.data RETURNING 1", claim.task_id, Jsonb(claim.model_dump(mode="json")))
+
+    def drop_claim(self, task_id: str) -> None:
+        self._rows("DELETE FROM work_claims WHERE project=%s AND task_id=%s RETURNING 1", task_id)
+
+    def get_agent(self, name: str) -> AgentProfile | None:
+        rows = self._rows("SELECT data FROM work_agents WHERE project=%s AND name=%s", name)
+        return AgentProfile.model_validate(rows[0][0]) if rows else None
+
+    def agents(self) -> list[AgentProfile]:
+        return [AgentProfile.model_validate(data)
+                for (data,) in self._rows("SELECT data FROM work_agents WHERE project=%s")]
+
+    def put_agent(self, profile: AgentProfile) -> None:
+        self._rows("INSERT INTO work_agents (project, name, data) VALUES (%s, %s, %s) ON CONFLICT (project, name)"
+                   " DO UPDATE SET data=excluded.data RETURNING 1", profile.name, Jsonb(profile.model_dump(mode="json")))
+
+    def append(self, stream: Stream, event: Event) -> None:
+        self._rows("INSERT INTO work_events (project, stream, agent, at, data) VALUES (%s, %s, %s, %s, %s) RETURNING 1",
+                   stream, event.agent, event.at, Jsonb(event.model_dump(mode="json")))
+
+    def events(self, stream: Stream, agents: Sequence[str] | None = None, since: datetime | None = None) -> list[Event]:
+        sql = "SELECT data FROM work_events WHERE project=%s AND stream=%s"
+        params: list = [stream]
+        if agents is not None:
+            sql += " AND agent = ANY(%s)"
+            params.append(list(agents))
+        if since is not None:
+            sql += " AND at >= %s"
+            params.append(since)
+        return [Event.model_validate(data) for (data,) in self._rows(sql + " ORDER BY at, seq", *params)]
+
+    def close(self) -> None:
+        pass  # the connections belong to the Database, shared by every project's repositories
