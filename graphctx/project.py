@@ -40,9 +40,11 @@ class Project:
     process's ephemeral records and the hashes of entities served to it; a short command passes
     False, and writing an ephemeral record is then refused, since it would vanish at once."""
 
-    def __init__(self, root: Path | str | None = None, *, ephemeral: bool = True, find: bool = True) -> None:
+    def __init__(self, root: Path | str | None = None, *, ephemeral: bool = True, find: bool = True,
+                 storage: Any = None) -> None:
         self.root = (find_root(Path(root) if root is not None else None) if find else Path(root or ".")).resolve()
         self.ephemeral = ephemeral
+        self.storage = storage  # a project of the team store (open_team_store): records and work kept there
         self._graphs = GraphCache(self.root)
         self.kept_symbols = TableKeeper()  # the last run's symbol table, for this project's next run
         self._records: RecordStore | None = None
@@ -255,13 +257,30 @@ class Project:
         """Tasks, runs, agents and sessions of this repository, opened on first use."""
         with self._lock:
             if self._work is None:
-                self._work = WorkStore(self.root)
+                self._work = WorkStore(self.root, self.storage.work_repository() if self.storage else None)
             return self._work
 
     def session_end(self, agent: str | None = None, **state: Any):
         """Save an agent's session state (summary, current_task, blockers) and turn `learned` into
         knowledge records signed by it."""
         return self.work.session_end(self.agent_name(agent), records=self.records, **state)
+
+    @staticmethod
+    def open_team_store(url: str, *, migrate: bool = True):
+        """The team server's PostgreSQL store at `url` (graphctx.teamstore.storage.TeamStore), its schema
+        migrated (or, with migrate=False, required to be current); `.project(key)` is a Project's storage."""
+        from graphctx.teamstore.storage import TeamStore
+
+        return TeamStore(url, migrate=migrate)
+
+    def transfer(self, direction: str) -> dict[str, int]:
+        """Copy this repository's records and coordination between its `.graphctx/` files and its team
+        store project: direction "into-store" or "out-of-store". Returns what was written, by kind."""
+        from graphctx.teamstore.transfer import transfer
+
+        if self.storage is None:
+            raise ValueError("transfer needs a Project opened with storage")
+        return transfer(self.root, self.storage, direction)
 
     def agent_name(self, agent: str | None = None) -> str:
         """Who acts: the name given, else $GRAPHCTX_AGENT, else the records' author ($GRAPHCTX_AUTHOR or
@@ -276,7 +295,8 @@ class Project:
         to what they rank, and the hashes they served, are this project's."""
         with self._lock:
             if self._records is None:
-                self._records = RecordStore(self.root, holds_ephemeral=self.ephemeral)
+                self._records = RecordStore(self.root, holds_ephemeral=self.ephemeral, repositories=(
+                    self.storage.record_repositories(holds_ephemeral=self.ephemeral) if self.storage else None))
             return self._records
 
     def _answer_records(self) -> RecordStore | None:

@@ -6,6 +6,7 @@ transaction's connection (so its reads see its own writes); nested transactions 
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -62,24 +63,22 @@ class Database:
         psycopg, psycopg_pool = psycopg_modules()
         self.errors = psycopg.Error
         self._local = threading.local()
+        try:  # first one plain connection, so an unreachable store is one clear error at once
+            psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT).close()
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot reach the PostgreSQL store at {shown(url)} ({' '.join(str(exc).split())[:200]});"
+                             " check that the server runs and the URL, user and password are right") from None
+        # The pool retries a lost connection on its own; its per-attempt warnings would flood the log.
+        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
         self.pool = psycopg_pool.ConnectionPool(self.url, min_size=1, max_size=max_size, open=False,
                                                 kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
                                                 check=psycopg_pool.ConnectionPool.check_connection)
         try:
             self.pool.open(wait=True, timeout=CONNECT_TIMEOUT)
         except psycopg_pool.PoolTimeout:
-            reason = self._why_not()
             self.pool.close()
-            raise StoreError(f"cannot reach the PostgreSQL store at {shown(url)} ({reason}); check that the server "
-                             "runs and the URL, user and password are right") from None
-
-    def _why_not(self) -> str:
-        psycopg, _ = psycopg_modules()
-        try:
-            psycopg.connect(self.url, connect_timeout=3).close()
-        except psycopg.Error as exc:
-            return " ".join(str(exc).split())[:200]
-        return f"no connection within {CONNECT_TIMEOUT} s"
+            raise StoreError(f"the PostgreSQL store at {shown(url)} accepted no pooled connection within "
+                             f"{CONNECT_TIMEOUT} s; check its max_connections and load") from None
 
     def close(self) -> None:
         self.pool.close()
