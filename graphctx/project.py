@@ -265,6 +265,33 @@ class Project:
         knowledge records signed by it."""
         return self.work.session_end(self.agent_name(agent), records=self.records, **state)
 
+    # ---- federation: the other projects of a team server (graphctx.federation)
+
+    def linked_context(self, answer_ids: list[str], others: Mapping[str, Project], *, decay: float, budget: int,
+                       format: str = "compact") -> list[tuple[str, ContextAnswer, str]]:
+        """Other projects' code linked to these entities (one imports the other's package), scored x decay."""
+        from graphctx import federation
+
+        return federation.linked_context(self, answer_ids, others, decay, budget, format)
+
+    @staticmethod
+    def federated_hits(others: Mapping[str, Project], query: str, kind: str | None, limit: int, decay: float):
+        from graphctx import federation
+
+        return federation.federated_hits(others, query, kind, limit, decay)
+
+    def cross_dependents(self, entity_ids: list[str], others: Mapping[str, Project]) -> list[tuple[str, str, str]]:
+        """(project, entity there, entity here it uses) for code of other projects using these entities."""
+        from graphctx import federation
+
+        return federation.dependents(self, entity_ids, others)
+
+    @staticmethod
+    def render(answer: ContextAnswer, format: str) -> str:
+        from graphctx.context.render import render
+
+        return render(answer, format)
+
     @staticmethod
     def open_team_store(url: str, *, migrate: bool = True):
         """The team server's PostgreSQL store at `url` (graphctx.teamstore.storage.TeamStore), its schema
