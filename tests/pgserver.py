@@ -53,10 +53,17 @@ class PostgresServer:
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120, cwd="/")
 
     def start(self) -> PostgresServer:
-        data = self.folder / "data"
-        self._run("initdb", "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync")
-        self._run("pg_ctl", "-D", str(data), "-l", str(self.folder / "log"), "-w", "-t", "60", "start", "-o",
-                  f"-k {self.folder} -p {self.port} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300")
+        self._run("initdb", "-D", str(self.folder / "data"), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync")
+        return self.resume()
+
+    def pause(self) -> None:
+        """Stop the server process, keeping its data (resume() starts it again on the same port)."""
+        self._run("pg_ctl", "-D", str(self.folder / "data"), "-m", "fast", "-w", "stop")
+
+    def resume(self) -> PostgresServer:
+        self._run("pg_ctl", "-D", str(self.folder / "data"), "-l", str(self.folder / "log"), "-w", "-t", "60", "start",
+                  "-o", f"-k {self.folder} -p {self.port} -c listen_addresses=127.0.0.1 -c fsync=off "
+                  "-c max_connections=300")
         return self
 
     def stop(self) -> None:

@@ -303,3 +303,60 @@ def test_store_import_and_export_move_records_and_tasks(postgres_database, tmp_p
     assert "cannot reach the PostgreSQL store" in unreachable.stderr
     wrong = run("store", "migrate", "--store", "mysql://x", cwd=target)
     assert wrong.returncode == 2 and "PostgreSQL URL" in wrong.stderr
+
+
+# ---- operations: a store that goes away, a stop while calls are in flight
+
+
+def test_a_store_that_goes_away_is_reported_and_comes_back(team_server, tmp_path):
+    import pgserver
+
+    own = pgserver.PostgresServer(pgserver.binaries()).start()  # this test stops it: a server of its own
+    try:
+        store = own.new_database()
+        base, _, _ = team_server(store, "--project", f"shop={make_shop(tmp_path / 'shop')}")
+        assert get_json(f"{base}/healthz") == (200, {"status": "ok", "store": True})
+        own.pause()
+        assert get_json(f"{base}/healthz") == (503, {"status": "store unreachable", "store": False})
+        failed = call(base, "global-token", "remember", {"entries": [{"title": "while down", "body": "x"}]})
+        assert failed.is_error and "the team store at" in text_of(failed) and "retry in a moment" in text_of(failed)
+        assert "internal error" not in text_of(failed)
+        own.resume()
+        assert get_json(f"{base}/healthz")[0] == 200
+        again = call(base, "global-token", "remember", {"entries": [{"title": "back again", "body": "x"}]})
+        assert not again.is_error, text_of(again)
+    finally:
+        own.stop()
+
+
+def test_a_stop_lets_the_calls_in_flight_finish(team_server, postgres_database, tmp_path):
+    base, proc, log_path = team_server(postgres_database, "--project", f"shop={make_shop(tmp_path / 'shop')}")
+    entries = [{"title": f"note {n}", "body": "words " * 2000} for n in range(100)]
+
+    async def write_while_stopping():
+        async with client(base, "global-token") as c:
+            async with anyio.create_task_group() as group:
+                results = []
+
+                async def write():
+                    results.append(await c.call_tool("remember", {"entries": entries}))
+
+                group.start_soon(write)
+                for _ in range(500):  # SIGTERM once the call is being worked on
+                    if "ms=" not in log_path.read_text() and _in_flight(base):
+                        break
+                    await anyio.sleep(0.01)
+                proc.send_signal(signal.SIGTERM)
+            return results[0]
+
+    result = anyio.run(write_while_stopping)
+    assert not result.is_error, text_of(result)
+    assert proc.wait(60) == 0
+    [(count,)] = rows(postgres_database, "SELECT count(*) FROM records WHERE project='shop'")
+    assert count == 100
+    assert "outcome=ok" in log_path.read_text()
+
+
+def _in_flight(base: str) -> bool:
+    status, metrics = get_json(f"{base}/metrics", "global-token")
+    return status == 200 and metrics["in_flight"] > 0

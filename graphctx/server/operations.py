@@ -2,7 +2,8 @@
 answers `/healthz` (200 while the store answers, 503 when it does not; no token needed, it tells
 nothing about the code) and `/metrics` (counts and latencies per tool, any valid token), checks the
 Origin as the single-repository server does, and maps the bearer token to the projects it opens
-(per-project tokens, or global ones for every project). The grant travels to the tool call as a
+(per-project tokens, or global ones for every project); once stopping, it refuses new sessions
+(503) while the calls in flight finish. The grant travels to the tool call as a
 request header the guard sets itself (one sent by a client is dropped). Also: the one log line per
 tool call (tool, project, agent, ms, outcome) and the metrics it feeds."""
 
@@ -55,6 +56,7 @@ class Metrics:
         self.calls: dict[tuple[str, str], int] = defaultdict(int)  # (tool, outcome) -> count
         self.ms: dict[str, list[float]] = defaultdict(list)  # tool -> latencies (the last 10,000)
         self.in_flight = 0
+        self.draining = False  # stopping: no new calls, the ones in flight finish
 
     def begin(self) -> None:
         with self._lock:
@@ -119,6 +121,9 @@ class TeamGuard:
             grant = EVERY_PROJECT if projects is None else ",".join(sorted(projects))
         if scope.get("path") == "/metrics":
             await _answer(send, 200, self.metrics.snapshot())
+            return
+        if self.metrics.draining and "mcp-session-id" not in headers:  # open sessions finish what they do
+            await _refuse(send, 503, "the server is stopping; retry in a moment or on another server")
             return
         kept = [(k, v) for k, v in scope.get("headers", []) if k.lower() != GRANT_HEADER]
         await self.app({**scope, "headers": [*kept, (GRANT_HEADER, grant.encode())]}, receive, send)

@@ -12,6 +12,8 @@ import logging
 import os
 import re
 import sys
+import threading
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -135,9 +137,36 @@ def _run_http(server: TeamServer, sock, grants: Grants | None, team_store: Any) 
     app = TeamGuard(server.streamable_http_app(host=host), grants, healthy, server.metrics)
     _say(f"at {url(host, port)}; health at /healthz, metrics at /metrics; per-project tokens: "
          + ", ".join(project_token_env(k) for k in server.servers))
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on",
-                            timeout_graceful_shutdown=int(server.servers[server.default].graphctx_state.workers.seconds) + 5)
-    uvicorn.Server(config).run(sockets=[sock])
+    grace = server.servers[server.default].graphctx_state.workers.seconds + 5
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=2)
+    Draining(config, server.metrics, grace).run(sockets=[sock])
+
+
+class Draining:
+    """uvicorn's server, stopped gracefully: the first Ctrl-C or SIGTERM refuses new requests (the guard
+    answers 503) and waits up to `grace` seconds for the calls in flight to be answered, then stops
+    uvicorn (whose own shutdown would cut the MCP streams of calls still running); a second signal
+    stops at once."""
+
+    def __new__(cls, config, metrics, grace: float):
+        import uvicorn
+
+        class Server(uvicorn.Server):
+            def handle_exit(self, sig, frame) -> None:
+                if metrics.draining:
+                    super().handle_exit(sig, frame)
+                    return
+                metrics.draining = True
+                _say(f"stopping: {metrics.in_flight} call(s) in flight finish first (up to {grace:g} s; again to stop now)")
+                threading.Thread(target=self._drain, daemon=True).start()
+
+            def _drain(self) -> None:
+                limit = time.monotonic() + grace
+                while metrics.in_flight > 0 and time.monotonic() < limit:
+                    time.sleep(0.05)
+                self.should_exit = True
+
+        return Server(config)
 
 
 def _say(message: str) -> None:

@@ -71,8 +71,7 @@ class Database:
         # The pool retries a lost connection on its own; its per-attempt warnings would flood the log.
         logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
         self.pool = psycopg_pool.ConnectionPool(self.url, min_size=1, max_size=max_size, open=False,
-                                                kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT},
-                                                check=psycopg_pool.ConnectionPool.check_connection)
+                                                kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT})
         try:
             self.pool.open(wait=True, timeout=CONNECT_TIMEOUT)
         except psycopg_pool.PoolTimeout:
@@ -90,8 +89,19 @@ class Database:
         if held is not None:
             yield held
             return
-        with self.pool.connection() as conn:
+        with self._reworded(), self.pool.connection() as conn:
             yield conn
+
+    @contextmanager
+    def _reworded(self) -> Iterator[None]:
+        """A lost connection or a server going away as a StoreError: one sentence, and nothing was written
+        (the transaction it was in rolled back). The pool replaces the broken connection."""
+        psycopg, psycopg_pool = psycopg_modules()
+        try:
+            yield
+        except (psycopg.OperationalError, psycopg_pool.PoolTimeout) as exc:
+            raise StoreError(f"the team store at {shown(self.url)} failed ({' '.join(str(exc).split())[:160]}); "
+                             "nothing was written; retry in a moment") from None
 
     @contextmanager
     def transaction(self, lock: str) -> Iterator[Any]:
@@ -105,7 +115,7 @@ class Database:
                 locks.add(lock)
             yield held
             return
-        with self.pool.connection() as conn, conn.transaction():
+        with self._reworded(), self.pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (lock_key(lock),))
             self._local.conn, self._local.locks = conn, {lock}
             try:
