@@ -360,3 +360,37 @@ def test_a_stop_lets_the_calls_in_flight_finish(team_server, postgres_database, 
 def _in_flight(base: str) -> bool:
     status, metrics = get_json(f"{base}/metrics", "global-token")
     return status == 200 and metrics["in_flight"] > 0
+
+
+# ---- a configuration file, and bad options
+
+
+def test_a_configuration_file_names_the_store_projects_and_tokens(team_server, postgres_database, two_projects,
+                                                                  tmp_path):
+    app, lib = two_projects
+    config = tmp_path / "team.toml"
+    config.write_text(f'store = "{postgres_database}"\ntokens = ["file-global"]\n\n'
+                      f'[projects.lib]\npath = "{lib}"\ntokens = ["lib-only"]\n\n[projects.app]\npath = "{app}"\n')
+    base, _, _ = team_server(None, "--config", str(config), env={})
+    first = call(base, "lib-only", "search", {"query": "compute"})  # lib is listed first: the default
+    assert not first.is_error and "mylib/core.py::compute" in text_of(first)
+    refused = call(base, "lib-only", "search", {"query": "handler", "project": "app"})
+    assert refused.is_error and "does not open project 'app'" in text_of(refused)
+    assert not call(base, "file-global", "search", {"query": "handler", "project": "app"}).is_error
+    written = call(base, "lib-only", "remember", {"entries": [{"title": "From the file", "body": "x"}]})
+    assert not written.is_error
+    assert rows(postgres_database, "SELECT project FROM records") == [("lib",)]
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--project", "api"], "--project takes KEY=PATH"),
+    (["--project", "API=/tmp"], "project key 'API'"),
+    (["--project", "api=/no/such/folder"], "is not a folder"),
+    (["--project", "a=/tmp", "--project", "a=/tmp"], "named twice"),
+    (["--project", "a=/tmp", "--store", "mysql://x"], "PostgreSQL URL"),
+    (["--config", "/no/such/file.toml"], "cannot read the server configuration"),
+])
+def test_bad_team_options_are_one_line(options, message, tmp_path):
+    done = subprocess.run([*GRAPHCTX, "serve", "--http", "--port", str(free_port()), *options], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "GRAPHCTX_TOKEN": "t"})
+    assert done.returncode == 2 and message in done.stderr and done.stderr.count("\n") == 1, done.stderr
