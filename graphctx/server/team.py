@@ -15,7 +15,9 @@ from typing import Any
 
 from mcp_types import Tool
 
+from graphctx.errors import GraphctxError
 from graphctx.server import federation
+from graphctx.server.results import error_result, internal_error
 from graphctx.server.operations import Metrics, granted, log_call
 from graphctx.server.strict import StrictServer, refusal
 
@@ -91,8 +93,13 @@ class TeamServer(StrictServer):
         if not others or getattr(result, "is_error", False):
             return result
         states = self.project_states()
-        return await federation.extend(name, result, arguments, states[key], {o: states[o] for o in others},
-                                       key, 0.5 if decay is None else float(decay))
+        try:
+            return await federation.extend(name, result, arguments, states[key], {o: states[o] for o in others},
+                                           key, 0.5 if decay is None else float(decay))
+        except GraphctxError as exc:
+            return error_result(exc)
+        except Exception as exc:  # a bug in the federated part: said so, the call still answered
+            return internal_error(exc)
 
     def _refused(self, key: Any, allowed: frozenset[str] | None) -> str | None:
         if not isinstance(key, str) or key not in self.servers:
