@@ -1,6 +1,6 @@
 """The contract of WorkRepository (graphctx.coord.repository): every implementation, the files and the
-memory and the team server's PostgreSQL one here, keeps tasks with a version check, claims, agent
-profiles and append-only event streams the same way."""
+memory and the team server's PostgreSQL one here, keeps tasks, skills, skill proposals and learned
+weights with a version check, claims, agent profiles and append-only event streams the same way."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from graphctx.coord.errors import WorkConflict
 from graphctx.coord.files import FileWorkRepository, file_name
 from graphctx.coord.memory import MemoryWorkRepository
-from graphctx.coord.models import AgentProfile, Claim, Event, Task, now
+from graphctx.coord.models import AgentProfile, Claim, Event, LearnedWeights, Skill, SkillProposal, Task, now
 
 
 @pytest.fixture(params=["files", "memory", "postgresql"])
@@ -98,6 +98,62 @@ def test_transaction_is_reentrant_and_excludes_other_threads(repo):
     assert order == ["mine", "other"]
 
 
+def skill(name="deploy", version=1, **fields) -> Skill:
+    at = now()
+    return Skill(name=name, description=fields.pop("description", "how to deploy"), created_at=at, updated_at=at,
+                 version=version, **fields)
+
+
+def test_skills_are_versioned_and_dropped_at_the_version_read(repo):
+    repo.put_skill(skill(body="# Deploy\n\nRun make."), None)
+    with pytest.raises(WorkConflict, match="skill deploy exists already"):
+        repo.put_skill(skill(), None)
+    repo.put_skill(skill(version=2, description="how to ship", body="# Deploy\n\nRun make."), 1)
+    with pytest.raises(WorkConflict, match="skill deploy changed meanwhile"):
+        repo.put_skill(skill(version=2), 1)
+    assert repo.get_skill("deploy").description == "how to ship" and repo.get_skill("deploy").body == "# Deploy\n\nRun make."
+    assert [s.name for s in repo.skills()] == ["deploy"]
+    with pytest.raises(WorkConflict, match="is at version 2, not 1"):
+        repo.drop_skill("deploy", 1)
+    repo.drop_skill("deploy", 2)
+    assert repo.get_skill("deploy") is None and repo.skills() == []
+    with pytest.raises(WorkConflict, match="is gone"):
+        repo.drop_skill("deploy", 2)
+
+
+def test_proposals_are_kept_per_skill_with_a_version_check(repo):
+    at = now()
+    proposal = SkillProposal(id="p-1", skill="deploy", agent="ann", content="new", rationale="clearer",
+                             base_version=1, created_at=at)
+    repo.put_proposal(proposal, None)
+    repo.put_proposal(SkillProposal(id="p-2", skill="review", agent="bob", content="x", rationale="y",
+                                    base_version=3, created_at=at), None)
+    with pytest.raises(WorkConflict, match="exists already"):
+        repo.put_proposal(proposal, None)
+    repo.put_proposal(proposal.model_copy(update={"status": "accepted", "version": 2}), 1)
+    assert repo.get_proposal("p-1").status == "accepted" and repo.get_proposal("p-9") is None
+    assert [p.id for p in repo.proposals("deploy")] == ["p-1"] and len(repo.proposals()) == 2
+
+
+def test_learned_weights_are_one_versioned_value_and_dropped(repo):
+    assert repo.get_weights() is None
+    repo.put_weights(LearnedWeights(edges={"tests": 0.8}, feedback=1, updated_at=now()), None)
+    with pytest.raises(WorkConflict, match="the learned weights exists already"):
+        repo.put_weights(LearnedWeights(updated_at=now()), None)
+    repo.put_weights(LearnedWeights(edges={"tests": 0.6}, feedback=2, updated_at=now(), version=2), 1)
+    assert repo.get_weights().edges == {"tests": 0.6}
+    repo.drop_weights()
+    repo.drop_weights()
+    assert repo.get_weights() is None
+
+
+def test_new_streams_are_kept_like_the_others(repo):
+    at = now()
+    for stream in ("skill_events", "review", "feedback"):
+        repo.append(stream, Event(kind="x", subject=stream, agent="ann", at=at))
+        assert [e.subject for e in repo.events(stream)] == [stream]
+
+
 # ---- the files: a layout that merges across branches
 
 
@@ -116,6 +172,24 @@ def test_file_layout(tmp_path):
     assert (folder / "private" / "served" / "ann.jsonl").exists()
     assert "private/" in (folder / ".gitignore").read_text()  # claims and served context stay in this clone
     assert "runs/*.jsonl merge=union" in (folder / ".gitattributes").read_text()
+
+
+def test_skill_files_are_skill_md_with_front_matter_and_a_hand_written_one_reads(tmp_path):
+    repo = FileWorkRepository(tmp_path)
+    repo.put_skill(skill(body="Run `make deploy`."), None)
+    text = (tmp_path / ".graphctx" / "skills" / "deploy" / "SKILL.md").read_text()
+    assert text.startswith("---\nname: deploy\ndescription: how to deploy\n") and text.endswith("Run `make deploy`.\n")
+    hand = tmp_path / ".graphctx" / "skills" / "review-prs" / "SKILL.md"
+    hand.parent.mkdir(parents=True)
+    hand.write_text("---\nname: review-prs\ndescription: Review a pull request\n---\n\n# Steps\n", encoding="utf-8")
+    assert repo.get_skill("review-prs").description == "Review a pull request"
+    assert sorted(s.name for s in repo.skills()) == ["deploy", "review-prs"]
+    repo.put_proposal(SkillProposal(id="p-1", skill="deploy", agent="ann", content="x", rationale="y",
+                                    base_version=1, created_at=now()), None)
+    assert (tmp_path / ".graphctx" / "proposals" / "p-1.json").exists()
+    repo.put_weights(LearnedWeights(updated_at=now()), None)
+    assert (tmp_path / ".graphctx" / "private" / "weights.json").exists()  # learned here, not shared
+    assert "skill_events/*.jsonl merge=union" in (tmp_path / ".graphctx" / ".gitattributes").read_text()
 
 
 def test_file_streams_skip_a_damaged_line_and_keep_the_rest(tmp_path, caplog):

@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from graphctx.cli import printing, records, store, work
+from graphctx.cli import printing, records, skills, store, work
 from graphctx.errors import GraphctxError, quote
 from graphctx.models import (
     DEFAULT_BUDGET, DETAIL_LEVELS, EDGE_KINDS, ENTITY_KINDS, EXPORT_FORMATS, FORMATS, INTENTS, SESSION_SCOPES,
@@ -144,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     records.register(command)
     work.register(command)
+    skills.register(command)
     store.register(command)
 
     p = command("export", cmd_export, "the graph, or an entity's neighbourhood, as JSON, GraphML, a Mermaid flowchart or an HTML page")

@@ -24,20 +24,7 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
         "runs": "runs, the append-only audit trail of work: start, end, fail, list, get",
         "agents": "agents: register, list, peers, check-in, check-out, board",
     }
-    parsers = {}
-    for name, help in groups.items():
-        p = command(name, None, help)
-        p.set_defaults(run=lambda args, p=p: _needs_action(p))
-        parsers[name] = p.add_subparsers(title="actions", metavar="ACTION")
-
-    def action(group: str, name: str, run: Callable, help: str) -> argparse.ArgumentParser:
-        p = parsers[group].add_parser(name, help=help, description=help)
-        # SUPPRESS: an option given before the action (`tasks --repo R list`) is not overwritten here.
-        p.add_argument("--repo", default=argparse.SUPPRESS, help="the repository (default: the current one)")
-        p.add_argument("--agent", default=argparse.SUPPRESS, help="who acts (default: $GRAPHCTX_AGENT, else the git user)")
-        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print the data as JSON")
-        p.set_defaults(run=run)
-        return p
+    action = action_groups(command, groups)
 
     p = action("tasks", "create", tasks_create, "create a task")
     p.add_argument("title")
@@ -113,6 +100,28 @@ def register(command: Callable[..., argparse.ArgumentParser]) -> None:
     p.add_argument("--blocker", action="append", default=[], dest="blockers")
 
 
+def action_groups(command: Callable[..., argparse.ArgumentParser],
+                  groups: dict[str, str]) -> Callable[[str, str, Callable, str], argparse.ArgumentParser]:
+    """A command per group whose actions are subcommands; returns action(group, name, run, help), which
+    adds one with the options every action takes (--repo, --agent, --json)."""
+    parsers = {}
+    for name, help in groups.items():
+        p = command(name, None, help)
+        p.set_defaults(run=lambda args, p=p: _needs_action(p))
+        parsers[name] = p.add_subparsers(title="actions", metavar="ACTION")
+
+    def action(group: str, name: str, run: Callable, help: str) -> argparse.ArgumentParser:
+        p = parsers[group].add_parser(name, help=help, description=help)
+        # SUPPRESS: an option given before the action (`tasks --repo R list`) is not overwritten here.
+        p.add_argument("--repo", default=argparse.SUPPRESS, help="the repository (default: the current one)")
+        p.add_argument("--agent", default=argparse.SUPPRESS, help="who acts (default: $GRAPHCTX_AGENT, else the git user)")
+        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="print the data as JSON")
+        p.set_defaults(run=run)
+        return p
+
+    return action
+
+
 def _needs_action(parser: argparse.ArgumentParser) -> int:
     parser.print_usage(sys.stderr)
     print(f"error: {parser.prog} needs an action; {parser.prog} -h lists them", file=sys.stderr)
@@ -129,14 +138,14 @@ def _task_fields(p: argparse.ArgumentParser, defaults: Any = "") -> None:
 
 # ---- running
 
-def _open(args):
+def open_project(args):
     from graphctx.project import Project
 
     project = Project(getattr(args, "repo", None), ephemeral=False)
     return project, project.agent_name(getattr(args, "agent", None))
 
 
-def _print(args, data: Any, text: str) -> None:
+def show(args, data: Any, text: str) -> None:
     if getattr(args, "json", False):
         print(json.dumps(_dump(data), indent=2))
     else:
@@ -151,9 +160,9 @@ def _dump(data: Any) -> Any:
     return data
 
 
-def _listing(args, items: list, line: Callable, empty: str) -> int:
+def listing(args, items: list, line: Callable, empty: str) -> int:
     if items or getattr(args, "json", False):  # --json prints the empty list too
-        _print(args, items, "\n".join(map(line, items)))
+        show(args, items, "\n".join(map(line, items)))
     if not items:
         print(empty, file=sys.stderr)
         return NOTHING_FOUND
@@ -161,90 +170,90 @@ def _listing(args, items: list, line: Callable, empty: str) -> int:
 
 
 def tasks_create(args) -> int:
-    project, me = _open(args)
+    project, me = open_project(args)
     task = project.work.tasks.create(args.title, by=me, description=args.description, priority=args.priority,
                                      depends_on=args.depends_on or (), entities=args.entities or (), files=args.files or ())
-    _print(args, task, f"created {project.work_text.task_line(task)}")
+    show(args, task, f"created {project.work_text.task_line(task)}")
     return 0
 
 
 def tasks_list(args) -> int:
-    project, me = _open(args)
+    project, me = open_project(args)
     t = project.work.tasks
     found = t.list(status=args.status, agent=me if args.mine else None, ready=args.ready, entity=args.entity, file=args.file)
-    return _listing(args, found, lambda task: project.work_text.task_line(task, t.holder(task.id)),
+    return listing(args, found, lambda task: project.work_text.task_line(task, t.holder(task.id)),
                     "no task matches; create one with `graphctx tasks create TITLE`")
 
 
 def tasks_get(args) -> int:
-    project, _ = _open(args)
+    project, _ = open_project(args)
     task = project.work.tasks.get(args.task_id)
-    _print(args, task, project.work_text.task_text(task, project.work.tasks.holder(task.id)))
+    show(args, task, project.work_text.task_text(task, project.work.tasks.holder(task.id)))
     return 0
 
 
 def tasks_claim(args) -> int:
-    project, me = _open(args)
+    project, me = open_project(args)
     task, claim = project.work.tasks.claim(args.task_id, me, args.lease)
-    _print(args, claim, project.work_text.claimed(task, claim))
+    show(args, claim, project.work_text.claimed(task, claim))
     return 0
 
 
 def tasks_release(args) -> int:
-    project, me = _open(args)
+    project, me = open_project(args)
     task = project.work.tasks.release(args.task_id, me, args.reason)
-    _print(args, task, f"released {project.work_text.task_line(task)}")
+    show(args, task, f"released {project.work_text.task_line(task)}")
     return 0
 
 
 def tasks_transition(args) -> int:
-    project, me = _open(args)
+    project, me = open_project(args)
     task = project.work.tasks.transition(args.task_id, args.status, me, args.reason)
-    _print(args, task, project.work_text.task_line(task))
+    show(args, task, project.work_text.task_line(task))
     return 0
 
 
 def tasks_update(args) -> int:
-    project, me = _open(args)
+    project, me = open_project(args)
     task = project.work.tasks.update(args.task_id, by=me, title=args.title, description=args.description,
                                      priority=args.priority, depends_on=args.depends_on, entities=args.entities,
                                      files=args.files)
-    _print(args, task, f"updated {project.work_text.task_line(task)}")
+    show(args, task, f"updated {project.work_text.task_line(task)}")
     return 0
 
 
 def runs_start(args) -> int:
-    project, me = _open(args)
+    project, me = open_project(args)
     run = project.work.start_run(me, task_id=args.task, ticket=args.ticket)
-    _print(args, run, run.id)
+    show(args, run, run.id)
     return 0
 
 
 def runs_end(args) -> int:
-    project, me = _open(args)
+    project, me = open_project(args)
     run = project.work.runs.end(args.run_id, me, outcome=args.outcome, summary=args.summary, tokens=args.tokens,
                                 files_touched=args.files, branch=args.branch, head=args.head, pr=args.pr)
-    _print(args, run, project.work_text.run_text(run))
+    show(args, run, project.work_text.run_text(run))
     return 0
 
 
 def runs_fail(args) -> int:
-    project, me = _open(args)
+    project, me = open_project(args)
     run = project.work.runs.fail(args.run_id, me, args.error, args.detail)
-    _print(args, run, project.work_text.run_text(run))
+    show(args, run, project.work_text.run_text(run))
     return 0
 
 
 def runs_list(args) -> int:
-    project, _ = _open(args)
+    project, _ = open_project(args)
     found = project.work.runs.list(agent=args.of_agent, task_id=args.task, open_only=args.open, limit=args.limit)
-    return _listing(args, found, project.work_text.run_line, "no run matches")
+    return listing(args, found, project.work_text.run_line, "no run matches")
 
 
 def runs_get(args) -> int:
-    project, _ = _open(args)
+    project, _ = open_project(args)
     run = project.work.runs.get(args.run_id)
-    _print(args, run, project.work_text.run_text(run))
+    show(args, run, project.work_text.run_text(run))
     return 0
 
 
@@ -254,40 +263,40 @@ def agents_register(args) -> int:
     project = Project(getattr(args, "repo", None), ephemeral=False)
     name = project.agent_name(args.name or getattr(args, "agent", None))
     profile = project.work.team.register(name, capabilities=args.capabilities, model=args.model)
-    _print(args, profile, f"registered {project.work_text.agent_line(profile)}")
+    show(args, profile, f"registered {project.work_text.agent_line(profile)}")
     return 0
 
 
 def agents_list(args) -> int:
-    project, _ = _open(args)
-    return _listing(args, project.work.team.agents(), project.work_text.agent_line,
+    project, _ = open_project(args)
+    return listing(args, project.work.team.agents(), project.work_text.agent_line,
                     "no agent is registered; `graphctx agents register NAME`")
 
 
 def agents_peers(args) -> int:
-    project, me = _open(args)
+    project, me = open_project(args)
     found = project.work.peers(args.entities, args.files, me=me)
-    return _listing(args, found, project.work_text.peer_text, "no other agent is active there")
+    return listing(args, found, project.work_text.peer_text, "no other agent is active there")
 
 
 def agents_check_in(args) -> int:
-    project, me = _open(args)
+    project, me = open_project(args)
     task = project.work.tasks.get(args.task).id if args.task else None
     entry = project.work.team.check_in(me, task_id=task, issue=args.issue, note=args.note)
-    _print(args, entry, project.work_text.board_line(entry))
+    show(args, entry, project.work_text.board_line(entry))
     return 0
 
 
 def agents_check_out(args) -> int:
-    project, me = _open(args)
+    project, me = open_project(args)
     entry = project.work.team.check_out(me, args.note)
-    _print(args, entry, project.work_text.board_line(entry))
+    show(args, entry, project.work_text.board_line(entry))
     return 0
 
 
 def agents_board(args) -> int:
-    project, _ = _open(args)
-    return _listing(args, project.work.team.board(), project.work_text.board_line, "nobody has checked in")
+    project, _ = open_project(args)
+    return listing(args, project.work.team.board(), project.work_text.board_line, "nobody has checked in")
 
 
 def session_end(args) -> int:
@@ -296,5 +305,5 @@ def session_end(args) -> int:
     project = Project(args.repo, ephemeral=False)
     state = project.session_end(args.agent, summary=args.summary, learned=args.learned,
                                 current_task=args.current_task, blockers=args.blockers)
-    _print(args, state, project.work_text.state_text(state))
+    show(args, state, project.work_text.state_text(state))
     return 0

@@ -1,8 +1,10 @@
 """WorkRepository on files under `.graphctx/`, laid out to merge across git branches: one JSON file per
-task (`tasks/<id>.json`) and per agent (`agents/<name>.json`); runs, sessions and the activity board
-as append-only JSON Lines, one file per agent (`runs/<agent>.jsonl`, ...), which `.graphctx/.gitattributes`
-merges with git's `union` driver, so two branches' events both survive a merge. Claims and served
-context are live state of this clone (`private/claims/`, `private/served/`, gitignored). Writers hold
+task (`tasks/<id>.json`), per agent (`agents/<name>.json`), per skill (`skills/<name>/SKILL.md`, Markdown
+with front matter, as hosts read skills) and per skill proposal (`proposals/<id>.json`); runs, sessions,
+the activity board, skill usage and ratings and review decisions as append-only JSON Lines, one file
+per agent (`runs/<agent>.jsonl`, ...), which `.graphctx/.gitattributes` merges with git's `union` driver,
+so two branches' events both survive a merge. Claims, served context, feedback and the weights it
+taught are live state of this clone (under `private/`, gitignored). Writers hold
 `private/work.lock` (an OS file lock, dropped if its holder dies) so a check and the write after it
 are one step across processes: two agents never both win a claim."""
 
@@ -13,6 +15,8 @@ import json
 import logging
 import re
 import threading
+
+import yaml
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -20,14 +24,15 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from graphctx.coord.errors import check_task_version
-from graphctx.coord.models import AgentProfile, Claim, Event, Stream, Task
+from graphctx.coord.errors import check_task_version, check_version
+from graphctx.coord.models import AgentProfile, Claim, Event, LearnedWeights, Skill, SkillProposal, Stream, Task
+from graphctx.errors import GraphctxError
 from graphctx.layout import index_dir
-from graphctx.records.files import WriteLock, ensure_layout, remove, write_atomic
+from graphctx.records.files import WriteLock, ensure_layout, format_time, remove, split_front_matter, write_atomic
 
 log = logging.getLogger("graphctx.coord")
 
-SHARED_STREAMS = ("runs", "sessions", "activity")
+SHARED_STREAMS = ("runs", "sessions", "activity", "skill_events", "review")
 GITATTRIBUTES_LINES = tuple(f"{stream}/*.jsonl merge=union" for stream in SHARED_STREAMS)
 SERVED_TAIL_BYTES = 256 * 1024  # served context only matters while recent: read the end of each file
 SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
@@ -129,6 +134,72 @@ class FileWorkRepository:
         with self.transaction():
             write_atomic(self.folder / "agents" / f"{file_name(profile.name)}.json", profile.model_dump_json(indent=2) + "\n")
 
+    # ---- skills and proposals
+
+    def _skill_path(self, name: str) -> Path:
+        return self.folder / "skills" / file_name(name) / "SKILL.md"
+
+    def get_skill(self, name: str) -> Skill | None:
+        return _load_skill(self._skill_path(name))
+
+    def skills(self) -> list[Skill]:
+        return [s for path in sorted((self.folder / "skills").glob("*/SKILL.md")) if (s := _load_skill(path))]
+
+    def put_skill(self, skill: Skill, expected_version: int | None) -> Skill:
+        with self.transaction():
+            stored = self.get_skill(skill.name)
+            check_version(f"skill {skill.name}", stored and stored.version, expected_version)
+            write_atomic(self._skill_path(skill.name), skill_markdown(skill))
+            return skill
+
+    def drop_skill(self, name: str, expected_version: int) -> None:
+        with self.transaction():
+            stored = self.get_skill(name)
+            check_version(f"skill {name}", stored and stored.version, expected_version)
+            path = self._skill_path(name)
+            remove(path)
+            try:
+                path.parent.rmdir()  # the folder, unless the team keeps other files beside SKILL.md
+            except OSError:
+                pass
+
+    def _proposal_path(self, proposal_id: str) -> Path:
+        return self.folder / "proposals" / f"{file_name(proposal_id)}.json"
+
+    def get_proposal(self, proposal_id: str) -> SkillProposal | None:
+        return _load(self._proposal_path(proposal_id), SkillProposal)
+
+    def proposals(self, skill: str | None = None) -> list[SkillProposal]:
+        found = [p for path in sorted((self.folder / "proposals").glob("*.json")) if (p := _load(path, SkillProposal))]
+        return [p for p in found if skill is None or p.skill == skill]
+
+    def put_proposal(self, proposal: SkillProposal, expected_version: int | None) -> SkillProposal:
+        with self.transaction():
+            stored = self.get_proposal(proposal.id)
+            check_version(f"proposal {proposal.id}", stored and stored.version, expected_version)
+            write_atomic(self._proposal_path(proposal.id), proposal.model_dump_json(indent=2) + "\n")
+            return proposal
+
+    # ---- learned ranking weights
+
+    def _weights_path(self) -> Path:
+        return self.folder / "private" / "weights.json"
+
+    def get_weights(self) -> LearnedWeights | None:
+        return _load(self._weights_path(), LearnedWeights)
+
+    def put_weights(self, weights: LearnedWeights, expected_version: int | None) -> LearnedWeights:
+        with self.transaction():
+            stored = self.get_weights()
+            check_version("the learned weights", stored and stored.version, expected_version,
+                          again="read them and update them")
+            write_atomic(self._weights_path(), weights.model_dump_json(indent=2) + "\n")
+            return weights
+
+    def drop_weights(self) -> None:
+        with self.transaction():
+            remove(self._weights_path())
+
     # ---- event streams
 
     def _stream_folder(self, stream: Stream) -> Path:
@@ -161,6 +232,36 @@ def _load(path: Path, model: type[BaseModel]):
     except FileNotFoundError:
         return None
     except (ValidationError, ValueError, OSError) as exc:
+        log.warning("graphctx: skipped %s, which cannot be read (%s); fix or remove it", path, str(exc).splitlines()[0])
+        return None
+
+
+SKILL_FIELDS = ("name", "description", "author", "created", "updated", "version")
+
+
+def skill_markdown(skill: Skill) -> str:
+    """A SKILL.md: the front matter hosts read (name, description) and ours, then the Markdown."""
+    front = {"name": skill.name, "description": skill.description, "author": skill.author,
+             "created": format_time(skill.created_at), "updated": format_time(skill.updated_at), "version": skill.version}
+    dumped = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
+    return f"---\n{dumped}---\n" + (f"\n{skill.body}\n" if skill.body else "")
+
+
+def parse_skill(text: str, where: str) -> Skill:
+    """A skill from its SKILL.md (a file written by hand needs only name and description)."""
+    data, body = split_front_matter(text, where)
+    created = data.get("created") or data.get("updated") or "1970-01-01T00:00:00Z"
+    return Skill(name=str(data.get("name") or ""), description=str(data.get("description") or ""),
+                 body=body.strip("\n").rstrip(), author=str(data.get("author") or ""), created_at=created,
+                 updated_at=data.get("updated") or created, version=int(data.get("version") or 1))
+
+
+def _load_skill(path: Path) -> Skill | None:
+    try:
+        return parse_skill(path.read_text(encoding="utf-8"), str(path))
+    except FileNotFoundError:
+        return None
+    except (GraphctxError, ValidationError, ValueError, OSError) as exc:
         log.warning("graphctx: skipped %s, which cannot be read (%s); fix or remove it", path, str(exc).splitlines()[0])
         return None
 

@@ -9,8 +9,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 
-from graphctx.coord.errors import check_task_version
-from graphctx.coord.models import AgentProfile, Claim, Event, Stream, Task
+from graphctx.coord.errors import check_task_version, check_version
+from graphctx.coord.models import AgentProfile, Claim, Event, LearnedWeights, Skill, SkillProposal, Stream, Task
 
 
 class MemoryWorkRepository:
@@ -20,6 +20,9 @@ class MemoryWorkRepository:
         self._claims: dict[str, str] = {}
         self._agents: dict[str, str] = {}
         self._streams: dict[str, list[str]] = defaultdict(list)
+        self._skills: dict[str, str] = {}
+        self._proposals: dict[str, str] = {}
+        self._weights: str | None = None
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -65,6 +68,57 @@ class MemoryWorkRepository:
     def put_agent(self, profile: AgentProfile) -> None:
         with self._lock:
             self._agents[profile.name] = profile.model_dump_json()
+
+    def get_skill(self, name: str) -> Skill | None:
+        data = self._skills.get(name)
+        return Skill.model_validate_json(data) if data else None
+
+    def skills(self) -> list[Skill]:
+        return [Skill.model_validate_json(data) for data in list(self._skills.values())]
+
+    def put_skill(self, skill: Skill, expected_version: int | None) -> Skill:
+        with self._lock:
+            stored = self.get_skill(skill.name)
+            check_version(f"skill {skill.name}", stored and stored.version, expected_version)
+            self._skills[skill.name] = skill.model_dump_json()
+            return skill
+
+    def drop_skill(self, name: str, expected_version: int) -> None:
+        with self._lock:
+            stored = self.get_skill(name)
+            check_version(f"skill {name}", stored and stored.version, expected_version)
+            del self._skills[name]
+
+    def get_proposal(self, proposal_id: str) -> SkillProposal | None:
+        data = self._proposals.get(proposal_id)
+        return SkillProposal.model_validate_json(data) if data else None
+
+    def proposals(self, skill: str | None = None) -> list[SkillProposal]:
+        found = [SkillProposal.model_validate_json(data) for data in list(self._proposals.values())]
+        return [p for p in found if skill is None or p.skill == skill]
+
+    def put_proposal(self, proposal: SkillProposal, expected_version: int | None) -> SkillProposal:
+        with self._lock:
+            stored = self.get_proposal(proposal.id)
+            check_version(f"proposal {proposal.id}", stored and stored.version, expected_version)
+            self._proposals[proposal.id] = proposal.model_dump_json()
+            return proposal
+
+    def get_weights(self) -> LearnedWeights | None:
+        data = self._weights
+        return LearnedWeights.model_validate_json(data) if data else None
+
+    def put_weights(self, weights: LearnedWeights, expected_version: int | None) -> LearnedWeights:
+        with self._lock:
+            stored = self.get_weights()
+            check_version("the learned weights", stored and stored.version, expected_version,
+                          again="read them and update them")
+            self._weights = weights.model_dump_json()
+            return weights
+
+    def drop_weights(self) -> None:
+        with self._lock:
+            self._weights = None
 
     def append(self, stream: Stream, event: Event) -> None:
         with self._lock:

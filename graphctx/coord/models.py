@@ -14,10 +14,11 @@ from pydantic import BaseModel, Field
 from graphctx.models import RunOutcome, TaskStatus
 
 ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32, lower case: easy to type and read
-# Event streams: each is kept per agent, append-only (runs and sessions are shared with the team,
-# served context stays in this clone).
-Stream = Literal["runs", "sessions", "activity", "served"]
-STREAMS: tuple[str, ...] = ("runs", "sessions", "activity", "served")
+# Event streams: each is kept per agent, append-only (runs, sessions, the board, skill usage and
+# ratings and review decisions are shared with the team; served context and feedback stay in this clone).
+Stream = Literal["runs", "sessions", "activity", "served", "skill_events", "review", "feedback"]
+STREAMS: tuple[str, ...] = ("runs", "sessions", "activity", "served", "skill_events", "review", "feedback")
+ProposalStatus = Literal["open", "accepted", "rejected"]
 
 
 def now() -> datetime:
@@ -147,3 +148,46 @@ class Event(BaseModel):
     agent: str
     at: datetime
     data: dict[str, Any] = Field(default_factory=dict)
+
+
+class Skill(BaseModel):
+    """A SKILL.md: how to do one kind of work here, with a name and a description saying when to use it."""
+
+    name: str  # lower-case words joined by hyphens: its file is skills/<name>/SKILL.md
+    description: str
+    body: str = ""  # the Markdown below the front matter
+    author: str = ""
+    created_at: datetime
+    updated_at: datetime
+    version: int = 1
+
+
+class SkillProposal(BaseModel):
+    """An agent's proposed improvement of a skill: the full new content, why, and what changes;
+    accepted (the skill takes the content) or rejected by another decision."""
+
+    id: str
+    skill: str
+    agent: str
+    content: str  # the whole new SKILL.md body
+    description: str | None = None  # a new description, when it changes
+    rationale: str
+    diff_summary: str = ""
+    base_version: int  # the skill version it was written against
+    status: ProposalStatus = "open"
+    created_at: datetime
+    resolved_by: str | None = None
+    resolved_at: datetime | None = None
+    resolution: str = ""
+    version: int = 1
+
+
+class LearnedWeights(BaseModel):
+    """What feedback taught the ranking of this repository: a multiplier per edge kind and per text
+    signal (1.0 is the hand-set weight), how many answers taught it, and when it last changed."""
+
+    edges: dict[str, float] = Field(default_factory=dict)
+    signals: dict[str, float] = Field(default_factory=dict)
+    feedback: int = 0
+    updated_at: datetime
+    version: int = 1

@@ -1,12 +1,13 @@
 """The one compact-text rendering of coordination answers (tasks, claims, runs, agents, the board,
-peers, session state), which the CLI prints and the MCP tools return, so both read the same."""
+peers, session state, skills), which the CLI prints and the MCP tools return, so both read the same."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from graphctx.coord.models import AgentProfile, BoardEntry, Claim, Peer, Run, SessionState, Task, now
+from graphctx.coord.models import AgentProfile, BoardEntry, Claim, Peer, Run, SessionState, Skill, SkillProposal, Task, now
 from graphctx.coord.sessions import SessionWork
+from graphctx.coord.skills import SkillInfo, diff
 
 MAX_LISTED_FILES = 10
 
@@ -141,4 +142,38 @@ def session_lines(work: SessionWork) -> list[str]:
         lines += [f"  {run_line(r)}" for r in work.recent_runs]
     if work.agents:
         lines.append("agents: " + "; ".join(agent_line(a) for a in work.agents))
+    lines += [f"flagged skill: {skill_line(i)}: improve it (skills propose) or remove it" for i in work.flagged_skills]
     return lines
+
+
+# ---- skills
+
+def skill_line(info: SkillInfo) -> str:
+    rated = f", rated {info.average:.1f} by {info.ratings}" if info.ratings else ""
+    flag = " FLAGGED" if info.flagged else ""
+    proposals = f", {info.open_proposals} open proposal{'s' * (info.open_proposals != 1)}" if info.open_proposals else ""
+    return f"{info.skill.name}{flag}: {info.skill.description} (v{info.skill.version}, used {info.uses}x{rated}{proposals})"
+
+
+def skill_text(info: SkillInfo) -> str:
+    """A skill whole, as an agent reads it to follow it: its line, its ratings' comments, the Markdown."""
+    lines = [skill_line(info)]
+    lines += [f"rating {r.rating} by {r.agent}: {r.comment}" for r in info.recent_ratings if r.comment]
+    return "\n".join([*lines, "", info.skill.body]) if info.skill.body else "\n".join(lines)
+
+
+def proposal_line(p: SkillProposal) -> str:
+    state = p.status if p.status == "open" else f"{p.status} by {p.resolved_by}"
+    return f"{p.id} [{state}] skill {p.skill} by {p.agent} {since(p.created_at)}: {p.rationale} ({p.diff_summary})"
+
+
+def proposal_text(p: SkillProposal, current: Skill | None) -> str:
+    lines = [proposal_line(p)]
+    if p.resolution:
+        lines.append(f"resolution: {p.resolution}")
+    if p.description:
+        lines.append(f"new description: {p.description}")
+    if current is None or p.status != "open":
+        lines.append("the skill is gone; the proposed content:" if current is None else "the proposed content:")
+        return "\n".join([*lines, p.content])
+    return "\n".join([*lines, f"diff against v{current.version}:", diff(current.body, p.content, p.skill).rstrip()])

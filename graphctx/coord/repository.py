@@ -1,8 +1,9 @@
 """The storage seam of coordination: WorkRepository, what the use cases need from wherever tasks,
 claims, agent profiles and event streams are kept, in models only (no paths, no SQL). Tasks are
 written with a version check (`put_task` names the version it replaces); claims are live state,
-replaced whole; runs, sessions, the activity board and served context are append-only streams per
-agent, never rewritten. `transaction` makes a read, a check and the writes after it one step for
+replaced whole; skills, skill proposals and the learned ranking weights are written with the same
+version check; runs, sessions, the activity board, skill usage and ratings, review decisions, served
+context and feedback are append-only streams per agent, never rewritten. `transaction` makes a read, a check and the writes after it one step for
 every other writer, in every process (claims rely on it). Implementations: files (files.py) and
 memory (memory.py); tests/test_work_repository.py is the contract every implementation passes."""
 
@@ -13,7 +14,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Protocol
 
-from graphctx.coord.models import AgentProfile, Claim, Event, Stream, Task
+from graphctx.coord.models import AgentProfile, Claim, Event, LearnedWeights, Skill, SkillProposal, Stream, Task
 
 
 class WorkRepository(Protocol):
@@ -47,6 +48,44 @@ class WorkRepository(Protocol):
     def agents(self) -> list[AgentProfile]: ...
 
     def put_agent(self, profile: AgentProfile) -> None: ...
+
+    def get_skill(self, name: str) -> Skill | None: ...
+
+    def skills(self) -> list[Skill]:
+        """Every skill, in no particular order."""
+        ...
+
+    def put_skill(self, skill: Skill, expected_version: int | None) -> Skill:
+        """Store `skill` as given, checked like put_task (None creates it; WorkConflict when the name is
+        taken or the stored skill is not at expected_version)."""
+        ...
+
+    def drop_skill(self, name: str, expected_version: int) -> None:
+        """Remove a skill, refused like put_skill when it is gone or not at expected_version; its
+        proposals stay (they are its history)."""
+        ...
+
+    def get_proposal(self, proposal_id: str) -> SkillProposal | None: ...
+
+    def proposals(self, skill: str | None = None) -> list[SkillProposal]:
+        """Every proposal (of that skill), in no particular order."""
+        ...
+
+    def put_proposal(self, proposal: SkillProposal, expected_version: int | None) -> SkillProposal:
+        """Store a proposal, checked like put_task."""
+        ...
+
+    def get_weights(self) -> LearnedWeights | None:
+        """The ranking weights feedback taught this repository; None before any feedback."""
+        ...
+
+    def put_weights(self, weights: LearnedWeights, expected_version: int | None) -> LearnedWeights:
+        """Store the learned weights, checked like put_task (None: there are none yet)."""
+        ...
+
+    def drop_weights(self) -> None:
+        """Forget the learned weights (no error when there are none)."""
+        ...
 
     def append(self, stream: Stream, event: Event) -> None:
         """Add one event to the agent's stream; nothing already there changes."""

@@ -1,5 +1,5 @@
 """Session state for the baton-pass: what session_init brings an agent by scope (its open claims and
-runs, the tasks ready to claim, who else is active, and with `resume` the state it left, what changed
+runs, the tasks ready to claim, who else is active, the skills flagged by poor ratings, and with `resume` the state it left, what changed
 in the code since, its blockers), and session_end, which saves the agent's state (summary, current
 task, blockers, the commit the code was at) as an append-only event and turns what it learned into
 knowledge records. The session history is that stream of start and end events."""
@@ -16,6 +16,7 @@ from graphctx.coord import gitinfo
 from graphctx.coord.errors import InvalidRequest
 from graphctx.coord.models import AgentProfile, BoardEntry, Claim, Event, Peer, Run, SessionState, Task, now
 from graphctx.coord.repository import WorkRepository
+from graphctx.coord.skills import SkillInfo
 from graphctx.models import SESSION_SCOPES
 
 READY_SHOWN = {"quick": 0, "standard": 5, "resume": 5, "full": 50}
@@ -39,6 +40,7 @@ class SessionWork(BaseModel):
     board: list[BoardEntry] = Field(default_factory=list)
     recent_runs: list[Run] = Field(default_factory=list)  # full
     agents: list[AgentProfile] = Field(default_factory=list)  # full
+    flagged_skills: list[SkillInfo] = Field(default_factory=list)  # rated 2+ times, averaging under 3
 
 
 class Sessions:
@@ -53,7 +55,7 @@ class Sessions:
     def history(self, agent: str, limit: int = 20) -> list[Event]:
         return self.repo.events("sessions", [agent])[-limit:]
 
-    def start(self, agent: str, scope: str, *, tasks, runs, team) -> SessionWork:
+    def start(self, agent: str, scope: str, *, tasks, runs, team, skills) -> SessionWork:
         if scope not in SESSION_SCOPES:
             raise InvalidRequest(f"scope must be one of {', '.join(SESSION_SCOPES)}; got {scope!r}")
         last = self.last_state(agent)
@@ -72,6 +74,7 @@ class Sessions:
         work.ready = tasks.list(ready=True)[: READY_SHOWN[scope]]
         work.peers = team.peers(me=agent, tasks=by_id, open_runs=runs.list(open_only=True), whole_repository=True)
         work.board = [b for b in team.board() if b.checked_in and b.agent != agent]
+        work.flagged_skills = skills.flagged()
         if scope == "full":
             work.open_tasks = [t for t in tasks.list() if t.status != "done"]
             work.recent_runs = runs.list(limit=10)

@@ -1,5 +1,5 @@
 """WorkStore, the library API of coordination that Project offers: tasks and claims, runs, agents,
-the activity board, peers and session state over one WorkRepository (files under `.graphctx/` by
+the activity board, peers, session state and skills over one WorkRepository (files under `.graphctx/` by
 default; memory, or the team server's, given). It wires the use cases together and checks what
 crosses them: a run's task exists, a peer's task is known."""
 
@@ -15,6 +15,7 @@ from graphctx.coord.models import Peer, Run, SessionState
 from graphctx.coord.repository import WorkRepository
 from graphctx.coord.runs import Runs
 from graphctx.coord.sessions import SessionWork, Sessions
+from graphctx.coord.skills import Skills
 from graphctx.coord.tasks import Tasks
 from graphctx.coord.team import Team, check_name
 from graphctx.layout import index_dir
@@ -32,6 +33,7 @@ class WorkStore:
         self.runs = Runs(repo, self.root)
         self.team = Team(repo)
         self.sessions = Sessions(repo, self.root)
+        self.skills = Skills(repo)
 
     def close(self) -> None:
         self.repo.close()
@@ -69,7 +71,7 @@ class WorkStore:
         self.team.note_served(agent, entity_ids)
 
     def session_start(self, agent: str, scope: str = "standard") -> SessionWork:
-        return self.sessions.start(agent, scope, tasks=self.tasks, runs=self.runs, team=self.team)
+        return self.sessions.start(agent, scope, tasks=self.tasks, runs=self.runs, team=self.team, skills=self.skills)
 
     def session_end(self, agent: str, *, records: Any = None, **state: Any) -> SessionState:
         if state.get("current_task"):

@@ -25,7 +25,7 @@ from graphctx.models import (
     SearchAnswer, SessionScope,
 )
 from graphctx.project import Project
-from graphctx.server import records, surfaces, work
+from graphctx.server import records, skills, surfaces, work
 from graphctx.server.agents import Agents
 from graphctx.server.freshness import Watcher
 from graphctx.server.instructions import build_instructions
@@ -127,6 +127,7 @@ def build_server(root: Path, *, watch: bool = True, transport: str = "stdio", st
     _register_tools(server, state)
     records.register(server, state)
     work.register(server, state)
+    skills.register(server, state)
     surfaces.register_resources(server, state)
     surfaces.register_prompts(server, state)
     if start:

@@ -26,7 +26,8 @@ def build_instructions(facts: ProjectFacts) -> str:
         "Entity ids look like path/to/file.py::Class.method; a bare or qualified name works when it is unique, "
         "and an error lists the candidates when it is not.",
         "Working with other agents: tasks (claim one before working on it), runs (start, end), agents (peers, "
-        "board), session_init(scope=resume) to pick up where you left off, session_end to save your state.",
+        "board), skills (the team's how-tos: get, use, rate, propose), session_init(scope=resume) to pick up where "
+        "you left off, session_end to save your state.",
     ]
     if facts.overview:
         lines.insert(1, f"About: {clip_words(facts.overview, 400)}")

@@ -59,27 +59,33 @@ REQUIRED = {("tasks", "create"): ("title",), ("tasks", "transition"): ("task_id"
             ("runs", "get"): ("run_id",)}
 
 
-def check_action(tool: str, action: str, table: dict[str, set[str]], given: dict[str, Any]) -> None:
+def check_action(tool: str, action: str, table: dict[str, set[str]], given: dict[str, Any],
+                 required: dict[tuple[str, str], tuple[str, ...]] | None = None) -> None:
     """Refuse an argument the action does not take, and a required one left out, in one sentence."""
     allowed = table[action] | {"action", "format", "agent_id"}
     extra = sorted(name for name, value in given.items() if value not in (None, False, "") and name not in allowed)
     if extra:
         takes = ", ".join(sorted(table[action])) or "nothing else"
         raise InvalidRequest(f"{tool} action={action} does not take {', '.join(extra)}; it takes: {takes}")
-    missing = [name for name in REQUIRED.get((tool, action), ()) if given.get(name) in (None, "")]
+    missing = [name for name in (required or REQUIRED).get((tool, action), ()) if given.get(name) in (None, "")]
     if missing:
         raise InvalidRequest(f"{tool} action={action} needs {' and '.join(missing)}")
 
 
-def register(server: MCPServer, state: Any) -> None:
-    project = state.project
-    work = project.work
-    text = project.work_text
-
+def tool_adder(server: MCPServer, state: Any) -> Callable[[Callable], Callable]:
+    """A decorator adding a writing tool that runs off the event loop, described by its docstring."""
     def tool(fn: Callable) -> Callable:
         server.add_tool(state.off_loop(fn, error_result, writes=True), annotations=WRITES, structured_output=False,
                         description=" ".join(inspect.cleandoc(fn.__doc__ or "").split()))
         return fn
+
+    return tool
+
+
+def acting(state: Any) -> Callable[[Context, str | None, Callable[[str], Any]], CallToolResult]:
+    """act(ctx, agent_id, answer): answer(the session's agent name) as a tool result; a refusal as an
+    error result, a bug as an internal error (the server keeps serving)."""
+    project = state.project
 
     def act(ctx: Context, agent_id: str | None, answer: Callable[[str], Any]) -> CallToolResult:
         try:
@@ -91,11 +97,25 @@ def register(server: MCPServer, state: Any) -> None:
             return internal_error(exc)
         return out if isinstance(out, CallToolResult) else CallToolResult(content=[TextContent(type="text", text=out)])
 
-    def listed(items: list, line: Callable, fmt: str, what: str, empty: str) -> CallToolResult | str:
-        summary = f"{len(items)} {what}"
-        if fmt == "json":
-            return as_json({what: items}, summary)
-        return "\n".join([summary, *map(line, items)]) if items else empty
+    return act
+
+
+def listed(items: list, line: Callable, fmt: str, what: str, empty: str) -> CallToolResult | str:
+    """A listing: its count then one line each (compact), or structured content (json)."""
+    summary = f"{len(items)} {what}"
+    if fmt == "json":
+        return as_json({what: items}, summary)
+    return "\n".join([summary, *map(line, items)]) if items else empty
+
+
+def register(server: MCPServer, state: Any) -> None:
+    project = state.project
+    work = project.work
+    text = project.work_text
+
+    tool = tool_adder(server, state)
+
+    act = acting(state)
 
     @tool
     def tasks(

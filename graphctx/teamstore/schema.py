@@ -31,6 +31,10 @@ MIGRATIONS: list[list[str]] = [
         " version integer NOT NULL, action text NOT NULL, author text NOT NULL, at timestamptz NOT NULL DEFAULT now(),"
         " data jsonb, PRIMARY KEY (project, id, seq))",
     ],
+    [  # 2: skills, skill proposals and the learned ranking weights: versioned documents of a project
+        "CREATE TABLE work_documents (project text NOT NULL, kind text NOT NULL, id text NOT NULL,"
+        " version integer NOT NULL, data jsonb NOT NULL, PRIMARY KEY (project, kind, id))",
+    ],
 ]
 VERSION = len(MIGRATIONS)
 

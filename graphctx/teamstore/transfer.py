@@ -1,8 +1,10 @@
-"""`graphctx store import|export`: copy a repository's records and coordination between its
+"""`graphctx store import|export`: copy a repository's records and coordination (tasks, claims, agents,
+skills and their proposals, the learned weights, the event streams) between its
 `.graphctx/` files and its project in the team store, either way, without losing or doubling
 anything when run again. A record or task the target already has at the same or a later version is
 kept; an older one is replaced. Events already in the target are not appended twice; claims and
-agent profiles are copied as they are (a later profile wins)."""
+agent profiles are copied as they are (a later profile wins); skills, proposals and weights go by
+version like tasks (`skills` counts skills and proposals)."""
 
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ def transfer(root: Path, storage: ProjectStorage, direction: str) -> dict[str, i
 
 
 def copy(source_work: Any, source_records: Any, target_work: Any, target_records: Any) -> dict[str, int]:
-    counts = dict.fromkeys(("records", "tasks", "claims", "agents", "events"), 0)
+    counts = dict.fromkeys(("records", "tasks", "claims", "agents", "skills", "weights", "events"), 0)
     source_records.refresh()
     for hit in source_records.search(Filters(include_retracted=True), "", "recent", None):
         record = source_records.get(hit.record.id) or hit.record
@@ -59,6 +61,20 @@ def copy(source_work: Any, source_records: Any, target_work: Any, target_records
             if there is None or there.updated_at < profile.updated_at:
                 target_work.put_agent(profile)
                 counts["agents"] += 1
+        for skill in source_work.skills():
+            there = target_work.get_skill(skill.name)
+            if there is None or there.version < skill.version:
+                target_work.put_skill(skill, None if there is None else there.version)
+                counts["skills"] += 1
+        for proposal in source_work.proposals():
+            there = target_work.get_proposal(proposal.id)
+            if there is None or there.version < proposal.version:
+                target_work.put_proposal(proposal, None if there is None else there.version)
+                counts["skills"] += 1
+        weights, there = source_work.get_weights(), target_work.get_weights()
+        if weights is not None and (there is None or there.version < weights.version):
+            target_work.put_weights(weights, None if there is None else there.version)
+            counts["weights"] += 1
         for stream in STREAMS:
             present = {event.model_dump_json() for event in target_work.events(stream)}
             for event in source_work.events(stream):

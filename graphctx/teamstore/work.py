@@ -1,5 +1,5 @@
-"""WorkRepository on PostgreSQL: tasks (with the version check), claims, agent profiles and the
-append-only event streams of one project. `transaction` holds the project's work lock (an advisory
+"""WorkRepository on PostgreSQL: tasks, skills, skill proposals and the learned weights (each with
+the version check), claims, agent profiles and the append-only event streams of one project. `transaction` holds the project's work lock (an advisory
 lock) in a database transaction, so a claim's read, check and write are one step on every machine
 at once: exactly one agent wins a task."""
 
@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
+from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from graphctx.coord.errors import check_task_version
-from graphctx.coord.models import AgentProfile, Claim, Event, Stream, Task
+from graphctx.coord.errors import check_task_version, check_version
+from graphctx.coord.models import AgentProfile, Claim, Event, LearnedWeights, Skill, SkillProposal, Stream, Task
 from graphctx.teamstore.database import Database
 
 
@@ -73,6 +74,68 @@ class PostgresWorkRepository:
     def put_agent(self, profile: AgentProfile) -> None:
         self._rows("INSERT INTO work_agents (project, name, data) VALUES (%s, %s, %s) ON CONFLICT (project, name)"
                    " DO UPDATE SET data=excluded.data RETURNING 1", profile.name, Jsonb(profile.model_dump(mode="json")))
+
+    # ---- versioned documents: skills, proposals, the learned weights
+
+    def _document(self, kind: str, key: str) -> dict | None:
+        rows = self._rows("SELECT data FROM work_documents WHERE project=%s AND kind=%s AND id=%s", kind, key)
+        return rows[0][0] if rows else None
+
+    def _put_document(self, kind: str, key: str, item: Any, expected_version: int | None, label: str,
+                      **again: str) -> None:
+        with self.db.transaction(self.lock) as conn:
+            row = conn.execute("SELECT version FROM work_documents WHERE project=%s AND kind=%s AND id=%s",
+                               (self.project, kind, key)).fetchone()
+            check_version(label, None if row is None else row[0], expected_version, **again)
+            conn.execute("INSERT INTO work_documents (project, kind, id, version, data) VALUES (%s, %s, %s, %s, %s)"
+                         " ON CONFLICT (project, kind, id) DO UPDATE SET version=excluded.version, data=excluded.data",
+                         (self.project, kind, key, item.version, Jsonb(item.model_dump(mode="json"))))
+
+    def get_skill(self, name: str) -> Skill | None:
+        data = self._document("skill", name)
+        return Skill.model_validate(data) if data else None
+
+    def skills(self) -> list[Skill]:
+        return [Skill.model_validate(data) for (data,) in
+                self._rows("SELECT data FROM work_documents WHERE project=%s AND kind='skill'")]
+
+    def put_skill(self, skill: Skill, expected_version: int | None) -> Skill:
+        self._put_document("skill", skill.name, skill, expected_version, f"skill {skill.name}")
+        return skill
+
+    def drop_skill(self, name: str, expected_version: int) -> None:
+        with self.db.transaction(self.lock) as conn:
+            row = conn.execute("SELECT version FROM work_documents WHERE project=%s AND kind='skill' AND id=%s",
+                               (self.project, name)).fetchone()
+            check_version(f"skill {name}", None if row is None else row[0], expected_version)
+            conn.execute("DELETE FROM work_documents WHERE project=%s AND kind='skill' AND id=%s", (self.project, name))
+
+    def get_proposal(self, proposal_id: str) -> SkillProposal | None:
+        data = self._document("proposal", proposal_id)
+        return SkillProposal.model_validate(data) if data else None
+
+    def proposals(self, skill: str | None = None) -> list[SkillProposal]:
+        found = [SkillProposal.model_validate(data) for (data,) in
+                 self._rows("SELECT data FROM work_documents WHERE project=%s AND kind='proposal'")]
+        return [p for p in found if skill is None or p.skill == skill]
+
+    def put_proposal(self, proposal: SkillProposal, expected_version: int | None) -> SkillProposal:
+        self._put_document("proposal", proposal.id, proposal, expected_version, f"proposal {proposal.id}")
+        return proposal
+
+    def get_weights(self) -> LearnedWeights | None:
+        data = self._document("weights", "learned")
+        return LearnedWeights.model_validate(data) if data else None
+
+    def put_weights(self, weights: LearnedWeights, expected_version: int | None) -> LearnedWeights:
+        self._put_document("weights", "learned", weights, expected_version, "the learned weights",
+                           again="read them and update them")
+        return weights
+
+    def drop_weights(self) -> None:
+        self._rows("DELETE FROM work_documents WHERE project=%s AND kind='weights' RETURNING 1")
+
+    # ---- streams
 
     def append(self, stream: Stream, event: Event) -> None:
         self._rows("INSERT INTO work_events (project, stream, agent, at, data) VALUES (%s, %s, %s, %s, %s) RETURNING 1",
