@@ -70,3 +70,29 @@ def test_another_servers_writes_are_seen_at_the_next_read_and_history_is_kept(po
         one.close(), two.close()
         for store in stores:
             store.close()
+
+
+def test_a_write_rolled_back_with_its_transaction_leaves_no_trace(postgres_database, tmp_path):
+    from graphctx.records.models import Knowledge
+    from graphctx.records.repository import Filters
+
+    store = Project.open_team_store(postgres_database)
+    repo = store.project("shop").record_repositories(holds_ephemeral=False)["shared"]
+    at = Knowledge(id="01JAAAAAAAAAAAAAAAAAAAAAAA", title="kept", created="2025-01-01T00:00:00Z",
+                   updated="2025-01-01T00:00:00Z")
+    try:
+        repo.put(at, None)
+        with pytest.raises(RuntimeError):
+            with repo.transaction():
+                repo.put(at.model_copy(update={"id": "01JBBBBBBBBBBBBBBBBBBBBBBB", "title": "rolled back"}), None)
+                raise RuntimeError("the use case failed after writing")
+        assert [h.record.title for h in repo.search(Filters(), "")] == ["kept"]
+        assert repo.get("01JBBBBBBBBBBBBBBBBBBBBBBB") is None
+        assert rows_of(postgres_database, "SELECT count(*) FROM record_history") == [(1,)]
+    finally:
+        repo.close(), store.close()
+
+
+def rows_of(url: str, sql: str) -> list[tuple]:
+    with psycopg.connect(url) as conn:
+        return conn.execute(sql).fetchall()

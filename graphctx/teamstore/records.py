@@ -42,6 +42,7 @@ class PostgresRecordRepository:
         self._mirror_lock = threading.RLock()
         self._mirror = RecordIndex(None)
         self._seen = 0  # the highest sequence number the mirror holds
+        self._writes = threading.local()  # this thread's transaction: its depth, whether it wrote to the mirror
         self.refresh()
 
     # ---- the mirror
@@ -126,12 +127,19 @@ class PostgresRecordRepository:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        outer = not getattr(self._writes, "depth", 0)
+        if outer:
+            self._writes.mirrored = False
+        self._writes.depth = getattr(self._writes, "depth", 0) + 1
         try:
             with self.db.transaction(self.lock):
                 yield
         except BaseException:
-            self.rebuild()  # the mirror may hold writes that were rolled back
+            if outer and self._writes.mirrored:
+                self.rebuild()  # the mirror holds writes that were rolled back
             raise
+        finally:
+            self._writes.depth -= 1
 
     def put(self, record: Record, expected_version: int | None) -> Record:
         if record.scope not in self.scopes:
@@ -152,6 +160,7 @@ class PostgresRecordRepository:
                       record.author, data)
         with self._mirror_lock:
             self._mirror.put(stored)
+            self._writes.mirrored = True
         return stored
 
     def delete(self, record_id: str, expected_version: int) -> None:
@@ -163,6 +172,7 @@ class PostgresRecordRepository:
             self._log(conn, record_id, seq, expected_version, "deleted", "", None)
         with self._mirror_lock:
             self._mirror.drop(record_id)
+            self._writes.mirrored = True
 
     def _log(self, conn, record_id: str, seq: int, version: int, action: str, author: str, data: dict | None) -> None:
         conn.execute("INSERT INTO record_history (project, id, seq, version, action, author, data)"
