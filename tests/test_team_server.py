@@ -370,7 +370,8 @@ def test_a_configuration_file_names_the_store_projects_and_tokens(team_server, p
     app, lib = two_projects
     config = tmp_path / "team.toml"
     config.write_text(f'store = "{postgres_database}"\ntokens = ["file-global"]\n\n'
-                      f'[projects.lib]\npath = "{lib}"\ntokens = ["lib-only"]\n\n[projects.app]\npath = "{app}"\n')
+                      f'[projects.lib]\npath = "{lib}"\ntokens = ["lib-only"]\n\n[projects.app]\npath = "{app}"\n'
+                      'tokens = ["app-only"]\n')
     base, _, _ = team_server(None, "--config", str(config), env={})
     first = call(base, "lib-only", "search", {"query": "compute"})  # lib is listed first: the default
     assert not first.is_error and "mylib/core.py::compute" in text_of(first)
@@ -380,6 +381,16 @@ def test_a_configuration_file_names_the_store_projects_and_tokens(team_server, p
     written = call(base, "lib-only", "remember", {"entries": [{"title": "From the file", "body": "x"}]})
     assert not written.is_error
     assert rows(postgres_database, "SELECT project FROM records") == [("lib",)]
+
+    async def read(token: str) -> str:
+        async with client(base, token) as c:
+            try:
+                return str(await c.read_resource("graphctx://file/mylib/core.py"))
+            except Exception as exc:  # noqa: BLE001 - the refusal is the answer under test
+                return f"refused: {exc}"
+
+    assert "compute" in anyio.run(read, "lib-only")
+    assert "does not open project 'lib'" in anyio.run(read, "app-only")  # resources are the first project's
 
 
 @pytest.mark.parametrize("options, message", [

@@ -13,6 +13,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from mcp.server.mcpserver.exceptions import ResourceError
 from mcp_types import Tool
 
 from graphctx.errors import GraphctxError
@@ -111,7 +112,7 @@ class TeamServer(StrictServer):
                     f"(yours opens {', '.join(sorted(allowed)) or 'no project'})")
         return None
 
-    # Resources and prompts: the default project's.
+    # Resources and prompts: the default project's, for a token that opens it.
     async def list_resources(self):
         return await self.servers[self.default].list_resources()
 
@@ -119,13 +120,21 @@ class TeamServer(StrictServer):
         return await self.servers[self.default].list_resource_templates()
 
     async def read_resource(self, uri: Any, context: Any = None):
+        if problem := self._default_refused(context):
+            raise ResourceError(problem)
         return await self.servers[self.default].read_resource(uri, context)
 
     async def list_prompts(self):
         return await self.servers[self.default].list_prompts()
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None):
+        if problem := self._default_refused(context):
+            raise ValueError(problem)
         return await self.servers[self.default].get_prompt(name, arguments, context)
+
+    def _default_refused(self, context: Any) -> str | None:
+        problem = self._refused(self.default, granted(getattr(context, "headers", None) if context else None))
+        return f"{problem} (resources and prompts are project {self.default}'s)" if problem else None
 
     def stop(self) -> None:
         for server in self.servers.values():
