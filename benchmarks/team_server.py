@@ -9,6 +9,7 @@ measurement to read and record.
     python benchmarks/team_server.py                        # a throwaway PostgreSQL, this checkout served
     python benchmarks/team_server.py --store postgresql://user@host/db --repo PATH
     python benchmarks/team_server.py --clients 50 --calls 200 --writes 40 --out result.json
+    python benchmarks/team_server.py --deadline 300        # a loaded machine: queueing, not refusals
 
 A throwaway server needs PostgreSQL's binaries (Debian: apt-get install postgresql); as root it runs as
 the `postgres` user (tests/pgserver.py does the same for the tests).
@@ -110,6 +111,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--calls", type=int, default=200, help="mixed calls per client")
     parser.add_argument("--writes", type=int, default=40, help="remember calls per client in the write phase")
+    parser.add_argument("--deadline", type=float, help="the server's per-call deadline in seconds (default: serve's)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, help="also write the result here as JSON")
     options = parser.parse_args()
@@ -133,7 +135,8 @@ def main() -> int:
     subprocess.run([*graphctx, "index", str(options.repo), "-q"], check=True, stdout=subprocess.DEVNULL)
     log_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"graphctx-team-bench-{port}.log"
     server = subprocess.Popen([*graphctx, "serve", "--http", "--port", str(port), "--no-watch", "--store", store,
-                               "--project", f"bench={options.repo}"], env={**os.environ, "GRAPHCTX_TOKEN": token},
+                               "--project", f"bench={options.repo}",
+                               *(["--deadline", str(options.deadline)] if options.deadline else [])], env={**os.environ, "GRAPHCTX_TOKEN": token},
                               stdout=subprocess.DEVNULL, stderr=open(log_path, "w"))
     try:
         for _ in range(1200):
@@ -155,6 +158,7 @@ def main() -> int:
                                      [["remember"] * options.writes for _ in range(options.clients)], options.seed + 1)
         result = {
             "clients": options.clients, "calls_per_client": options.calls, "writes_per_client": options.writes,
+            "deadline_s": options.deadline or 30,
             "mixed": {**summary(mixed), "wall_s": round(mixed_s, 1), "calls_per_s": round(len(mixed) / mixed_s, 1)},
             "writes": {**summary(writes), "wall_s": round(writes_s, 1),
                        "records_per_s": round(sum(1 for *_, e in writes if not e) / writes_s, 1)},
