@@ -17,7 +17,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import anyio
 import pytest

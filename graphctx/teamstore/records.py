@@ -7,7 +7,6 @@ the rows written since it last looked, by any server; `get` and `find_key` read 
 from __future__ import annotations
 
 import difflib
-import json
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -191,8 +190,3 @@ class PostgresRecordRepository:
             raise RecordNotFound(f"no record with id {quote(record_id)} to replace; it may have been deleted")
         elif current.version != expected_version:
             raise StaleVersion(record_id, expected_version, current)
-
-
-def exported(record: Record) -> str:
-    """A record as one JSON line (what `graphctx store export` writes)."""
-    return json.dumps(stored_data(record), sort_keys=True)

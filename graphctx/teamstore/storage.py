@@ -34,6 +34,7 @@ class TeamStore:
                 self.migrated = schema.migrate(self.db)
             else:
                 schema.require_current(self.db)
+                self.migrated = (schema.VERSION, schema.VERSION)
         except BaseException:
             self.db.close()
             raise
