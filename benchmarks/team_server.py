@@ -6,7 +6,7 @@ throughput (records a second, the whole write phase's wall time), and the CPU se
 and of the clients with the machine's load average, so a loaded machine is visible. Not a test: a
 measurement to read and record.
 
-    python benchmarks/team_server.py                        # a throwaway PostgreSQL, this checkout served
+    python benchmarks/team_server.py                        # a throwaway PostgreSQL, a copy of this checkout served
     python benchmarks/team_server.py --store postgresql://user@host/db --repo PATH
     python benchmarks/team_server.py --clients 50 --calls 200 --writes 40 --out result.json
     python benchmarks/team_server.py --deadline 300        # a loaded machine: queueing, not refusals
@@ -25,6 +25,7 @@ import secrets
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -107,7 +108,8 @@ def summary(calls: list) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--store", help="a PostgreSQL URL (default: a throwaway server)")
-    parser.add_argument("--repo", type=Path, default=CHECKOUT, help="the repository to serve (default: this checkout)")
+    parser.add_argument("--repo", type=Path, help="the repository to serve (default: a copy of this checkout's HEAD, "
+                                                 "so edits meanwhile do not re-index it under load)")
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--calls", type=int, default=200, help="mixed calls per client")
     parser.add_argument("--writes", type=int, default=40, help="remember calls per client in the write phase")
@@ -127,6 +129,11 @@ def main() -> int:
             parser.error("no PostgreSQL binaries here: pass --store URL, or install PostgreSQL")
         throwaway = pgserver.PostgresServer(bin_dir).start()
         store = throwaway.new_database()
+    if options.repo is None:
+        options.repo = Path(tempfile.mkdtemp(prefix="graphctx-team-bench-")) / "graphctx"
+        options.repo.mkdir()
+        archive = subprocess.run(["git", "-C", str(CHECKOUT), "archive", "HEAD"], check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(options.repo)], input=archive, check=True)
     token = secrets.token_hex(16)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

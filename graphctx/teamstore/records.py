@@ -48,13 +48,13 @@ class PostgresRecordRepository:
 
     def refresh(self) -> None:
         with self._mirror_lock, self.db.connection() as conn:
-            rows = conn.execute("SELECT id, deleted, seq, data FROM records WHERE project=%s AND seq > %s ORDER BY seq",
+            rows = conn.execute("SELECT id, deleted, seq, data::text FROM records WHERE project=%s AND seq > %s ORDER BY seq",
                                 (self.project, self._seen)).fetchall()
             for record_id, deleted, seq, data in rows:
                 if deleted:
                     self._mirror.drop(record_id)
                 else:
-                    self._mirror.put(RECORD.validate_python(data))
+                    self._mirror.put(RECORD.validate_json(data))
                 self._seen = max(self._seen, seq)
 
     def rebuild(self) -> None:
@@ -71,9 +71,9 @@ class PostgresRecordRepository:
 
     def get(self, record_id: str) -> Record | None:
         with self.db.connection() as conn:
-            row = conn.execute("SELECT data FROM records WHERE project=%s AND id=%s AND NOT deleted",
+            row = conn.execute("SELECT data::text FROM records WHERE project=%s AND id=%s AND NOT deleted",
                                (self.project, record_id)).fetchone()
-        return RECORD.validate_python(row[0]) if row else None
+        return RECORD.validate_json(row[0]) if row else None
 
     def find_key(self, scope: str, category: str, key: str) -> list[KeyHolder]:
         with self.db.connection() as conn:

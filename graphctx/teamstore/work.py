@@ -33,11 +33,11 @@ class PostgresWorkRepository:
             return conn.execute(sql, (self.project, *params)).fetchall()
 
     def get_task(self, task_id: str) -> Task | None:
-        rows = self._rows("SELECT data FROM work_tasks WHERE project=%s AND id=%s", task_id)
-        return Task.model_validate(rows[0][0]) if rows else None
+        rows = self._rows("SELECT data::text FROM work_tasks WHERE project=%s AND id=%s", task_id)
+        return Task.model_validate_json(rows[0][0]) if rows else None
 
     def tasks(self) -> list[Task]:
-        return [Task.model_validate(data) for (data,) in self._rows("SELECT data FROM work_tasks WHERE project=%s")]
+        return [Task.model_validate_json(data) for (data,) in self._rows("SELECT data::text FROM work_tasks WHERE project=%s")]
 
     def put_task(self, task: Task, expected_version: int | None) -> Task:
         with self.db.transaction(self.lock) as conn:
@@ -50,11 +50,11 @@ class PostgresWorkRepository:
         return task
 
     def get_claim(self, task_id: str) -> Claim | None:
-        rows = self._rows("SELECT data FROM work_claims WHERE project=%s AND task_id=%s", task_id)
-        return Claim.model_validate(rows[0][0]) if rows else None
+        rows = self._rows("SELECT data::text FROM work_claims WHERE project=%s AND task_id=%s", task_id)
+        return Claim.model_validate_json(rows[0][0]) if rows else None
 
     def claims(self) -> list[Claim]:
-        return [Claim.model_validate(data) for (data,) in self._rows("SELECT data FROM work_claims WHERE project=%s")]
+        return [Claim.model_validate_json(data) for (data,) in self._rows("SELECT data::text FROM work_claims WHERE project=%s")]
 
     def put_claim(self, claim: Claim) -> None:
         self._rows("INSERT INTO work_claims (project, task_id, data) VALUES (%s, %s, %s) ON CONFLICT (project, task_id)"
@@ -64,12 +64,12 @@ class PostgresWorkRepository:
         self._rows("DELETE FROM work_claims WHERE project=%s AND task_id=%s RETURNING 1", task_id)
 
     def get_agent(self, name: str) -> AgentProfile | None:
-        rows = self._rows("SELECT data FROM work_agents WHERE project=%s AND name=%s", name)
-        return AgentProfile.model_validate(rows[0][0]) if rows else None
+        rows = self._rows("SELECT data::text FROM work_agents WHERE project=%s AND name=%s", name)
+        return AgentProfile.model_validate_json(rows[0][0]) if rows else None
 
     def agents(self) -> list[AgentProfile]:
-        return [AgentProfile.model_validate(data)
-                for (data,) in self._rows("SELECT data FROM work_agents WHERE project=%s")]
+        return [AgentProfile.model_validate_json(data)
+                for (data,) in self._rows("SELECT data::text FROM work_agents WHERE project=%s")]
 
     def put_agent(self, profile: AgentProfile) -> None:
         self._rows("INSERT INTO work_agents (project, name, data) VALUES (%s, %s, %s) ON CONFLICT (project, name)"
@@ -77,8 +77,8 @@ class PostgresWorkRepository:
 
     # ---- versioned documents: skills, proposals, the learned weights
 
-    def _document(self, kind: str, key: str) -> dict | None:
-        rows = self._rows("SELECT data FROM work_documents WHERE project=%s AND kind=%s AND id=%s", kind, key)
+    def _document(self, kind: str, key: str) -> str | None:
+        rows = self._rows("SELECT data::text FROM work_documents WHERE project=%s AND kind=%s AND id=%s", kind, key)
         return rows[0][0] if rows else None
 
     def _put_document(self, kind: str, key: str, item: Any, expected_version: int | None, label: str,
@@ -93,11 +93,11 @@ class PostgresWorkRepository:
 
     def get_skill(self, name: str) -> Skill | None:
         data = self._document("skill", name)
-        return Skill.model_validate(data) if data else None
+        return Skill.model_validate_json(data) if data else None
 
     def skills(self) -> list[Skill]:
-        return [Skill.model_validate(data) for (data,) in
-                self._rows("SELECT data FROM work_documents WHERE project=%s AND kind='skill'")]
+        return [Skill.model_validate_json(data) for (data,) in
+                self._rows("SELECT data::text FROM work_documents WHERE project=%s AND kind='skill'")]
 
     def put_skill(self, skill: Skill, expected_version: int | None) -> Skill:
         self._put_document("skill", skill.name, skill, expected_version, f"skill {skill.name}")
@@ -112,11 +112,11 @@ class PostgresWorkRepository:
 
     def get_proposal(self, proposal_id: str) -> SkillProposal | None:
         data = self._document("proposal", proposal_id)
-        return SkillProposal.model_validate(data) if data else None
+        return SkillProposal.model_validate_json(data) if data else None
 
     def proposals(self, skill: str | None = None) -> list[SkillProposal]:
-        found = [SkillProposal.model_validate(data) for (data,) in
-                 self._rows("SELECT data FROM work_documents WHERE project=%s AND kind='proposal'")]
+        found = [SkillProposal.model_validate_json(data) for (data,) in
+                 self._rows("SELECT data::text FROM work_documents WHERE project=%s AND kind='proposal'")]
         return [p for p in found if skill is None or p.skill == skill]
 
     def put_proposal(self, proposal: SkillProposal, expected_version: int | None) -> SkillProposal:
@@ -125,7 +125,7 @@ class PostgresWorkRepository:
 
     def get_weights(self) -> LearnedWeights | None:
         data = self._document("weights", "learned")
-        return LearnedWeights.model_validate(data) if data else None
+        return LearnedWeights.model_validate_json(data) if data else None
 
     def put_weights(self, weights: LearnedWeights, expected_version: int | None) -> LearnedWeights:
         self._put_document("weights", "learned", weights, expected_version, "the learned weights",
@@ -142,7 +142,7 @@ class PostgresWorkRepository:
                    stream, event.agent, event.at, Jsonb(event.model_dump(mode="json")))
 
     def events(self, stream: Stream, agents: Sequence[str] | None = None, since: datetime | None = None) -> list[Event]:
-        sql = "SELECT data FROM work_events WHERE project=%s AND stream=%s"
+        sql = "SELECT data::text FROM work_events WHERE project=%s AND stream=%s"
         params: list = [stream]
         if agents is not None:
             sql += " AND agent = ANY(%s)"
@@ -150,7 +150,7 @@ class PostgresWorkRepository:
         if since is not None:
             sql += " AND at >= %s"
             params.append(since)
-        return [Event.model_validate(data) for (data,) in self._rows(sql + " ORDER BY at, seq", *params)]
+        return [Event.model_validate_json(data) for (data,) in self._rows(sql + " ORDER BY at, seq", *params)]
 
     def close(self) -> None:
         pass  # the connections belong to the Database, shared by every project's repositories
