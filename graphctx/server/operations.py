@@ -86,7 +86,14 @@ class Metrics:
 
 
 def log_call(tool: str, project: str, agent: str, ms: float, outcome: str) -> None:
-    log.info("call tool=%s project=%s agent=%s ms=%.1f outcome=%s", tool, project, agent or "-", ms, outcome)
+    log.info("call tool=%s project=%s agent=%s ms=%.1f outcome=%s", _word(tool), _word(project), _word(agent), ms,
+             outcome)
+
+
+def _word(value: object) -> str:
+    """A caller's value as one short token for the log: no spaces or control characters to forge lines."""
+    text = "".join(ch if ch.isprintable() and not ch.isspace() else "_" for ch in str(value))[:80]
+    return text or "-"
 
 
 class TeamGuard:
