@@ -37,7 +37,9 @@ def free_port() -> int:
 class PostgresServer:
     def __init__(self, bin_dir: Path):
         self.bin = bin_dir
-        self.folder = Path(tempfile.mkdtemp(prefix="graphctx-pg-"))
+        # As root, under /tmp: the server's user must reach the folder, and $TMPDIR may be root's own.
+        root_tmp = "/tmp" if os.geteuid() == 0 and os.path.isdir("/tmp") else None
+        self.folder = Path(tempfile.mkdtemp(prefix="graphctx-pg-", dir=root_tmp))
         self.port = free_port()
         self.user = None
         if os.geteuid() == 0:  # postgres will not run as root
