@@ -256,6 +256,10 @@ def test_federation_brings_in_linked_code_with_decayed_scores(team_server, postg
     assert "[lib] mylib/core.py::compute function L1 exact 0.50" in text_of(hits)
     impact = call(base, "global-token", "get_impact", {"symbol": "compute", "project": "lib", "projects": ["app"]})
     assert "[app] app.py::handler uses mylib/core.py::compute" in text_of(impact)
+    by_files = call(base, "global-token", "get_impact", {"files": ["mylib/core.py"], "project": "lib",
+                                                          "projects": ["app"], "format": "json"})
+    assert {"project": "app", "dependent": "app.py::handler", "uses": "mylib/core.py::compute"} in \
+        by_files.structured_content["cross_project"]
     bad = call(base, "global-token", "search", {"query": "x", "projects": ["lib"], "cross_domain_decay": 2})
     assert bad.is_error and "between 0 and 1" in text_of(bad)
 

@@ -15,14 +15,26 @@ from mcp_types import CallToolResult, TextContent
 from graphctx.models import DEFAULT_BUDGET, MIN_BUDGET, ContextAnswer
 
 HOME_SHARE = 0.6  # of the token budget, for the home project's own answer when others are asked
+CHANGED = ("root", "changed", "added", "removed")  # an impact answer's items that are the change itself
 
 
 def home_arguments(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """The arguments the home project answers with: its share of the budget, as JSON (re-rendered later)."""
+    """The arguments the home project answers with, as JSON (re-rendered later); for get_context, its
+    share of the budget."""
+    if name == "get_impact":
+        return {**arguments, "format": "json"}
     if name != "get_context":
         return arguments
     budget = arguments.get("token_budget", DEFAULT_BUDGET)
     return {**arguments, "token_budget": max(MIN_BUDGET, int(budget * HOME_SHARE)), "format": "json"}
+
+
+def _answer(result: CallToolResult) -> ContextAnswer:
+    data = dict(result.structured_content or {})
+    notes = data.pop("notes", [])
+    answer = ContextAnswer.model_validate(data)
+    answer.notes += notes
+    return answer
 
 
 async def extend(name: str, result: CallToolResult, arguments: dict[str, Any], home: Any, others: Mapping[str, Any],
@@ -43,10 +55,7 @@ def _text(text: str, data: dict | None = None) -> CallToolResult:
 
 def _context(result: CallToolResult, arguments: dict[str, Any], home: Any, projects: Mapping[str, Any], key: str,
              decay: float, fmt: str) -> CallToolResult:
-    data = dict(result.structured_content or {})
-    notes = data.pop("notes", [])
-    answer = ContextAnswer.model_validate(data)
-    answer.notes += notes
+    answer = _answer(result)
     budget = arguments.get("token_budget", DEFAULT_BUDGET)
     left = max(MIN_BUDGET, budget - answer.tokens_used - 40)  # 40: the project headings
     ids = [item.id for item in answer.items]
@@ -83,17 +92,18 @@ def _search(arguments: dict[str, Any], home: Any, projects: Mapping[str, Any], k
 
 def _impact(result: CallToolResult, arguments: dict[str, Any], home: Any, projects: Mapping[str, Any],
             fmt: str) -> CallToolResult:
-    ids: list[str] = []
-    if arguments.get("symbol"):
-        ids.append(home.show(arguments["symbol"]).entity.id)
+    answer = _answer(result)
+    # What changed: the symbol (the answer's root), or the changed, added and removed entities of a diff
+    # or of the files, and every entity of the files named.
+    ids = [item.id for item in answer.items if item.relation in CHANGED]
     for path in arguments.get("files") or []:
         ids += home.graph.by_path.get(path, [])
-    found = home.cross_dependents(ids, projects)
+    found = home.cross_dependents(list(dict.fromkeys(ids)), projects)
     if fmt == "json":
-        data = dict(result.structured_content or {})
-        data["cross_project"] = [{"project": k, "dependent": theirs, "uses": mine} for k, theirs, mine in found]
-        return _text(result.content[0].text if result.content else "", data)
-    text = result.content[0].text if result.content else ""
-    lines = [f"## cross-project dependents ({len(found)})"]
+        data = {**answer.model_dump(mode="json"),
+                "cross_project": [{"project": k, "dependent": theirs, "uses": mine} for k, theirs, mine in found]}
+        return _text(f"{home.header(answer)} | {len(found)} cross-project dependents\n(the full answer is in "
+                     "structuredContent)", data)
+    lines = [home.render(answer, "compact"), f"## cross-project dependents ({len(found)})"]
     lines += [f"[{k}] {theirs} uses {mine}" for k, theirs, mine in found] or ["none in " + ", ".join(projects)]
-    return _text(f"{text}\n" + "\n".join(lines))
+    return _text("\n".join(lines))
