@@ -117,3 +117,27 @@ def federated_hits(others: Mapping[str, Any], query: str, kind: str | None, limi
 def dependents(home: Any, entity_ids: list[str], others: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     """(project key, dependent entity there, home entity it uses) across the other projects."""
     return [(key, theirs, mine) for key, other in others.items() for theirs, mine in calls_in(home, entity_ids, other)]
+
+
+class Federation:
+    """What a Project offers the team server for federation: `project.federation`."""
+
+    def __init__(self, project: Any):
+        self.project = project
+
+    def linked_context(self, answer_ids: list[str], others: Mapping[str, Any], *, decay: float, budget: int,
+                       format: str = "compact") -> list[tuple[str, Any, str]]:
+        return linked_context(self.project, answer_ids, others, decay, budget, format)
+
+    @staticmethod
+    def hits(others: Mapping[str, Any], query: str, kind: str | None, limit: int, decay: float):
+        return federated_hits(others, query, kind, limit, decay)
+
+    def dependents(self, entity_ids: list[str], others: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+        return dependents(self.project, entity_ids, others)
+
+    @staticmethod
+    def render(answer: Any, format: str) -> str:
+        from graphctx.context.render import render
+
+        return render(answer, format)

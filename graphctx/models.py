@@ -12,6 +12,8 @@ Format = Literal["compact", "json"]
 FORMATS: tuple[str, ...] = get_args(Format)
 ExportFormat = Literal["json", "graphml", "mermaid", "html"]
 EXPORT_FORMATS: tuple[str, ...] = get_args(ExportFormat)
+HostFormat = Literal["agents-md", "claude-md", "cursor-rules"]  # the team's memory in the files hosts read
+HOST_FORMATS: tuple[str, ...] = get_args(HostFormat)
 Mode = Literal["context", "intent", "path"]
 Intent = Literal["modify", "understand", "review", "debug", "add", "plan"]
 INTENTS: tuple[str, ...] = get_args(Intent)
@@ -37,7 +39,7 @@ NO_PARSER = "no parser"  # the skip reason of a file whose grammar wheel is not 
 
 RecordKind = Literal["knowledge", "decision"]
 RECORD_KINDS: tuple[str, ...] = get_args(RecordKind)
-KnowledgeType = Literal["note", "convention", "fact", "how-to", "pitfall"]
+KnowledgeType = Literal["note", "convention", "fact", "how-to", "pitfall", "hypothesis"]
 KNOWLEDGE_TYPES: tuple[str, ...] = get_args(KnowledgeType)
 DecisionStatus = Literal["proposed", "accepted", "rejected", "superseded", "deprecated"]
 DECISION_STATUSES: tuple[str, ...] = get_args(DecisionStatus)

@@ -30,6 +30,7 @@ from graphctx.models import (
 )
 from graphctx.records import RecordStore, render as record_rendering
 from graphctx.coord import WorkStore, render as work_rendering
+from graphctx.teaching import Teaching
 
 
 class Project:
@@ -134,16 +135,27 @@ class Project:
 
     # ---- answers: each returns the answer model and its rendering in the format asked for
 
-    def context(self, entity: str, *, agent: str | None = None, **options: Any) -> tuple[ContextAnswer, str]:
+    def context(self, entity: str, *, agent: str | None = None, learner: str | None = None, task_id: str | None = None,
+                helpful: bool | None = None, about: list[str] | None = None, **options: Any) -> tuple[ContextAnswer, str]:
         """An entity with its most relevant neighbourhood within `token_budget` (see get_context), with
-        the other agents active on that code (`agent` is who asks: noted as served, left out of peers)."""
-        return self._shared(lambda budget: api.get_context(
-            self._graphs, entity, records=self._answer_records(), **{**options, "token_budget": budget}), agent, options)
+        the other agents active on that code (`agent` is who asks: noted as served, left out of peers).
+        `task_id` boosts what that task is about; `helpful` is feedback on the last answer for this entity
+        to the asker (`learner`, else `agent`), which the ranking learns from (see Feedback)."""
+        teach = Teaching(self, "context", entity, learner or agent, options.get("intent"), task_id, helpful, about)
+        return teach.answer(lambda opts: self._shared(lambda budget: api.get_context(
+            self._graphs, entity, records=self._answer_records(), **{**opts, "token_budget": budget}), agent, opts), options)
 
-    def intent(self, intent: str, target: str, *, agent: str | None = None, **options: Any) -> tuple[ContextAnswer, str]:
-        return self._shared(lambda budget: api.get_intent(
-            self._graphs, intent, target, records=self._answer_records(), **{**options, "token_budget": budget}),
-            agent, options)
+    def intent(self, intent: str, target: str, *, agent: str | None = None, learner: str | None = None,
+               task_id: str | None = None, helpful: bool | None = None, about: list[str] | None = None,
+               **options: Any) -> tuple[ContextAnswer, str]:
+        teach = Teaching(self, f"intent/{intent}", target, learner or agent, intent, task_id, helpful, about)
+        return teach.answer(lambda opts: self._shared(lambda budget: api.get_intent(
+            self._graphs, intent, target, records=self._answer_records(), **{**opts, "token_budget": budget}),
+            agent, opts), options)
+
+    def feedback(self, reset: bool = False):
+        """What feedback taught the ranking here (FeedbackView); `reset` forgets it first."""
+        return self.work.feedback.reset() if reset else self.work.feedback.view()
 
     def _shared(self, pack, agent: str | None, options: Mapping[str, Any]) -> tuple[ContextAnswer, str]:
         """An answer with its peers line, noted as served to `agent`; plain where nothing was ever
@@ -265,49 +277,63 @@ class Project:
         knowledge records signed by it."""
         return self.work.session_end(self.agent_name(agent), records=self.records, **state)
 
-    # ---- federation: the other projects of a team server (graphctx.federation)
+    # ---- the team server: its store, and federation with the other projects it hosts
 
-    def linked_context(self, answer_ids: list[str], others: Mapping[str, Project], *, decay: float, budget: int,
-                       format: str = "compact") -> list[tuple[str, ContextAnswer, str]]:
-        """Other projects' code linked to these entities (one imports the other's package), scored x decay."""
-        from graphctx import federation
+    @property
+    def federation(self):
+        """This project's links to other projects' graphs (graphctx.federation.Federation)."""
+        from graphctx.federation import Federation
 
-        return federation.linked_context(self, answer_ids, others, decay, budget, format)
-
-    @staticmethod
-    def federated_hits(others: Mapping[str, Project], query: str, kind: str | None, limit: int, decay: float):
-        from graphctx import federation
-
-        return federation.federated_hits(others, query, kind, limit, decay)
-
-    def cross_dependents(self, entity_ids: list[str], others: Mapping[str, Project]) -> list[tuple[str, str, str]]:
-        """(project, entity there, entity here it uses) for code of other projects using these entities."""
-        from graphctx import federation
-
-        return federation.dependents(self, entity_ids, others)
-
-    @staticmethod
-    def render(answer: ContextAnswer, format: str) -> str:
-        from graphctx.context.render import render
-
-        return render(answer, format)
+        return Federation(self)
 
     @staticmethod
     def open_team_store(url: str, *, migrate: bool = True):
-        """The team server's PostgreSQL store at `url` (graphctx.teamstore.storage.TeamStore), its schema
-        migrated (or, with migrate=False, required to be current); `.project(key)` is a Project's storage."""
+        """The team server's PostgreSQL store (teamstore.storage.TeamStore); `.project(key)` is a Project's storage."""
         from graphctx.teamstore.storage import TeamStore
 
         return TeamStore(url, migrate=migrate)
 
-    def transfer(self, direction: str) -> dict[str, int]:
-        """Copy this repository's records and coordination between its `.graphctx/` files and its team
-        store project: direction "into-store" or "out-of-store". Returns what was written, by kind."""
-        from graphctx.teamstore.transfer import transfer
+    # ---- reviewing the records (graphctx.coord.review)
 
-        if self.storage is None:
-            raise ValueError("transfer needs a Project opened with storage")
-        return transfer(self.root, self.storage, direction)
+    def review_queue(self):
+        """What to review now: stale, duplicated and unused records, each with its evidence."""
+        return self.work.review.queue(self.records)
+
+    def review_decide(self, item_id: str, decision: str, agent: str | None = None, **options: Any):
+        """(the item, what was done) for a decision on one queue item (keep, verify, retract, merge, rewrite)."""
+        item = self.work.review.item(self.records, item_id)
+        return item, self.work.review.decide(self.records, item, decision, self.agent_name(agent), **options)
+
+    def distill(self, record_ids: list[str], agent: str | None = None, **fields: Any):
+        """(synthesis record, retracted ids): several records merged into one that names them."""
+        return self.work.review.distill(self.records, record_ids, self.agent_name(agent), **fields)
+
+    def hypotheses(self, status: str | None = None):
+        """(synthesis records no hypothesis tests yet, the hypotheses in that status): the hypothesize loop."""
+        h = self.work.hypotheses
+        return h.candidates(self.records), h.list(self.records, status)
+
+    def hypothesize(self, synthesis_id: str, statement: str, test: str, agent: str | None = None):
+        return self.work.hypotheses.write(self.records, synthesis_id, statement, test, self.agent_name(agent))
+
+    def judge(self, hypothesis_id: str, verdict: str, evidence: str, agent: str | None = None):
+        return self.work.hypotheses.judge(self.records, hypothesis_id, verdict, evidence, self.agent_name(agent))
+
+    def export_host(self, fmt: str):
+        """(path, changed, counts): the team's shared conventions, accepted decisions, key knowledge and
+        skills written into the host file of `fmt` (agents-md, claude-md, cursor-rules), in its marked section."""
+        from graphctx.coord import hostfiles
+
+        text, counts = hostfiles.section(self.records, [i.skill for i in self.work.skills.list()])
+        path, changed = hostfiles.write(self.root, fmt, text)
+        return path, changed, counts
+
+    @staticmethod
+    def merge_memory_file(base: Path, ours: Path, theirs: Path, path: str) -> int:
+        """The git merge driver of the team's memory files (graphctx.coord.sync): 0 merged, 1 conflicts left."""
+        from graphctx.coord.sync import run_driver
+
+        return run_driver(base, ours, theirs, path)
 
     def agent_name(self, agent: str | None = None) -> str:
         """Who acts: the name given, else $GRAPHCTX_AGENT, else the records' author ($GRAPHCTX_AUTHOR or

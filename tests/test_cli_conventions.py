@@ -93,6 +93,11 @@ JSON_CALLS = [
     ["runs", "start", "--agent", "ann"],
     ["agents", "register", "ann"],
     ["session-end", "--agent", "ann", "--summary", "totals reviewed"],
+    ["skills", "add", "-", "--name", "rounding", "--description", "How totals are rounded", "--agent", "ann"],
+    ["feedback"],
+    ["remember", "--title", "Prices", "--body", "whole numbers"],  # a duplicate of the record above, to review
+    ["review", "queue"],
+    ["sync", "status"],  # the test makes the folder a git work tree first
     ["store", "migrate", "--store", "{store}"],  # a throwaway PostgreSQL (tests/pgserver.py), where installed
 ]
 
@@ -102,6 +107,7 @@ def test_every_command_that_prints_data_takes_json(repo, request):
 
     data_commands = command_names() - set(NO_DATA_COMMANDS)
     assert {call[0] for call in JSON_CALLS} == data_commands, "a command was added: give it a JSON_CALLS line"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)  # sync speaks git
     record_id = None
     for call in JSON_CALLS:
         if "{store}" in call and pgserver.binaries() is None:

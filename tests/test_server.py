@@ -31,7 +31,7 @@ from graphctx.server.http import Guard, local_origin
 READ_TOOLS = {"get_context", "get_file_context", "search", "get_impact", "session_init", "recall"}
 WRITE_TOOLS = {"remember", "decide", "revise", "verify"}  # records: tested in tests/test_server_records.py
 WRITE_TOOLS |= {"tasks", "runs", "agents", "session_end"}  # working together: tested in tests/test_server_work.py
-WRITE_TOOLS |= {"skills"}  # tested in tests/test_skills.py
+WRITE_TOOLS |= {"skills", "review", "sync"}  # tested in tests/test_skills.py, test_review.py, test_sync.py
 TOOLS = READ_TOOLS | WRITE_TOOLS
 MODES = ("auto", "legacy")
 

@@ -46,13 +46,13 @@ def refusal(result) -> str:
 def test_unknown_arguments_are_named_with_the_accepted_ones(server, mode):
     typo, future, two = calls(server, [
         ("search", {"query": "validate", "limt": 3}),
-        ("get_context", {"entity": "create_item", "task_id": "T-1"}),
+        ("get_context", {"entity": "create_item", "ticket": "T-1"}),
         ("get_impact", {"symbol": "Repo.save", "dept": 2, "colour": "red"}),
     ], mode)
     assert refusal(typo) == ("search has no argument 'limt' (did you mean 'limit'?); "
                              "it takes: query, kind, limit, format, agent_id")
     text = refusal(future)
-    assert text.startswith("get_context has no argument 'task_id'; it takes: mode, entity, file, depth, token_budget")
+    assert text.startswith("get_context has no argument 'ticket'; it takes: mode, entity, file, depth, token_budget")
     assert "known_hash" in text and "(did you mean" not in text
     text = refusal(two)
     assert text.startswith("get_impact has no arguments 'dept' (did you mean 'depth'?), 'colour';")

@@ -13,10 +13,10 @@ import os
 import sys
 from pathlib import Path
 
-from graphctx.cli import printing, records, skills, store, work
+from graphctx.cli import feedback, printing, records, review, skills, store, sync, work
 from graphctx.errors import GraphctxError, quote
 from graphctx.models import (
-    DEFAULT_BUDGET, DETAIL_LEVELS, EDGE_KINDS, ENTITY_KINDS, EXPORT_FORMATS, FORMATS, INTENTS, SESSION_SCOPES,
+    DEFAULT_BUDGET, DETAIL_LEVELS, EDGE_KINDS, ENTITY_KINDS, EXPORT_FORMATS, FORMATS, HOST_FORMATS, INTENTS, SESSION_SCOPES,
 )
 
 NOTHING_FOUND, BAD_INPUT, INTERNAL_ERROR = 1, 2, 3  # exit statuses; 0 is an answer
@@ -118,12 +118,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-inferred", action="store_true", help="drop heuristic, inferred and ambiguous edges")
     p.add_argument("--known-hash", help="the body hash you already have: an unchanged entity gets a short answer")
     answer_options(p, depth=2)
+    feedback.options(p)
 
     p = command("intent", cmd_intent, "context for a purpose: modify, understand, review, debug, add or plan")
     p.add_argument("intent", choices=INTENTS)
     p.add_argument("target", help="an entity, a file path, or free text; - reads the text from standard input")
     p.add_argument("--no-inferred", action="store_true", help="drop heuristic, inferred and ambiguous edges")
     answer_options(p, depth=2)
+    feedback.options(p)
 
     p = command("path", cmd_path, "the shortest call chain from one entity to another, with its code")
     p.add_argument("source", metavar="FROM")
@@ -145,11 +147,17 @@ def build_parser() -> argparse.ArgumentParser:
     records.register(command)
     work.register(command)
     skills.register(command)
+    feedback.register(command)
+    review.register(command)
+    sync.register(command)
     store.register(command)
 
-    p = command("export", cmd_export, "the graph, or an entity's neighbourhood, as JSON, GraphML, a Mermaid flowchart or an HTML page")
-    p.add_argument("--format", choices=EXPORT_FORMATS, default="json",
-                   help="json (networkx node-link), graphml, mermaid (a flowchart for Markdown) or html (an interactive page)")
+    p = command("export", cmd_export, "the graph, or an entity's neighbourhood, as JSON, GraphML, a Mermaid flowchart or an "
+                "HTML page; or the team's memory into AGENTS.md, CLAUDE.md or a Cursor rule")
+    p.add_argument("--format", choices=(*EXPORT_FORMATS, *HOST_FORMATS), default="json",
+                   help="json (networkx node-link), graphml, mermaid (a flowchart for Markdown) or html (an interactive "
+                        "page); agents-md, claude-md or cursor-rules write the shared conventions, accepted decisions "
+                        "and key knowledge into AGENTS.md, CLAUDE.md or .cursor/rules/graphctx.mdc (a marked section)")
     p.add_argument("--around", metavar="ENTITY", help="only this entity's neighbourhood")
     p.add_argument("--file", help="a path suffix that narrows an ambiguous --around name")
     p.add_argument("--depth", type=int, help="hops from --around to include (default 1)")
@@ -236,9 +244,11 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    _, text = _project(args).context(
+    project = _project(args)
+    _, text = project.context(
         args.entity, file=args.file, depth=args.depth, token_budget=args.budget, intent=args.intent,
         detail_level=args.detail, format=args.format, include_inferred=not args.no_inferred, known_hash=args.known_hash,
+        **feedback.request(project, args),
     )
     print(text)
     return 0
@@ -246,8 +256,10 @@ def cmd_context(args: argparse.Namespace) -> int:
 
 def cmd_intent(args: argparse.Namespace) -> int:
     target = sys.stdin.read() if args.target == "-" else args.target
-    answer, text = _project(args).intent(args.intent, target, depth=args.depth, token_budget=args.budget,
-                                  format=args.format, include_inferred=not args.no_inferred)
+    project = _project(args)
+    answer, text = project.intent(args.intent, target, depth=args.depth, token_budget=args.budget,
+                                  format=args.format, include_inferred=not args.no_inferred,
+                                  **feedback.request(project, args))
     print(text)
     return 0 if printing.found(answer) else NOTHING_FOUND
 
@@ -290,6 +302,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if args.format in HOST_FORMATS:
+        return _export_host(args)
     if args.output is not None:
         _check_writable(args.output)
     elif args.format == "html" and sys.stdout.isatty():
@@ -310,6 +324,21 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"nothing to export: {selection.scope()} has no entities", file=sys.stderr)
         return 1
     return 0
+
+
+def _export_host(args: argparse.Namespace) -> int:
+    graph_options = [f"--{name.replace('_', '-')}" for name in ("around", "file", "depth", "edges", "max_nodes", "external")
+                     if getattr(args, name) is not None]
+    if graph_options or args.output is not None:
+        given = graph_options or ["-o"]
+        raise GraphctxError(f"--format {args.format} writes its own file; {', '.join(given)} is for the graph formats")
+    path, changed, counts = _project(args).export_host(args.format)
+    if getattr(args, "json", False):
+        print(json.dumps({"path": str(path), "changed": changed, "counts": counts}, indent=2))
+    else:
+        summary = ", ".join(f"{n} {group}" for group, n in counts.items() if n) or "nothing shared yet"
+        print(f"{'wrote' if changed else 'unchanged:'} {path} ({summary})")
+    return 0 if any(counts.values()) else 1
 
 
 def _check_writable(path: Path) -> None:

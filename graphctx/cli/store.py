@@ -61,8 +61,7 @@ def cmd_store(args: argparse.Namespace) -> int:
         else:
             project = Project(args.repo, ephemeral=False)
             key = args.project or default_key(project.root.name)
-            project.storage = store.project(key)
-            counts = project.transfer("into-store" if args.action == "import" else "out-of-store")
+            counts = store.project(key).transfer(project.root, "into-store" if args.action == "import" else "out-of-store")
             data = {"store": store.where, "project": key, "repository": str(project.root), "written": counts}
             where = f"{project.root} -> {store.where} project {key}" if args.action == "import" else \
                 f"{store.where} project {key} -> {project.root}"

@@ -16,6 +16,7 @@ from graphctx.context import anchored
 from graphctx.context import seeds as text_seeds
 from graphctx.context.blend import blend
 from graphctx.context.intents import DETAIL_SHAPES, policy_for
+from graphctx.context.learning import Boost, boosted
 from graphctx.context.packer import Candidate, pack
 from graphctx.context.policy import RankingPolicy, Shape
 from graphctx.context.render import SHOWN_HASH_DIGITS
@@ -39,9 +40,10 @@ BODY_HASH = re.compile(r"[0-9a-f]{8,16}")
 def get_context(graphs: GraphCache, entity: str, *, records: RecordStore | None = None, file: str | None = None, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
                 intent: str | None = None, detail_level: str = "full", format: str = "compact",
                 include_inferred: bool = True, known_hash: str | None = None, encoding: str = DEFAULT_ENCODING,
-                policy: RankingPolicy | None = None) -> Answer:
+                policy: RankingPolicy | None = None, boost: Boost | None = None) -> Answer:
     """The entity and its neighbourhood, ranked by decayed, weighted, confidence-scaled relevance:
-    by `policy`, else the default policy of `intent` (or of plain get_context)."""
+    by `policy`, else the default policy of `intent` (or of plain get_context); `boost` raises what a
+    task is about."""
     check_request(token_budget, format, depth)
     policy = _policy(intent, policy)
     if detail_level not in DETAIL_SHAPES:
@@ -58,15 +60,15 @@ def get_context(graphs: GraphCache, entity: str, *, records: RecordStore | None 
     if known_hash:
         answer.notes.append(f"changed: {root_id} has body hash {(body_hash or 'none')[:SHOWN_HASH_DIGITS]} now, not {known_hash}")
     shape = _narrower(policy.shape, DETAIL_SHAPES[detail_level])
-    candidates = _around(g, root_id, depth, policy, include_inferred, shape)
+    candidates = boosted(g, _around(g, root_id, depth, policy, include_inferred, shape), boost)
     return _pack_served(g, records, answer, candidates, policy, format, encoding)
 
 
 def get_intent(graphs: GraphCache, intent: str, target: str, *, records: RecordStore | None = None, depth: int = 2, token_budget: int = DEFAULT_BUDGET,
                format: str = "compact", include_inferred: bool = True, encoding: str = DEFAULT_ENCODING,
-               policy: RankingPolicy | None = None) -> Answer:
+               policy: RankingPolicy | None = None, boost: Boost | None = None) -> Answer:
     """Context for a purpose: `target` is an entity, a file path, or free text (an issue, a task, a trace),
-    ranked by `policy`, else the intent's default policy."""
+    ranked by `policy`, else the intent's default policy; `boost` raises what a task is about."""
     check_request(token_budget, format, depth)
     policy = _policy(intent, policy)
     target = (target or "").strip()
@@ -87,6 +89,7 @@ def get_intent(graphs: GraphCache, intent: str, target: str, *, records: RecordS
                                 f"{seeds.text_head:,} and last {seeds.text_tail:,}")
         if not candidates:
             answer.notes.append("nothing in the index matches this text; name an entity, a file or an identifier")
+    candidates = boosted(g, candidates, boost)
     if shape.files_first:
         candidates.sort(key=lambda c: (g.entity(c.id)["kind"] != "file", -c.score))
     return _pack_served(g, records, answer, candidates, policy, format, encoding)

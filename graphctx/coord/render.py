@@ -1,5 +1,5 @@
 """The one compact-text rendering of coordination answers (tasks, claims, runs, agents, the board,
-peers, session state, skills), which the CLI prints and the MCP tools return, so both read the same."""
+peers, session state, skills, review items), which the CLI prints and the MCP tools return, so both read the same."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from datetime import datetime
 
 from graphctx.coord.models import AgentProfile, BoardEntry, Claim, Peer, Run, SessionState, Skill, SkillProposal, Task, now
 from graphctx.coord.sessions import SessionWork
+from graphctx.coord.review import ReviewItem, ReviewQueue
 from graphctx.coord.skills import SkillInfo, diff
+from graphctx.coord.sync import Conflict, SyncStatus
 
 MAX_LISTED_FILES = 10
 
@@ -177,3 +179,58 @@ def proposal_text(p: SkillProposal, current: Skill | None) -> str:
         lines.append("the skill is gone; the proposed content:" if current is None else "the proposed content:")
         return "\n".join([*lines, p.content])
     return "\n".join([*lines, f"diff against v{current.version}:", diff(current.body, p.content, p.skill).rstrip()])
+
+
+# ---- review
+
+def review_counts(queue: ReviewQueue) -> str:
+    parts = ", ".join(f"{n} {reason}" for reason, n in queue.counts.items() if n) or "nothing"
+    return f"review queue: {len(queue.items)} items ({parts}); {queue.decided} decided so far"
+
+
+def hypothesis_status(hit) -> str:
+    return next((t.removeprefix("status-") for t in hit.tags if t.startswith("status-")), "open")
+
+
+def hypotheses_text(candidates: list, found: list, status: str | None) -> str:
+    """The hypothesize loop's state: synthesis records to draw from, then the hypotheses."""
+    noun = "hypothesis" if len(found) == 1 else "hypotheses"
+    return "\n".join([f"{len(candidates)} synthesis record(s) to draw hypotheses from:",
+                      *(f"  {h.id} {h.title}" for h in candidates),
+                      f"{len(found)} {noun}" + (f" ({status})" if status else "") + ":",
+                      *(f"  {h.id} [{hypothesis_status(h)}] {h.title}" for h in found)])
+
+
+def review_line(item: ReviewItem) -> str:
+    return f"{item.id} [{item.reason}] {' | '.join(item.titles)}"
+
+
+def review_item_text(item: ReviewItem) -> str:
+    """One item as a reviewer needs it: what, why (the evidence) and the decisions it takes."""
+    lines = [review_line(item), *(f"  {line}" for line in item.evidence),
+             f"decide: {', '.join(item.decisions)} (review decide {item.id} DECISION)"]
+    return "\n".join(lines)
+
+
+# ---- sync
+
+def sync_status_text(status: SyncStatus) -> str:
+    where = f"{status.branch or '(detached)'}" + (f" -> {status.upstream}" if status.upstream else " (no upstream)")
+    lines = [f"{where}: {status.ahead} ahead, {status.behind} behind"]
+    lines.append(f"team memory not committed: {len(status.changed)} file(s)" if status.changed
+                 else "team memory: all committed")
+    lines += [f"  {path}" for path in status.changed[:MAX_LISTED_FILES]]
+    if status.merging:
+        lines.append(f"merging: {len(status.conflicts)} conflicted file(s)" + (": sync show FILE, sync resolve FILE, "
+                                                                              "sync finalize" if status.conflicts else
+                                                                              ": sync finalize commits it"))
+        lines += [f"  {path}" for path in status.conflicts]
+    return "\n".join(lines)
+
+
+def conflict_text(conflict: Conflict) -> str:
+    lines = [f"{conflict.path}: conflicting: {', '.join(conflict.conflicting) or 'nothing (resolve to settle it)'}",
+             "how each part merges:", *(f"  {line}" for line in conflict.analysis)]
+    for name, text in (("base", conflict.base), ("ours", conflict.ours), ("theirs", conflict.theirs)):
+        lines += [f"--- {name}", text.rstrip() if text is not None else "(absent)"]
+    return "\n".join(lines)

@@ -1,5 +1,5 @@
 """WorkStore, the library API of coordination that Project offers: tasks and claims, runs, agents,
-the activity board, peers, session state and skills over one WorkRepository (files under `.graphctx/` by
+the activity board, peers, session state, skills, feedback, the review of records and git sync over one WorkRepository (files under `.graphctx/` by
 default; memory, or the team server's, given). It wires the use cases together and checks what
 crosses them: a run's task exists, a peer's task is known."""
 
@@ -10,12 +10,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from graphctx.coord.feedback import Feedback
 from graphctx.coord.files import FileWorkRepository
+from graphctx.coord.hypotheses import Hypotheses
 from graphctx.coord.models import Peer, Run, SessionState
 from graphctx.coord.repository import WorkRepository
+from graphctx.coord.review import Review
 from graphctx.coord.runs import Runs
 from graphctx.coord.sessions import SessionWork, Sessions
 from graphctx.coord.skills import Skills
+from graphctx.coord.sync import Sync
 from graphctx.coord.tasks import Tasks
 from graphctx.coord.team import Team, check_name
 from graphctx.layout import index_dir
@@ -34,6 +38,10 @@ class WorkStore:
         self.team = Team(repo)
         self.sessions = Sessions(repo, self.root)
         self.skills = Skills(repo)
+        self.feedback = Feedback(repo)
+        self.review = Review(repo)
+        self.hypotheses = Hypotheses(repo)
+        self.sync = Sync(self.root) if self.root is not None else None
 
     def close(self) -> None:
         self.repo.close()
@@ -66,6 +74,12 @@ class WorkStore:
         entity_ids, files = list(entity_ids), list(files)
         return self.team.peers(entity_ids, files, me=me, tasks={t.id: t for t in self.repo.tasks()},
                                open_runs=self.runs.list(open_only=True), whole_repository=not (entity_ids or files))
+
+    def task_focus(self, task_id: str) -> tuple[list[str], list[str]]:
+        """(entity ids, files) a task is about: those it links, and the files its runs touched."""
+        task = self.tasks.get(task_id)
+        touched = [path for run in self.runs.list(task_id=task.id) for path in run.files_touched]
+        return task.entities, list(dict.fromkeys([*task.files, *touched]))
 
     def note_served(self, agent: str, entity_ids: list[str]) -> None:
         self.team.note_served(agent, entity_ids)

@@ -25,7 +25,7 @@ from graphctx.models import (
     SearchAnswer, SessionScope,
 )
 from graphctx.project import Project
-from graphctx.server import records, skills, surfaces, work
+from graphctx.server import records, review, skills, surfaces, sync, work
 from graphctx.server.agents import Agents
 from graphctx.server.freshness import Watcher
 from graphctx.server.instructions import build_instructions
@@ -128,6 +128,8 @@ def build_server(root: Path, *, watch: bool = True, transport: str = "stdio", st
     records.register(server, state)
     work.register(server, state)
     skills.register(server, state)
+    review.register(server, state)
+    sync.register(server, state)
     surfaces.register_resources(server, state)
     surfaces.register_prompts(server, state)
     if start:
@@ -179,12 +181,22 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
             description="intent mode: an entity, a file path, or free text (an issue, a task, a stack trace)")] = None,
         from_entity: Annotated[str | None, Field(description="path mode: where the call chain starts")] = None,
         to_entity: Annotated[str | None, Field(description="path mode: where the call chain ends")] = None,
+        task_id: Annotated[str | None, Field(
+            description="context, intent: the task you work on (t-...): what it links and its runs touched ranks "
+                        "higher")] = None,
+        helpful: Annotated[bool | None, Field(
+            description="context, intent: whether your last answer for this same entity or target helped; the "
+                        "ranking of this repository learns from it, and this call answers again")] = None,
+        about: Annotated[list[str] | None, Field(
+            description="with helpful: the entity ids of that answer the feedback is about (default: all)")] = None,
         agent_id: AgentId = None,
     ) -> CallToolResult:
         """Code you need, ranked and packed to a token budget: an entity with its callers, callees, types and
         tests (mode=context), context for a purpose from an entity, file or task text (mode=intent), or the
-        call chain between two entities (mode=path). Use it instead of reading whole files."""
+        call chain between two entities (mode=path). Use it instead of reading whole files. Say whether an
+        answer helped (helpful=true|false on the same request) so that the ranking learns."""
         me = state.agents.identify(ctx, agent_id).identity  # noted as served, so peers see where it works
+        teach = dict(task_id=task_id, helpful=helpful, about=about)
 
         def compute() -> tuple[ContextAnswer, str]:
             if mode == "context":
@@ -194,7 +206,7 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
                                          "description use mode=intent with `target`")
                 return project.context(name, file=file, depth=depth, token_budget=token_budget, intent=intent,
                                        detail_level=detail_level, format=format, include_inferred=include_inferred,
-                                       known_hash=known_hash, agent=me)
+                                       known_hash=known_hash, agent=me, **teach)
             if mode == "intent":
                 if not intent:
                     raise InvalidRequest("mode=intent needs `intent`: modify, understand, review, debug, add or plan")
@@ -202,7 +214,9 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
                 if not subject:
                     raise InvalidRequest("mode=intent needs `target`: an entity, a file path or a description of the task")
                 return project.intent(intent, subject, depth=depth, token_budget=token_budget, format=format,
-                                      include_inferred=include_inferred, agent=me)
+                                      include_inferred=include_inferred, agent=me, **teach)
+            if task_id or helpful is not None or about:
+                raise InvalidRequest("task_id, helpful and about apply to mode=context and mode=intent, not mode=path")
             start, end = from_entity or entity, to_entity or target
             if not (start and end):
                 raise InvalidRequest("mode=path needs `from_entity` and `to_entity`")

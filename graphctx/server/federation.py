@@ -1,7 +1,7 @@
 """The team server's federated calls: get_context, search and get_impact with `projects`, answered
-by the home project and extended with what the other projects contribute (Project.linked_context,
-federated_hits, cross_dependents): sections labelled with their project, scores times the decay,
-the whole within the call's token budget (the home answer gets its share first)."""
+by the home project and extended with what the other projects contribute (Project.federation):
+sections labelled with their project, scores times the decay, the whole within the call's token
+budget (the home answer gets its share first)."""
 
 from __future__ import annotations
 
@@ -59,13 +59,13 @@ def _context(result: CallToolResult, arguments: dict[str, Any], home: Any, proje
     budget = arguments.get("token_budget", DEFAULT_BUDGET)
     left = max(MIN_BUDGET, budget - answer.tokens_used - 40)  # 40: the project headings
     ids = [item.id for item in answer.items]
-    found = home.linked_context(ids, projects, decay=decay, budget=left, format=fmt)
+    found = home.federation.linked_context(ids, projects, decay=decay, budget=left, format=fmt)
     if fmt == "json":
         whole = {**answer.model_dump(mode="json"), "project": key,
                  "federated": [{"project": k, **a.model_dump(mode="json")} for k, a, _ in found]}
         summary = f"{home.header(answer)} | project {key} + {len(found)} linked project(s)"
         return _text(f"{summary}\n(the full answer is in structuredContent)", whole)
-    parts = [f"# project {key}", home.render(answer, "compact")]
+    parts = [f"# project {key}", home.federation.render(answer, "compact")]
     for other, _, text in found:
         parts += [f"# project {other} (linked; scores x {decay:g})", text]
     if not found:
@@ -78,7 +78,7 @@ def _search(arguments: dict[str, Any], home: Any, projects: Mapping[str, Any], k
             fmt: str) -> CallToolResult:
     query, kind, limit = arguments.get("query", ""), arguments.get("kind"), arguments.get("limit", 20)
     hits = [(key, hit) for hit in home.search(query, kind, limit).hits]
-    hits += home.federated_hits(projects, query, kind, limit, decay)
+    hits += home.federation.hits(projects, query, kind, limit, decay)
     hits.sort(key=lambda pair: -pair[1].score)
     hits = hits[:limit]
     if fmt == "json":
@@ -98,12 +98,12 @@ def _impact(result: CallToolResult, arguments: dict[str, Any], home: Any, projec
     ids = [item.id for item in answer.items if item.relation in CHANGED]
     for path in arguments.get("files") or []:
         ids += home.graph.by_path.get(path, [])
-    found = home.cross_dependents(list(dict.fromkeys(ids)), projects)
+    found = home.federation.dependents(list(dict.fromkeys(ids)), projects)
     if fmt == "json":
         data = {**answer.model_dump(mode="json"),
                 "cross_project": [{"project": k, "dependent": theirs, "uses": mine} for k, theirs, mine in found]}
         return _text(f"{home.header(answer)} | {len(found)} cross-project dependents\n(the full answer is in "
                      "structuredContent)", data)
-    lines = [home.render(answer, "compact"), f"## cross-project dependents ({len(found)})"]
+    lines = [home.federation.render(answer, "compact"), f"## cross-project dependents ({len(found)})"]
     lines += [f"[{k}] {theirs} uses {mine}" for k, theirs, mine in found] or ["none in " + ", ".join(projects)]
     return _text("\n".join(lines))

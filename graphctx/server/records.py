@@ -34,7 +34,7 @@ REVISES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempoten
 VERIFIES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 READS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
-KnowledgeType = Literal["note", "convention", "fact", "how-to", "pitfall"]
+KnowledgeType = Literal["note", "convention", "fact", "how-to", "pitfall", "hypothesis"]
 Status = Literal["proposed", "accepted", "rejected", "superseded", "deprecated"]
 Anchors = Annotated[list[str], Field(
     description="ids of the entities it is about (path::Qualified.name, as get_context and search give them) or file paths")]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import threading
+from pathlib import Path
 
 from graphctx.errors import GraphctxError
 from graphctx.records.memory_repository import MemoryRepository
@@ -78,3 +79,10 @@ class ProjectStorage:
         if holds_ephemeral:
             by_scope["ephemeral"] = MemoryRepository()
         return by_scope
+
+    def transfer(self, root: Path, direction: str) -> dict[str, int]:
+        """Copy the repository at `root`'s records and coordination between its `.graphctx/` files and this
+        project: direction "into-store" or "out-of-store". Returns what was written, by kind."""
+        from graphctx.teamstore.transfer import transfer
+
+        return transfer(root, self, direction)
