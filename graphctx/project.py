@@ -41,9 +41,11 @@ class Project:
     process's ephemeral records and the hashes of entities served to it; a short command passes
     False, and writing an ephemeral record is then refused, since it would vanish at once."""
 
-    def __init__(self, root: Path | str | None = None, *, ephemeral: bool = True, find: bool = True) -> None:
+    def __init__(self, root: Path | str | None = None, *, ephemeral: bool = True, find: bool = True,
+                 storage: Any = None) -> None:
         self.root = (find_root(Path(root) if root is not None else None) if find else Path(root or ".")).resolve()
         self.ephemeral = ephemeral
+        self.storage = storage  # a project of the team store (open_team_store): records and work kept there
         self._graphs = GraphCache(self.root)
         self.kept_symbols = TableKeeper()  # the last run's symbol table, for this project's next run
         self._records: RecordStore | None = None
@@ -283,13 +285,29 @@ class Project:
         """Tasks, runs, agents and sessions of this repository, opened on first use."""
         with self._lock:
             if self._work is None:
-                self._work = WorkStore(self.root)
+                self._work = WorkStore(self.root, self.storage.work_repository() if self.storage else None)
             return self._work
 
     def session_end(self, agent: str | None = None, **state: Any):
         """Save an agent's session state (summary, current_task, blockers) and turn `learned` into
         knowledge records signed by it."""
         return self.work.session_end(self.agent_name(agent), records=self.records, **state)
+
+    # ---- the team server: its store, and federation with the other projects it hosts
+
+    @property
+    def federation(self):
+        """This project's links to other projects' graphs (graphctx.federation.Federation)."""
+        from graphctx.federation import Federation
+
+        return Federation(self)
+
+    @staticmethod
+    def open_team_store(url: str, *, migrate: bool = True):
+        """The team server's PostgreSQL store (teamstore.storage.TeamStore); `.project(key)` is a Project's storage."""
+        from graphctx.teamstore.storage import TeamStore
+
+        return TeamStore(url, migrate=migrate)
 
     # ---- reviewing the records (graphctx.coord.review)
 
@@ -346,7 +364,8 @@ class Project:
         to what they rank, and the hashes they served, are this project's."""
         with self._lock:
             if self._records is None:
-                self._records = RecordStore(self.root, holds_ephemeral=self.ephemeral)
+                self._records = RecordStore(self.root, holds_ephemeral=self.ephemeral, repositories=(
+                    self.storage.record_repositories(holds_ephemeral=self.ephemeral) if self.storage else None))
             return self._records
 
     def _answer_records(self) -> RecordStore | None:

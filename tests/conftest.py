@@ -140,3 +140,23 @@ def tree(tmp_path: Path):
         return write_tree(root, files)
 
     return make
+
+
+# A throwaway PostgreSQL server per test process (tests/pgserver.py), for the team store's tests;
+# each test asks `postgres_database` for a database of its own.
+@pytest.fixture(scope="session")
+def postgres_server():
+    import pgserver
+
+    bin_dir = pgserver.binaries()
+    if bin_dir is None:
+        pytest.skip("PostgreSQL is not installed (Debian: apt-get install postgresql); the team store's tests need it")
+    pytest.importorskip("psycopg", reason="the team store's tests need psycopg: pip install -e '.[test]'")
+    server = pgserver.PostgresServer(bin_dir).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_database(postgres_server) -> str:
+    return postgres_server.new_database()

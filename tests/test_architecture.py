@@ -1,6 +1,6 @@
 """The layering, checked from the source with `ast`: adapters reach the library only through
 Project, the models and the errors; no process-wide cache keyed by a repository lives outside
-Project; SQL is spoken only by the index store and the records' own database; and modules stay
+Project; SQL is spoken only by the index store, the records' own database and the team store; and modules stay
 small, each saying its job."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ ADAPTER_MAY_IMPORT = (
     *(f"graphctx.{adapter}" for adapter in ADAPTERS),
 )
 MAX_MODULE_LINES = 400
-SQL_MODULES = ("index/store/", "records/")
+SQL_MODULES = ("index/store/", "records/", "teamstore/")
 SQL_METHODS = {"execute", "executemany", "executescript"}
 # Process-wide caches that do not depend on a repository: compiled grammar queries, keyed by language.
 NOT_PER_REPOSITORY = {("graphctx/parse/extract.py", "_ERRORS")}

@@ -1,5 +1,6 @@
 """The RecordRepository contract, run against every storage backend: records in files (with the
-derived records.db) and records in memory. A new backend (a database) joins BACKENDS and must pass
+derived records.db), records in memory and records in the team store's PostgreSQL (a throwaway
+server, tests/pgserver.py). A new backend (a database) joins BACKENDS and must pass
 the same tests unchanged: round trips, creation refused over an existing id, optimistic versions,
 keys, search and filters, anchors and superseders, moving between scopes, concurrent writers that
 lose nothing, and the record use cases running on it without a change."""
@@ -32,9 +33,23 @@ class Backend:
     across_processes: bool  # whether another process opening `where` sees the same records
 
 
+STORE_URL = "store-url"  # for postgresql, the file in `where` naming the test's database
+
+
+def postgres_repository(where: Path) -> RecordRepository:
+    from graphctx.teamstore.storage import TeamStore
+
+    store = TeamStore((where / STORE_URL).read_text(), max_connections=4)
+    opened = store.project("demo").record_repositories(holds_ephemeral=False)["shared"]
+    close = opened.close
+    opened.close = lambda: (close(), store.close())  # this handle owns its connections
+    return opened
+
+
 BACKENDS = {
     "file": Backend(lambda where: FileRepository(where), across_processes=True),
     "memory": Backend(lambda where: MemoryRepository(SCOPES), across_processes=False),
+    "postgresql": Backend(postgres_repository, across_processes=True),
 }
 
 
@@ -44,9 +59,11 @@ def backend(request) -> str:
 
 
 @pytest.fixture
-def where(tmp_path: Path) -> Path:
+def where(tmp_path: Path, backend: str, request) -> Path:
     root = tmp_path / "project"
     root.mkdir()
+    if backend == "postgresql":
+        (root / STORE_URL).write_text(request.getfixturevalue("postgres_database"))
     return root
 
 

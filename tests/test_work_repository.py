@@ -1,5 +1,5 @@
 """The contract of WorkRepository (graphctx.coord.repository): every implementation, the files and the
-memory one here (and the team server's later), keeps tasks, skills, skill proposals and learned
+memory and the team server's PostgreSQL one here, keeps tasks, skills, skill proposals and learned
 weights with a version check, claims, agent profiles and append-only event streams the same way."""
 
 from __future__ import annotations
@@ -16,8 +16,14 @@ from graphctx.coord.memory import MemoryWorkRepository
 from graphctx.coord.models import AgentProfile, Claim, Event, LearnedWeights, Skill, SkillProposal, Task, now
 
 
-@pytest.fixture(params=["files", "memory"])
+@pytest.fixture(params=["files", "memory", "postgresql"])
 def repo(request, tmp_path):
+    if request.param == "postgresql":
+        from graphctx.teamstore.storage import TeamStore
+
+        store = TeamStore(request.getfixturevalue("postgres_database"))
+        request.addfinalizer(store.close)
+        return store.project("demo").work_repository()
     return FileWorkRepository(tmp_path) if request.param == "files" else MemoryWorkRepository()
 
 

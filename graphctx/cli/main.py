@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from graphctx.cli import feedback, printing, records, review, skills, sync, work
+from graphctx.cli import feedback, printing, records, review, skills, store, sync, work
 from graphctx.errors import GraphctxError, quote
 from graphctx.models import (
     DEFAULT_BUDGET, DETAIL_LEVELS, EDGE_KINDS, ENTITY_KINDS, EXPORT_FORMATS, FORMATS, HOST_FORMATS, INTENTS, SESSION_SCOPES,
@@ -158,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     feedback.register(command)
     review.register(command)
     sync.register(command)
+    store.register(command)
 
     p = command("export", cmd_export, "the graph, or an entity's neighbourhood, as JSON, GraphML, a Mermaid flowchart or an "
                 "HTML page; or the team's memory into AGENTS.md, CLAUDE.md or a Cursor rule")
@@ -189,6 +190,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deadline", type=float, metavar="SECONDS",
                    help="stop a call that runs longer and answer with an error (default 30)")
     p.add_argument("--no-watch", action="store_true", help="do not watch the tree (answers still check the files they name)")
+    p.add_argument("--store", help="keep records and work in this PostgreSQL store (postgresql://...): a team server")
+    p.add_argument("--project", action="append", metavar="KEY=PATH", dest="projects",
+                   help="serve this repository as project KEY (repeat for several): a team server")
+    p.add_argument("--config", type=Path, help="a team server's TOML file: store, host, port, [projects.KEY] path, tokens")
 
     p = sub.add_parser("bench", help="the retrieval benchmark: graphctx against BM25 and repo-map baselines (bench -h)",
                        add_help=False, prefix_chars="\0")  # every argument goes to graphctx.bench.cli
@@ -308,7 +313,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from graphctx.server import serve  # the MCP SDK is slow to import: only this command loads it
 
     return serve(args.repo, http=args.http, host=args.host, port=args.port, watch=not args.no_watch,
-                 no_auth=args.no_auth, deadline=args.deadline)
+                 no_auth=args.no_auth, deadline=args.deadline, store=args.store, projects=args.projects,
+                 config=args.config)
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -62,9 +62,11 @@ RETRY = "retry in a moment"
 class ServerState:
     """What every tool shares: the repository, its freshness keeper and the agents seen."""
 
-    def __init__(self, root: Path, *, watch: bool = True, transport: str = "stdio", deadline: float = DEFAULT_DEADLINE):
+    def __init__(self, root: Path, *, watch: bool = True, transport: str = "stdio", deadline: float = DEFAULT_DEADLINE,
+                 storage: Any = None):
         self.root = Path(root).resolve()
-        self.project = Project(self.root, find=False)  # holds this process's ephemeral records too
+        # Holds this process's ephemeral records too; `storage` keeps the rest in the team store.
+        self.project = Project(self.root, find=False, storage=storage)
         self.fresh = Watcher(self.project, watch=watch)
         self.agents = Agents(transport)
         self.workers = Workers(deadline)
@@ -109,10 +111,11 @@ class ServerState:
 
 
 def build_server(root: Path, *, watch: bool = True, transport: str = "stdio", start: bool = True,
-                 deadline: float = DEFAULT_DEADLINE) -> MCPServer:
+                 deadline: float = DEFAULT_DEADLINE, storage: Any = None) -> MCPServer:
     """An MCP server for the indexed repository at `root` (the index must exist); a call still running
-    after `deadline` seconds is stopped and answered with an error saying how to ask for less."""
-    state = ServerState(root, watch=watch, transport=transport, deadline=deadline)
+    after `deadline` seconds is stopped and answered with an error saying how to ask for less.
+    `storage` (a team store project, Project.open_team_store) keeps its records and work."""
+    state = ServerState(root, watch=watch, transport=transport, deadline=deadline, storage=storage)
     server = StrictServer(  # every tool refuses unknown arguments and bad values in plain words
         "graphctx",
         title="graphctx code context",

@@ -25,11 +25,18 @@ REPO_ENV = ("GRAPHCTX_REPO", "CLAUDE_PROJECT_DIR")
 
 
 def serve(repo: Path | str | None = None, *, http: bool = False, host: str | None = None, port: int | None = None,
-          watch: bool = True, no_auth: bool = False, deadline: float | None = None) -> int:
+          watch: bool = True, no_auth: bool = False, deadline: float | None = None, store: str | None = None,
+          projects: list[str] | None = None, config: Path | None = None) -> int:
     """Serve the repository until interrupted. `host`, `port` and `no_auth` apply to HTTP only; a call
-    still running after `deadline` seconds (default 30) is stopped and answered with an error."""
+    still running after `deadline` seconds (default 30) is stopped and answered with an error. A
+    `store`, `projects` (KEY=PATH) or a `config` file serve as a team server (teamserve.py)."""
     deadline = DEFAULT_DEADLINE if deadline is None else deadline
     check_options(http=http, host=host, port=port, no_auth=no_auth, deadline=deadline)
+    if store or projects or config:
+        from graphctx.server.teamserve import serve_team
+
+        return serve_team(repo=Path(repo) if repo else None, projects=projects or [], store=store, config_path=config,
+                          http=http, host=host, port=port, no_auth=no_auth, watch=watch, deadline=deadline)
     host, port = host or "127.0.0.1", DEFAULT_PORT if port is None else port
     logging.getLogger("graphctx.server").setLevel(logging.INFO)
     project = Project(repo or next((os.environ[v] for v in REPO_ENV if os.environ.get(v)), None), ephemeral=False)

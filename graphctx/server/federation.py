@@ -1,0 +1,109 @@
+"""The team server's federated calls: get_context, search and get_impact with `projects`, answered
+by the home project and extended with what the other projects contribute (Project.federation):
+sections labelled with their project, scores times the decay, the whole within the call's token
+budget (the home answer gets its share first)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import anyio.to_thread
+from mcp_types import CallToolResult, TextContent
+
+from graphctx.models import DEFAULT_BUDGET, MIN_BUDGET, ContextAnswer
+
+HOME_SHARE = 0.6  # of the token budget, for the home project's own answer when others are asked
+CHANGED = ("root", "changed", "added", "removed")  # an impact answer's items that are the change itself
+
+
+def home_arguments(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments the home project answers with, as JSON (re-rendered later); for get_context, its
+    share of the budget."""
+    if name == "get_impact":
+        return {**arguments, "format": "json"}
+    if name != "get_context":
+        return arguments
+    budget = arguments.get("token_budget", DEFAULT_BUDGET)
+    return {**arguments, "token_budget": max(MIN_BUDGET, int(budget * HOME_SHARE)), "format": "json"}
+
+
+def _answer(result: CallToolResult) -> ContextAnswer:
+    data = dict(result.structured_content or {})
+    notes = data.pop("notes", [])
+    answer = ContextAnswer.model_validate(data)
+    answer.notes += notes
+    return answer
+
+
+async def extend(name: str, result: CallToolResult, arguments: dict[str, Any], home: Any, others: Mapping[str, Any],
+                 key: str, decay: float) -> CallToolResult:
+    """`result` (the home project's answer) with the other projects' part added."""
+    projects = {k: state.project for k, state in others.items()}
+    fmt = arguments.get("format", "compact")
+    if name == "get_context":
+        return await anyio.to_thread.run_sync(_context, result, arguments, home.project, projects, key, decay, fmt)
+    if name == "search":
+        return await anyio.to_thread.run_sync(_search, arguments, home.project, projects, key, decay, fmt)
+    return await anyio.to_thread.run_sync(_impact, result, arguments, home.project, projects, fmt)
+
+
+def _text(text: str, data: dict | None = None) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def _context(result: CallToolResult, arguments: dict[str, Any], home: Any, projects: Mapping[str, Any], key: str,
+             decay: float, fmt: str) -> CallToolResult:
+    answer = _answer(result)
+    budget = arguments.get("token_budget", DEFAULT_BUDGET)
+    left = max(MIN_BUDGET, budget - answer.tokens_used - 40)  # 40: the project headings
+    ids = [item.id for item in answer.items]
+    found = home.federation.linked_context(ids, projects, decay=decay, budget=left, format=fmt)
+    if fmt == "json":
+        whole = {**answer.model_dump(mode="json"), "project": key,
+                 "federated": [{"project": k, **a.model_dump(mode="json")} for k, a, _ in found]}
+        summary = f"{home.header(answer)} | project {key} + {len(found)} linked project(s)"
+        return _text(f"{summary}\n(the full answer is in structuredContent)", whole)
+    parts = [f"# project {key}", home.federation.render(answer, "compact")]
+    for other, _, text in found:
+        parts += [f"# project {other} (linked; scores x {decay:g})", text]
+    if not found:
+        parts.append(f"note: no code of {', '.join(projects)} is linked to this answer (neither imports the other's "
+                     "package here)")
+    return _text("\n".join(parts))
+
+
+def _search(arguments: dict[str, Any], home: Any, projects: Mapping[str, Any], key: str, decay: float,
+            fmt: str) -> CallToolResult:
+    query, kind, limit = arguments.get("query", ""), arguments.get("kind"), arguments.get("limit", 20)
+    hits = [(key, hit) for hit in home.search(query, kind, limit).hits]
+    hits += home.federation.hits(projects, query, kind, limit, decay)
+    hits.sort(key=lambda pair: -pair[1].score)
+    hits = hits[:limit]
+    if fmt == "json":
+        data = {"query": query, "decay": decay, "hits": [{"project": k, **h.model_dump()} for k, h in hits]}
+        return _text(f"# graphctx search over {key}, {', '.join(projects)} | {len(hits)} hits", data)
+    lines = [f"# graphctx search over {key}, {', '.join(projects)} (scores from other projects x {decay:g}) | "
+             f"{len(hits)} hits"]
+    lines += [f"[{k}] {h.id} {h.kind} L{h.start_line} {h.match} {h.score:.2f}" for k, h in hits]
+    return _text("\n".join(lines))
+
+
+def _impact(result: CallToolResult, arguments: dict[str, Any], home: Any, projects: Mapping[str, Any],
+            fmt: str) -> CallToolResult:
+    answer = _answer(result)
+    # What changed: the symbol (the answer's root), or the changed, added and removed entities of a diff
+    # or of the files, and every entity of the files named.
+    ids = [item.id for item in answer.items if item.relation in CHANGED]
+    for path in arguments.get("files") or []:
+        ids += home.graph.by_path.get(path, [])
+    found = home.federation.dependents(list(dict.fromkeys(ids)), projects)
+    if fmt == "json":
+        data = {**answer.model_dump(mode="json"),
+                "cross_project": [{"project": k, "dependent": theirs, "uses": mine} for k, theirs, mine in found]}
+        return _text(f"{home.header(answer)} | {len(found)} cross-project dependents\n(the full answer is in "
+                     "structuredContent)", data)
+    lines = [home.federation.render(answer, "compact"), f"## cross-project dependents ({len(found)})"]
+    lines += [f"[{k}] {theirs} uses {mine}" for k, theirs, mine in found] or ["none in " + ", ".join(projects)]
+    return _text("\n".join(lines))
