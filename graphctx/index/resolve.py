@@ -1,8 +1,7 @@
-"""Turns the names in one file's facts into edges, using the whole repository's symbol table:
-contains, imports, calls, inherits, implements, references and tests. Every edge says how it was
-resolved and how sure we are. A name with several candidate definitions becomes low-confidence
-`ambiguous` edges to each candidate, never one silent guess; a name no repository entity bears is
-an `external` reference. What a name stands for is FileScope's part (scope.py)."""
+"""Turns the names in one file's facts into edges (contains, imports, calls, inherits, implements,
+references, tests) against the repository's symbol table, each saying how it was resolved and how
+sure we are: several candidates stay `ambiguous` with all of them, a name from outside the
+repository is `external`, a callee nobody can know is `unresolved`. Scopes are scope.py's part."""
 
 from __future__ import annotations
 

@@ -5,7 +5,6 @@ budget (the home answer gets its share first)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
