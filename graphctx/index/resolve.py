@@ -386,9 +386,7 @@ class FileResolver(FlowScope):
 
 def _call_text(call: Call) -> str:
     """What a call names, as written (a path for `d[k]()`): kept on an unresolved edge."""
-    if call.callee:
-        return call.callee
-    return f"{call.receiver}.{call.name}" if call.receiver else call.name
+    return call.callee or (f"{call.receiver}.{call.name}" if call.receiver else call.name)
 
 
 def _words(name: str) -> str:
