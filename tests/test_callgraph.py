@@ -295,3 +295,14 @@ def test_alternatives_and_candidates_share_the_confidence(tmp_path):
     shares = [c for (c,) in conn.execute("SELECT confidence FROM edges WHERE kind = 'calls' AND source = 'm.py::run'")]
     conn.close()
     assert shares == [0.4, 0.4]
+
+
+def test_a_base_a_module_does_not_define_is_unresolved_not_the_module(tmp_path):
+    """`from pkg import Engine` where pkg/__init__.py defines no Engine: a class is no subclass of a file."""
+    root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/core.py": "class Engine:\n    pass\n",
+                                          "app.py": "from pkg import Engine\n\nclass Widget(Engine):\n    pass\n"})
+    index_repository(root, workers=1)
+    conn = sqlite3.connect(root / ".graphctx" / "index.db")
+    bases = set(conn.execute("SELECT target, resolution FROM edges WHERE kind = 'inherits' AND source = 'app.py::Widget'"))
+    conn.close()
+    assert bases == {("ext:Engine", "unresolved")}

@@ -11,7 +11,7 @@ from functools import cached_property
 from graphctx.index import textedges
 from graphctx.index.flow import FlowScope
 from graphctx.index.flowpaths import argument_for, callee_path
-from graphctx.index.naming import external_id, external_name, is_test_file, is_test_name, tested_stem
+from graphctx.index.naming import EXTERNAL_PREFIX, external_id, external_name, is_test_file, is_test_name, tested_stem
 from graphctx.index.scope import CONFIDENCE, SELF, Edge, Value
 from graphctx.index.symbols import CLASS_KINDS, Symbol
 from graphctx.parse.facts import Call
@@ -287,7 +287,8 @@ class FileResolver(FlowScope):
                     return [(member.ref, "import", CONFIDENCE["import"])]
                 return [(external_id(name), "unresolved", 0.0)]
             return self._member(value, last)
-        return self._resolve_name(name, scope, CLASS_KINDS)
+        found = self._resolve_name(name, scope, CLASS_KINDS)  # a module is no base: the name stays unknown
+        return [t if "::" in t[0] or t[0].startswith(EXTERNAL_PREFIX) else (external_id(name), "unresolved", 0.0) for t in found]
 
     def _resolve_name(self, name: str, scope: str, kinds: frozenset[str]) -> list[Target]:
         """A bare name: a local variable or parameter, enclosing scopes, then imports, then the
