@@ -325,6 +325,31 @@ def test_a_first_build_killed_midway_is_rebuilt_by_index_by_a_query_and_by_serve
     assert index_tables(copies["serve"]) == index_tables(scratch)
 
 
+HOT_JOURNAL = textwrap.dedent("""
+    import os, sqlite3, sys
+    conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+    conn.execute("PRAGMA journal_mode=DELETE")
+    conn.execute("PRAGMA cache_size=5")  # small, so pages spill and the journal holds them
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("CREATE TABLE junk(x)")
+    conn.executemany("INSERT INTO junk VALUES (?)", ((b"x" * 500,) for _ in range(2000)))
+    os._exit(0)  # dies mid-transaction, as a kill does: the journal is left hot
+""")
+
+
+def test_a_hot_journal_left_by_a_killed_writer_is_rolled_back_before_a_read(tmp_path):
+    """A writer killed while its database was not yet in WAL leaves a rollback journal that a
+    read-only connection may not roll back; the read rolls it back as a writer, then answers."""
+    root = write_tree(tmp_path / "repo", {"lib.py": "def helper():\n    return 1\n"})
+    index_repository(root, workers=1)
+    db_path = store.index_path(root)
+    subprocess.run([sys.executable, "-c", HOT_JOURNAL, str(db_path)], check=True)
+    assert db_path.with_name(db_path.name + "-journal").stat().st_size > 0
+    done = subprocess.run([sys.executable, "-m", "graphctx.cli.main", "search", "helper", "--repo", str(root)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and "lib.py::helper" in done.stdout, done.stderr
+
+
 def test_a_killed_rebuild_of_a_garbage_file_is_finished_by_the_next_run(tmp_path, caplog):
     root = write_tree(tmp_path / "repo", {**big_tree(), ".graphctx/index.db": os.urandom(64 * 1024)})
     assert run_and_kill(root, "wrote 60") == "wrote 60"  # the garbage is gone; a new build was under way

@@ -173,7 +173,11 @@ def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     if readonly:
         if not db_path.exists():
             raise IndexMissing(f"no index at {db_path}; run `graphctx index` first")
-        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+        conn = _read_only(db_path)
+        if _awaits_recovery(conn):  # a killed writer's hot journal: only a writer may roll it back
+            conn.close()
+            _recover(db_path)
+            conn = _read_only(db_path)
     else:
         db_path.parent.mkdir(parents=True, exist_ok=True)
         ignore = db_path.parent / ".gitignore"
@@ -184,6 +188,33 @@ def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA busy_timeout=10000")
     return conn
+
+
+def _read_only(db_path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+
+
+def _awaits_recovery(conn: sqlite3.Connection) -> bool:
+    """Whether reading needs a writer first: a run killed before its database went to WAL leaves a
+    rollback journal that must be rolled back before anyone reads (SQLITE_READONLY_ROLLBACK and kin)."""
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+    except sqlite3.OperationalError as exc:
+        return exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_READONLY
+    return False
+
+
+def _recover(db_path: Path) -> None:
+    """Open the file as a writer once, which rolls a hot journal back to the last committed state (what
+    any SQLite reader with write access does on its own); a reader that cannot write gets the error."""
+    try:
+        writer = sqlite3.connect(db_path, isolation_level=None)
+        try:
+            writer.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        finally:
+            writer.close()
+    except sqlite3.DatabaseError:
+        pass  # not ours to mend here: the read that follows reports it
 
 
 def schema_version(conn: sqlite3.Connection) -> int | None:
