@@ -7,36 +7,20 @@ from __future__ import annotations
 import re
 
 from graphctx.errors import quote
+from graphctx.parse.documents import code_lines
 from graphctx.records.errors import InvalidRecord, RecordNotFound
 from graphctx.records.answers import Heading, Table
 
 _ATX = re.compile(r"^[ ]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _SETEXT = re.compile(r"^[ ]{0,3}(=+|-+)[ \t]*$")
-_FENCE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,})")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
-
-
-def _code_lines(lines: list[str]) -> set[int]:
-    """Indexes of lines that are inside fenced code blocks (fence lines included)."""
-    inside: set[int] = set()
-    fence: str | None = None
-    for i, line in enumerate(lines):
-        match = _FENCE.match(line)
-        if fence is None and match:
-            fence = match.group(1)
-            inside.add(i)
-        elif fence is not None:
-            inside.add(i)
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                fence = None
-    return inside
 
 
 def outline(markdown: str) -> list[Heading]:
     """Every heading (ATX '#' and Setext underlined) with its level, 1-based line and path."""
     lines = markdown.split("\n")
-    code = _code_lines(lines)
+    code = code_lines(lines)
     found: list[tuple[int, str, int]] = []
     for i, line in enumerate(lines):
         if i in code:
@@ -108,7 +92,7 @@ def tables(markdown: str, first_line: int = 1) -> list[Table]:
     """The pipe tables in `markdown`: a header row, a rule row ('|---|:--:|'), then data rows.
     Line numbers count from `first_line` (the line the text starts at in the record)."""
     lines = markdown.split("\n")
-    code = _code_lines(lines)
+    code = code_lines(lines)
     found: list[Table] = []
     i = 0
     while i + 1 < len(lines):
