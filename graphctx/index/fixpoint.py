@@ -38,6 +38,7 @@ class FlowQuestions:
         self.so_far: dict[Hashable, frozenset] = {}  # a cycle's head -> its answer in the last pass
         # guard -> (answer, low, truncated, memo, key): answers inside a cycle whose head is still open
         self.provisional: dict[Hashable, tuple[frozenset, int, bool, dict, Hashable]] = {}
+        self._by_low: dict[int, list[Hashable]] = {}  # low -> the provisional answers made with it, to settle them at once
         self.asked = 0
         self.cycles = 0
         self.truncated = 0
@@ -75,6 +76,7 @@ class FlowQuestions:
             self.frames.clear()
             self.so_far.clear()
             self.provisional.clear()
+            self._by_low.clear()
 
     def _solve(self, guard, memo, key, compute) -> frozenset:
         depth = len(self.frames)
@@ -97,12 +99,12 @@ class FlowQuestions:
             del self.open[guard]
             self.so_far.pop(guard, None)
         if frame.low < depth:  # inside a cycle headed further out: settled when that head is
-            self.provisional[guard] = (found, frame.low, frame.truncated, memo, key)
+            self._hold(guard, (found, frame.low, frame.truncated, memo, key))
             self._depends(frame.low, frame.truncated)
             return found
         self._settle(depth)
         if frame.truncated:  # valid for the top-level question under way only
-            self.provisional[guard] = (found, 0, True, memo, key)
+            self._hold(guard, (found, 0, True, memo, key))
             self._depends(0, True)
         else:
             memo[key] = found
@@ -120,16 +122,29 @@ class FlowQuestions:
         if self._work > MAX_WORK:
             raise BudgetSpent()
 
+    def _hold(self, guard: Hashable, held: tuple) -> None:
+        self.provisional[guard] = held
+        self._by_low.setdefault(held[1], []).append(guard)
+
+    def _release(self, depth: int) -> list[tuple]:
+        """Take out the provisional answers made with a head at `depth` or deeper."""
+        out = []
+        for low in sorted(low for low in self._by_low if low >= depth):
+            for guard in self._by_low.pop(low):
+                held = self.provisional.get(guard)
+                if held is not None and held[1] == low:  # (not one moved since to another low)
+                    del self.provisional[guard]
+                    out.append((guard, held))
+        return out
+
     def _forget(self, depth: int) -> None:
         """Drop the answers that used a cycle head at `depth` or deeper: they are worked out again."""
-        for guard in [g for g, held in self.provisional.items() if held[1] >= depth]:
-            del self.provisional[guard]
+        self._release(depth)
 
     def _settle(self, depth: int) -> None:
         """The head at `depth` is stable: the answers that waited on it are final."""
-        for guard in [g for g, held in self.provisional.items() if held[1] >= depth]:
-            found, _, truncated, memo, key = self.provisional.pop(guard)
+        for guard, (found, _, truncated, memo, key) in self._release(depth):
             if truncated:
-                self.provisional[guard] = (found, 0, True, memo, key)
+                self._hold(guard, (found, 0, True, memo, key))
             else:
                 memo[key] = found
