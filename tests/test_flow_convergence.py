@@ -121,3 +121,15 @@ def test_the_same_tree_gives_the_same_edges_whatever_the_hash_seed(tmp_path):
         assert run.returncode == 0, run.stderr
         built.append(call_edges(root))
     assert built[0] == built[1] and len(built[0]) > 30
+
+
+def test_a_call_on_a_value_a_loop_rewrote_many_ways_names_no_flood_of_externals(tmp_path):
+    methods = [f"m{i}" for i in range(8)]
+    loop = "".join(f"        e = e.{m}()\n" for m in methods)
+    program = f"def f():\n    e = dict()\n    while e:\n{loop}    e.done()\n"
+    root = write_tree(tmp_path / "repo", {"m.py": program})
+    index_repository(root, full=True, workers=1)
+    conn = sqlite3.connect(root / ".graphctx" / "index.db")
+    per_line = conn.execute("SELECT line, count(*) FROM edges WHERE kind = 'calls' GROUP BY line").fetchall()
+    conn.close()
+    assert per_line and max(count for _, count in per_line) <= 16
