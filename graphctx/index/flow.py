@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from graphctx.index.fixpoint import EMPTY
 from graphctx.index.scope import SELF, FileScope, Value
 from graphctx.index.symbols import CLASS_KINDS
 from graphctx.parse.facts import RETURN, Call, FileFacts
@@ -20,8 +21,8 @@ from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL
 
 DECORATED = "@"
 FORWARDERS = frozenset({"functools.partial", "functools.partialmethod"})  # calling the result calls the first argument
-MAX_FLOW_DEPTH = 60  # questions open at once (the recursion's depth)
 MAX_PATH_STEPS = 8  # calls and subscripts in one path
+MAX_EXTERNAL_PARTS = 4  # dotted parts of an external value's name: deeper (`x = x.ring` in a loop) is no news
 MAX_KEY_CHOICES = 16  # subscript suffixes tried for one read through variable keys
 MAX_SITE_ROUNDS = 3  # call-site index rebuilds: each lets one more level of passed-on functions through
 SUPER = "super"
@@ -29,10 +30,18 @@ Values = frozenset  # of Value
 
 
 def ordered(values: Values) -> list[Value]:
-    """Values in a fixed order. A question cut short by a cycle answers with what is known so far,
-    so the order in which values are followed decides what the cut leaves out: a set's own order
-    (string hashes, different in every process) would make the same tree give different edges."""
+    """Values in a fixed order. Which questions are asked first decides which become a cycle's head
+    and what a budget cuts: a set's own order (string hashes, different in every process) would
+    make the same tree give different edges."""
     return sorted(values, key=order)
+
+
+def extends(external: str, attr: str) -> bool:
+    """Whether `external.attr` is still a name worth deriving. A long chain, or one naming an
+    attribute twice (`ring.ring`, `canonical.expr.canonical`), is what a loop feeding a variable
+    back into itself spells out: no library defines it, so it is left unresolved."""
+    parts = external.split(".")
+    return len(parts) < MAX_EXTERNAL_PARTS and attr not in parts[1:]
 
 
 class FlowScope(FileScope):
@@ -97,30 +106,10 @@ class FlowScope(FileScope):
         found = self._memo.get(key)
         if found is not None:
             return found
-        guard = (self.path, path, scope)
-        table = self.table
-        found = table.flow_scratch.get(guard)
-        if found is not None:
-            return found
-        busy = table.flow_busy
-        # A cycle (what is known so far is the answer), or a path that grows as it is followed
-        # (`x = x[0]`, `parts = parts[1:]`): cut there.
-        if guard in busy or len(busy) >= MAX_FLOW_DEPTH or path.count("[") + path.count("(") > MAX_PATH_STEPS:
-            table.flow_cuts += 1
-            return frozenset()
-        busy.add(guard)
-        cuts = table.flow_cuts
-        try:
-            found = frozenset(self._values(path, scope))
-        finally:
-            busy.discard(guard)
-        if table.flow_cuts == cuts:
-            self._memo[key] = found
-        else:  # cut short by a cycle: it may differ with the entry point, so it lasts this question only
-            table.flow_scratch[guard] = found
-        if not busy:
-            table.flow_scratch.clear()
-        return found
+        if path.count("[") + path.count("(") > MAX_PATH_STEPS:  # a path that grows as it is followed (`x = x[0]`)
+            self._memo[key] = EMPTY
+            return EMPTY
+        return self.table.flow.answer((self.path, path, scope), self._memo, key, lambda: self._values(path, scope))
 
     def _values(self, path: str, scope: str) -> set[Value]:
         if not path:
@@ -270,7 +259,7 @@ class FlowScope(FileScope):
     def attribute_values(self, value: Value, attr: str) -> set[Value]:
         if value.kind == "external":  # (a protocol method of an external value names nothing useful)
             dunder = attr.startswith("__") and attr.endswith("__")
-            return set() if dunder else {Value("external", f"{value.ref}.{attr}", "external")}
+            return set() if dunder or not extends(value.ref, attr) else {Value("external", f"{value.ref}.{attr}", "external")}
         if value.kind == "super":
             out = set()
             for base in self.table.bases.get(value.ref, ()):

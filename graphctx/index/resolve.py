@@ -127,6 +127,8 @@ class FileResolver(FlowScope):
                 external.add(value.ref)
         if len(repository) > MAX_FLOW_CANDIDATES:
             return []
+        if len(external) > MAX_FLOW_CANDIDATES:  # names a loop spelled out (`e = e.subs(); e = e.doit()`), no library's
+            external = set()
         share = CONFIDENCE["inferred"] / max(1, len(repository))
         return [(ref, "inferred", share) for ref in sorted(repository)] + [
             (external_id(name), "external", 1.0) for name in sorted(external)]

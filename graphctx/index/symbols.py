@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from graphctx.index.fixpoint import FlowQuestions
 from graphctx.index.languages import rules_for
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import EXTERNAL_PREFIX, external_name, file_stem
@@ -58,9 +59,7 @@ class SymbolTable:
         self.resolvers: dict[str, Any] = {}  # path -> a FileResolver with its imports bound, made on demand
         self.external_bases: dict[str, list[str]] = {}
         self._subclasses: dict[str, list[str]] | None = None  # base -> the classes directly below it
-        self.flow_busy: set[tuple[str, str, str]] = set()  # value-flow questions being answered (cycle guard)
-        self.flow_cuts = 0  # answers cut short by a cycle so far: those are not remembered
-        self.flow_scratch: dict[tuple[str, str, str], frozenset] = {}  # such answers, for the question under way
+        self.flow = FlowQuestions()  # value-flow questions under way, across files
 
     def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
         """The resolved (class, base) pairs of the whole repository, for method lookup through bases;
