@@ -111,8 +111,8 @@ class FileResolver(FlowScope):
         return self._resolve_call(call.name, call.receiver, call.scope)
 
     def _flow_targets(self, path: str, scope: str) -> list[Target]:
-        """The targets a callee path's values give: every repository function or class it may hold
-        (`inferred`, the confidence shared among them), external names as `external`."""
+        """A callee path's targets: the repository functions and classes it may hold, `inferred` with the
+        confidence shared, and its external names, `external`, unless a loop spelled out too many."""
         if not path:
             return []
         repository, external = set(), set()
@@ -127,11 +127,9 @@ class FileResolver(FlowScope):
                 external.add(value.ref)
         if len(repository) > MAX_FLOW_CANDIDATES:
             return []
-        if len(external) > MAX_FLOW_CANDIDATES:  # names a loop spelled out (`e = e.subs(); e = e.doit()`), no library's
-            external = set()
+        external = external if len(external) <= MAX_FLOW_CANDIDATES else set()  # else names a loop spelled out
         share = CONFIDENCE["inferred"] / max(1, len(repository))
-        return [(ref, "inferred", share) for ref in sorted(repository)] + [
-            (external_id(name), "external", 1.0) for name in sorted(external)]
+        return [(r, "inferred", share) for r in sorted(repository)] + [(external_id(n), "external", 1.0) for n in sorted(external)]
 
     def _higher_order(self, call: Call, targets: list[Target]) -> None:
         """A function of another file called with a function for a parameter it calls: that call
