@@ -199,7 +199,7 @@ def _awaits_recovery(conn: sqlite3.Connection) -> bool:
     rollback journal that must be rolled back before anyone reads (SQLITE_READONLY_ROLLBACK and kin)."""
     try:
         conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
-    except sqlite3.OperationalError as exc:
+    except sqlite3.DatabaseError as exc:  # damage and the like are `diagnose`'s to report, later
         return exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_READONLY
     return False
 
