@@ -3,8 +3,10 @@ comparable collections."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
+import sys
 import textwrap
 from collections import Counter
 from pathlib import Path
@@ -27,6 +29,16 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
         else:
             path.write_text(content, encoding="utf-8")
     return root
+
+
+def run_graphctx(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The CLI in a subprocess, as a user runs it; no traceback may reach its standard error."""
+    env = {**os.environ, "COLUMNS": "120"}
+    env.pop("GRAPHCTX_DEBUG", None)
+    proc = subprocess.run([sys.executable, "-m", "graphctx.cli.main", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
 
 
 def index_tables(root: Path) -> dict[str, Counter]:

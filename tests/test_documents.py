@@ -6,17 +6,14 @@ over MCP, free text reaching a section, and an edit to the code a section names.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client
 
-from conftest import write_tree
+from conftest import run_graphctx as graphctx, write_tree
 from graphctx.index.indexer import index_repository
 from graphctx.parse.documents import sections
 
@@ -123,15 +120,6 @@ def test_code_spans_reference_code_and_an_ambiguous_name_stays_ambiguous(repo):
     # sections are no symbols: no call resolves to them, even one named like a heading
     assert rows(repo, "SELECT count(*) FROM edges e JOIN entities t ON t.id = e.target"
                       " WHERE e.kind = 'calls' AND t.kind IN ('document', 'section')") == [(0,)]
-
-
-def graphctx(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COLUMNS": "120"}
-    env.pop("GRAPHCTX_DEBUG", None)
-    proc = subprocess.run([sys.executable, "-m", "graphctx.cli.main", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
 
 
 def test_doc_outline_section_and_tables_from_the_cli(repo):

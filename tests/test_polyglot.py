@@ -7,16 +7,15 @@ every file is indexed or skipped with its reason, and for one entity of each lan
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client
+
+from conftest import run_graphctx as graphctx
 
 from graphctx.parse.languages import LANGUAGES, family
 
@@ -29,15 +28,6 @@ EXTRA = {
     "Dockerfile": "# The build image.\nFROM debian:stable\n",
     "assets/logo.png": b"\x89PNG\r\n\x1a\n\0\0",
 }
-
-
-def graphctx(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COLUMNS": "120"}
-    env.pop("GRAPHCTX_DEBUG", None)
-    proc = subprocess.run([sys.executable, "-m", "graphctx.cli.main", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
 
 
 @pytest.fixture(scope="module")

@@ -5,16 +5,15 @@ and over MCP; route edges are inferred (left out without them); a registration i
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client
+
+from conftest import run_graphctx as graphctx
 
 FIXTURES = Path(__file__).parent / "fixtures" / "routes"
 
@@ -53,15 +52,6 @@ EXPECTED = {
                                       ("PUT", "/users/search", "search"))
     },
 }
-
-
-def graphctx(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "COLUMNS": "120"}
-    env.pop("GRAPHCTX_DEBUG", None)
-    proc = subprocess.run([sys.executable, "-m", "graphctx.cli.main", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
 
 
 @pytest.fixture(scope="module")
