@@ -41,6 +41,24 @@ def run_graphctx(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return proc
 
 
+def git_as(cwd: Path, *args: str, author: str = "Dev <dev@example.com>") -> str:
+    """git in cwd as `author`, with no user configuration; its standard output."""
+    name, email = author[:-1].split(" <")
+    env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": name,
+           "GIT_COMMITTER_EMAIL": email, "HOME": str(cwd), "PATH": "/usr/bin:/bin:/usr/local/bin"}
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout.strip()
+
+
+def commit_files(work: Path, files: dict[str, str], message: str, author: str = "Dev <dev@example.com>") -> str:
+    """Write files into the work tree and commit them all; the new commit's sha."""
+    for rel, text in files.items():
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_text(text)
+    git_as(work, "add", "-A")
+    git_as(work, "commit", "-q", "-m", message, author=author)
+    return git_as(work, "rev-parse", "HEAD")
+
+
 def index_tables(root: Path) -> dict[str, Counter]:
     """The entities and edges of root's index (rowid excluded), as multisets of row tuples."""
     conn = sqlite3.connect(f"file:{root / '.graphctx' / 'index.db'}?mode=ro", uri=True)

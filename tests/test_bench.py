@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-from pathlib import Path
 
 import pytest
 
+from conftest import commit_files, git_as
 from graphctx.bench import gitrepo, metrics
 from graphctx.bench.instances import HistoryOptions, Span, gold_from_lines, history_set, is_lexical, load_jsonl, write_jsonl
 from graphctx.bench.runner import RunConfig, load_results, result_path, run
@@ -67,42 +67,26 @@ def test_add():
 '''
 
 
-def _git(cwd: Path, *args: str, author: str = "Dev <dev@example.com>") -> str:
-    name, email = author[:-1].split(" <")
-    env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": name,
-           "GIT_COMMITTER_EMAIL": email, "HOME": str(cwd), "PATH": "/usr/bin:/bin:/usr/local/bin"}
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout.strip()
-
-
-def _commit(work: Path, files: dict[str, str], message: str, author: str = "Dev <dev@example.com>") -> str:
-    for rel, text in files.items():
-        (work / rel).parent.mkdir(parents=True, exist_ok=True)
-        (work / rel).write_text(text)
-    _git(work, "add", "-A")
-    _git(work, "commit", "-q", "-m", message, author=author)
-    return _git(work, "rev-parse", "HEAD")
-
-
 @pytest.fixture(scope="module")
 def history_repo(tmp_path_factory) -> dict:
     """A work tree and its bare clone (at repos/owner__small.git), with the sha of each commit."""
     base = tmp_path_factory.mktemp("bench")
     work = base / "work"
     work.mkdir()
-    _git(work, "init", "-q", "-b", "main")
+    git_as(work, "init", "-q", "-b", "main")
     shas = {}
-    shas["init"] = _commit(work, {"pkg/__init__.py": "", "pkg/calc.py": CALC_V1, "pkg/util.py": UTIL,
+    shas["init"] = commit_files(work, {"pkg/__init__.py": "", "pkg/calc.py": CALC_V1, "pkg/util.py": UTIL,
                                   "tests/test_calc.py": TEST}, "Initial import of the calculator package")
-    shas["fix"] = _commit(work, {"pkg/calc.py": CALC_V2, "tests/test_calc.py": TEST + "\n\ndef test_mul():\n    pass\n"},
+    shas["fix"] = commit_files(work, {"pkg/calc.py": CALC_V2, "tests/test_calc.py": TEST + "\n\ndef test_mul():\n    pass\n"},
                           "Fix Calc.mul for string inputs and the zero check in division")
-    shas["docs"] = _commit(work, {"README.md": "# calc\n"}, "Document the calculator in a readme")
-    shas["bot"] = _commit(work, {"pkg/util.py": UTIL.replace("2)", "2.0)")}, "Update helper constants for halving and doubling",
+    shas["docs"] = commit_files(work, {"README.md": "# calc\n"}, "Document the calculator in a readme")
+    shas["bot"] = commit_files(work, {"pkg/util.py": UTIL.replace("2)", "2.0)")}, "Update helper constants for halving and doubling",
                           author="dependabot[bot] <bot@example.com>")
-    shas["bump"] = _commit(work, {"pkg/__init__.py": "__version__ = '1.2.3'\n"}, "Bump version to 1.2.3")
-    shas["ws"] = _commit(work, {"pkg/calc.py": CALC_V2.replace("    return a + b\n", "    return a + b   \n")},
+    shas["bump"] = commit_files(work, {"pkg/__init__.py": "__version__ = '1.2.3'\n"}, "Bump version to 1.2.3")
+    shas["ws"] = commit_files(work, {"pkg/calc.py": CALC_V2.replace("    return a + b\n", "    return a + b   \n")},
                          "Strip trailing whitespace from the add function")
-    shas["short"] = _commit(work, {"pkg/calc.py": CALC_V2.replace("a - b", "a - b + 0")}, "tweak")
-    shas["util"] = _commit(work, {"pkg/util.py": UTIL.replace("2)", "2.0)").replace("Calc().div(x, 2.0)", "x / 2")},
+    shas["short"] = commit_files(work, {"pkg/calc.py": CALC_V2.replace("a - b", "a - b + 0")}, "tweak")
+    shas["util"] = commit_files(work, {"pkg/util.py": UTIL.replace("2)", "2.0)").replace("Calc().div(x, 2.0)", "x / 2")},
                            "Halving no longer goes through the calculator object")
     repos = base / "repos"
     repos.mkdir()

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import commit_files, git_as
 from graphctx.context import ranker
 from graphctx.context.features import FEATURES, INDEX
 from graphctx.project import Project
@@ -47,22 +48,6 @@ TEST = '''from pkg.parser import parse_config
 def test_parse_config():
     assert parse_config("a=1") == {"a": "1"}
 '''
-
-
-def _git(cwd: Path, *args: str, author: str = "Dev <dev@example.com>") -> str:
-    name, email = author[:-1].split(" <")
-    env = {"GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": name,
-           "GIT_COMMITTER_EMAIL": email, "HOME": str(cwd), "PATH": "/usr/bin:/bin:/usr/local/bin"}
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True, env=env).stdout.strip()
-
-
-def _commit(work: Path, files: dict[str, str], message: str, author: str = "Dev <dev@example.com>") -> str:
-    for rel, text in files.items():
-        (work / rel).parent.mkdir(parents=True, exist_ok=True)
-        (work / rel).write_text(text)
-    _git(work, "add", "-A")
-    _git(work, "commit", "-q", "-m", message, author=author)
-    return _git(work, "rev-parse", "HEAD")
 
 
 @pytest.fixture(scope="module")
@@ -184,20 +169,20 @@ def mined(tmp_path_factory) -> dict:
     base = tmp_path_factory.mktemp("mined")
     work = base / "work"
     work.mkdir()
-    _git(work, "init", "-q", "-b", "main")
-    shas = {"init": _commit(work, {"pkg/__init__.py": "", "pkg/parser.py": PARSER, "tests/test_parser.py": TEST},
+    git_as(work, "init", "-q", "-b", "main")
+    shas = {"init": commit_files(work, {"pkg/__init__.py": "", "pkg/parser.py": PARSER, "tests/test_parser.py": TEST},
                             "Initial import of the configuration parser")}
-    shas["fix"] = _commit(work, {"pkg/parser.py": PARSER.replace(".lower()", "")},
+    shas["fix"] = commit_files(work, {"pkg/parser.py": PARSER.replace(".lower()", "")},
                           "Keep the case of configuration values when reading them")
-    shas["bot"] = _commit(work, {"pkg/parser.py": PARSER.replace(".lower()", "").replace("out = {}", "out = dict()")},
+    shas["bot"] = commit_files(work, {"pkg/parser.py": PARSER.replace(".lower()", "").replace("out = {}", "out = dict()")},
                           "Modernise the dictionary construction in the parser", author="renovate[bot] <bot@example.com>")
-    shas["tests"] = _commit(work, {"tests/test_parser.py": TEST + "\n\ndef test_more():\n    pass\n"},
+    shas["tests"] = commit_files(work, {"tests/test_parser.py": TEST + "\n\ndef test_more():\n    pass\n"},
                             "Cover more configuration shapes in the tests")
-    shas["revert"] = _commit(work, {"pkg/parser.py": PARSER}, 'Revert "Keep the case of configuration values"')
+    shas["revert"] = commit_files(work, {"pkg/parser.py": PARSER}, 'Revert "Keep the case of configuration values"')
     repos = base / "repos"
     repos.mkdir()
     subprocess.run(["git", "clone", "-q", "--bare", str(work), str(repos / "owner__cfg.git")], check=True)
-    head = _git(work, "rev-parse", "HEAD")
+    head = git_as(work, "rev-parse", "HEAD")
     (base / "repos.json").write_text(json.dumps({"repositories": [{"repo": "owner/cfg", "rev": head, "role": "train"}]}))
     data = base / "data"
     for step in ("mine", "features"):
