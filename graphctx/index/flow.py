@@ -90,6 +90,7 @@ class FlowScope(FileScope):
         self._memo: dict[tuple[str, str], Values] = {}
         self._sites: dict[str, list[tuple[Call, int]]] | None = None
         self._building: dict[str, list[tuple[Call, int]]] | None = None
+        self._consulted = False  # whether the index being built was read while building it
 
     def forget_flows(self) -> None:
         """Drop what value flow has worked out here (the class hierarchy it read has changed)."""
@@ -356,12 +357,14 @@ class FlowScope(FileScope):
         if self._sites is not None:
             return self._sites
         if self._building is not None:  # asked while building: this round's index (rounds repeat until it holds)
+            self._consulted = True
             return self._building
         sites: dict[str, list[tuple[Call, int]]] = {}
         for _ in range(MAX_SITE_ROUNDS):
-            self._building = sites
+            self._building, self._consulted = sites, False
             found = self._index_sites()
-            if found == sites:
+            if found == sites or not self._consulted:  # (no answer of this round read the index it was building)
+                sites = found
                 break
             sites = found
             self._memo.clear()
