@@ -105,6 +105,7 @@ def discover(root: Path, config: Config, progress: Callable[[int, int], None] | 
     if paths is None:
         paths = _walk(root, warnings)
     boundary = Boundary(root)
+    top = str(root)
     out: list[Candidate] = []
     no_grammar: dict[str, int] = {}  # language whose grammar wheel is missing here -> its files
     for done, rel in enumerate(paths):
@@ -117,18 +118,19 @@ def discover(root: Path, config: Config, progress: Callable[[int, int], None] | 
                 if verdict.reason == NO_PARSER:
                     no_grammar[verdict.detail] = no_grammar.get(verdict.detail, 0) + 1
             continue
-        if os.path.islink(root / rel) and os.path.isdir(root / rel):  # a symlinked folder: not followed, as by git
+        full = os.path.join(top, rel)  # (a string join: a Path per file costs more than the stat)
+        if os.path.islink(full) and os.path.isdir(full):  # a symlinked folder: not followed, as by git
             continue
         real = boundary.real_path(rel)
         if real is None:
-            skips.append(Skip(rel, OUTSIDE, f"it resolves to {os.path.realpath(root / rel)}"))
+            skips.append(Skip(rel, OUTSIDE, f"it resolves to {os.path.realpath(full)}"))
             continue
         try:
             st = os.stat(real)
         except OSError as exc:  # deleted but still in git's index, a broken symlink, a symlink loop
             if not isinstance(exc, FileNotFoundError):
                 warnings.append((rel, f"cannot stat: {exc.strerror}"))
-            elif os.path.islink(root / rel):
+            elif os.path.islink(full):
                 warnings.append((rel, "skipped: broken symbolic link"))
             continue
         if not stat.S_ISREG(st.st_mode):  # a named pipe would block the read forever; a folder named x.py
