@@ -37,6 +37,9 @@ from graphctx.bench.instances import HistoryOptions, Instance, derive_instance, 
 from graphctx.context.features import FEATURES
 from graphctx.project import Project
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reuse import first_parent_order, gold_unchanged  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "graphctx-learned"
 BENCHMARK_REPOS = {"psf/requests", "pallets/flask", "pytest-dev/pytest", "pylint-dev/pylint", "mwaskom/seaborn",
@@ -147,7 +150,8 @@ def save(path: Path, rows: list[tuple[Instance, dict]]) -> dict:
     y = np.concatenate([r["y"] for _, r in rows if len(r["ids"])]) if xs else np.zeros(0, dtype=np.int8)
     group = np.concatenate([np.full(len(r["ids"]), i) for i, (_, r) in enumerate(rows) if len(r["ids"])]) if xs else np.zeros(0)
     meta = [{"instance_id": inst.instance_id, "repo": inst.repo, "lexical": inst.lexical, "gold": inst.gold_functions,
-             "keys": r["keys"]} for inst, r in rows]
+             "keys": r["keys"], "exact": r.get("tree", inst.base_commit) == inst.base_commit, "text": inst.text}
+            for inst, r in rows]
     np.savez_compressed(path, x=x, y=y, group=group, features=np.array(FEATURES),
                         meta=np.array(json.dumps(meta)))
     return {"instances": len(rows), "rows": int(len(y)), "positives": int(y.sum()),
@@ -162,27 +166,37 @@ def cmd_features(args) -> int:
             continue
         instances = load_jsonl(set_path)
         git_dir = find_git_dir(args.repos_dir, row["repo"])
-        dates = {i.base_commit: int(git(git_dir, "show", "-s", "--format=%ct", i.base_commit).strip() or 0) for i in instances}
-        instances.sort(key=lambda i: (dates[i.base_commit], i.instance_id))
+        place = first_parent_order(git_dir, row["rev"], {i.base_commit for i in instances}, row.get("scan", 3000) + 2)
+        instances = sorted((i for i in instances if i.base_commit in place), key=lambda i: place[i.base_commit])
         if args.per_repo:
             instances = instances[-args.per_repo:]  # the newest: close together, so each index run is short
         tree = args.data / "trees" / slug(row["repo"])
         started = time.perf_counter()
-        rows = []
+        rows, indexed, served = [], None, 0
         project = None
         for inst in instances:
             try:
-                checkout(git_dir, tree, inst.base_commit)
-                project = project or Project(tree, find=False, ephemeral=False)  # keeps its symbol table between runs
-                project.index()
-                rows.append((inst, instance_rows(project, inst, args.candidates)))
+                # The window's tree serves this commit when it is recent enough and holds its gold as is.
+                if indexed is None or served >= args.window or not gold_unchanged(
+                        git_dir, indexed, inst.base_commit, inst.gold_functions):
+                    checkout(git_dir, tree, inst.base_commit)
+                    project = project or Project(tree, find=False, ephemeral=False)  # keeps its symbol table
+                    project.index()
+                    indexed, served = inst.base_commit, 0
+                served += 1
+                features = instance_rows(project, inst, args.candidates)
+                features["tree"] = indexed
+                rows.append((inst, features))
             except Exception as exc:  # noqa: BLE001 - one commit graphctx cannot index does not end the corpus
                 say(f"  {inst.instance_id}: skipped ({type(exc).__name__}: {str(exc)[:200]})")
+                indexed = None
         if project is not None:
             project.close()
         counts = save(out, rows)
+        counts["indexed_trees"] = len({r["tree"] for _, r in rows})
+        counts["seconds"] = round(time.perf_counter() - started)
         out.with_suffix(".json").write_text(json.dumps(counts) + "\n")  # manifest.json is mine's alone
-        say(f"{row['repo']}: {counts} in {time.perf_counter() - started:.0f} s")
+        say(f"{row['repo']}: {counts}")
     return 0
 
 
@@ -235,6 +249,9 @@ def main(argv=None) -> int:
         if name == "features":
             p.add_argument("--force", action="store_true", help="recompute existing feature files")
             p.add_argument("--per-repo", type=int, help="only the newest N instances of each repository")
+            p.add_argument("--window", type=int, default=1,
+                           help="let one indexed parent tree serve up to N commits whose gold functions it holds "
+                                "unchanged (default 1: index every commit's own parent)")
         if name == "dev":
             p.add_argument("--set", type=Path, required=True)
             p.add_argument("--cache-dir", type=Path, default=workspace.DEFAULT_CACHE)
