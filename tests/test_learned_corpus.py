@@ -163,3 +163,18 @@ def test_cross_validation_learns_a_planted_signal_across_repositories():
     assert 0 < len(subset["meta"]) < 320
     assert all(train.issue_like(m) for m in subset["meta"])
     assert len(subset["x"]) == 20 * len(subset["meta"]) and subset["group"].max() == len(subset["meta"]) - 1
+
+
+def test_dev_ranks_each_issue_on_its_own_base_tree(history):
+    """The dev command walks one work tree from base to base; each issue's rows are those a fresh
+    index of its base commit gives (the history instances serve as issues here)."""
+    _, _, exact = features_of(history, window=1)
+    data = history["base"] / "data-window-1"
+    corpus(history, "dev", data, "--set", str(data / "sets" / "owner__cfg.jsonl"))
+    dev = np.load(data / "features" / "dev-owner__cfg.npz")
+    by_id = {m["instance_id"]: m["keys"] for m in json.loads(str(dev["meta"]))}
+    assert by_id == {m["instance_id"]: m["keys"] for m in json.loads(str(exact["meta"]))}
+    order = {m["instance_id"]: i for i, m in enumerate(json.loads(str(exact["meta"])))}
+    for i, m in enumerate(json.loads(str(dev["meta"]))):
+        j = order[m["instance_id"]]
+        assert np.array_equal(dev["x"][dev["group"] == i], exact["x"][exact["group"] == j])

@@ -17,7 +17,8 @@ commit to commit oldest first with `git read-tree`, so each index run is increme
 best candidates by the hand-set blend, their feature matrix and labels (1 for a candidate whose
 function is gold). Writes features/<owner__name>.npz.
 
-dev: the same for an issue set (evaluation only, never trained on), on the benchmark's tree cache."""
+dev: the same for an issue set (evaluation only, never trained on), each issue on its own base
+commit's tree (one work tree per repository, moved oldest first)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,6 @@ from pathlib import Path
 
 import numpy as np
 
-from graphctx.bench import workspace
 from graphctx.bench.gitrepo import BenchError, find_git_dir, first_parent_log, git
 from graphctx.bench.instances import HistoryOptions, Instance, derive_instance, load_jsonl, top_keys, write_jsonl
 from graphctx.context.features import FEATURES
@@ -214,18 +214,30 @@ def checkout(git_dir: Path, tree: Path, commit: str) -> None:
 
 
 def cmd_dev(args) -> int:
+    """Each issue ranked on the tree of its own base commit: one work tree per repository, moved from
+    base to base oldest first, so each index run is incremental (exact, and far cheaper than a fresh
+    index per issue)."""
     instances = load_jsonl(args.set)
     if args.repo_filter:
         instances = [i for i in instances if i.repo in set(args.repo_filter.split(","))]
     rows = []
     started = time.perf_counter()
-    for n, inst in enumerate(instances, 1):
-        root, _ = workspace.prepare(args.cache_dir, args.repos_dir, inst.repo, inst.base_commit)
-        project = Project(root, find=False, ephemeral=False)
-        rows.append((inst, instance_rows(project, inst, args.candidates)))
-        project.close()
-        if n % 10 == 0:
-            say(f"  {n}/{len(instances)} in {time.perf_counter() - started:.0f} s")
+    for repo in sorted({i.repo for i in instances}):
+        git_dir = find_git_dir(args.repos_dir, repo)
+        mine = [i for i in instances if i.repo == repo]
+        dates = {i.base_commit: int(str(git(git_dir, "show", "-s", "--format=%ct", i.base_commit)).strip() or 0) for i in mine}
+        mine.sort(key=lambda i: (dates[i.base_commit], i.instance_id))
+        tree = args.data / "trees" / f"dev-{slug(repo)}"
+        project = None
+        for inst in mine:
+            checkout(git_dir, tree, inst.base_commit)
+            project = project or Project(tree, find=False, ephemeral=False)
+            project.index()
+            rows.append((inst, instance_rows(project, inst, args.candidates)))
+            if len(rows) % 10 == 0:
+                say(f"  {len(rows)}/{len(instances)} in {time.perf_counter() - started:.0f} s")
+        if project is not None:
+            project.close()
     part = f"-{slug(args.repo_filter.replace(',', '-'))}" if args.repo_filter else ""
     counts = save(args.data / "features" / f"dev-{args.set.stem}{part}.npz", rows)
     say(f"{args.set}: {counts}")
@@ -254,7 +266,6 @@ def main(argv=None) -> int:
                                 "unchanged (default 1: index every commit's own parent)")
         if name == "dev":
             p.add_argument("--set", type=Path, required=True)
-            p.add_argument("--cache-dir", type=Path, default=workspace.DEFAULT_CACHE)
             p.add_argument("--repo-filter")
     args = parser.parse_args(argv)
     return args.run(args)

@@ -154,12 +154,18 @@ RECIPES = {
     "issue-like": (issue_like, None, 3.0, 4),
     "exact-trees": (lambda m: m.get("exact", True), None, 3.0, 4),
     "text-only": (None, "text", 0.0, 4),
+    # Without the text's length and trace flag: commit messages are far shorter than issues, so
+    # splits on them do not carry over to issue text.
+    "no-query-length": (None, "no-query", 3.0, 4),
 }
+QUERY_LEVEL = {"text_terms", "text_has_trace"}
 
 
 def columns_of(which: str | None) -> list[int]:
     if which == "text":
         return [FEATURES.index(f) for f in sorted(TEXT_ONLY)]
+    if which == "no-query":
+        return [i for i, f in enumerate(FEATURES) if f not in QUERY_LEVEL]
     return list(range(len(FEATURES)))
 
 
