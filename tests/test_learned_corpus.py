@@ -178,3 +178,16 @@ def test_dev_ranks_each_issue_on_its_own_base_tree(history):
     for i, m in enumerate(json.loads(str(dev["meta"]))):
         j = order[m["instance_id"]]
         assert np.array_equal(dev["x"][dev["group"] == i], exact["x"][exact["group"] == j])
+
+
+def test_relative_columns_are_per_text():
+    from graphctx.context.features import BASE_FEATURES, RELATIVE, with_relative
+
+    base = np.zeros((4, len(BASE_FEATURES)))
+    col = BASE_FEATURES.index("name_words")
+    base[:, col] = [0.5, 0.25, 0.0, 0.0]  # text 0: best 0.5; text 1: nothing overlaps
+    wide = with_relative(base, np.array([0, 0, 1, 1]))
+    assert wide.shape == (4, len(FEATURES)) and np.array_equal(wide[:, :len(BASE_FEATURES)], base)
+    rel = wide[:, len(BASE_FEATURES) + RELATIVE.index("name_words")]
+    assert rel.tolist() == [1.0, 0.5, 0.0, 0.0]
+    assert with_relative(np.zeros((0, len(BASE_FEATURES)))).shape == (0, len(FEATURES))

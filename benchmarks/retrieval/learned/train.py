@@ -30,7 +30,7 @@ import numpy as np
 
 from graphctx.bench.metrics import acc_at, reciprocal_rank
 from graphctx.context import ranker
-from graphctx.context.features import FEATURES
+from graphctx.context.features import BASE_FEATURES, FEATURES, RELATIVE, with_relative
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -52,15 +52,17 @@ TEXT_ONLY = {"own_text", "field_words", "field_signature", "field_doc", "field_b
              "name_exact", "name_exact_cased", "qualified_mentioned", "parent_mentioned", "name_words", "path_words",
              "stem_mentioned", "path_mentioned", "aside", "is_test", "is_doc_path", "kind_function", "kind_method",
              "kind_class", "kind_file", "kind_other", "lines", "private", "dunder", "text_terms", "text_has_trace",
-             "seed_frame", "seed_path", "seed_name", "seed_text"}
+             "seed_frame", "seed_path", "seed_name", "seed_text"} | {f"{n}_rel" for n in RELATIVE if n != "degree_in"}
 
 
 def load(path: Path) -> dict:
     data = np.load(path, allow_pickle=False)
-    if tuple(data["features"]) != FEATURES:
+    x, group = data["x"], data["group"].astype(np.int64)
+    if tuple(data["features"]) == BASE_FEATURES:  # extracted before the relative columns: derive them
+        x = with_relative(x, group)
+    elif tuple(data["features"]) != FEATURES:
         raise SystemExit(f"{path} was extracted with other features; run corpus.py features --force")
-    return {"x": data["x"], "y": data["y"].astype(np.int32), "group": data["group"].astype(np.int64),
-            "meta": json.loads(str(data["meta"]))}
+    return {"x": x, "y": data["y"].astype(np.int32), "group": group, "meta": json.loads(str(data["meta"]))}
 
 
 def concat(parts: list[dict]) -> dict:
@@ -157,8 +159,13 @@ RECIPES = {
     # Without the text's length and trace flag: commit messages are far shorter than issues, so
     # splits on them do not carry over to issue text.
     "no-query-length": (None, "no-query", 3.0, 4),
+    # Length-robust: the overlaps only relative to the text's best candidate, no text length.
+    "length-robust": (None, "length-robust", 3.0, 4),
+    "length-robust-16": (None, "length-robust", 3.0, 16),
+    "without-relative": (None, "base", 3.0, 4),  # the 43 features before the relative columns
 }
 QUERY_LEVEL = {"text_terms", "text_has_trace"}
+LENGTH_BOUND = {"name_words", "path_words", "file_named"}  # overlaps that grow with the text's length
 
 
 def columns_of(which: str | None) -> list[int]:
@@ -166,6 +173,10 @@ def columns_of(which: str | None) -> list[int]:
         return [FEATURES.index(f) for f in sorted(TEXT_ONLY)]
     if which == "no-query":
         return [i for i, f in enumerate(FEATURES) if f not in QUERY_LEVEL]
+    if which == "length-robust":
+        return [i for i, f in enumerate(FEATURES) if f not in QUERY_LEVEL | LENGTH_BOUND]
+    if which == "base":
+        return list(range(len(BASE_FEATURES)))
     return list(range(len(FEATURES)))
 
 
@@ -272,7 +283,8 @@ def main(argv=None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--write", action="store_true", help=f"write the model to {MODEL_PATH.relative_to(HERE.parents[2])}")
     parser.add_argument("--ablations", action="store_true", help="cross-validate every recipe, not only the default")
-    parser.add_argument("--recipe", choices=sorted(RECIPES), help="train this recipe (default: the best by cross-validation)")
+    parser.add_argument("--recipes", help=f"cross-validate these (comma-separated, of {', '.join(sorted(RECIPES))}) and "
+                        "ship the best; default correct-hand-set, or all with --ablations")
     parser.add_argument("--folds", type=int, default=5, help="groups of training repositories held out in turn (default 5)")
     parser.add_argument("--shift", action="store_true", help="list the features that differ most between training and dev")
     parser.add_argument("--json", type=Path, help="write the evaluation as JSON here")
@@ -295,15 +307,27 @@ def main(argv=None) -> int:
                         "exact_trees": sum(1 for m in train_data["meta"] if m.get("exact", True)),
                         "issue_like": sum(1 for m in train_data["meta"] if issue_like(m))},
               "cross_validation": {}, "sets": {}}
-    recipes = sorted(RECIPES) if args.ablations else [args.recipe or "correct-hand-set"]
+    recipes = sorted(RECIPES) if args.ablations else (args.recipes or "correct-hand-set").split(",")
+    unknown = [r for r in recipes if r not in RECIPES]
+    if unknown:
+        raise SystemExit(f"unknown recipe {unknown[0]!r}; choose from {', '.join(sorted(RECIPES))}")
     for recipe in recipes:
         cv = report["cross_validation"][recipe] = cross_validate(parts["train"], recipe, args.folds)
         print(f"cv {recipe}: learned {cv['learned']} vs hand-set {cv['hand-set']} (n = {cv['n']}, "
               f"{cv['paired']}, rounds {cv['rounds']})", flush=True)
-    chosen = args.recipe or max(recipes, key=lambda r: (report["cross_validation"][r]["learned"], r == "correct-hand-set"))
+    chosen = max(recipes, key=lambda r: (report["cross_validation"][r]["learned"], r == "correct-hand-set"))
+    models = {}
+    for recipe in recipes:  # each recipe trained on every training repository, for the ablation table
+        keep, which, base_weight, leaves = RECIPES[recipe]
+        rounds = int(np.median(report["cross_validation"][recipe]["rounds"]))
+        models[recipe] = train(select(train_data, keep), columns_of(which), base_weight, rounds, leaves)
+        report["cross_validation"][recipe]["evaluation"] = {
+            name: {"all": (e := evaluate(data, predict(models[recipe], data["x"])))["all"]["acc@10"],
+                   "non-lexical": e["non-lexical"]["acc@10"]}
+            for name, data in sets.items() if data is not None}
     keep, which, base_weight, leaves = RECIPES[chosen]
     rounds = int(np.median(report["cross_validation"][chosen]["rounds"]))
-    model = train(select(train_data, keep), columns_of(which), base_weight, rounds, leaves)
+    model = models[chosen]
     report["chosen"] = {"recipe": chosen, "rounds": rounds, "leaves": leaves, "base_weight": base_weight}
     for name, data in sets.items():
         if data is None:
