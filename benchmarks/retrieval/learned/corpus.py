@@ -4,7 +4,7 @@ how far back to look (`scan` first-parent commits); every step writes under the 
 (default ~/.cache/graphctx-learned, never into git).
 
     python benchmarks/retrieval/learned/corpus.py mine     --repos-dir DIR [--data D] [--only a/b,...]
-    python benchmarks/retrieval/learned/corpus.py features --repos-dir DIR [--data D] [--only a/b,...]
+    python benchmarks/retrieval/learned/corpus.py features --repos-dir DIR [--data D] [--only a/b,...] [--window N]
     python benchmarks/retrieval/learned/corpus.py dev      --repos-dir DIR --set dev_issues.jsonl [--data D]
 
 mine: each repository's history set through `graphctx bench history`'s filters (merges, bots, reverts,
@@ -13,9 +13,10 @@ commit's message is the query, the functions it modified at its parent are the g
 sets/<owner__name>.jsonl and manifest.json (counts per repository and reason, the commit range).
 
 features: for each instance, the tree at its parent commit (one work tree per repository, moved from
-commit to commit oldest first with `git read-tree`, so each index run is incremental), graphctx's
-best candidates by the hand-set blend, their feature matrix and labels (1 for a candidate whose
-function is gold). Writes features/<owner__name>.npz.
+commit to commit oldest first with `git read-tree`, so each index run is incremental; with --window
+one indexed tree also serves later commits whose gold functions it holds unchanged, see reuse.py),
+graphctx's best candidates by the hand-set blend, their feature matrix and labels (1 for a candidate
+whose function is gold). Writes features/<owner__name>.npz.
 
 dev: the same for an issue set (evaluation only, never trained on), each issue on its own base
 commit's tree (one work tree per repository, moved oldest first)."""
