@@ -78,6 +78,10 @@ def test_features_of_known_candidates(small):
     assert load[INDEX["parent_mentioned"]] == 1
     assert load[INDEX["degree_out"]] == pytest.approx(np.log1p(1))  # it calls parse_config
     assert parse[INDEX["degree_in"]] >= np.log1p(1)
+    # Relative columns: each value over the best among this text's candidates.
+    for name in ("name_words", "own_text", "degree_in"):
+        column, relative = matrix[:, INDEX[name]], matrix[:, INDEX[f"{name}_rel"]]
+        assert np.allclose(relative, column / column.max()) and relative.max() == 1.0
     test = row["tests/test_parser.py::test_parse_config"]
     assert test[INDEX["is_test"]] == 1 and test[INDEX["aside"]] == 1  # the text does not name the test file
     normalise = row["pkg/parser.py::normalise"]

@@ -30,6 +30,12 @@ FEATURES: tuple[str, ...] = (
     "is_doc_path", "kind_function", "kind_method", "kind_class", "kind_file", "kind_other", "lines", "private",
     "dunder", "degree_in", "degree_out", "text_terms", "text_has_trace",
 )
+# Overlaps with the text grow with its length: commit messages (the training queries) are a tenth as
+# long as issues. Each of these also comes relative to its best among the text's candidates, which
+# does not depend on the length, so a model can learn "the best overlap here" and carry it to issues.
+RELATIVE = ("name_words", "path_words", "file_named", "file_text", "own_text", "field_body", "degree_in")
+BASE_FEATURES = FEATURES
+FEATURES = FEATURES + tuple(f"{name}_rel" for name in RELATIVE)
 INDEX = {name: i for i, name in enumerate(FEATURES)}
 _DOC_PATH = re.compile(r"(^|/)(docs?|examples?|benchmarks?)/")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -86,7 +92,7 @@ def extract(graph: CodeGraph, text: str, seeds: Seeds, walk: dict[str, float], s
     for c in candidates:
         per_file[nodes[c]["path"]] += 1
     degree_in, degree_out = _degrees(graph, candidates)
-    out = np.zeros((len(candidates), len(FEATURES)), dtype=np.float64)
+    out = np.zeros((len(candidates), len(FEATURES)), dtype=np.float64)  # the relative columns come last
     for row, entity_id in enumerate(candidates):
         node = nodes[entity_id]
         path, kind, name = node["path"], node["kind"], node["name"]
@@ -140,7 +146,23 @@ def extract(graph: CodeGraph, text: str, seeds: Seeds, walk: dict[str, float], s
         f[INDEX["degree_out"]] = math.log1p(degree_out.get(entity_id, 0))
         f[INDEX["text_terms"]] = math.log1p(len(query.terms))
         f[INDEX["text_has_trace"]] = query.has_trace
-    return out
+    return with_relative(out[:, :len(BASE_FEATURES)])
+
+
+def with_relative(matrix: np.ndarray, groups: np.ndarray | None = None) -> np.ndarray:
+    """BASE_FEATURES columns (one text's candidates, or several texts' numbered by `groups`, each
+    text's rows together) widened to FEATURES with the RELATIVE columns: each value over the best of
+    its text's candidates (0 where that best is 0). Training derives them from stored rows this way."""
+    base = np.asarray(matrix, dtype=np.float64)
+    if groups is None:
+        groups = np.zeros(len(base), dtype=np.int64)
+    cols = [BASE_FEATURES.index(name) for name in RELATIVE]
+    values = base[:, cols]
+    best = np.zeros((int(groups.max()) + 1 if len(groups) else 0, len(cols)))
+    np.maximum.at(best, groups, values)
+    top = best[groups]
+    relative = np.divide(values, top, out=np.zeros_like(values), where=top > 0)
+    return np.hstack([base, relative])
 
 
 def _relative(scores: dict[str, float]) -> dict[str, float]:

@@ -67,8 +67,8 @@ class BlendPolicy:
     file_named: float = 0.3  # its file holds an entity the text names (saturating at one plain mention)
     aside: float = 0.3  # the final score of a test or example the text does not name (see SeedPolicy.aside)
     # The learned ranker (ranker.py) re-orders the blend's best `rerank` candidates when true. Off by
-    # default: trained on the commits of 12 repositories it matched the hand-set order on held-out
-    # repositories and fell behind it on the dev set (benchmarks/retrieval/learned/README.md).
+    # default: trained on the commits of 24 repositories it beats the hand-set order on held-out
+    # repositories but falls behind it on the dev set (benchmarks/retrieval/learned/README.md).
     learned: bool = False
     rerank: int = 200
 

@@ -4,7 +4,7 @@ how far back to look (`scan` first-parent commits); every step writes under the 
 (default ~/.cache/graphctx-learned, never into git).
 
     python benchmarks/retrieval/learned/corpus.py mine     --repos-dir DIR [--data D] [--only a/b,...]
-    python benchmarks/retrieval/learned/corpus.py features --repos-dir DIR [--data D] [--only a/b,...]
+    python benchmarks/retrieval/learned/corpus.py features --repos-dir DIR [--data D] [--only a/b,...] [--window N]
     python benchmarks/retrieval/learned/corpus.py dev      --repos-dir DIR --set dev_issues.jsonl [--data D]
 
 mine: each repository's history set through `graphctx bench history`'s filters (merges, bots, reverts,
@@ -13,11 +13,13 @@ commit's message is the query, the functions it modified at its parent are the g
 sets/<owner__name>.jsonl and manifest.json (counts per repository and reason, the commit range).
 
 features: for each instance, the tree at its parent commit (one work tree per repository, moved from
-commit to commit oldest first with `git read-tree`, so each index run is incremental), graphctx's
-best candidates by the hand-set blend, their feature matrix and labels (1 for a candidate whose
-function is gold). Writes features/<owner__name>.npz.
+commit to commit oldest first with `git read-tree`, so each index run is incremental; with --window
+one indexed tree also serves later commits whose gold functions it holds unchanged, see reuse.py),
+graphctx's best candidates by the hand-set blend, their feature matrix and labels (1 for a candidate
+whose function is gold). Writes features/<owner__name>.npz.
 
-dev: the same for an issue set (evaluation only, never trained on), on the benchmark's tree cache."""
+dev: the same for an issue set (evaluation only, never trained on), each issue on its own base
+commit's tree (one work tree per repository, moved oldest first)."""
 
 from __future__ import annotations
 
@@ -31,11 +33,13 @@ from pathlib import Path
 
 import numpy as np
 
-from graphctx.bench import workspace
 from graphctx.bench.gitrepo import BenchError, find_git_dir, first_parent_log, git
 from graphctx.bench.instances import HistoryOptions, Instance, derive_instance, load_jsonl, top_keys, write_jsonl
 from graphctx.context.features import FEATURES
 from graphctx.project import Project
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reuse import first_parent_order, gold_unchanged  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DATA = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "graphctx-learned"
@@ -147,7 +151,8 @@ def save(path: Path, rows: list[tuple[Instance, dict]]) -> dict:
     y = np.concatenate([r["y"] for _, r in rows if len(r["ids"])]) if xs else np.zeros(0, dtype=np.int8)
     group = np.concatenate([np.full(len(r["ids"]), i) for i, (_, r) in enumerate(rows) if len(r["ids"])]) if xs else np.zeros(0)
     meta = [{"instance_id": inst.instance_id, "repo": inst.repo, "lexical": inst.lexical, "gold": inst.gold_functions,
-             "keys": r["keys"]} for inst, r in rows]
+             "keys": r["keys"], "exact": r.get("tree", inst.base_commit) == inst.base_commit, "text": inst.text}
+            for inst, r in rows]
     np.savez_compressed(path, x=x, y=y, group=group, features=np.array(FEATURES),
                         meta=np.array(json.dumps(meta)))
     return {"instances": len(rows), "rows": int(len(y)), "positives": int(y.sum()),
@@ -162,27 +167,37 @@ def cmd_features(args) -> int:
             continue
         instances = load_jsonl(set_path)
         git_dir = find_git_dir(args.repos_dir, row["repo"])
-        dates = {i.base_commit: int(git(git_dir, "show", "-s", "--format=%ct", i.base_commit).strip() or 0) for i in instances}
-        instances.sort(key=lambda i: (dates[i.base_commit], i.instance_id))
+        place = first_parent_order(git_dir, row["rev"], {i.base_commit for i in instances}, row.get("scan", 3000) + 2)
+        instances = sorted((i for i in instances if i.base_commit in place), key=lambda i: place[i.base_commit])
         if args.per_repo:
             instances = instances[-args.per_repo:]  # the newest: close together, so each index run is short
         tree = args.data / "trees" / slug(row["repo"])
         started = time.perf_counter()
-        rows = []
+        rows, indexed, served = [], None, 0
         project = None
         for inst in instances:
             try:
-                checkout(git_dir, tree, inst.base_commit)
-                project = project or Project(tree, find=False, ephemeral=False)  # keeps its symbol table between runs
-                project.index()
-                rows.append((inst, instance_rows(project, inst, args.candidates)))
+                # The window's tree serves this commit when it is recent enough and holds its gold as is.
+                if indexed is None or served >= args.window or not gold_unchanged(
+                        git_dir, indexed, inst.base_commit, inst.gold_functions):
+                    checkout(git_dir, tree, inst.base_commit)
+                    project = project or Project(tree, find=False, ephemeral=False)  # keeps its symbol table
+                    project.index()
+                    indexed, served = inst.base_commit, 0
+                served += 1
+                features = instance_rows(project, inst, args.candidates)
+                features["tree"] = indexed
+                rows.append((inst, features))
             except Exception as exc:  # noqa: BLE001 - one commit graphctx cannot index does not end the corpus
                 say(f"  {inst.instance_id}: skipped ({type(exc).__name__}: {str(exc)[:200]})")
+                indexed = None
         if project is not None:
             project.close()
         counts = save(out, rows)
+        counts["indexed_trees"] = len({r["tree"] for _, r in rows})
+        counts["seconds"] = round(time.perf_counter() - started)
         out.with_suffix(".json").write_text(json.dumps(counts) + "\n")  # manifest.json is mine's alone
-        say(f"{row['repo']}: {counts} in {time.perf_counter() - started:.0f} s")
+        say(f"{row['repo']}: {counts}")
     return 0
 
 
@@ -200,18 +215,30 @@ def checkout(git_dir: Path, tree: Path, commit: str) -> None:
 
 
 def cmd_dev(args) -> int:
+    """Each issue ranked on the tree of its own base commit: one work tree per repository, moved from
+    base to base oldest first, so each index run is incremental (exact, and far cheaper than a fresh
+    index per issue)."""
     instances = load_jsonl(args.set)
     if args.repo_filter:
         instances = [i for i in instances if i.repo in set(args.repo_filter.split(","))]
     rows = []
     started = time.perf_counter()
-    for n, inst in enumerate(instances, 1):
-        root, _ = workspace.prepare(args.cache_dir, args.repos_dir, inst.repo, inst.base_commit)
-        project = Project(root, find=False, ephemeral=False)
-        rows.append((inst, instance_rows(project, inst, args.candidates)))
-        project.close()
-        if n % 10 == 0:
-            say(f"  {n}/{len(instances)} in {time.perf_counter() - started:.0f} s")
+    for repo in sorted({i.repo for i in instances}):
+        git_dir = find_git_dir(args.repos_dir, repo)
+        mine = [i for i in instances if i.repo == repo]
+        dates = {i.base_commit: int(str(git(git_dir, "show", "-s", "--format=%ct", i.base_commit)).strip() or 0) for i in mine}
+        mine.sort(key=lambda i: (dates[i.base_commit], i.instance_id))
+        tree = args.data / "trees" / f"dev-{slug(repo)}"
+        project = None
+        for inst in mine:
+            checkout(git_dir, tree, inst.base_commit)
+            project = project or Project(tree, find=False, ephemeral=False)
+            project.index()
+            rows.append((inst, instance_rows(project, inst, args.candidates)))
+            if len(rows) % 10 == 0:
+                say(f"  {len(rows)}/{len(instances)} in {time.perf_counter() - started:.0f} s")
+        if project is not None:
+            project.close()
     part = f"-{slug(args.repo_filter.replace(',', '-'))}" if args.repo_filter else ""
     counts = save(args.data / "features" / f"dev-{args.set.stem}{part}.npz", rows)
     say(f"{args.set}: {counts}")
@@ -235,9 +262,11 @@ def main(argv=None) -> int:
         if name == "features":
             p.add_argument("--force", action="store_true", help="recompute existing feature files")
             p.add_argument("--per-repo", type=int, help="only the newest N instances of each repository")
+            p.add_argument("--window", type=int, default=1,
+                           help="let one indexed parent tree serve up to N commits whose gold functions it holds "
+                                "unchanged (default 1: index every commit's own parent)")
         if name == "dev":
             p.add_argument("--set", type=Path, required=True)
-            p.add_argument("--cache-dir", type=Path, default=workspace.DEFAULT_CACHE)
             p.add_argument("--repo-filter")
     args = parser.parse_args(argv)
     return args.run(args)

@@ -1,0 +1,193 @@
+"""The learned ranker's corpus and training tools on repositories and data built here: one indexed
+parent tree serves later commits only while it holds their gold functions unchanged (and records
+so), and the trainer's paired test, repository folds and cross-validation behave as stated."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import commit_files, git_as
+from graphctx.context.features import FEATURES, INDEX
+
+ROOT = Path(__file__).resolve().parents[1]
+LEARNED = ROOT / "benchmarks" / "retrieval" / "learned"
+sys.path.insert(0, str(LEARNED))
+import reuse  # noqa: E402
+import train  # noqa: E402
+
+PARSER = '''"""Reads configuration files."""
+
+
+def parse_config(text):
+    """Parse key=value lines into a dict."""
+    out = {}
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        out[key.strip()] = normalise(value)
+    return out
+
+
+def normalise(value):
+    return value.strip().lower()
+
+
+class Loader:
+    def load_file(self, path):
+        with open(path) as handle:
+            return parse_config(handle.read())
+'''
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory) -> dict:
+    """init, then three fixes: normalise, then Loader.load_file (normalise's file changed, the method
+    did not), then normalise again (changed since init by the first fix)."""
+    base = tmp_path_factory.mktemp("history")
+    work = base / "work"
+    work.mkdir()
+    git_as(work, "init", "-q", "-b", "main")
+    v1 = PARSER.replace(".lower()", "")
+    v2 = v1.replace("with open(path) as", 'with open(path, encoding="utf-8") as')
+    v3 = v2.replace("return value.strip()", "return value.strip().strip('\"')")
+    shas = {"init": commit_files(work, {"pkg/__init__.py": "", "pkg/parser.py": PARSER}, "Initial import of the parser"),
+            "fix1": commit_files(work, {"pkg/parser.py": v1}, "Keep the case of configuration values when reading them"),
+            "fix2": commit_files(work, {"pkg/parser.py": v2}, "Read configuration files as UTF-8 whatever the locale says"),
+            "fix3": commit_files(work, {"pkg/parser.py": v3}, "Strip quotes around configuration values as well as blanks")}
+    repos = base / "repos"
+    repos.mkdir()
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(repos / "owner__cfg.git")], check=True)
+    (base / "repos.json").write_text(json.dumps({"repositories": [{"repo": "owner/cfg", "rev": shas["fix3"], "role": "train"}]}))
+    return {"base": base, "repos": repos, "git_dir": repos / "owner__cfg.git", "shas": shas}
+
+
+def corpus(history: dict, step: str, data: Path, *extra: str) -> subprocess.CompletedProcess:
+    result = subprocess.run([sys.executable, str(LEARNED / "corpus.py"), step, "--repos-dir", str(history["repos"]),
+                             "--data", str(data), "--repos-file", str(history["base"] / "repos.json"), *extra],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def features_of(history: dict, window: int) -> tuple[list[dict], dict, np.lib.npyio.NpzFile]:
+    data = history["base"] / f"data-window-{window}"
+    corpus(history, "mine", data)
+    corpus(history, "features", data, "--window", str(window))
+    npz = np.load(data / "features" / "owner__cfg.npz")
+    return json.loads(str(npz["meta"])), json.loads((data / "features" / "owner__cfg.json").read_text()), npz
+
+
+def test_gold_unchanged_compares_the_function_not_the_file(history):
+    git_dir, shas = history["git_dir"], history["shas"]
+    assert reuse.gold_unchanged(git_dir, shas["init"], shas["fix1"], ["pkg/parser.py:Loader.load_file"])
+    assert not reuse.gold_unchanged(git_dir, shas["init"], shas["fix1"], ["pkg/parser.py:normalise"])
+    assert not reuse.gold_unchanged(git_dir, shas["init"], shas["fix1"], ["pkg/parser.py:gone"])
+    assert not reuse.gold_unchanged(git_dir, shas["init"], shas["fix1"], ["pkg/missing.py:normalise"])
+    assert reuse.gold_unchanged(git_dir, shas["fix1"], shas["fix1"], ["pkg/parser.py:normalise"])
+
+
+def test_a_window_reuses_a_tree_only_where_the_gold_is_unchanged(history):
+    meta, counts, npz = features_of(history, window=5)
+    assert [m["gold"] for m in meta] == [["pkg/parser.py:normalise"], ["pkg/parser.py:Loader.load_file"],
+                                         ["pkg/parser.py:normalise"]]  # oldest first
+    # The second fix is ranked on init's tree (its method is the same there); the third fix's gold
+    # changed since init, so its own parent is indexed.
+    assert [m["exact"] for m in meta] == [True, False, True]
+    assert counts["indexed_trees"] == 2 and counts["instances"] == 3
+    starts = np.searchsorted(npz["group"], np.arange(3))
+    ends = np.searchsorted(npz["group"], np.arange(3), side="right")
+    for i, m in enumerate(meta):
+        positives = [m["keys"][j - starts[i]] for j in range(starts[i], ends[i]) if npz["y"][j]]
+        assert positives == m["gold"]
+        assert m["text"]
+
+
+def test_window_one_indexes_every_parent(history):
+    meta, counts, _ = features_of(history, window=1)
+    assert [m["exact"] for m in meta] == [True, True, True] and counts["indexed_trees"] == 3
+
+
+# ---- training tools
+
+def test_paired_test_counts_wins_losses_and_the_sign_test():
+    base = [{"acc@10": v} for v in (0, 0, 1, 1, 0, 0)]
+    other = [{"acc@10": v} for v in (1, 1, 1, 0, 0, 1)]
+    out = train.paired_test(base, other)
+    assert out["n"] == 6 and out["diff"] == 33.3 and (out["wins"], out["losses"]) == (3, 1)
+    assert out["p_sign"] == 0.625  # 2 x P(X <= 1), X ~ Binomial(4, 1/2)
+    assert out["ci95"][0] <= out["diff"] <= out["ci95"][1]
+    assert train.paired_test(base, base)["p_sign"] == 1.0
+
+
+def synthetic_repo(name: str, instances: int, rng) -> dict:
+    """Instances of 20 candidates whose stored (hand-set) order is random and whose gold is the one
+    candidate with name_exact set: a signal a ranker must learn."""
+    xs, ys, groups, meta = [], [], [], []
+    for i in range(instances):
+        x = rng.random((20, len(FEATURES)))
+        x[:, INDEX["name_exact"]] = 0.0
+        gold = int(rng.integers(20))
+        x[gold, INDEX["name_exact"]] = 1.0
+        y = np.zeros(20, dtype=np.int32)
+        y[gold] = 1
+        keys = [f"m.py:f{j}" for j in range(20)]
+        xs.append(x)
+        ys.append(y)
+        groups.append(np.full(20, i))
+        meta.append({"instance_id": f"{name}-{i}", "repo": name, "lexical": False, "gold": [keys[gold]], "keys": keys,
+                     "exact": True, "text": "word " * (5 + i % 40)})
+    return {"x": np.vstack(xs), "y": np.concatenate(ys), "group": np.concatenate(groups), "meta": meta}
+
+
+def test_folds_hold_whole_repositories_out():
+    rng = np.random.default_rng(3)
+    parts = [synthetic_repo(f"o/r{i}", n, rng) for i, n in enumerate((30, 10, 10, 10, 5))]
+    folds = train.folds_of(parts, 3)
+    assert sorted(i for f in folds for i in f) == [0, 1, 2, 3, 4]
+    assert [0] in folds  # the largest repository alone fills a fold
+
+
+def test_cross_validation_learns_a_planted_signal_across_repositories():
+    pytest.importorskip("lightgbm", reason="the training extra (pip install -e '.[train]')")
+    rng = np.random.default_rng(5)
+    parts = [synthetic_repo(f"o/r{i}", 80, rng) for i in range(4)]
+    cv = train.cross_validate(parts, "from-nothing", 2)
+    assert cv["n"] == 320 and cv["learned"] == 100.0 and cv["hand-set"] < 80
+    assert cv["paired"]["wins"] > 0 and cv["paired"]["losses"] == 0
+    subset = train.select(train.concat(parts), train.issue_like)
+    assert 0 < len(subset["meta"]) < 320
+    assert all(train.issue_like(m) for m in subset["meta"])
+    assert len(subset["x"]) == 20 * len(subset["meta"]) and subset["group"].max() == len(subset["meta"]) - 1
+
+
+def test_dev_ranks_each_issue_on_its_own_base_tree(history):
+    """The dev command walks one work tree from base to base; each issue's rows are those a fresh
+    index of its base commit gives (the history instances serve as issues here)."""
+    _, _, exact = features_of(history, window=1)
+    data = history["base"] / "data-window-1"
+    corpus(history, "dev", data, "--set", str(data / "sets" / "owner__cfg.jsonl"))
+    dev = np.load(data / "features" / "dev-owner__cfg.npz")
+    by_id = {m["instance_id"]: m["keys"] for m in json.loads(str(dev["meta"]))}
+    assert by_id == {m["instance_id"]: m["keys"] for m in json.loads(str(exact["meta"]))}
+    order = {m["instance_id"]: i for i, m in enumerate(json.loads(str(exact["meta"])))}
+    for i, m in enumerate(json.loads(str(dev["meta"]))):
+        j = order[m["instance_id"]]
+        assert np.array_equal(dev["x"][dev["group"] == i], exact["x"][exact["group"] == j])
+
+
+def test_relative_columns_are_per_text():
+    from graphctx.context.features import BASE_FEATURES, RELATIVE, with_relative
+
+    base = np.zeros((4, len(BASE_FEATURES)))
+    col = BASE_FEATURES.index("name_words")
+    base[:, col] = [0.5, 0.25, 0.0, 0.0]  # text 0: best 0.5; text 1: nothing overlaps
+    wide = with_relative(base, np.array([0, 0, 1, 1]))
+    assert wide.shape == (4, len(FEATURES)) and np.array_equal(wide[:, :len(BASE_FEATURES)], base)
+    rel = wide[:, len(BASE_FEATURES) + RELATIVE.index("name_words")]
+    assert rel.tolist() == [1.0, 0.5, 0.0, 0.0]
+    assert with_relative(np.zeros((0, len(BASE_FEATURES)))).shape == (0, len(FEATURES))
