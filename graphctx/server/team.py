@@ -73,7 +73,7 @@ class TeamServer(StrictServer):
             return result
         finally:
             ms = (time.perf_counter() - started) * 1000
-            self.metrics.end(name, outcome, ms)
+            self.metrics.end(name, outcome, ms, key if key in self.servers else "(unknown)")
             log_call(name, key, agent, ms, outcome)
 
     async def _call(self, name: str, key: str, arguments: dict[str, Any], context: Any) -> Any:
