@@ -69,7 +69,7 @@ def _context(result: CallToolResult, arguments: dict[str, Any], home: Any, proje
         parts += [f"# project {other} (linked; scores x {decay:g})", text]
     if not found:
         parts.append(f"note: no code of {', '.join(projects)} is linked to this answer (neither imports the other's "
-                     "package here)")
+                     "package nor calls its HTTP routes here)")
     return _text("\n".join(parts))
 
 
@@ -100,9 +100,11 @@ def _impact(result: CallToolResult, arguments: dict[str, Any], home: Any, projec
     found = home.federation.dependents(list(dict.fromkeys(ids)), projects)
     if fmt == "json":
         data = {**answer.model_dump(mode="json"),
-                "cross_project": [{"project": k, "dependent": theirs, "uses": mine} for k, theirs, mine in found]}
+                "cross_project": [{"project": k, "dependent": link.user, "uses": link.used, **link.as_dict()}
+                                  for k, link in found]}
         return _text(f"{home.header(answer)} | {len(found)} cross-project dependents\n(the full answer is in "
                      "structuredContent)", data)
     lines = [home.federation.render(answer, "compact"), f"## cross-project dependents ({len(found)})"]
-    lines += [f"[{k}] {theirs} uses {mine}" for k, theirs, mine in found] or ["none in " + ", ".join(projects)]
+    lines += [f"[{k}] {link.user} uses {link.used}: {link.describe()}" for k, link in found] or \
+        ["none in " + ", ".join(projects)]
     return _text("\n".join(lines))
