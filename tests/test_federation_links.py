@@ -84,7 +84,7 @@ def anything(url):
 WEB = {  # a JavaScript client of it
     "src/users.js": '''import axios from "axios";
 
-const api = axios.create({ baseURL: "https://api.example.com" });
+const backend = axios.create({ baseURL: "https://api.example.com" });
 
 export async function loadUser(id) {
   const response = await fetch(`/users/${id}`);
@@ -92,7 +92,7 @@ export async function loadUser(id) {
 }
 
 export function saveUser(user) {
-  return api.post("/users", user);
+  return backend.post("/users", user);
 }
 ''',
 }
@@ -162,6 +162,16 @@ def test_client_calls_link_to_the_handlers_of_the_routes_they_target(http_projec
     assert link.kind == "http" and link.route == "app.py::route:GET /users/me"
     assert link.via == "GET /users/me -> GET /users/me"
     assert links(api, client) == set()  # the backend calls nothing of its clients
+
+
+def test_a_call_its_own_project_serves_stays_home(tmp_path, http_projects):
+    own = index(tmp_path / "own", {
+        "app.py": 'from flask import Flask\n\napp = Flask(__name__)\n\n\n@app.route("/users/me")\ndef me():\n'
+                  '    return {}\n',
+        "tests/test_app.py": 'import requests\n\n\ndef test_me(client):\n    assert client.get("/users/me").ok\n\n\n'
+                             'def test_remote():\n    assert requests.get("http://api/users/7").ok\n',
+    })
+    assert links(own, http_projects["api"]) == {("tests/test_app.py::test_remote", "app.py::get_user", "inferred", 0.7)}
 
 
 def test_links_follow_the_index(http_projects):

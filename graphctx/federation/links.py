@@ -41,6 +41,7 @@ class Links:
         self.project = project
         self._to: dict[str, tuple[tuple[int, int], list[Link]]] = {}  # other root -> (generations, links)
         self._calls: tuple[int, list[tuple[str, httpcalls.ClientCall]]] | None = None
+        self._parsed: dict[str, tuple[tuple[int, int], list[httpcalls.ClientCall]]] = {}  # path -> (stat, calls)
 
     def to(self, other: Any) -> list[Link]:
         """Every link from this project's entities to `other`'s: imports first, then route calls."""
@@ -50,7 +51,7 @@ class Links:
         kept = self._to.get(str(other.root))
         if kept is not None and kept[0] == generations:
             return kept[1]
-        found = packages.links(self.project, other) + routes.links(self.client_calls(), other)
+        found = packages.links(self.project, other) + routes.links(self.client_calls(), self.project, other)
         self._to[str(other.root)] = (generations, found)
         return found
 
@@ -64,14 +65,23 @@ class Links:
             language = graph.graph.nodes[path].get("language", "") if path in graph.graph else ""
             if language not in ("python", "javascript", "typescript", "tsx", "go"):
                 continue
-            try:
-                source = (self.project.root / path).read_bytes()
-            except OSError:
-                continue  # gone since it was indexed: the next index drops it
-            tree = languages.parser(language).parse(source)
-            found += [(innermost(graph, path, call.line), call) for call in httpcalls.find(language, tree.root_node, source)]
+            found += [(innermost(graph, path, call.line), call) for call in self._file_calls(path, language)]
         self._calls = (graph.generation, found)
         return found
+
+    def _file_calls(self, path: str, language: str) -> list[httpcalls.ClientCall]:
+        """A file's client calls, parsed again only when the file changed."""
+        try:
+            info = (self.project.root / path).stat()
+            kept = self._parsed.get(path)
+            if kept is not None and kept[0] == (info.st_mtime_ns, info.st_size):
+                return kept[1]
+            source = (self.project.root / path).read_bytes()
+        except OSError:
+            return []  # gone since it was indexed: the next index drops it
+        calls = httpcalls.find(language, languages.parser(language).parse(source).root_node, source)
+        self._parsed[path] = ((info.st_mtime_ns, info.st_size), calls)
+        return calls
 
 
 NOT_CODE = frozenset({"route", "document", "section"})

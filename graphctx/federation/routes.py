@@ -10,7 +10,9 @@ call (`{}`) taken by a parameter only, and a catch-all parameter (`{p:path}`, `<
 takes every one; a call whose method the code does not say takes every route). Of the routes that
 match, the ones with the most literal segments matched win (`/users/me` is `/users/me`, not
 `/users/{id}`), then the ones without a catch-all, then those registered for that very method.
-One route left: an `inferred` link; several: an `ambiguous` link to each, its confidence shared."""
+One route left: an `inferred` link; several: an `ambiguous` link to each, its confidence shared. A
+call that a route of the calling project itself takes is no link (its tests' client, a page calling
+its own server)."""
 
 from __future__ import annotations
 
@@ -57,14 +59,19 @@ def segments(path: str) -> tuple[str, ...]:
     return tuple(part for part in path.split("?")[0].split("/") if part)
 
 
-def links(calls: list[tuple[str, ClientCall]], used: Any) -> list[Link]:
-    """The links from the calling entities to the handlers of the `used` project's routes they call."""
+def links(calls: list[tuple[str, ClientCall]], user: Any, used: Any) -> list[Link]:
+    """The links from the calling entities of `user` to the handlers of the `used` project's routes
+    they call; a call one of `user`'s own routes takes (its tests' client, a page calling its own
+    server) stays home."""
     routes = served(used)
-    if not routes:
+    if not routes or not calls:
         return []
+    own = served(user)
     found: dict[tuple[str, str, str], Link] = {}
     for caller, call in calls:
         matched = best_routes(call, routes)
+        if matched and best_routes(call, own):
+            continue
         targets = [(route, handler) for route in matched for handler in (route.handlers or (route.id,))]
         resolution = "inferred" if len(targets) == 1 else "ambiguous"
         for route, handler in targets:
