@@ -143,6 +143,39 @@ def test_client_calls_are_found_with_their_method_and_path(language, source, exp
     assert [(c.method, c.path) for c in found] == expected
 
 
+# ---- the matching rule
+
+
+ROUTES = ["GET /files/{p:path}", "GET /users/{id}", "GET /users/me", "ANY /users/:id/posts", "POST /users/:id/posts",
+          "ANY /orders/(?P<pk>\\d+)/", "GET /static/*rest", "GET /{tenant}/health"]
+
+
+@pytest.mark.parametrize("method, path, expected", [
+    ("GET", "/users/me", ["GET /users/me"]),  # the literal segment wins over the parameter
+    ("GET", "/users/{}", ["GET /users/{id}"]),  # a computed value fills a parameter, never the literal `me`
+    ("GET", "/users/42", ["GET /users/{id}"]),
+    ("DELETE", "/users/42", []),  # no route for that method
+    ("POST", "/users/{}/posts", ["POST /users/:id/posts"]),  # the very method over a route for any
+    ("GET", "/users/{}/posts", ["ANY /users/:id/posts"]),
+    (None, "/users/{}/posts", ["ANY /users/:id/posts", "POST /users/:id/posts"]),  # no method said: a tie
+    ("GET", "/orders/7", ["ANY /orders/(?P<pk>\\d+)/"]),
+    ("GET", "/files/a/b/c.txt", ["GET /files/{p:path}"]),  # a catch-all takes the rest
+    ("GET", "/files", []),  # ... but at least one segment
+    ("GET", "/static/app.js", ["GET /static/*rest"]),
+    ("GET", "/acme/health", ["GET /{tenant}/health"]),
+    ("GET", "/{}/health", ["GET /{tenant}/health"]),
+    ("GET", "/users/42/posts/9", []),  # one segment too many: no route
+])
+def test_the_route_a_call_targets(method, path, expected):
+    from graphctx.federation import routes
+    from graphctx.parse.httpcalls import ClientCall
+
+    served = [routes.Served(f"app.py::route:{r}", r.split(" ")[0], r.split(" ")[1], routes.segments(r.split(" ")[1]),
+                            ()) for r in ROUTES]
+    found = routes.best_routes(ClientCall(method, path, 1), routes.table(served))
+    assert sorted(f"{r.method} {r.path}" for r in found) == expected
+
+
 # ---- the matching rule, through the Project API
 
 

@@ -55,6 +55,11 @@ class Links:
         self._to[str(other.root)] = (generations, found)
         return found
 
+    def forget(self) -> None:
+        """Drop the links and calls kept, as a new index generation does; the parsed files stay kept."""
+        self._to.clear()
+        self._calls = None
+
     def client_calls(self) -> list[tuple[str, httpcalls.ClientCall]]:
         """(calling entity, call) of every HTTP client call in this project naming a URL path."""
         graph = self.project.graph

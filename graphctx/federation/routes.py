@@ -63,10 +63,10 @@ def links(calls: list[tuple[str, ClientCall]], user: Any, used: Any) -> list[Lin
     """The links from the calling entities of `user` to the handlers of the `used` project's routes
     they call; a call one of `user`'s own routes takes (its tests' client, a page calling its own
     server) stays home."""
-    routes = served(used)
+    routes = table(served(used))
     if not routes or not calls:
         return []
-    own = served(user)
+    own = table(served(user))
     found: dict[tuple[str, str, str], Link] = {}
     for caller, call in calls:
         matched = best_routes(call, routes)
@@ -83,11 +83,30 @@ def links(calls: list[tuple[str, ClientCall]], user: Any, used: Any) -> list[Lin
     return list(found.values())
 
 
-def best_routes(call: ClientCall, routes: list[Served]) -> list[Served]:
+Table = dict[tuple[int, str | None], list[Served]]
+
+
+def table(routes: list[Served]) -> Table:
+    """Routes by their number of segments and first segment (None: a parameter), a route with a
+    catch-all under (-1, None): a call is matched against the few routes it can fit only."""
+    table: Table = {}
+    for route in routes:
+        if any(_CATCH_ALL.match(part) for part in route.segments):
+            key: tuple[int, str | None] = (-1, None)
+        else:
+            first = route.segments[0] if route.segments else ""
+            key = (len(route.segments), None if _PARAMETER.match(first) or _REGEX.search(first) else first)
+        table.setdefault(key, []).append(route)
+    return table
+
+
+def best_routes(call: ClientCall, routes: Table) -> list[Served]:
     """The routes `call` targets by the rule above: the best matches, all of them when tied."""
     wanted = segments(call.path)
+    first = wanted[0] if wanted else ""
+    literal_first = routes.get((len(wanted), first), []) if first != VALUE else []
     scored = []
-    for route in routes:
+    for route in (*literal_first, *routes.get((len(wanted), None), ()), *routes.get((-1, None), ())):
         if call.method is not None and route.method not in (call.method, ANY):
             continue
         fit = match(wanted, route.segments)
