@@ -244,7 +244,7 @@ def test_a_team_server_links_a_client_to_the_backend_it_calls(team_server, http_
     assert {i["id"]: i["score"] for i in linked["items"]}["app.py::get_user"] == 0.35  # 1 x decay 0.5 x link 0.7
     compact = call(base, "global-token", "get_context", {"entity": "fetch_user", "project": "client",
                                                            "projects": ["api"]})
-    assert "# project api (linked; scores x 0.5)" in text_of(compact) and "def get_user(user_id)" in text_of(compact)
+    assert "# project api (linked; scores x 0.5 x the link's confidence)" in text_of(compact) and "def get_user(user_id)" in text_of(compact)
     impact = text_of(call(base, "global-token", "get_impact", {"symbol": "get_user", "project": "api",
                                                                  "projects": ["client", "web"]}))
     assert "[client] sdk.py::fetch_user uses app.py::get_user: calls route GET /users/{} -> GET /users/<int:user_id> " \

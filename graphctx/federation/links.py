@@ -45,7 +45,7 @@ class Links:
 
     def to(self, other: Any) -> list[Link]:
         """Every link from this project's entities to `other`'s: imports first, then route calls."""
-        from graphctx.federation import packages, routes
+        from graphctx.federation import packages, routes  # both make Links: imported here, not in a cycle
 
         generations = (self.project.graph.generation, other.graph.generation)
         kept = self._to.get(str(other.root))

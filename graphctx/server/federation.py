@@ -66,7 +66,7 @@ def _context(result: CallToolResult, arguments: dict[str, Any], home: Any, proje
         return _text(f"{summary}\n(the full answer is in structuredContent)", whole)
     parts = [f"# project {key}", home.federation.render(answer, "compact")]
     for other, _, text in found:
-        parts += [f"# project {other} (linked; scores x {decay:g})", text]
+        parts += [f"# project {other} (linked; scores x {decay:g} x the link's confidence)", text]
     if not found:
         parts.append(f"note: no code of {', '.join(projects)} is linked to this answer (neither imports the other's "
                      "package nor calls its HTTP routes here)")
