@@ -252,7 +252,8 @@ def test_a_team_server_links_a_client_to_the_backend_it_calls(team_server, http_
     assert "[web] src/users.js::loadUser uses app.py::get_user" in impact
     data = call(base, "global-token", "get_impact", {"symbol": "list_users", "project": "api", "projects": ["client"],
                                                        "format": "json"}).structured_content
-    assert data["cross_project"] == [{"project": "client", "dependent": "sdk.py::users", "uses": "app.py::list_users",
+    assert data["cross_project"] == [{"project": "client", "dependent": "sdk.py::users", "uses_project": "api",
+                                      "uses": "app.py::list_users",
                                       "link": "http", "via": "ANY /users -> GET /users", "resolution": "ambiguous",
                                       "confidence": 0.35, "route": "app.py::route:GET /users"}]
 

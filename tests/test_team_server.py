@@ -297,7 +297,8 @@ def test_federation_brings_in_linked_code_with_decayed_scores(team_server, postg
     assert "[app] app.py::handler uses mylib/core.py::compute" in text_of(impact)
     by_files = call(base, "global-token", "get_impact", {"files": ["mylib/core.py"], "project": "lib",
                                                           "projects": ["app"], "format": "json"})
-    assert {"project": "app", "dependent": "app.py::handler", "uses": "mylib/core.py::compute", "link": "imports",
+    assert {"project": "app", "dependent": "app.py::handler", "uses_project": "lib", "uses": "mylib/core.py::compute",
+            "link": "imports",
             "via": "mylib.core.compute", "resolution": "import", "confidence": 1.0} in \
         by_files.structured_content["cross_project"]
     bad = call(base, "global-token", "search", {"query": "x", "projects": ["lib"], "cross_domain_decay": 2})

@@ -45,7 +45,7 @@ async def extend(name: str, result: CallToolResult, arguments: dict[str, Any], h
         return await anyio.to_thread.run_sync(_context, result, arguments, home.project, projects, key, decay, fmt)
     if name == "search":
         return await anyio.to_thread.run_sync(_search, arguments, home.project, projects, key, decay, fmt)
-    return await anyio.to_thread.run_sync(_impact, result, arguments, home.project, projects, fmt)
+    return await anyio.to_thread.run_sync(_impact, result, arguments, home.project, projects, key, fmt)
 
 
 def _text(text: str, data: dict | None = None) -> CallToolResult:
@@ -89,7 +89,7 @@ def _search(arguments: dict[str, Any], home: Any, projects: Mapping[str, Any], k
     return _text("\n".join(lines))
 
 
-def _impact(result: CallToolResult, arguments: dict[str, Any], home: Any, projects: Mapping[str, Any],
+def _impact(result: CallToolResult, arguments: dict[str, Any], home: Any, projects: Mapping[str, Any], key: str,
             fmt: str) -> CallToolResult:
     answer = _answer(result)
     # What changed: the symbol (the answer's root), or the changed, added and removed entities of a diff
@@ -100,7 +100,8 @@ def _impact(result: CallToolResult, arguments: dict[str, Any], home: Any, projec
     found = home.federation.dependents(list(dict.fromkeys(ids)), projects)
     if fmt == "json":
         data = {**answer.model_dump(mode="json"),
-                "cross_project": [{"project": k, "dependent": link.user, "uses": link.used, **link.as_dict()}
+                "cross_project": [{"project": k, "dependent": link.user, "uses_project": key, "uses": link.used,
+                                   **link.as_dict()}
                                   for k, link in found]}
         return _text(f"{home.header(answer)} | {len(found)} cross-project dependents\n(the full answer is in "
                      "structuredContent)", data)
