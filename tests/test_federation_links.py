@@ -287,6 +287,11 @@ JAPP = {"src/main/java/com/shop/Checkout.java": "package com.shop;\n\nimport com
                                                 "public class Checkout {\n    public int pay() {\n"
                                                 "        Pricing p = new Pricing();\n        return p.total(3);\n"
                                                 "    }\n}\n"}
+KLIB = {"src/main/kotlin/com/acme/klib/Tax.kt": "package com.acme.klib\n\nclass Tax {\n"
+                                                "    fun apply(n: Int): Int = n * 2\n}\n\nfun rate(): Int = 7\n"}
+KAPP = {"src/main/kotlin/com/shop/Checkout.kt": "package com.shop\n\nimport com.acme.klib.Tax\nimport com.acme.klib.rate"
+                                               "\n\nclass Checkout {\n    fun pay(): Int {\n        val t = Tax()\n"
+                                               "        return t.apply(3) + rate()\n    }\n}\n"}
 
 
 @pytest.mark.parametrize("used_files, user_files, expected", [
@@ -295,7 +300,11 @@ JAPP = {"src/main/java/com/shop/Checkout.java": "package com.shop;\n\nimport com
     (CORELIB, BILLING, {("main.go::Invoice", "pricing/total.go::Total", "example.com.corelib.pricing.Total")}),
     (JLIB, JAPP, {("src/main/java/com/shop/Checkout.java::Checkout.pay",
                    "src/main/java/com/acme/lib/Pricing.java::Pricing.total", "com.acme.lib.Pricing.total")}),
-], ids=["npm", "go-module", "java-package"])
+    (KLIB, KAPP, {("src/main/kotlin/com/shop/Checkout.kt::Checkout.pay", "src/main/kotlin/com/acme/klib/Tax.kt::rate",
+                   "com.acme.klib.rate"),
+                  ("src/main/kotlin/com/shop/Checkout.kt::Checkout.pay",
+                   "src/main/kotlin/com/acme/klib/Tax.kt::Tax.apply", "com.acme.klib.Tax.apply")}),
+], ids=["npm", "go-module", "java-package", "kotlin-package"])
 def test_imports_of_another_projects_package_link_in_every_language(tmp_path, used_files, user_files, expected):
     used, user = index(tmp_path / "used", used_files), index(tmp_path / "user", user_files)
     found = Project(user).federation.links_to(Project(used))
