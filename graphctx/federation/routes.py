@@ -56,6 +56,7 @@ def served(project: Any) -> list[Served]:
 
 
 def segments(path: str) -> tuple[str, ...]:
+    """A path's segments, without the empty ones a leading, trailing or doubled slash gives."""
     return tuple(part for part in path.split("?")[0].split("/") if part)
 
 
@@ -89,15 +90,15 @@ Table = dict[tuple[int, str | None], list[Served]]
 def table(routes: list[Served]) -> Table:
     """Routes by their number of segments and first segment (None: a parameter), a route with a
     catch-all under (-1, None): a call is matched against the few routes it can fit only."""
-    table: Table = {}
+    tabled: Table = {}
     for route in routes:
         if any(_CATCH_ALL.match(part) for part in route.segments):
             key: tuple[int, str | None] = (-1, None)
         else:
             first = route.segments[0] if route.segments else ""
             key = (len(route.segments), None if _PARAMETER.match(first) or _REGEX.search(first) else first)
-        table.setdefault(key, []).append(route)
-    return table
+        tabled.setdefault(key, []).append(route)
+    return tabled
 
 
 def best_routes(call: ClientCall, routes: Table) -> list[Served]:
