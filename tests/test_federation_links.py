@@ -133,6 +133,9 @@ def links(user: Path, used: Path) -> set[tuple[str, str, str, float]]:
                    'c.get(`/items/${id}/`);\naxios({ url: "/b", method: "put" });\n',
      [("GET", "/v2/items/{}"), ("PUT", "/b")]),
     ("javascript", 'const app = express();\napp.get("/items", list);\napi.post("/items", body);\n', []),
+    ("typescript", 'async function f(id: number) {\n  await axios.get<Item>(`/items/${id}`);\n'
+                   '  await fetch(`/items/${id}`, { method: "PUT" } as RequestInit);\n}\n',
+     [("GET", "/items/{}"), ("PUT", "/items/{}")]),
     ("go", 'package m\nimport "net/http"\nconst base = "http://svc:80"\nfunc f() {\n  http.Get(base + "/items/" + id)\n'
            '  http.NewRequest(http.MethodPut, fmt.Sprintf("%s/items/%d", b, i), nil)\n  r.Get("/items", h)\n}\n',
      [("GET", "/items/{}"), ("PUT", "/items/{}")]),

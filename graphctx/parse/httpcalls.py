@@ -226,8 +226,8 @@ def _python_call(call: Node, names: FileNames) -> tuple[str | None, str] | None:
 
 def _js_call(call: Node, names: FileNames) -> tuple[str | None, str] | None:
     constants, axios = names.strings, names.axios or {}
-    function = call.child_by_field_name("function")
-    args = _arguments(call)
+    function = _js_unwrap(call.child_by_field_name("function"))
+    args = [_js_unwrap(a) for a in _arguments(call)]
     if function is None or not args:
         return None
     name = text(function)
@@ -251,6 +251,15 @@ def _js_call(call: Node, names: FileNames) -> tuple[str | None, str] | None:
     if receiver in axios and verb in _VERBS:
         return verb.upper(), axios[receiver] + _js_url(args[0], constants)
     return None
+
+
+def _js_unwrap(node: Node | None) -> Node | None:
+    """The expression inside TypeScript's `x as T`, `x satisfies T` and `x!`; and the callee TypeScript's
+    grammar puts inside `await` for `await axios.get<User>(...)`."""
+    while node is not None and node.type in ("as_expression", "satisfies_expression", "non_null_expression",
+                                             "await_expression") and node.named_children:
+        node = node.named_children[0]
+    return node
 
 
 def _js_property(obj: Node, key: str) -> Node | None:
