@@ -125,6 +125,8 @@ def links(user: Path, used: Path) -> set[tuple[str, str, str, float]]:
      [("GET", "/v1/items/{}")]),
     ("python", 'import requests\ndef f(s, i):\n    s.client.put("/items/%s" % i)\n    requests.request("PATCH", '
                '"/items/{}".format(i))\n', [("PUT", "/items/{}"), ("PATCH", "/items/{}")]),
+    ("python", 'import httpx\napi = httpx.Client(base_url="http://h/v3")\ndef f(i):\n    api.delete(f"/items/{i}")\n',
+     [("DELETE", "/v3/items/{}")]),
     ("python", 'import requests\ndef f(url, m):\n    requests.get(url)\n    requests.get("items")\n'
                '    requests.request(m, "/x")\n', [(None, "/x")]),
     ("javascript", 'const API = "/api";\nfetch(`${API}/items/${id}`, { method: "DELETE" });\n'

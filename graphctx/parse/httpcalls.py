@@ -3,8 +3,9 @@ sessions and clients: `session.post(f"{BASE}/users/{id}")`), JavaScript's fetch 
 `axios.create` instances), Go's net/http (`http.Get`, `http.NewRequest`, a client's `Get`). Each call
 gives its HTTP method when the code says it and its path with the scheme, host and base variable
 dropped and every value the code computes as `{}` (`/users/{}`); a module-level string constant
-(`BASE = "http://api:8000/v1"`) is read for its path. A URL the code does not spell out (`get(url)`)
-gives nothing. Pure: one file's tree, no disk."""
+(`BASE = "http://api:8000/v1"`) is read for its path, and a module-level client's base URL
+(`httpx.Client(base_url=...)`, `axios.create({baseURL})`) is put before the paths it is called with.
+A URL the code does not spell out (`get(url)`) gives nothing. Pure: one file's tree, no disk."""
 
 from __future__ import annotations
 
@@ -198,9 +199,9 @@ def _arguments(call: Node) -> list[Node]:
 
 # ---- which calls are HTTP client calls, per language
 
-def _python_receiver(name: str) -> bool:
+def _python_receiver(name: str, names: FileNames) -> bool:
     last = name.rpartition(".")[2].lower()
-    return last in ("requests", "httpx") or "session" in last or "client" in last
+    return last in ("requests", "httpx") or "session" in last or "client" in last or name in (names.clients or {})
 
 
 def _python_call(call: Node, names: FileNames) -> tuple[str | None, str] | None:
@@ -209,18 +210,20 @@ def _python_call(call: Node, names: FileNames) -> tuple[str | None, str] | None:
     if function is None or function.type != "attribute":
         return None
     verb = text(function.child_by_field_name("attribute"))
-    if not _python_receiver(text(function.child_by_field_name("object"))):
+    receiver = text(function.child_by_field_name("object"))
+    if not _python_receiver(receiver, names):
         return None
+    base = (names.clients or {}).get(receiver, "")
     args = [a for a in _arguments(call) if a.type not in ("keyword_argument", "list_splat", "dictionary_splat")]
     keywords = {text(a.child_by_field_name("name")): a.child_by_field_name("value")
                 for a in _arguments(call) if a.type == "keyword_argument"}
     if verb in _VERBS:
         url = args[0] if args else keywords.get("url")
-        return (verb.upper(), _python_url(url, constants)) if url is not None else None
+        return (verb.upper(), base + _python_url(url, constants)) if url is not None else None
     if verb == "request":  # requests.request("GET", url), client.request(method, url)
         method = args[0] if args else keywords.get("method")
         url = args[1] if len(args) > 1 else keywords.get("url")
-        return (_literal_method(method, _python_url), _python_url(url, constants)) if url is not None else None
+        return (_literal_method(method, _python_url), base + _python_url(url, constants)) if url is not None else None
     return None
 
 
@@ -296,50 +299,76 @@ def _go_call(call: Node, names: FileNames) -> tuple[str | None, str] | None:
 _READERS = {"python": _python_call, "javascript": _js_call, "go": _go_call}
 
 
-# ---- a file's string constants (and, for JavaScript, its axios instances)
+# ---- a file's string constants, and its clients with their base URL (axios instances, httpx clients)
 
 @dataclass(frozen=True, slots=True)
 class FileNames:
     strings: dict[str, str]  # module-level names bound to a plain string (`BASE = "http://api/v1"`)
     axios: dict[str, str] | None = None  # axios and its `axios.create()` instances -> their baseURL
+    clients: dict[str, str] | None = None  # Python: module-level `httpx.Client(base_url=...)` and the like -> base
+
+
+_PY_CLIENTS = ("Client", "AsyncClient", "Session", "ClientSession")  # httpx, requests and aiohttp clients
 
 
 def _names(family: str, root: Node) -> FileNames:
+    return _NAMERS[family](root)
+
+
+def _python_names(root: Node) -> FileNames:
     found: dict[str, str] = {}
-    if family == "python":
-        for statement in root.named_children:
-            assign = statement.named_children[0] if statement.type == "expression_statement" and \
-                statement.named_children else None
-            if assign is not None and assign.type == "assignment":
-                _keep(found, assign.child_by_field_name("left"), assign.child_by_field_name("right"), _python_url)
-    elif family == "javascript":
-        axios = {"axios": ""}
-        for statement in root.named_children:
-            if statement.type == "export_statement":
-                statement = statement.child_by_field_name("declaration") or statement
-            if statement.type not in ("lexical_declaration", "variable_declaration"):
+    clients: dict[str, str] = {}
+    for statement in root.named_children:
+        assign = statement.named_children[0] if statement.type == "expression_statement" and \
+            statement.named_children else None
+        if assign is None or assign.type != "assignment":
+            continue
+        left, right = assign.child_by_field_name("left"), assign.child_by_field_name("right")
+        if right is not None and right.type == "call" and left is not None and left.type == "identifier" and \
+                text(right.child_by_field_name("function")).rpartition(".")[2] in _PY_CLIENTS:
+            base = next((a.child_by_field_name("value") for a in _arguments(right) if a.type == "keyword_argument"
+                         and text(a.child_by_field_name("name")) == "base_url"), None)
+            clients[text(left)] = _python_url(base, found) if base is not None else ""
+        else:
+            _keep(found, left, right, _python_url)
+    return FileNames(found, clients=clients)
+
+
+def _js_names(root: Node) -> FileNames:
+    found: dict[str, str] = {}
+    axios = {"axios": ""}
+    for statement in root.named_children:
+        if statement.type == "export_statement":
+            statement = statement.child_by_field_name("declaration") or statement
+        if statement.type not in ("lexical_declaration", "variable_declaration"):
+            continue
+        for declarator in statement.named_children:
+            if declarator.type != "variable_declarator":
                 continue
-            for declarator in statement.named_children:
-                if declarator.type != "variable_declarator":
-                    continue
-                name, value = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
-                if value is not None and value.type == "call_expression" and \
-                        text(value.child_by_field_name("function")) == "axios.create" and name is not None:
-                    options = _arguments(value)[0] if _arguments(value) else None
-                    base = _js_property(options, "baseURL") if options is not None and options.type == "object" else None
-                    axios[text(name)] = _js_url(base, found) if base is not None else ""
-                else:
-                    _keep(found, name, value, _js_url)
-        return FileNames(found, axios)
-    else:
-        for declaration in root.named_children:
-            if declaration.type not in ("const_declaration", "var_declaration"):
-                continue
-            for spec in declaration.named_children:
-                names, values = spec.child_by_field_name("name"), spec.child_by_field_name("value")
-                if values is not None and values.type == "expression_list" and len(values.named_children) == 1:
-                    _keep(found, names, values.named_children[0], _go_url)
+            name, value = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
+            if value is not None and value.type == "call_expression" and \
+                    text(value.child_by_field_name("function")) == "axios.create" and name is not None:
+                options = _arguments(value)[0] if _arguments(value) else None
+                base = _js_property(options, "baseURL") if options is not None and options.type == "object" else None
+                axios[text(name)] = _js_url(base, found) if base is not None else ""
+            else:
+                _keep(found, name, value, _js_url)
+    return FileNames(found, axios)
+
+
+def _go_names(root: Node) -> FileNames:
+    found: dict[str, str] = {}
+    for declaration in root.named_children:
+        if declaration.type not in ("const_declaration", "var_declaration"):
+            continue
+        for spec in declaration.named_children:
+            names, values = spec.child_by_field_name("name"), spec.child_by_field_name("value")
+            if values is not None and values.type == "expression_list" and len(values.named_children) == 1:
+                _keep(found, names, values.named_children[0], _go_url)
     return FileNames(found)
+
+
+_NAMERS = {"python": _python_names, "javascript": _js_names, "go": _go_names}
 
 
 def _keep(found: dict[str, str], name: Node | None, value: Node | None, url_of) -> None:
