@@ -13,7 +13,7 @@ from pathlib import Path
 from conftest import write_tree
 from graphctx.index import store
 from graphctx.index.fixpoint import EMPTY, MAX_DEPTH, FlowQuestions
-from graphctx.index.flow import MAX_EXTERNAL_PARTS, MAX_VALUES
+from graphctx.index.flowpaths import MAX_EXTERNAL_PARTS, MAX_VALUES
 from graphctx.index.indexer import index_repository
 from graphctx.index.resolution import TableKeeper
 

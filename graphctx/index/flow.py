@@ -8,13 +8,15 @@ resolver asks this for callees that are local names or paths a dotted name canno
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import cached_property
 
 from graphctx.index.fixpoint import EMPTY
 from graphctx.index.scope import SELF, FileScope, Value
 from graphctx.index.symbols import CLASS_KINDS
 from graphctx.parse.facts import RETURN, Call, FileFacts
 from graphctx.index.flowpaths import (
-    KEYS, SUBSCRIPTS, argument_for, callee_path, definition_value, order, same_element, unslice,
+    KEYS, SUBSCRIPTS, UNKNOWN, Values, argument_for, bounded, callee_path, definition_value, extends, ordered,
+    same_element, unslice,
 )
 from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL
 
@@ -23,37 +25,9 @@ DECORATED = "@"
 FORWARDERS = frozenset({"functools.partial", "functools.partialmethod"})  # calling the result calls the first argument
 MAX_PATH_STEPS = 8  # calls and subscripts in one path
 MAX_SUBSCRIPTS = 3  # of them subscripts: deeper element paths multiply (`[1][][k]...`) and rarely hold a callee
-MAX_EXTERNAL_PARTS = 4  # dotted parts of an external value's name: deeper (`x = x.ring` in a loop) is no news
 MAX_KEY_CHOICES = 16  # subscript suffixes tried for one read through variable keys
 MAX_SITE_ROUNDS = 3  # call-site index rebuilds: each lets one more level of passed-on functions through
-MAX_VALUES = 64  # values one path may hold; past it (a parameter that every caller feeds) it may hold anything
 SUPER = "super"
-Values = frozenset  # of Value
-UNKNOWN = Value("unknown", "", "unresolved")  # could be anything: absorbs whatever it is joined with
-TOO_MANY = frozenset({UNKNOWN})
-
-
-def bounded(found) -> Values:
-    """An answer as kept: past MAX_VALUES values, or holding the unknown, it is TOO_MANY. Telling
-    thousands of possibilities apart costs more than it tells, and what is read off them (an
-    attribute, a call's result, an element) is unknown too, so no caller builds on a guess."""
-    found = frozenset(found)
-    return TOO_MANY if len(found) > MAX_VALUES or UNKNOWN in found else found
-
-
-def ordered(values: Values) -> list[Value]:
-    """Values in a fixed order. Which questions are asked first decides which become a cycle's head
-    and what a budget cuts: a set's own order (string hashes, different in every process) would
-    make the same tree give different edges."""
-    return sorted(values, key=order)
-
-
-def extends(external: str, attr: str) -> bool:
-    """Whether `external.attr` is still a name worth deriving. A long chain, or one naming an
-    attribute twice (`ring.ring`, `canonical.expr.canonical`), is what a loop feeding a variable
-    back into itself spells out: no library defines it, so it is left unresolved."""
-    parts = external.split(".")
-    return len(parts) < MAX_EXTERNAL_PARTS and attr not in parts[1:]
 
 
 class FlowScope(FileScope):
@@ -61,10 +35,18 @@ class FlowScope(FileScope):
 
     def __init__(self, facts: FileFacts, table):
         super().__init__(facts, table)
-        # (scope, target) -> [(source, the scope the source is read in)]; `self.x` targets live on the class
-        self.flow_sources: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-        self.flow_lines: dict[tuple[str, str], list[int]] = defaultdict(list)
-        for flow in facts.flows:
+        self._memo: dict[tuple[str, str], Values] = {}
+        self._sites: dict[str, list[tuple[Call, int]]] | None = None
+        self._building: dict[str, list[tuple[Call, int]]] | None = None
+        self._consulted = False  # whether the index being built was read while building it
+
+    # The tables below are made on first use: the structure pass of every file needs none of them,
+    # and a worker makes them only for the files its questions reach.
+    @cached_property
+    def _stores(self) -> tuple[dict[tuple[str, str], list[tuple[str, str]]], dict[tuple[str, str], list[int]]]:
+        sources: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+        lines: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for flow in self.facts.flows:
             owner, target = flow.scope, flow.target
             head, _, rest = target.partition(".")
             if rest and head in SELF:
@@ -72,24 +54,47 @@ class FlowScope(FileScope):
                 if cls is None or cls.path != self.path:
                     continue
                 owner, target = cls.qualified_name, "self." + rest
-            self.flow_sources[(owner, target)].append((flow.source, flow.scope))
-            self.flow_lines[(owner, target)].append(flow.line)
-        # scope -> the variables its flows assign (`d` for `d[] <- f` too)
-        self.variables: dict[str, set[str]] = defaultdict(set)
-        # (scope, target) -> the subscripts stored into it: "['a'][]" for `d['a'][] <- f`
-        self.subscripts: dict[tuple[str, str], set[str]] = defaultdict(set)
+            sources[(owner, target)].append((flow.source, flow.scope))
+            lines[(owner, target)].append(flow.line)
+        return sources, lines
+
+    @property
+    def flow_sources(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
+        """(scope, target) -> [(source, the scope the source is read in)]; `self.x` targets live on the class."""
+        return self._stores[0]
+
+    @property
+    def flow_lines(self) -> dict[tuple[str, str], list[int]]:
+        return self._stores[1]
+
+    @cached_property
+    def _targets(self) -> tuple[dict[str, set[str]], dict[tuple[str, str], set[str]]]:
+        variables: dict[str, set[str]] = defaultdict(set)
+        subscripts: dict[tuple[str, str], set[str]] = defaultdict(set)
         for owner, target in self.flow_sources:
             base = target.split("[", 1)[0]
             if "." not in target:
-                self.variables[owner].add(base)
+                variables[owner].add(base)
             if base != target:
-                self.subscripts[(owner, base)].add(target[len(base):])
-        self.params: dict[str, dict[str, tuple[int, str]]] = defaultdict(dict)
-        for param in facts.params:
-            self.params[param.scope][param.name] = (param.index, param.kind)
-        self._memo: dict[tuple[str, str], Values] = {}
-        self._sites: dict[str, list[tuple[Call, int]]] | None = None
-        self._building: dict[str, list[tuple[Call, int]]] | None = None
+                subscripts[(owner, base)].add(target[len(base):])
+        return variables, subscripts
+
+    @property
+    def variables(self) -> dict[str, set[str]]:
+        """scope -> the variables its flows assign (`d` for `d[] <- f` too)."""
+        return self._targets[0]
+
+    @property
+    def subscripts(self) -> dict[tuple[str, str], set[str]]:
+        """(scope, target) -> the subscripts stored into it: "['a'][]" for `d['a'][] <- f`."""
+        return self._targets[1]
+
+    @cached_property
+    def params(self) -> dict[str, dict[str, tuple[int, str]]]:
+        out: dict[str, dict[str, tuple[int, str]]] = defaultdict(dict)
+        for param in self.facts.params:
+            out[param.scope][param.name] = (param.index, param.kind)
+        return out
 
     def forget_flows(self) -> None:
         """Drop what value flow has worked out here (the class hierarchy it read has changed)."""
@@ -356,12 +361,14 @@ class FlowScope(FileScope):
         if self._sites is not None:
             return self._sites
         if self._building is not None:  # asked while building: this round's index (rounds repeat until it holds)
+            self._consulted = True
             return self._building
         sites: dict[str, list[tuple[Call, int]]] = {}
         for _ in range(MAX_SITE_ROUNDS):
-            self._building = sites
+            self._building, self._consulted = sites, False
             found = self._index_sites()
-            if found == sites:
+            if found == sites or not self._consulted:  # (no answer of this round read the index it was building)
+                sites = found
                 break
             sites = found
             self._memo.clear()
@@ -375,7 +382,7 @@ class FlowScope(FileScope):
             if not call.args:
                 continue
             path = callee_path(call)
-            for value in sorted(self.values(path, call.scope), key=order) if path else ():
+            for value in ordered(self.values(path, call.scope)) if path else ():
                 if value.kind == "function":
                     sites[value.ref].append((call, 1 if value.bound else 0))
                 elif value.kind == "class":

@@ -1,6 +1,6 @@
 """The flow-path notation (see `facts.Flow`) as the resolver reads it: a call's callee as a path,
 the argument a call passes for a parameter, slices and subscript keys, and the value a definition
-itself is. Plain functions of plain data."""
+itself is. The bounds on what a path may hold. Plain functions of plain data."""
 
 from __future__ import annotations
 
@@ -13,6 +13,11 @@ from graphctx.parse.facts import Call
 SLICED = re.compile(r"\[:(\d*)\](?:\[([^\[\]]*)\])?")  # a slice `[:start]`, maybe subscripted after
 SUBSCRIPTS = re.compile(r"(?:\[[^\[\]]*\])+$")  # the trailing `[k]`/`[]` of a path
 KEYS = re.compile(r"\[([^\[\]]*)\]")
+MAX_EXTERNAL_PARTS = 4  # dotted parts of an external value's name: deeper (`x = x.ring` in a loop) is no news
+MAX_VALUES = 64  # values one path may hold; past it (a parameter that every caller feeds) it may hold anything
+Values = frozenset  # of Value
+UNKNOWN = Value("unknown", "", "unresolved")  # could be anything: absorbs whatever it is joined with
+TOO_MANY = frozenset({UNKNOWN})
 
 
 def callee_path(call: Call) -> str:
@@ -67,3 +72,26 @@ def order(value: Value) -> tuple:
 def definition_value(sym) -> Value:
     kind = "class" if sym.kind in CLASS_KINDS else "function" if sym.kind in ("function", "method") else "constant"
     return Value(kind, sym.id, "exact")
+
+
+def bounded(found) -> Values:
+    """An answer as kept: past MAX_VALUES values, or holding the unknown, it is TOO_MANY. Telling
+    thousands of possibilities apart costs more than it tells, and what is read off them (an
+    attribute, a call's result, an element) is unknown too, so no caller builds on a guess."""
+    found = frozenset(found)
+    return TOO_MANY if len(found) > MAX_VALUES or UNKNOWN in found else found
+
+
+def ordered(values: Values) -> list[Value]:
+    """Values in a fixed order. Which questions are asked first decides which become a cycle's head
+    and what a budget cuts: a set's own order (string hashes, different in every process) would
+    make the same tree give different edges."""
+    return sorted(values, key=order)
+
+
+def extends(external: str, attr: str) -> bool:
+    """Whether `external.attr` is still a name worth deriving. A long chain, or one naming an
+    attribute twice (`ring.ring`, `canonical.expr.canonical`), is what a loop feeding a variable
+    back into itself spells out: no library defines it, so it is left unresolved."""
+    parts = external.split(".")
+    return len(parts) < MAX_EXTERNAL_PARTS and attr not in parts[1:]

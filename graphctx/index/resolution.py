@@ -59,6 +59,8 @@ class KeptTable:
     files: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # what the module map was made of
     entity_keys: dict[str, int] = field(default_factory=dict)  # id -> rowid (rows.RowKeys)
     external_keys: dict[str, int] = field(default_factory=dict)
+    # the facts of unchanged files that recent edits read (an edit reads the same neighbours again)
+    facts: dict[str, FileFacts] = field(default_factory=dict)
 
 
 class TableKeeper:
