@@ -382,6 +382,12 @@ def test_a_store_that_goes_away_is_reported_and_comes_back(team_server, tmp_path
         assert failed.is_error and "the team store at" in text_of(failed) and "retry in a moment" in text_of(failed)
         assert "internal error" not in text_of(failed)
         own.resume()
+        # The pool reconnects with a back-off that grew while the store was down: health comes back
+        # once it has (the first probes may still find no connection).
+        for _ in range(30):
+            if get_json(f"{base}/healthz")[0] == 200:
+                break
+            time.sleep(1)
         assert get_json(f"{base}/healthz")[0] == 200
         again = call(base, "global-token", "remember", {"entries": [{"title": "back again", "body": "x"}]})
         assert not again.is_error, text_of(again)
