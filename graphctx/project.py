@@ -11,6 +11,7 @@ and the record store. The CLI, the MCP server and the benchmark call it and noth
 from __future__ import annotations
 
 import threading
+from functools import cached_property
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -296,9 +297,9 @@ class Project(MemoryVerbs):
 
     # ---- the team server: its store, and federation with the other projects it hosts
 
-    @property
+    @cached_property
     def federation(self):
-        """This project's links to other projects' graphs (graphctx.federation.Federation)."""
+        """This project's links to other projects' graphs (graphctx.federation.Federation), kept with it."""
         from graphctx.federation import Federation
 
         return Federation(self)

@@ -233,6 +233,45 @@ def test_a_project_token_opens_its_project_only(team_server, postgres_database, 
     assert all(" ms=" in line and " agent=" in line for line in lines)
 
 
+def get_text(url: str, token: str, accept: str | None = None) -> tuple[int, str, str]:
+    """(status, content type, body) of a GET."""
+    headers = {"Authorization": f"Bearer {token}", **({"Accept": accept} if accept else {})}
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=10) as response:
+        return response.status, response.headers["content-type"], response.read().decode()
+
+
+def test_metrics_count_calls_per_project_and_tool_as_json_and_prometheus_text(team_server, two_projects):
+    app, lib = two_projects
+    base, _, _ = team_server(None, "--project", f"app={app}", "--project", f"lib={lib}")
+    for _ in range(3):
+        assert not call(base, "global-token", "search", {"query": "handler"}).is_error
+    assert not call(base, "global-token", "search", {"query": "compute", "project": "lib"}).is_error
+    assert call(base, "global-token", "get_context", {"entity": "no_such_thing", "project": "lib"}).is_error
+    assert call(base, "global-token", "search", {"query": "x", "project": "nope"}).is_error
+    status, metrics = get_json(f"{base}/metrics", "global-token")
+    assert status == 200
+    projects = metrics["projects"]
+    assert projects["app"]["search"]["calls"] == 3 and projects["app"]["search"]["outcomes"] == {"ok": 3}
+    assert projects["lib"]["search"]["calls"] == 1 and projects["lib"]["get_context"]["outcomes"] == {"error": 1}
+    assert projects["(unknown)"]["search"]["outcomes"] == {"error": 1}  # a key the server does not host
+    assert "app" not in {k for k, tools in projects.items() if "get_context" in tools}
+    assert metrics["tools"]["search"]["calls"] == 5  # every project's calls of the tool together
+    assert all("ms_p50" in figures and "ms_p95" in figures for tools in projects.values() for figures in tools.values())
+    # A Prometheus scrape asks for text (its Accept header), or ?format=prometheus does.
+    status, kind, text = get_text(f"{base}/metrics", "global-token",
+                                  "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5")
+    assert status == 200 and kind.startswith("text/plain")
+    assert 'graphctx_calls_total{project="app",tool="search",outcome="ok"} 3' in text.splitlines()
+    assert 'graphctx_calls_total{project="lib",tool="get_context",outcome="error"} 1' in text.splitlines()
+    assert 'graphctx_call_milliseconds_count{project="app",tool="search"} 3' in text.splitlines()
+    assert any(line.startswith('graphctx_call_milliseconds{project="lib",tool="search",quantile="0.95"} ')
+               for line in text.splitlines())
+    assert "# TYPE graphctx_calls_total counter" in text and "graphctx_calls_in_flight 0" in text
+    assert get_text(f"{base}/metrics?format=prometheus", "global-token")[2].startswith("# HELP")
+    assert json.loads(get_text(f"{base}/metrics", "global-token", "application/json")[2])["projects"]["app"]
+    assert get_json(f"{base}/metrics?format=prometheus")[0] == 401  # a token is needed either way
+
+
 def test_federation_brings_in_linked_code_with_decayed_scores(team_server, postgres_database, two_projects):
     app, lib = two_projects
     base, _, _ = team_server(postgres_database, "--project", f"app={app}", "--project", f"lib={lib}")
@@ -258,7 +297,9 @@ def test_federation_brings_in_linked_code_with_decayed_scores(team_server, postg
     assert "[app] app.py::handler uses mylib/core.py::compute" in text_of(impact)
     by_files = call(base, "global-token", "get_impact", {"files": ["mylib/core.py"], "project": "lib",
                                                           "projects": ["app"], "format": "json"})
-    assert {"project": "app", "dependent": "app.py::handler", "uses": "mylib/core.py::compute"} in \
+    assert {"project": "app", "dependent": "app.py::handler", "uses_project": "lib", "uses": "mylib/core.py::compute",
+            "link": "imports",
+            "via": "mylib.core.compute", "resolution": "import", "confidence": 1.0} in \
         by_files.structured_content["cross_project"]
     bad = call(base, "global-token", "search", {"query": "x", "projects": ["lib"], "cross_domain_decay": 2})
     assert bad.is_error and "between 0 and 1" in text_of(bad)
@@ -341,6 +382,12 @@ def test_a_store_that_goes_away_is_reported_and_comes_back(team_server, tmp_path
         assert failed.is_error and "the team store at" in text_of(failed) and "retry in a moment" in text_of(failed)
         assert "internal error" not in text_of(failed)
         own.resume()
+        # The pool reconnects with a back-off that grew while the store was down: health comes back
+        # once it has (the first probes may still find no connection).
+        for _ in range(30):
+            if get_json(f"{base}/healthz")[0] == 200:
+                break
+            time.sleep(1)
         assert get_json(f"{base}/healthz")[0] == 200
         again = call(base, "global-token", "remember", {"entries": [{"title": "back again", "body": "x"}]})
         assert not again.is_error, text_of(again)

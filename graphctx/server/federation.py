@@ -45,7 +45,7 @@ async def extend(name: str, result: CallToolResult, arguments: dict[str, Any], h
         return await anyio.to_thread.run_sync(_context, result, arguments, home.project, projects, key, decay, fmt)
     if name == "search":
         return await anyio.to_thread.run_sync(_search, arguments, home.project, projects, key, decay, fmt)
-    return await anyio.to_thread.run_sync(_impact, result, arguments, home.project, projects, fmt)
+    return await anyio.to_thread.run_sync(_impact, result, arguments, home.project, projects, key, fmt)
 
 
 def _text(text: str, data: dict | None = None) -> CallToolResult:
@@ -66,10 +66,10 @@ def _context(result: CallToolResult, arguments: dict[str, Any], home: Any, proje
         return _text(f"{summary}\n(the full answer is in structuredContent)", whole)
     parts = [f"# project {key}", home.federation.render(answer, "compact")]
     for other, _, text in found:
-        parts += [f"# project {other} (linked; scores x {decay:g})", text]
+        parts += [f"# project {other} (linked; scores x {decay:g} x the link's confidence)", text]
     if not found:
         parts.append(f"note: no code of {', '.join(projects)} is linked to this answer (neither imports the other's "
-                     "package here)")
+                     "package nor calls its HTTP routes here)")
     return _text("\n".join(parts))
 
 
@@ -89,7 +89,7 @@ def _search(arguments: dict[str, Any], home: Any, projects: Mapping[str, Any], k
     return _text("\n".join(lines))
 
 
-def _impact(result: CallToolResult, arguments: dict[str, Any], home: Any, projects: Mapping[str, Any],
+def _impact(result: CallToolResult, arguments: dict[str, Any], home: Any, projects: Mapping[str, Any], key: str,
             fmt: str) -> CallToolResult:
     answer = _answer(result)
     # What changed: the symbol (the answer's root), or the changed, added and removed entities of a diff
@@ -100,9 +100,12 @@ def _impact(result: CallToolResult, arguments: dict[str, Any], home: Any, projec
     found = home.federation.dependents(list(dict.fromkeys(ids)), projects)
     if fmt == "json":
         data = {**answer.model_dump(mode="json"),
-                "cross_project": [{"project": k, "dependent": theirs, "uses": mine} for k, theirs, mine in found]}
+                "cross_project": [{"project": k, "dependent": link.user, "uses_project": key, "uses": link.used,
+                                   **link.as_dict()}
+                                  for k, link in found]}
         return _text(f"{home.header(answer)} | {len(found)} cross-project dependents\n(the full answer is in "
                      "structuredContent)", data)
     lines = [home.federation.render(answer, "compact"), f"## cross-project dependents ({len(found)})"]
-    lines += [f"[{k}] {theirs} uses {mine}" for k, theirs, mine in found] or ["none in " + ", ".join(projects)]
+    lines += [f"[{k}] {link.user} uses {link.used}: {link.describe()}" for k, link in found] or \
+        ["none in " + ", ".join(projects)]
     return _text("\n".join(lines))

@@ -45,10 +45,8 @@ class Guard:
         if scope["type"] != "http":  # lifespan events pass through
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        origin = headers.get("origin")
-        if origin is not None and not local_origin(origin):
-            await _refuse(send, 403, f"origin {origin!r} is not allowed: graphctx accepts only local origins")
+        headers = request_headers(scope)
+        if await refused_origin(headers, send):
             return
         if self.token is not None:
             scheme, _, value = headers.get("authorization", "").partition(" ")
@@ -57,6 +55,21 @@ class Guard:
                               [(b"www-authenticate", b'Bearer realm="graphctx"')])
                 return
         await self.app(scope, receive, send)
+
+
+def request_headers(scope) -> dict[str, str]:
+    """An ASGI request's headers, by lower-case name."""
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+
+
+async def refused_origin(headers: Mapping[str, str], send) -> bool:
+    """Answer 403 to a request from a page on another site (against DNS rebinding): True when refused.
+    Both servers' guards, the single-repository one and the team one, check the Origin here."""
+    origin = headers.get("origin")
+    if origin is None or local_origin(origin):
+        return False
+    await _refuse(send, 403, f"origin {origin!r} is not allowed: graphctx accepts only local origins")
+    return True
 
 
 def local_origin(origin: str) -> bool:

@@ -1,23 +1,22 @@
 """The team server's operations and access over HTTP: an ASGI guard in front of the MCP app that
 answers `/healthz` (200 while the store answers, 503 when it does not; no token needed, it tells
-nothing about the code) and `/metrics` (counts and latencies per tool, any valid token), checks the
-Origin as the single-repository server does, and maps the bearer token to the projects it opens
-(per-project tokens, or global ones for every project); once stopping, it refuses new sessions
-(503) while the calls in flight finish. The grant travels to the tool call as a
-request header the guard sets itself (one sent by a client is dropped). Also: the one log line per
-tool call (tool, project, agent, ms, outcome) and the metrics it feeds."""
+nothing about the code) and `/metrics` (counts and latencies per project and tool, as JSON or
+Prometheus text; any valid token), checks the Origin with the single-repository server's check
+(http.refused_origin), and maps the bearer token to the projects it opens (per-project tokens, or
+global ones for every project); once stopping, it refuses new sessions (503) while the calls in
+flight finish. The grant travels to the tool call as a request header the guard sets itself (one
+sent by a client is dropped). Also: the one log line per tool call (tool, project, agent, ms,
+outcome)."""
 
 from __future__ import annotations
 
 import hmac
 import json
 import logging
-import threading
-import time
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 
-from graphctx.server.http import _refuse, local_origin
+from graphctx.server.http import _refuse, refused_origin, request_headers
+from graphctx.server.metrics import Metrics, wants_prometheus
 
 log = logging.getLogger("graphctx.server.requests")
 
@@ -47,44 +46,6 @@ class Grants:
         return known, None if every else frozenset(opened)
 
 
-class Metrics:
-    """Calls, errors and latency per tool since the server started, thread-safe."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.started = time.time()
-        self.calls: dict[tuple[str, str], int] = defaultdict(int)  # (tool, outcome) -> count
-        self.ms: dict[str, list[float]] = defaultdict(list)  # tool -> latencies (the last 10,000)
-        self.in_flight = 0
-        self.draining = False  # stopping: no new calls, the ones in flight finish
-
-    def begin(self) -> None:
-        with self._lock:
-            self.in_flight += 1
-
-    def end(self, tool: str, outcome: str, ms: float) -> None:
-        with self._lock:
-            self.in_flight -= 1
-            self.calls[(tool, outcome)] += 1
-            kept = self.ms[tool]
-            kept.append(ms)
-            if len(kept) > 10_000:
-                del kept[:5_000]
-
-    def snapshot(self) -> dict:
-        with self._lock:
-            tools: dict[str, dict] = {}
-            for (tool, outcome), count in sorted(self.calls.items()):
-                tools.setdefault(tool, {"calls": 0, "outcomes": {}})
-                tools[tool]["calls"] += count
-                tools[tool]["outcomes"][outcome] = count
-            for tool, values in self.ms.items():
-                ordered = sorted(values)
-                tools[tool]["ms_p50"] = round(ordered[len(ordered) // 2], 1)
-                tools[tool]["ms_p95"] = round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 1)
-            return {"uptime_s": round(time.time() - self.started, 1), "in_flight": self.in_flight, "tools": tools}
-
-
 def log_call(tool: str, project: str, agent: str, ms: float, outcome: str) -> None:
     log.info("call tool=%s project=%s agent=%s ms=%.1f outcome=%s", _word(tool), _word(project), _word(agent), ms,
              outcome)
@@ -106,10 +67,8 @@ class TeamGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        origin = headers.get("origin")
-        if origin is not None and not local_origin(origin):
-            await _refuse(send, 403, f"origin {origin!r} is not allowed: graphctx accepts only local origins")
+        headers = request_headers(scope)
+        if await refused_origin(headers, send):
             return
         if scope.get("path") == "/healthz":
             import anyio.to_thread
@@ -127,7 +86,10 @@ class TeamGuard:
                 return
             grant = EVERY_PROJECT if projects is None else ",".join(sorted(projects))
         if scope.get("path") == "/metrics":
-            await _answer(send, 200, self.metrics.snapshot())
+            if wants_prometheus(scope.get("query_string", b"").decode("latin-1"), headers.get("accept", "")):
+                await _send(send, 200, self.metrics.prometheus().encode(), b"text/plain; version=0.0.4; charset=utf-8")
+            else:
+                await _answer(send, 200, self.metrics.snapshot())
             return
         if self.metrics.draining and "mcp-session-id" not in headers:  # open sessions finish what they do
             await _refuse(send, 503, "the server is stopping; retry in a moment or on another server")
@@ -137,9 +99,12 @@ class TeamGuard:
 
 
 async def _answer(send, status: int, data: dict) -> None:
-    body = json.dumps(data).encode()
+    await _send(send, status, json.dumps(data).encode(), b"application/json")
+
+
+async def _send(send, status: int, body: bytes, content_type: bytes) -> None:
     await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+                "headers": [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
 
 

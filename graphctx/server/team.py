@@ -26,7 +26,8 @@ FEDERATED = ("get_context", "search", "get_impact")
 PROJECT_ARGUMENT = {"type": "string", "description": "the project to ask (a key this server hosts; default: the first)"}
 PROJECTS_ARGUMENT = {"type": "array", "items": {"type": "string"},
                      "description": "other projects to bring in: their entities linked to this answer (where one "
-                                    "project imports the other's package), labelled with their project"}
+                                    "project imports the other's package or calls its HTTP routes), labelled "
+                                    "with their project"}
 DECAY_ARGUMENT = {"type": "number", "minimum": 0, "maximum": 1, "default": 0.5,
                   "description": "how much an entity from another project counts (0-1) against one of this project"}
 
@@ -73,7 +74,7 @@ class TeamServer(StrictServer):
             return result
         finally:
             ms = (time.perf_counter() - started) * 1000
-            self.metrics.end(name, outcome, ms)
+            self.metrics.end(name, outcome, ms, key if key in self.servers else "(unknown)")
             log_call(name, key, agent, ms, outcome)
 
     async def _call(self, name: str, key: str, arguments: dict[str, Any], context: Any) -> Any:
