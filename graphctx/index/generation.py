@@ -18,8 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from graphctx.graph.snapshot import Snapshot, SnapshotError
-from graphctx.index import resolution, store
+from graphctx.index import resolution, routemounts, store, textentities
 from graphctx.index.dependencies import attribute_owners, defined_names, names_of, subclass_names
+from graphctx.index.fulltext import fts_row
 from graphctx.index.languages import RULES, package_languages
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
@@ -125,9 +126,11 @@ class Generation:
             self.facts[path] = None  # (a forked worker reads the committed index, where it still is)
 
         entry = self._symbol_table(deleted)
+        entry.table.mounts = routemounts.MountTable(entry.table, self._route_files())
         snapshot_rows: list[tuple] = []
         for done in resolution.resolve(entry, targets, self._load, workers=self.workers, worker_load=self._worker_load,
                                        progress=lambda done, total: self.report("resolving", done, total)):
+            self._write_routes(done.path, entry.table.mounts, previous, removed_rowids)
             rows = list(self.keys.edge_rows(done.edges))
             writes.insert_edges(conn, rows)
             writes.set_call_counts(conn, done.path, done.calls, done.calls_resolved)
@@ -143,6 +146,28 @@ class Generation:
                        last_external_rowid=self.keys.last_external)
         entry.entity_keys, entry.external_keys = self.keys.entities, self.keys.externals
         return entry
+
+    def _route_files(self) -> list[str]:
+        """The files with routers or mounts: what the run's mount table is made of."""
+        if self.everything:
+            return [path for path, facts in self.facts.items() if facts is not None and routemounts.refers(facts)]
+        return sorted(reads.paths_referring_to(self.conn, [routemounts.MOUNTS]))
+
+    def _write_routes(self, path: str, mounts: routemounts.MountTable, previous: dict[str, int],
+                      removed_rowids: list[int]) -> None:
+        """A resolved file's routes as they are served now: their paths may come from another file's
+        mounts, so they are written with the file's edges, not with its entities. A file resolved
+        again without being rewritten first drops the routes it had (keeping their rowids)."""
+        facts = self._load(path)
+        rows = textentities.route_rows(facts, mounts.served(facts)) if facts is not None and facts.routes else []
+        if not self.everything and path not in self.changed:
+            previous = writes.delete_routes(self.conn, path)
+            removed_rowids += previous.values()
+            self.keys.forget(set(previous) - {row[0] for row in rows})
+        if rows:
+            rowids = self.keys.assign([row[0] for row in rows], previous)
+            writes.insert_entities(self.conn, rowids, rows, [fts_row(row, "") for row in rows])
+            self.new_rowids += rowids
 
     def _symbol_table(self, deleted: list[str]) -> resolution.KeptTable:
         """The table of the new generation: the kept one with the edited files' symbols replaced, or

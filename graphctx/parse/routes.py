@@ -9,20 +9,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cache
 
 from tree_sitter import Node, Query, QueryCursor
 
 from graphctx.parse import languages
-from graphctx.parse.facts import Route
+from graphctx.parse.facts import Mount, Route, Router
 from graphctx.parse.routepaths import (
-    ANY, HTTP_METHODS, Prefixes, join, member_call, mount, qualified, scope, string, text,
+    ANY, HTTP_METHODS, Prefixes, chain, join, member_call, mount, qualified, scope, string, text,
 )
 
 # A cheap look at the bytes first: a file that mentions no framework is not walked at all.
 _MARKERS = {
-    "python": re.compile(rb"\.(?:route|get|post|put|delete|patch|head|options|api_route)\(|urlpatterns"),
-    "javascript": re.compile(rb"\.(?:get|post|put|delete|patch|all|options|head)\(\s*['\"`]/"),
+    "python": re.compile(rb"\.(?:route|get|post|put|delete|patch|head|options|api_route|include_router|register_blueprint)\("
+                         rb"|urlpatterns"),
+    "javascript": re.compile(rb"\.(?:get|post|put|delete|patch|all|options|head)\(\s*['\"`]/|\.use\("),
     "go": re.compile(rb"\.(?:HandleFunc|Handle|GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS|Any|Get|Post|Put|Delete|Patch|Head|Options)\(\s*\""),
     "java": re.compile(rb"Mapping\b"),
 }
@@ -42,17 +44,28 @@ _SPRING = {"GetMapping": "GET", "PostMapping": "POST", "PutMapping": "PUT", "Del
 _JS_APP_NAMES = re.compile(r"^(?:app|server|api|router|[a-z]\w*Router|[a-z]\w*Routes)$")
 
 
-def find(language: str, root: Node, source: bytes) -> tuple[list[Route], set[tuple[int, str]]]:
-    """The routes a file registers, and the (line, name) of each registering call: those are not
-    calls of a repository function (`app.get` is no `Cache.get`)."""
+def find(language: str, root: Node, source: bytes) -> Found:
+    """The routes a file registers, its module-level routers and the routers of other files it
+    mounts, and the (line, name) of each registering call: those are not calls of a repository
+    function (`app.get` is no `Cache.get`)."""
     family = _FAMILIES.get(language)
     if family is None or not _MARKERS[family].search(source):
-        return [], set()
+        return Found()
     captures = QueryCursor(_query(language)).captures(root)
     nodes = {name: sorted(found, key=lambda n: n.start_byte) for name, found in captures.items()}
     if family == "python":  # a receiver the file does not construct (a fixture's app): the file's imports tell
         return _python(nodes, "fastapi" if b"fastapi" in source else "flask")
+    if family == "javascript":  # what the module exports is read off its top-level statements
+        return _express(nodes, root)
     return _FINDERS[family](nodes)
+
+
+@dataclass(slots=True)
+class Found:
+    routes: list[Route] = field(default_factory=list)
+    registrations: set[tuple[int, str]] = field(default_factory=set)
+    routers: list[Router] = field(default_factory=list)
+    mounts: list[Mount] = field(default_factory=list)
 
 
 @cache
@@ -62,9 +75,10 @@ def _query(language: str) -> Query:
 
 # ---- Python: Flask, FastAPI, Django
 
-def _python(nodes: dict[str, list[Node]], usual: str) -> tuple[list[Route], set[tuple[int, str]]]:
+def _python(nodes: dict[str, list[Node]], usual: str) -> Found:
     prefixes = Prefixes()
     frameworks: dict[str, str] = {}
+    found = Found()
     for assign in nodes.get("assign", ()):
         left, right = assign.child_by_field_name("left"), assign.child_by_field_name("right")
         if left is None or right is None or left.type != "identifier" or right.type != "call":
@@ -76,6 +90,7 @@ def _python(nodes: dict[str, list[Node]], usual: str) -> tuple[list[Route], set[
             prefixes.define(scope(assign, _PY_SCOPES), text(left), _keyword_string(args, "url_prefix" if flask else "prefix"))
             frameworks[text(left)] = "flask" if flask else "fastapi"
     calls = nodes.get("call", ())
+    outside: list[tuple[Node, Node, str, bool]] = []  # mounts of a router this file does not make
     for call in calls:  # app.register_blueprint(bp, url_prefix=...), app.include_router(router, prefix=...)
         function = call.child_by_field_name("function")
         if function is None or function.type != "attribute":
@@ -84,10 +99,13 @@ def _python(nodes: dict[str, list[Node]], usual: str) -> tuple[list[Route], set[
         args = call.child_by_field_name("arguments")
         if verb in ("register_blueprint", "include_router") and args is not None and args.named_children:
             flask = verb == "register_blueprint"
-            prefixes.mount(scope(call, _PY_SCOPES), text(args.named_children[0]), text(function.child_by_field_name("object")),
-                           _keyword_string(args, "url_prefix" if flask else "prefix"), replaces=flask)
-    routes: list[Route] = []
-    registrations: set[tuple[int, str]] = set()
+            child, parent, keyword = args.named_children[0], text(function.child_by_field_name("object")), \
+                "url_prefix" if flask else "prefix"
+            where = scope(call, _PY_SCOPES)
+            if prefixes.knows(where, text(child)):
+                prefixes.mount(where, text(child), parent, _keyword_string(args, keyword), replaces=flask)
+            elif child.type in ("identifier", "attribute"):
+                outside.append((call, child, parent, flask))
     django = any(text(a.child_by_field_name("left")) == "urlpatterns" for a in nodes.get("assign", ()))
     for call in calls:
         function = call.child_by_field_name("function")
@@ -108,24 +126,53 @@ def _python(nodes: dict[str, list[Node]], usual: str) -> tuple[list[Route], set[
             else:
                 methods = ["WS" if verb == "websocket" else verb.upper()]
             framework = frameworks.get(receiver) or ("flask" if verb == "route" else usual)
-            full = join(prefixes.of(scope(call, _PY_SCOPES), receiver), path)
-            registrations.add((function.start_point[0] + 1, verb))
+            where = scope(call, _PY_SCOPES)
+            router, below = prefixes.top(where, receiver)
+            found.registrations.add((function.start_point[0] + 1, verb))
             for method in methods:
-                routes.append(Route(method.upper(), full, "", scope(call, _PY_SCOPES), call.start_point[0] + 1,
-                                    call.end_point[0] + 1, framework, defined=qualified(definition, _PY_SCOPES)))
+                found.routes.append(Route(method.upper(), join(prefixes.of(where, receiver), path), "", where,
+                                          call.start_point[0] + 1, call.end_point[0] + 1, framework,
+                                          defined=qualified(definition, _PY_SCOPES), router=router,
+                                          below=join(below, path) if below else path))
         elif django and function.type in ("identifier", "attribute") and \
                 text(function).rpartition(".")[2] in ("path", "re_path", "url") and len(args.named_children) >= 2:
             path, view = string(args.named_children[0]), args.named_children[1]
-            if path is None or (view.type == "call" and text(view.child_by_field_name("function")).endswith("include")):
+            if path is None:
+                continue
+            if text(function).rpartition(".")[2] != "path":
+                path = path.lstrip("^").rstrip("$")
+            if view.type == "call" and text(view.child_by_field_name("function")).rpartition(".")[2] == "include":
+                included = _included_module(view)
+                if included:  # path("api/", include("shop.urls")): that module's urlpatterns, under this path
+                    found.mounts.append(Mount(included, True, "urlpatterns", path, True, False,
+                                              call.start_point[0] + 1))
                 continue
             if view.type == "call":  # UserList.as_view(): the class handles it
                 view = view.child_by_field_name("function").child_by_field_name("object") or view
             handler = text(view) if view.type in ("identifier", "attribute") else ""
-            if text(function).rpartition(".")[2] != "path":
-                path = path.lstrip("^").rstrip("$")
-            routes.append(Route(ANY, join("", path), handler, scope(call, _PY_SCOPES), call.start_point[0] + 1,
-                                call.end_point[0] + 1, "django"))
-    return routes, registrations
+            where = scope(call, _PY_SCOPES)
+            found.routes.append(Route(ANY, join("", path), handler, where, call.start_point[0] + 1,
+                                      call.end_point[0] + 1, "django", router="" if where else "urlpatterns",
+                                      below=join("", path)))
+    for call, child, parent, flask in outside:  # a router of another file, under this file's routers
+        args = call.child_by_field_name("arguments")
+        value = _keyword(args, "url_prefix" if flask else "prefix")
+        literal = string(value) if value is not None else ""
+        router, below = prefixes.top(scope(call, _PY_SCOPES), parent)  # "": an app made in a function
+        found.mounts.append(Mount(text(child), False, router, chain(below, literal or ""), literal is not None,
+                                  flask and bool(literal), call.start_point[0] + 1))
+    found.routers = [Router(name, prefixes.own_prefix(name)) for name in
+                     sorted({r.router for r in found.routes if r.router} | {m.parent for m in found.mounts if m.parent})]
+    return found
+
+
+def _included_module(include: Node) -> str:
+    """The module Django's include() names: include("shop.urls"), include(("shop.urls", "shop"))."""
+    args = include.child_by_field_name("arguments")
+    first = args.named_children[0] if args is not None and args.named_children else None
+    if first is not None and first.type == "tuple" and first.named_children:
+        first = first.named_children[0]
+    return string(first) or ""
 
 
 _PY_SCOPES = {"function_definition", "class_definition"}
@@ -158,8 +205,9 @@ def _keyword(args: Node | None, keyword: str) -> Node | None:
 
 # ---- JavaScript and TypeScript: Express
 
-def _express(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, str]]]:
+def _express(nodes: dict[str, list[Node]], root: Node) -> Found:
     apps: set[str] = set()  # variables holding express() or a Router()
+    module_level: set[str] = set()
     for declarator in nodes.get("assign", ()):
         name, value = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
         if name is None or value is None:
@@ -170,14 +218,22 @@ def _express(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, 
             value = value.child_by_field_name("function")
         if value is not None and text(value).rpartition(".")[2] in ("express", "Router"):
             apps.add(text(name))
+            if not scope(declarator, _JS_SCOPES):
+                module_level.add(text(name))
     prefixes = Prefixes()
+    found = Found()
     calls = nodes.get("call", ())
+    outside: list[tuple[Node, str, Node | None, Node]] = []  # a router this file does not make, mounted here
     for call in calls:  # app.use('/api', router)
         receiver, verb, args = member_call(call)
-        if verb == "use" and len(args) >= 2 and string(args[0]) is not None and args[-1].type == "identifier":
-            prefixes.mount(scope(call, _JS_SCOPES), text(args[-1]), receiver, string(args[0]))
-    routes: list[Route] = []
-    registrations: set[tuple[int, str]] = set()
+        if verb != "use" or not args or not (receiver in apps or _JS_APP_NAMES.match(receiver)):
+            continue
+        prefix, child = (args[0] if len(args) >= 2 else None), args[-1]
+        if child.type == "identifier" and text(child) in apps:
+            if prefix is None or string(prefix) is not None:
+                prefixes.mount(scope(call, _JS_SCOPES), text(child), receiver, string(prefix) or "")
+        elif child.type == "identifier" or _required(child):
+            outside.append((call, receiver, prefix, child))
     for call in calls:
         receiver, verb, args = member_call(call)
         if verb not in _JS_VERBS or len(args) < 2 or not (receiver in apps or _JS_APP_NAMES.match(receiver)):
@@ -188,11 +244,48 @@ def _express(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, 
         last = args[-1]
         handler = text(last) if last.type in ("identifier", "member_expression") else ""
         handler = handler[5:] if handler.startswith("this.") else handler
-        registrations.add((call.start_point[0] + 1, verb))
+        found.registrations.add((call.start_point[0] + 1, verb))
         method = ANY if verb == "all" else verb.upper()
-        routes.append(Route(method, mount(prefixes.of(scope(call, _JS_SCOPES), receiver), path), handler, scope(call, _JS_SCOPES),
-                            call.start_point[0] + 1, call.end_point[0] + 1, "express"))
-    return routes, registrations
+        where = scope(call, _JS_SCOPES)
+        router, below = prefixes.top(where, receiver)
+        found.routes.append(Route(method, mount(prefixes.of(where, receiver), path), handler, where,
+                                  call.start_point[0] + 1, call.end_point[0] + 1, "express",
+                                  router=router if router in module_level else "", below=mount(below, path)))
+    for call, receiver, prefix, child in outside:
+        router, below = prefixes.top(scope(call, _JS_SCOPES), receiver)
+        router = router if router in module_level else ""  # an app no other file can mount
+        literal = string(prefix) if prefix is not None else ""
+        module = _required(child)
+        found.mounts.append(Mount(module or text(child), bool(module), router, chain(below, literal or ""),
+                                  literal is not None, False, call.start_point[0] + 1))
+    exported = _js_default_export(root)
+    found.routers = [Router(name, "", "default" if name == exported else "") for name in
+                     sorted({r.router for r in found.routes if r.router} | {m.parent for m in found.mounts if m.parent})]
+    return found
+
+
+def _required(node: Node) -> str:
+    """The module of `require('./users')`, else ""."""
+    if node.type != "call_expression" or text(node.child_by_field_name("function")) != "require":
+        return ""
+    args = node.child_by_field_name("arguments")
+    return (string(args.named_children[0]) or "") if args is not None and args.named_children else ""
+
+
+def _js_default_export(root: Node) -> str:
+    """The variable a module exports as itself: `module.exports = router`, `export default router`."""
+    for statement in root.named_children:
+        if statement.type == "export_statement" and any(c.type == "default" for c in statement.children):
+            value = statement.child_by_field_name("value") or statement.named_children[-1]
+            if value is not None and value.type == "identifier":
+                return text(value)
+        if statement.type == "expression_statement" and statement.named_children:
+            assignment = statement.named_children[0]
+            if assignment.type == "assignment_expression" and text(assignment.child_by_field_name("left")) == "module.exports":
+                value = assignment.child_by_field_name("right")
+                if value is not None and value.type == "identifier":
+                    return text(value)
+    return ""
 
 
 _JS_SCOPES = {"function_declaration", "method_definition", "class_declaration", "generator_function_declaration"}
@@ -200,7 +293,7 @@ _JS_SCOPES = {"function_declaration", "method_definition", "class_declaration", 
 
 # ---- Go: net/http, chi, gin
 
-def _go(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, str]]]:
+def _go(nodes: dict[str, list[Node]]) -> Found:
     prefixes = Prefixes()  # v1 := r.Group("/v1"): v1 is mounted on r with its own prefix
     for declaration in nodes.get("assign", ()):
         left, right = declaration.child_by_field_name("left"), declaration.child_by_field_name("right")
@@ -235,7 +328,7 @@ def _go(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, str]]
         registrations.add((call.start_point[0] + 1, verb))
         routes.append(Route(method, full, handler, scope(call, _GO_SCOPES), call.start_point[0] + 1,
                             call.end_point[0] + 1, "go"))
-    return routes, registrations
+    return Found(routes, registrations)
 
 
 _GO_SCOPES = {"function_declaration", "method_declaration"}
@@ -257,7 +350,7 @@ def _enclosing_routes(call: Node) -> str:
 
 # ---- Java: Spring
 
-def _spring(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, str]]]:
+def _spring(nodes: dict[str, list[Node]]) -> Found:
     routes: list[Route] = []
     for method in nodes.get("method", ()):
         mapping = _mapping(method)
@@ -274,7 +367,7 @@ def _spring(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, s
             for path in paths:
                 routes.append(Route(verb, join(prefix, path), "", scope(method, _JAVA_SCOPES), method.start_point[0] + 1,
                                     method.start_point[0] + 1, "spring", defined=handler))
-    return routes, set()
+    return Found(routes)
 
 
 _JAVA_SCOPES = {"class_declaration", "interface_declaration", "enum_declaration", "record_declaration", "method_declaration"}
@@ -314,6 +407,6 @@ def _java_strings(node: Node | None) -> list[str]:
     return [s for s in (string(v) for v in _java_values(node)) if s is not None]
 
 
-_FINDERS: dict[str, Callable[[dict[str, list[Node]]], tuple[list[Route], set[tuple[int, str]]]]] = {
-    "javascript": _express, "go": _go, "java": _spring,
+_FINDERS: dict[str, Callable[[dict[str, list[Node]]], Found]] = {
+    "go": _go, "java": _spring,
 }
