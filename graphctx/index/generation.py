@@ -126,7 +126,7 @@ class Generation:
             self.facts[path] = None  # (a forked worker reads the committed index, where it still is)
 
         entry = self._symbol_table(deleted)
-        entry.table.mounts = routemounts.MountTable(entry.table, self._route_files())
+        entry.table.mounts = self._mount_table(entry.table, targets)
         snapshot_rows: list[tuple] = []
         for done in resolution.resolve(entry, targets, self._load, workers=self.workers, worker_load=self._worker_load,
                                        progress=lambda done, total: self.report("resolving", done, total)):
@@ -147,19 +147,24 @@ class Generation:
         entry.entity_keys, entry.external_keys = self.keys.entities, self.keys.externals
         return entry
 
-    def _route_files(self) -> list[str]:
-        """The files with routers or mounts: what the run's mount table is made of."""
+    def _mount_table(self, table, targets: list[str]) -> routemounts.MountTable | None:
+        """The mounts of every file with routers or mounts, when a file to resolve has routes (an edit
+        elsewhere reads none of them: the targets' facts are read for their resolution anyway)."""
+        if not any(facts is not None and facts.routes for facts in map(self._load, targets)):
+            return None
         if self.everything:
-            return [path for path, facts in self.facts.items() if facts is not None and routemounts.refers(facts)]
-        return sorted(reads.paths_referring_to(self.conn, [routemounts.MOUNTS]))
+            paths = [path for path, facts in self.facts.items() if facts is not None and routemounts.refers(facts)]
+        else:
+            paths = sorted(reads.paths_referring_to(self.conn, [routemounts.MOUNTS]))
+        return routemounts.MountTable(table, paths)
 
-    def _write_routes(self, path: str, mounts: routemounts.MountTable, previous: dict[str, int],
+    def _write_routes(self, path: str, mounts: routemounts.MountTable | None, previous: dict[str, int],
                       removed_rowids: list[int]) -> None:
         """A resolved file's routes as they are served now: their paths may come from another file's
         mounts, so they are written with the file's edges, not with its entities. A file resolved
         again without being rewritten first drops the routes it had (keeping their rowids)."""
         facts = self._load(path)
-        rows = textentities.route_rows(facts, mounts.served(facts)) if facts is not None and facts.routes else []
+        rows = textentities.route_rows(facts, mounts.served(facts)) if mounts is not None and facts and facts.routes else []
         if not self.everything and path not in self.changed:
             previous = writes.delete_routes(self.conn, path)
             removed_rowids += previous.values()

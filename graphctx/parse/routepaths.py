@@ -6,12 +6,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from tree_sitter import Node
+
+from graphctx.parse.facts import Mount, Route, Router
 
 HTTP_METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
 ANY = "ANY"  # a registration that names no method (Django's path(), http.HandleFunc without one)
 _STRING = re.compile(r"""^[rRbBuUfF]*(["'`])(.*)\1$""", re.S)
+
+
+@dataclass(slots=True)
+class Found:
+    """What a route finder reads in one file: its routes, the (line, name) of each registering call
+    (no call of a repository function), its module-level routers and its mounts of other files' routers."""
+
+    routes: list[Route] = field(default_factory=list)
+    registrations: set[tuple[int, str]] = field(default_factory=set)
+    routers: list[Router] = field(default_factory=list)
+    mounts: list[Mount] = field(default_factory=list)
 
 
 class Prefixes:

@@ -1,24 +1,22 @@
-"""Finds the HTTP routes a file registers with a web framework (Flask, FastAPI, Django, Express, Go's
-net/http, chi and gin, Spring) and who handles each, with the prefixes the same file gives them
-(a blueprint's url_prefix, an APIRouter's prefix and include_router's, a router mounted by
-app.use, gin and chi groups, a controller's @RequestMapping). A prefix given in another file is not
-known here. Routes are inferred from naming conventions, never proven: the resolver labels their
-edges so. Pure: one file's tree, no disk."""
+"""Finds the HTTP routes a file registers with a web framework (Flask, FastAPI, Django and Express
+here; Go's net/http, chi and gin in routes_go.py, Spring in routes_spring.py) and who handles each,
+with the prefixes the same file gives them (a blueprint's url_prefix, an APIRouter's prefix and
+include_router's, a router mounted by app.use). A prefix given in another file is not known here:
+each route names the module-level router it hangs on, and the file's mounts of other files'
+routers are kept, for the index to join (index/routemounts.py). Routes are inferred from naming
+conventions, never proven: the resolver labels their edges so. Pure: one file's tree, no disk."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import cache
 
 from tree_sitter import Node, Query, QueryCursor
 
-from graphctx.parse import languages
+from graphctx.parse import languages, routes_go, routes_spring
 from graphctx.parse.facts import Mount, Route, Router
-from graphctx.parse.routepaths import (
-    ANY, HTTP_METHODS, Prefixes, chain, join, member_call, mount, qualified, scope, string, text,
-)
+from graphctx.parse.routepaths import ANY, Found, Prefixes, chain, join, member_call, mount, qualified, scope, string, text
 
 # A cheap look at the bytes first: a file that mentions no framework is not walked at all.
 _MARKERS = {
@@ -38,9 +36,6 @@ _QUERIES = {
 }
 _PY_VERBS = {"get", "post", "put", "delete", "patch", "head", "options"}
 _JS_VERBS = {"get", "post", "put", "delete", "patch", "all", "options", "head"}
-_GO_VERBS = {m: m for m in HTTP_METHODS} | {m.capitalize(): m for m in HTTP_METHODS} | {"Any": ANY}
-_SPRING = {"GetMapping": "GET", "PostMapping": "POST", "PutMapping": "PUT", "DeleteMapping": "DELETE",
-           "PatchMapping": "PATCH", "RequestMapping": ANY}
 _JS_APP_NAMES = re.compile(r"^(?:app|server|api|router|[a-z]\w*Router|[a-z]\w*Routes)$")
 
 
@@ -58,14 +53,6 @@ def find(language: str, root: Node, source: bytes) -> Found:
     if family == "javascript":  # what the module exports is read off its top-level statements
         return _express(nodes, root)
     return _FINDERS[family](nodes)
-
-
-@dataclass(slots=True)
-class Found:
-    routes: list[Route] = field(default_factory=list)
-    registrations: set[tuple[int, str]] = field(default_factory=set)
-    routers: list[Router] = field(default_factory=list)
-    mounts: list[Mount] = field(default_factory=list)
 
 
 @cache
@@ -291,122 +278,4 @@ def _js_default_export(root: Node) -> str:
 _JS_SCOPES = {"function_declaration", "method_definition", "class_declaration", "generator_function_declaration"}
 
 
-# ---- Go: net/http, chi, gin
-
-def _go(nodes: dict[str, list[Node]]) -> Found:
-    prefixes = Prefixes()  # v1 := r.Group("/v1"): v1 is mounted on r with its own prefix
-    for declaration in nodes.get("assign", ()):
-        left, right = declaration.child_by_field_name("left"), declaration.child_by_field_name("right")
-        if left is None or right is None or len(left.named_children) != 1 or len(right.named_children) != 1:
-            continue
-        value = right.named_children[0]
-        if value.type == "call_expression":
-            receiver, verb, args = member_call(value)
-            if verb in ("Group", "Route") and args and string(args[0]) is not None:
-                where, name = scope(declaration, _GO_SCOPES), text(left.named_children[0])
-                prefixes.define(where, name, string(args[0]))
-                prefixes.mount(where, name, receiver, "")
-
-    routes: list[Route] = []
-    registrations: set[tuple[int, str]] = set()
-    for call in nodes.get("call", ()):
-        receiver, verb, args = member_call(call)
-        if verb not in _GO_VERBS and verb not in ("HandleFunc", "Handle") or len(args) < 2:
-            continue
-        pattern = string(args[0])
-        if pattern is None:
-            continue
-        method = _GO_VERBS.get(verb, ANY)
-        if verb in ("HandleFunc", "Handle") and " " in pattern:  # Go 1.22: "GET /users/{id}"
-            method, _, pattern = pattern.partition(" ")
-            pattern = pattern.strip()
-        if not pattern.startswith("/"):
-            continue
-        last = args[-1]
-        handler = text(last) if last.type in ("identifier", "selector_expression") else ""
-        full = mount(join(_enclosing_routes(call), prefixes.of(scope(call, _GO_SCOPES), receiver)), pattern)
-        registrations.add((call.start_point[0] + 1, verb))
-        routes.append(Route(method, full, handler, scope(call, _GO_SCOPES), call.start_point[0] + 1,
-                            call.end_point[0] + 1, "go"))
-    return Found(routes, registrations)
-
-
-_GO_SCOPES = {"function_declaration", "method_declaration"}
-
-
-def _enclosing_routes(call: Node) -> str:
-    """chi's r.Route("/api", func(r chi.Router) {...}): the prefixes of the Route calls around a call."""
-    prefix = ""
-    node = call.parent
-    while node is not None:
-        if node.type == "func_literal" and node.parent is not None and node.parent.type == "argument_list":
-            outer = node.parent.parent
-            _, verb, args = member_call(outer) if outer is not None and outer.type == "call_expression" else ("", "", [])
-            if verb == "Route" and args and string(args[0]) is not None:
-                prefix = join(string(args[0]), prefix)
-        node = node.parent
-    return prefix
-
-
-# ---- Java: Spring
-
-def _spring(nodes: dict[str, list[Node]]) -> Found:
-    routes: list[Route] = []
-    for method in nodes.get("method", ()):
-        mapping = _mapping(method)
-        if mapping is None:
-            continue
-        verbs, paths = mapping
-        owner = method.parent.parent if method.parent is not None else None
-        prefix = ""
-        if owner is not None and owner.type in ("class_declaration", "interface_declaration"):
-            class_mapping = _mapping(owner)
-            prefix = class_mapping[1][0] if class_mapping else ""
-        handler = qualified(method, _JAVA_SCOPES)
-        for verb in verbs:
-            for path in paths:
-                routes.append(Route(verb, join(prefix, path), "", scope(method, _JAVA_SCOPES), method.start_point[0] + 1,
-                                    method.start_point[0] + 1, "spring", defined=handler))
-    return Found(routes)
-
-
-_JAVA_SCOPES = {"class_declaration", "interface_declaration", "enum_declaration", "record_declaration", "method_declaration"}
-
-
-def _mapping(declaration: Node) -> tuple[list[str], list[str]] | None:
-    """The HTTP methods and paths a Spring mapping annotation on a declaration gives."""
-    modifiers = next((c for c in declaration.children if c.type == "modifiers"), None)
-    for annotation in modifiers.named_children if modifiers is not None else ():
-        if annotation.type not in ("annotation", "marker_annotation"):
-            continue
-        kind = _SPRING.get(text(annotation.child_by_field_name("name")).rpartition(".")[2])
-        if kind is None:
-            continue
-        args = annotation.child_by_field_name("arguments")
-        paths, verbs = [], []
-        for arg in args.named_children if args is not None else ():
-            if arg.type == "element_value_pair":
-                key, value = text(arg.child_by_field_name("key")), arg.child_by_field_name("value")
-                if key in ("value", "path"):
-                    paths += _java_strings(value)
-                elif key == "method":
-                    verbs += [text(v).rpartition(".")[2] for v in _java_values(value)]
-            else:
-                paths += _java_strings(arg)
-        return (verbs or [kind]), (paths or [""])
-    return None
-
-
-def _java_values(node: Node | None) -> list[Node]:
-    if node is None:
-        return []
-    return list(node.named_children) if node.type == "element_value_array_initializer" else [node]
-
-
-def _java_strings(node: Node | None) -> list[str]:
-    return [s for s in (string(v) for v in _java_values(node)) if s is not None]
-
-
-_FINDERS: dict[str, Callable[[dict[str, list[Node]]], Found]] = {
-    "go": _go, "java": _spring,
-}
+_FINDERS: dict[str, Callable[[dict[str, list[Node]]], Found]] = {"go": routes_go.find, "java": routes_spring.find}
