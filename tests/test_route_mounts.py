@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from conftest import index_tables, run_graphctx as graphctx
+from test_index_incremental import snapshot_matches_rows
 from graphctx.index.indexer import index_repository
+from graphctx.index.resolution import TableKeeper
 
 FIXTURES = Path(__file__).parent / "fixtures" / "route_mounts"
 NO_LITERAL = "gives a prefix that is no literal, so the path is the part below it"
@@ -144,6 +146,48 @@ def test_a_mounted_route_over_mcp(repo):
     assert any(i["id"] == "express/routes/reports.js::daily" and i["relation"] == "handled-by" for i in items)
 
 
+def parsed(language: str, source: str):
+    from graphctx.parse.extract import extract
+
+    return extract("app", language, source.encode())
+
+
+def test_a_file_names_the_router_its_routes_hang_on_and_the_routers_it_mounts():
+    facts = parsed("python", """
+from fastapi import APIRouter, FastAPI
+from .routers import users
+
+app = FastAPI()
+api = APIRouter(prefix="/api")
+api.include_router(users.router, prefix="/users")
+app.include_router(api)
+
+@api.get("/ping")
+def ping():
+    return "pong"
+""")
+    assert [(r.path, r.router, r.below) for r in facts.routes] == [("/api/ping", "app", "/api/ping")]
+    assert [(m.child, m.parent, m.below, m.known) for m in facts.mounts] == [("users.router", "app", "/api/users", True)]
+    express = parsed("javascript", """
+const app = express();
+app.use(express.json());
+app.use(cors());
+app.use('/v1', require('./v1'));
+app.use(helmet);
+""")
+    assert [(m.child, m.module, m.below) for m in express.mounts] == [("./v1", True, "/v1"), ("helmet", False, "")]
+
+
+def test_a_prefix_that_is_no_literal_within_one_file_is_said_so_too(tmp_path):
+    root = tmp_path / "repo"
+    (root).mkdir()
+    (root / "main.py").write_text('from fastapi import APIRouter, FastAPI\n\nfrom . import settings\n\n'
+                                  'app = FastAPI()\nrouter = APIRouter()\n\n\n@router.get("/x")\ndef x():\n    return 1\n\n\n'
+                                  'app.include_router(router, prefix=settings.PREFIX)\n')
+    index_repository(root, workers=1)
+    assert routes(root) == {"main.py::route:GET /x": f"mounted by main.py:14; main.py:14 {NO_LITERAL}"}
+
+
 # ---------------------------------------------------------------- incremental runs equal a full rebuild
 
 def same_as_full(root: Path, scratch: Path) -> None:
@@ -183,6 +227,10 @@ def test_an_edit_to_the_mounting_file_alone_moves_the_routes_of_the_router_file(
     assert "fastapi/app/routers/users.py::route:GET /api/users/{user_id}" not in routes(project)
     assert "django/shop/orders/urls.py::route:ANY /shop-api/orders/<int:pk>/" in routes(project)  # two levels down
     same_as_full(project, tmp_path / "full")
+    found = graphctx("search", "/api/v1/users", "--kind", "route", "--json", cwd=project)  # the full-text rows follow
+    assert json.loads(found.stdout)["hits"][0]["id"] == "fastapi/app/routers/users.py::route:GET /api/v1/users"
+    gone = graphctx("search", "route:GET /api/users/{user_id}", "--kind", "route", "--json", cwd=project)
+    assert "fastapi/app/routers/users.py::route:GET /api/users/{user_id}" not in gone.stdout
 
 
 def test_an_edit_to_the_router_file_alone_keeps_the_mounting_files_prefix(project, tmp_path):
@@ -226,14 +274,16 @@ EDITS = [  # (file, old, new): each an edit a developer makes to one file of the
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=st.lists(st.lists(st.sampled_from(range(len(EDITS))), min_size=1, max_size=2, unique=True),
-                      min_size=1, max_size=4))
-def test_any_sequence_of_mount_and_router_edits_equals_a_full_rebuild(steps):
+                      min_size=1, max_size=4), kept=st.booleans())
+def test_any_sequence_of_mount_and_router_edits_equals_a_full_rebuild(steps, kept):
     """Each step applies one or two edits (or undoes them, when already applied) and runs an
-    incremental index; after each, the rows equal a full rebuild of the same tree."""
+    incremental index, from the symbol table the previous run kept (as a server's watcher does) or
+    from the rows; after each, the rows equal a full rebuild of the same tree."""
+    keeper = TableKeeper() if kept else None
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
         shutil.copytree(FIXTURES, root)
-        index_repository(root, workers=1)
+        index_repository(root, workers=1, keeper=keeper)
         applied: set[int] = set()
         for step in steps:
             for i in step:
@@ -245,5 +295,7 @@ def test_any_sequence_of_mount_and_router_edits_equals_a_full_rebuild(steps):
                 elif i in applied and new and new in text:  # (a line deleted stays deleted)
                     (root / rel).write_text(text.replace(new, old, 1))
                     applied.discard(i)
-            index_repository(root, workers=1)
+            index_repository(root, workers=1, keeper=keeper)
             same_as_full(root, Path(tmp) / "full")
+            assert snapshot_matches_rows(root), steps  # the graph a new process loads is the rows'
+

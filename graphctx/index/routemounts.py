@@ -72,6 +72,8 @@ class MountTable:
         if head:
             value = scope._value(head, "")
             return [(f, name) for f in value.ref] if value is not None and value.kind == "module" else []
+        if name in self.routers.get(scope.path, {}):  # the file's own router, under a prefix that is no literal
+            return [(scope.path, name)]
         out = []
         for imp in scope.facts.imports:
             if (imp.alias or imp.name) != name:

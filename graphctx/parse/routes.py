@@ -89,9 +89,10 @@ def _python(nodes: dict[str, list[Node]], usual: str) -> Found:
             child, parent, keyword = args.named_children[0], text(function.child_by_field_name("object")), \
                 "url_prefix" if flask else "prefix"
             where = scope(call, _PY_SCOPES)
-            if prefixes.knows(where, text(child)):
+            value = _keyword(args, keyword)
+            if prefixes.knows(where, text(child)) and (value is None or string(value) is not None):
                 prefixes.mount(where, text(child), parent, _keyword_string(args, keyword), replaces=flask)
-            elif child.type in ("identifier", "attribute"):
+            elif child.type in ("identifier", "attribute"):  # (or this file's, under a prefix that is no literal)
                 outside.append((call, child, parent, flask))
     django = any(text(a.child_by_field_name("left")) == "urlpatterns" for a in nodes.get("assign", ()))
     for call in calls:
@@ -216,10 +217,9 @@ def _express(nodes: dict[str, list[Node]], root: Node) -> Found:
         if verb != "use" or not args or not (receiver in apps or _JS_APP_NAMES.match(receiver)):
             continue
         prefix, child = (args[0] if len(args) >= 2 else None), args[-1]
-        if child.type == "identifier" and text(child) in apps:
-            if prefix is None or string(prefix) is not None:
-                prefixes.mount(scope(call, _JS_SCOPES), text(child), receiver, string(prefix) or "")
-        elif child.type == "identifier" or _required(child):
+        if child.type == "identifier" and text(child) in apps and (prefix is None or string(prefix) is not None):
+            prefixes.mount(scope(call, _JS_SCOPES), text(child), receiver, string(prefix) or "")
+        elif child.type == "identifier" or _required(child):  # (or this file's, under a prefix that is no literal)
             outside.append((call, receiver, prefix, child))
     for call in calls:
         receiver, verb, args = member_call(call)
