@@ -253,6 +253,21 @@ def test_a_mount_removed_or_made_unreadable_gives_back_the_routers_own_path(proj
     same_as_full(project, tmp_path / "full")
 
 
+def test_a_mounting_file_deleted_then_back(project, tmp_path):
+    main = (project / "fastapi/app/main.py").read_text()
+    (project / "fastapi/app/main.py").unlink()
+    (project / "fastapi/app/routers/admin.py").unlink()  # the router between the app and audit.py's
+    index_repository(project, workers=1)
+    assert set(routes(project, "fastapi/")) == {
+        "fastapi/app/routers/users.py::route:GET /users", "fastapi/app/routers/users.py::route:GET /users/{user_id}",
+        "fastapi/app/routers/audit.py::route:GET /log", "fastapi/app/routers/items.py::route:GET /{item_id}"}
+    same_as_full(project, tmp_path / "full")
+    (project / "fastapi/app/main.py").write_text(main)
+    index_repository(project, workers=1)
+    assert "fastapi/app/routers/users.py::route:GET /v2/users" in routes(project)
+    same_as_full(project, tmp_path / "full")
+
+
 EDITS = [  # (file, old, new): each an edit a developer makes to one file of the fixture
     ("fastapi/app/main.py", 'prefix="/api")', 'prefix="/api/v1")'),
     ("fastapi/app/main.py", 'app.include_router(users.router, prefix="/v2")\n', ""),
