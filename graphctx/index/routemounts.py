@@ -54,8 +54,7 @@ class MountTable:
             if facts.mounts:
                 mounting.append(facts)
         for facts in mounting:
-            scope = FileScope(facts, table)
-            scope._imports()  # the mounted router is named through the file's imports
+            scope = _resolver(facts, table)
             for mount in facts.mounts:
                 for target in sorted(set(self._targets(scope, mount))):
                     self.mounts[target].append((facts.path, mount))
@@ -129,6 +128,17 @@ class MountTable:
             for above in self._above(origin, parent, seen | {(path, router.name)}, depth + 1):
                 out.append(_Above(chain(above.prefix, mount.below, own), (where, *above.via), above.unknown))
         return out or [_Above(router.prefix, ())]
+
+
+def _resolver(facts: FileFacts, table) -> FileScope:
+    """The file's resolver with its imports bound: the mounted router is named through them. The one
+    resolution would make, so that what it reads in other files (their resolvers, kept in the table
+    for the run) is what resolution reads there."""
+    from graphctx.index.resolve import FileResolver  # (resolve.py reaches this module through textedges.py)
+
+    scope = FileResolver(facts, table)
+    scope._imports()
+    return scope
 
 
 def _doc(above: _Above) -> str:
