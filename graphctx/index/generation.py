@@ -162,17 +162,19 @@ class Generation:
                       removed_rowids: list[int]) -> None:
         """A resolved file's routes as they are served now: their paths may come from another file's
         mounts, so they are written with the file's edges, not with its entities. A file resolved
-        again without being rewritten first drops the routes it had (keeping their rowids)."""
+        again without being rewritten first drops the routes it had (keeping their rowids); one whose
+        facts hold no route had none, as its facts are the ones it was last resolved with."""
         facts = self._load(path)
-        rows = textentities.route_rows(facts, mounts.served(facts)) if mounts is not None and facts and facts.routes else []
+        if mounts is None or facts is None or not facts.routes:
+            return
+        rows = textentities.route_rows(facts, mounts.served(facts))
         if not self.everything and path not in self.changed:
             previous = writes.delete_routes(self.conn, path)
             removed_rowids += previous.values()
             self.keys.forget(set(previous) - {row[0] for row in rows})
-        if rows:
-            rowids = self.keys.assign([row[0] for row in rows], previous)
-            writes.insert_entities(self.conn, rowids, rows, [fts_row(row, "") for row in rows])
-            self.new_rowids += rowids
+        rowids = self.keys.assign([row[0] for row in rows], previous)
+        writes.insert_entities(self.conn, rowids, rows, [fts_row(row, "") for row in rows])
+        self.new_rowids += rowids
 
     def _symbol_table(self, deleted: list[str]) -> resolution.KeptTable:
         """The table of the new generation: the kept one with the edited files' symbols replaced, or
