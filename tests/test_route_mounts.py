@@ -118,6 +118,8 @@ def test_a_mounted_route_by_its_full_path_from_the_cli(repo):
     answer = json.loads(run.stdout)
     assert answer["root"] == "fastapi/app/routers/users.py::route:GET /api/users"
     assert "fastapi/app/routers/users.py::list_users" in {item["id"] for item in answer["items"]}
+    assert answer["items"][0]["text"].splitlines() == [  # how the path comes about, then the registration
+        "GET /api/users -> list_users (fastapi)", "  mounted by fastapi/app/main.py:10", '@router.get("")']
     nested = graphctx("context", "GET /admin/audit/log", "--format", "json", cwd=repo)
     assert nested.returncode == 0, nested.stderr
     assert json.loads(nested.stdout)["root"] == "fastapi/app/routers/audit.py::route:GET /admin/audit/log"
