@@ -180,6 +180,24 @@ app.use(helmet);
     assert [(m.child, m.module, m.below) for m in express.mounts] == [("./v1", True, "/v1"), ("helmet", False, "")]
 
 
+def test_django_paths_in_an_include_list_take_the_paths_around_them():
+    facts = parsed("python", """
+from django.urls import include, path, re_path
+
+urlpatterns = [
+    path("api/", include([
+        path("users/", views.users),
+        re_path(r"^v1/", include([path("items/", views.items)])),
+        path("shop/", include("shop.urls")),
+    ])),
+    path("health/", views.health),
+]
+""")
+    assert [(r.path, r.handler) for r in facts.routes] == [
+        ("/api/users/", "views.users"), ("/api/v1/items/", "views.items"), ("/health/", "views.health")]
+    assert [(m.child, m.below) for m in facts.mounts] == [("shop.urls", "/api/shop/")]
+
+
 def test_a_prefix_that_is_no_literal_within_one_file_is_said_so_too(tmp_path):
     root = tmp_path / "repo"
     (root).mkdir()

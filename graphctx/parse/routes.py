@@ -129,6 +129,7 @@ def _python(nodes: dict[str, list[Node]], usual: str) -> Found:
                 continue
             if text(function).rpartition(".")[2] != "path":
                 path = path.lstrip("^").rstrip("$")
+            path = chain(_included_under(call), path)  # path("api/", include([path("users/", ...)]))
             if view.type == "call" and text(view.child_by_field_name("function")).rpartition(".")[2] == "include":
                 included = _included_module(view)
                 if included:  # path("api/", include("shop.urls")): that module's urlpatterns, under this path
@@ -152,6 +153,22 @@ def _python(nodes: dict[str, list[Node]], usual: str) -> Found:
     found.routers = [Router(name, prefixes.own_prefix(name)) for name in
                      sorted({r.router for r in found.routes if r.router} | {m.parent for m in found.mounts if m.parent})]
     return found
+
+
+def _included_under(call: Node) -> str:
+    """The paths of the path() calls whose include([...]) list holds this one, outermost first."""
+    prefix = ""
+    node = call.parent
+    while node is not None:
+        if node.type == "call" and text(node.child_by_field_name("function")).rpartition(".")[2] == "include":
+            outer = node.parent.parent if node.parent is not None and node.parent.type == "argument_list" else None
+            args = outer.child_by_field_name("arguments") if outer is not None and outer.type == "call" else None
+            first = string(args.named_children[0]) if args is not None and args.named_children else None
+            if first is not None:
+                name = text(outer.child_by_field_name("function")).rpartition(".")[2]
+                prefix = chain(first if name == "path" else first.lstrip("^").rstrip("$"), prefix)
+        node = node.parent
+    return prefix
 
 
 def _included_module(include: Node) -> str:
