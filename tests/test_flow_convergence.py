@@ -13,7 +13,7 @@ from pathlib import Path
 from conftest import write_tree
 from graphctx.index import store
 from graphctx.index.fixpoint import EMPTY, MAX_DEPTH, FlowQuestions
-from graphctx.index.flow import MAX_EXTERNAL_PARTS
+from graphctx.index.flow import MAX_EXTERNAL_PARTS, MAX_VALUES
 from graphctx.index.indexer import index_repository
 from graphctx.index.resolution import TableKeeper
 
@@ -133,3 +133,35 @@ def test_a_call_on_a_value_a_loop_rewrote_many_ways_names_no_flood_of_externals(
     per_line = conn.execute("SELECT line, count(*) FROM edges WHERE kind = 'calls' GROUP BY line").fetchall()
     conn.close()
     assert per_line and max(count for _, count in per_line) <= 16
+
+
+def test_a_parameter_every_caller_feeds_differently_holds_anything(tmp_path):
+    """Past MAX_VALUES values a path may hold anything: what is read off it is unknown too, and a
+    method called on it is resolved by its name (a guess, labelled so), not `inferred` from a union
+    of a hundred classes. One class having the method is no evidence that it is the one."""
+    classes = "".join(f"class K{i}:\n    def run(self):\n        pass\n\n\n" for i in range(MAX_VALUES + 5))
+    feeds = "".join(f"    use(K{i}())\n" for i in range(MAX_VALUES + 5))
+    program = (f"{classes}class Special:\n    def special(self):\n        pass\n\n\n"
+               f"def use(x):\n    x.special()\n\n\n"
+               f"def main():\n{feeds}    use(Special())\n")
+    root = write_tree(tmp_path / "repo", {"m.py": program})
+    index_repository(root, full=True, workers=1)
+    calls = {(s, t): r for s, t, r in call_edges(root)}
+    assert calls[("m.py::use", "m.py::Special.special")] not in ("inferred", "exact")
+
+
+def test_element_paths_stop_at_a_few_subscripts(tmp_path):
+    """A function that returns elements of its own results (a recursive converter) spells out ever
+    longer element paths (`conv()[][1]['k'][]...`); past MAX_SUBSCRIPTS levels a path holds nothing
+    known, so the questions stay few, and a callee that deep is unresolved, never guessed."""
+    program = ("def leaf():\n    pass\n\n\n"
+               "def conv(a):\n    if a:\n        return [conv(x) for x in a[0]]\n    return {'k': [a, conv(a[1])]}\n\n\n"
+               "def main(data):\n    conv(data)[0][1]['k'][0]()\n    table = {'a': [[{'b': [leaf]}]]}\n"
+               "    table['a'][0][0]['b'][0]()\n    shallow = {'a': [leaf]}\n    shallow['a'][0]()\n")
+    root = write_tree(tmp_path / "repo", {"m.py": program})
+    questions = index_with_questions(root)
+    assert questions.spent == 0 and questions.asked < 300
+    conn = sqlite3.connect(root / ".graphctx" / "index.db")
+    found = conn.execute("SELECT resolution, line FROM edges WHERE target = 'm.py::leaf' AND kind = 'calls'").fetchall()
+    conn.close()
+    assert found == [("inferred", 16)]  # two levels deep (line 16) found; five levels deep (line 14) not guessed

@@ -232,6 +232,20 @@ def test_config_overrides_extra_exclude_and_max_file_bytes(tree):
     assert skipped(result, "legacy_old.py").startswith("excluded")
 
 
+def test_a_config_edited_between_runs_of_one_process_decides_the_next_run(tree):
+    """What a path's name decides is kept between runs of one process (a server indexes on every
+    edit), under the configuration it was decided with: an edited config decides afresh."""
+    root = tree({"app.py": GOOD, "legacy/old.py": GOOD})
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {"app.py", "legacy/old.py"}
+    (root / ".graphctx" / "config.toml").write_text('[index]\nextra_exclude = ["legacy/"]\n')
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {"app.py"}
+    (root / ".graphctx" / "config.toml").unlink()
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {"app.py", "legacy/old.py"}
+
+
 def test_config_can_index_generated_files_and_vendor(tree):
     root = tree({
         ".graphctx/config.toml": '[index]\nskip_generated = false\nexclude = ["node_modules/"]\n',

@@ -14,6 +14,7 @@ import subprocess
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import pathspec
@@ -109,24 +110,12 @@ def discover(root: Path, config: Config, progress: Callable[[int, int], None] | 
     for done, rel in enumerate(paths):
         if progress and done % DISCOVERY_STEP == 0:
             progress(done, len(paths))
-        if not _utf8(rel):
-            skips.append(Skip(_printable(rel), BAD_NAME, "rename it to index it"))
-            continue
-        if _INTERNAL.match_file(rel):  # git's and graphctx's own folders, whatever the configuration says
-            continue
-        if config.spec.match_file(rel):
-            reason = config.reasons.reason(rel)
-            if reason:
-                by_name = reason in (MINIFIED, GENERATED)
-                skips.append(Skip(rel, reason, "by name: it matches a default exclude pattern" if by_name else ""))
-            continue
-        if is_binary_name(rel):
-            skips.append(Skip(rel, BINARY_FORMAT, rel.rpartition(".")[2].lower()))
-            continue
-        spec = grammar_language(rel)
-        if spec is not None and not available(spec.name):
-            skips.append(Skip(rel, NO_PARSER, spec.name))
-            no_grammar[spec.name] = no_grammar.get(spec.name, 0) + 1
+        verdict = _by_name(rel, config)
+        if verdict is not None:
+            if verdict is not DROP:
+                skips.append(verdict)
+                if verdict.reason == NO_PARSER:
+                    no_grammar[verdict.detail] = no_grammar.get(verdict.detail, 0) + 1
             continue
         if os.path.islink(root / rel) and os.path.isdir(root / rel):  # a symlinked folder: not followed, as by git
             continue
@@ -158,6 +147,32 @@ def discover(root: Path, config: Config, progress: Callable[[int, int], None] | 
                                    f" (pip install {wheel} where a wheel exists)"))
     out.sort(key=lambda c: c.path)
     return out, skips, warnings
+
+
+DROP = Skip("", "", "")  # a path graphctx passes over without a word: its own folders, an excluded file without a reason
+
+
+@lru_cache(maxsize=1 << 18)
+def _by_name(rel: str, config: Config) -> Skip | None:
+    """What a path's name alone decides: None (go on and look at the file), DROP, or the skip. The
+    same for a path in every run under one configuration, so a watcher's runs (every edit) decide it
+    once instead of matching every file against every pattern each time."""
+    if not _utf8(rel):
+        return Skip(_printable(rel), BAD_NAME, "rename it to index it")
+    if _INTERNAL.match_file(rel):  # git's and graphctx's own folders, whatever the configuration says
+        return DROP
+    if config.spec.match_file(rel):
+        reason = config.reasons.reason(rel)
+        if not reason:
+            return DROP
+        by_name = reason in (MINIFIED, GENERATED)
+        return Skip(rel, reason, "by name: it matches a default exclude pattern" if by_name else "")
+    if is_binary_name(rel):
+        return Skip(rel, BINARY_FORMAT, rel.rpartition(".")[2].lower())
+    spec = grammar_language(rel)
+    if spec is not None and not available(spec.name):
+        return Skip(rel, NO_PARSER, spec.name)
+    return None
 
 
 def is_indexable_content(data: bytes, config: Config) -> tuple[str, str] | None:

@@ -22,11 +22,23 @@ from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL
 DECORATED = "@"
 FORWARDERS = frozenset({"functools.partial", "functools.partialmethod"})  # calling the result calls the first argument
 MAX_PATH_STEPS = 8  # calls and subscripts in one path
+MAX_SUBSCRIPTS = 3  # of them subscripts: deeper element paths multiply (`[1][][k]...`) and rarely hold a callee
 MAX_EXTERNAL_PARTS = 4  # dotted parts of an external value's name: deeper (`x = x.ring` in a loop) is no news
 MAX_KEY_CHOICES = 16  # subscript suffixes tried for one read through variable keys
 MAX_SITE_ROUNDS = 3  # call-site index rebuilds: each lets one more level of passed-on functions through
+MAX_VALUES = 64  # values one path may hold; past it (a parameter that every caller feeds) it may hold anything
 SUPER = "super"
 Values = frozenset  # of Value
+UNKNOWN = Value("unknown", "", "unresolved")  # could be anything: absorbs whatever it is joined with
+TOO_MANY = frozenset({UNKNOWN})
+
+
+def bounded(found) -> Values:
+    """An answer as kept: past MAX_VALUES values, or holding the unknown, it is TOO_MANY. Telling
+    thousands of possibilities apart costs more than it tells, and what is read off them (an
+    attribute, a call's result, an element) is unknown too, so no caller builds on a guess."""
+    found = frozenset(found)
+    return TOO_MANY if len(found) > MAX_VALUES or UNKNOWN in found else found
 
 
 def ordered(values: Values) -> list[Value]:
@@ -78,6 +90,12 @@ class FlowScope(FileScope):
         self._memo: dict[tuple[str, str], Values] = {}
         self._sites: dict[str, list[tuple[Call, int]]] | None = None
         self._building: dict[str, list[tuple[Call, int]]] | None = None
+        self._consulted = False  # whether the index being built was read while building it
+
+    def forget_flows(self) -> None:
+        """Drop what value flow has worked out here (the class hierarchy it read has changed)."""
+        self._memo.clear()
+        self._sites = self._building = None
 
     # ---- names local to a function (or module-level variables)
     def local_level(self, name: str, scope: str) -> str | None:
@@ -106,10 +124,11 @@ class FlowScope(FileScope):
         found = self._memo.get(key)
         if found is not None:
             return found
-        if path.count("[") + path.count("(") > MAX_PATH_STEPS:  # a path that grows as it is followed (`x = x[0]`)
+        subscripts = path.count("[")
+        if subscripts > MAX_SUBSCRIPTS or subscripts + path.count("(") > MAX_PATH_STEPS:  # grows as followed (`x = x[0]`)
             self._memo[key] = EMPTY
             return EMPTY
-        return self.table.flow.answer((self.path, path, scope), self._memo, key, lambda: self._values(path, scope))
+        return self.table.flow.answer((self.path, path, scope), self._memo, key, lambda: bounded(self._values(path, scope)))
 
     def _values(self, path: str, scope: str) -> set[Value]:
         if not path:
@@ -202,7 +221,9 @@ class FlowScope(FileScope):
         if base.endswith(CALLED):
             out: set[Value] = set()
             for value in ordered(self.values(base[:-2], scope)):
-                if value.kind == "function":
+                if value.kind == "unknown":
+                    out.add(UNKNOWN)
+                elif value.kind == "function":
                     home, sym = self._home_of(value.ref)
                     if home is not None:
                         out |= home._target_values(sym.qualified_name, RETURN, suffix)
@@ -237,6 +258,8 @@ class FlowScope(FileScope):
 
     # ---- calls and attributes
     def _result(self, value: Value) -> set[Value]:
+        if value.kind == "unknown":
+            return {UNKNOWN}
         if value.kind == "function":
             return self.returns(value.ref)
         if value.kind == "class":
@@ -257,6 +280,8 @@ class FlowScope(FileScope):
         return out
 
     def attribute_values(self, value: Value, attr: str) -> set[Value]:
+        if value.kind == "unknown":
+            return {UNKNOWN}
         if value.kind == "external":  # (a protocol method of an external value names nothing useful)
             dunder = attr.startswith("__") and attr.endswith("__")
             return set() if dunder or not extends(value.ref, attr) else {Value("external", f"{value.ref}.{attr}", "external")}
@@ -281,6 +306,8 @@ class FlowScope(FileScope):
     def _attribute_flows(self, value: Value, attr: str, suffix: str) -> set[Value]:
         """An attribute of a class or its instance: what any class of its lineage assigns to it
         (`self.attr = ...` in a method, `attr = ...` in the class body), else the member it defines."""
+        if value.kind == "unknown":
+            return {UNKNOWN}
         if value.kind == "module":
             return {v for path in value.ref if (home := self._home(path)) is not None
                     for v in home._target_values("", attr, suffix)}
@@ -330,12 +357,14 @@ class FlowScope(FileScope):
         if self._sites is not None:
             return self._sites
         if self._building is not None:  # asked while building: this round's index (rounds repeat until it holds)
+            self._consulted = True
             return self._building
         sites: dict[str, list[tuple[Call, int]]] = {}
         for _ in range(MAX_SITE_ROUNDS):
-            self._building = sites
+            self._building, self._consulted = sites, False
             found = self._index_sites()
-            if found == sites:
+            if found == sites or not self._consulted:  # (no answer of this round read the index it was building)
+                sites = found
                 break
             sites = found
             self._memo.clear()

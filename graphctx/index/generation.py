@@ -43,6 +43,9 @@ def is_symbol(kind: str) -> bool:
     return kind != "file" and kind not in TEXT_KINDS
 
 
+KEPT_FACTS = 1024  # files whose facts one process keeps between edits
+
+
 class Generation:
     """What one index run writes: `add` each parsed file, then `finish` with the deleted ones."""
 
@@ -122,6 +125,9 @@ class Generation:
             dependents = reads.paths_referring_to(conn, self._through_attributes(delta))
             targets = sorted(set(self.changed) | (dependents - set(deleted)))
             writes.delete_edges_from(conn, targets)
+        if self.entry is not None:  # what earlier edits read of the files this one leaves as they were
+            for path, facts in self.entry.facts.items():
+                self.facts.setdefault(path, facts)
         for path in deleted:
             self.facts[path] = None  # (a forked worker reads the committed index, where it still is)
 
@@ -145,6 +151,7 @@ class Generation:
         store.set_meta(conn, generation=generation, last_entity_rowid=self.keys.last_entity,
                        last_external_rowid=self.keys.last_external)
         entry.entity_keys, entry.external_keys = self.keys.entities, self.keys.externals
+        entry.facts = self._facts_to_keep()
         return entry
 
     def _mount_table(self, table, targets: list[str]) -> routemounts.MountTable | None:
@@ -175,6 +182,14 @@ class Generation:
         rowids = self.keys.assign([row[0] for row in rows], previous)
         writes.insert_entities(self.conn, rowids, rows, [fts_row(row, "") for row in rows])
         self.new_rowids += rowids
+
+    def _facts_to_keep(self) -> dict[str, FileFacts]:
+        """The facts the next edit may read again, the latest last: none after a full build (every
+        file's facts would outlive the run), at most KEPT_FACTS after an edit."""
+        if self.everything:
+            return {}
+        read = [(path, facts) for path, facts in self.facts.items() if facts is not None]
+        return dict(read[-KEPT_FACTS:])
 
     def _symbol_table(self, deleted: list[str]) -> resolution.KeptTable:
         """The table of the new generation: the kept one with the edited files' symbols replaced, or

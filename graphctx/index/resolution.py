@@ -59,6 +59,8 @@ class KeptTable:
     files: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # what the module map was made of
     entity_keys: dict[str, int] = field(default_factory=dict)  # id -> rowid (rows.RowKeys)
     external_keys: dict[str, int] = field(default_factory=dict)
+    # the facts of unchanged files that recent edits read (an edit reads the same neighbours again)
+    facts: dict[str, FileFacts] = field(default_factory=dict)
 
 
 class TableKeeper:
@@ -201,6 +203,12 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
             resolvers.append(FileResolver(facts, table))
             entry.bases[path] = resolvers[-1].resolve_structure()
     table.set_bases(pair for pairs in entry.bases.values() for pair in pairs)
+    # Each file's resolver is also the scope other files' value flow reads it through, so an answer
+    # worked out for one file is there for all. Anything read before the hierarchy was set is dropped.
+    table.resolvers.clear()
+    for resolver in resolvers:
+        resolver.forget_flows()
+        table.resolvers[resolver.path] = resolver
 
     if (len(resolvers) < FORK_THRESHOLD or workers <= 1 or worker_load is None
             or "fork" not in multiprocessing.get_all_start_methods()):
