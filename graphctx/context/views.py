@@ -83,7 +83,10 @@ class Views:
             return self._outline(e, members, lines)
         if lines is None:
             return self._summary(e)
-        return "\n".join(lines[e["start_line"] - 1: e["end_line"]])
+        code = lines[e["start_line"] - 1: e["end_line"]]
+        if e["kind"] == "route":  # the registration alone does not say the path another file's mount gives
+            return "\n".join([self._summary(e), *code])
+        return "\n".join(code)
 
     def _summary(self, e: dict) -> str:
         doc = [line for line in e["doc"].splitlines() if line.strip()][: self.summary_doc_lines]

@@ -9,6 +9,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
+from graphctx.index import routemounts
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
 from graphctx.parse.facts import RETURN, FileFacts
 
@@ -42,6 +43,8 @@ def reference_names(facts: FileFacts) -> set[str]:
         names.add(definition.qualified_name.split(".")[0])  # methods resolve through their owner
     for route in facts.routes:  # a handler resolves like a call
         names.update(route.handler.split("."))
+    if routemounts.refers(facts):  # a route's path may come from any file's mounts
+        names.add(routemounts.MOUNTS)
     for section in facts.sections:  # a code span names a definition, maybe through its owner
         names.update(part for name in section.names for part in name.split("."))
     if is_test_file(facts.path):
@@ -64,6 +67,8 @@ def defined_names(facts: FileFacts) -> set[tuple[str, str]]:
     )
     out.update(_flow_keys(facts))
     out.add(("package", str(facts.package)))
+    if routemounts.refers(facts):
+        out.add(("mount", _digest([routemounts.mount_key(facts)])))
     return out
 
 
@@ -101,6 +106,9 @@ def names_of(keys: Iterable[tuple[str, str]]) -> set[str]:
             key = key.rpartition(":")[0]
         elif what == "flow":  # scope|digest: the digest is not a name
             key = key.partition("|")[0]
+        elif what == "mount":  # a router or a mount: what every file with routes depends on
+            out.add(routemounts.MOUNTS)
+            continue
         out.update(p for p in re.split(r"[^\w$]+", key) if p)
     return out
 

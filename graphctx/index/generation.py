@@ -18,8 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from graphctx.graph.snapshot import Snapshot, SnapshotError
-from graphctx.index import resolution, store
+from graphctx.index import resolution, routemounts, store, textentities
 from graphctx.index.dependencies import attribute_owners, defined_names, names_of, subclass_names
+from graphctx.index.fulltext import fts_row
 from graphctx.index.languages import RULES, package_languages
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
@@ -131,9 +132,11 @@ class Generation:
             self.facts[path] = None  # (a forked worker reads the committed index, where it still is)
 
         entry = self._symbol_table(deleted)
+        entry.table.mounts = self._mount_table(entry.table, targets)
         snapshot_rows: list[tuple] = []
         for done in resolution.resolve(entry, targets, self._load, workers=self.workers, worker_load=self._worker_load,
                                        progress=lambda done, total: self.report("resolving", done, total)):
+            self._write_routes(done.path, entry.table.mounts, previous, removed_rowids)
             rows = list(self.keys.edge_rows(done.edges))
             writes.insert_edges(conn, rows)
             writes.set_call_counts(conn, done.path, done.calls, done.calls_resolved)
@@ -150,6 +153,35 @@ class Generation:
         entry.entity_keys, entry.external_keys = self.keys.entities, self.keys.externals
         entry.facts = self._facts_to_keep()
         return entry
+
+    def _mount_table(self, table, targets: list[str]) -> routemounts.MountTable | None:
+        """The mounts of every file with routers or mounts, when a file to resolve has routes (an edit
+        elsewhere reads none of them: the targets' facts are read for their resolution anyway)."""
+        if not any(facts is not None and facts.routes for facts in map(self._load, targets)):
+            return None
+        if self.everything:
+            paths = [path for path, facts in self.facts.items() if facts is not None and routemounts.refers(facts)]
+        else:
+            paths = sorted(reads.paths_referring_to(self.conn, [routemounts.MOUNTS]))
+        return routemounts.MountTable(table, paths)
+
+    def _write_routes(self, path: str, mounts: routemounts.MountTable | None, previous: dict[str, int],
+                      removed_rowids: list[int]) -> None:
+        """A resolved file's routes as they are served now: their paths may come from another file's
+        mounts, so they are written with the file's edges, not with its entities. A file resolved
+        again without being rewritten first drops the routes it had (keeping their rowids); one whose
+        facts hold no route had none, as its facts are the ones it was last resolved with."""
+        facts = self._load(path)
+        if mounts is None or facts is None or not facts.routes:
+            return
+        rows = textentities.route_rows(facts, mounts.served(facts))
+        if not self.everything and path not in self.changed:
+            previous = writes.delete_routes(self.conn, path)
+            removed_rowids += previous.values()
+            self.keys.forget(set(previous) - {row[0] for row in rows})
+        rowids = self.keys.assign([row[0] for row in rows], previous)
+        writes.insert_entities(self.conn, rowids, rows, [fts_row(row, "") for row in rows])
+        self.new_rowids += rowids
 
     def _facts_to_keep(self) -> dict[str, FileFacts]:
         """The facts the next edit may read again, the latest last: none after a full build (every

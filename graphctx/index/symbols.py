@@ -60,6 +60,7 @@ class SymbolTable:
         self.external_bases: dict[str, list[str]] = {}
         self._subclasses: dict[str, list[str]] | None = None  # base -> the classes directly below it
         self.flow = FlowQuestions()  # value-flow questions under way, across files
+        self.mounts = None  # the run's route mounts across files (routemounts.MountTable), set by each run
 
     def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
         """The resolved (class, base) pairs of the whole repository, for method lookup through bases;

@@ -6,6 +6,7 @@ gets an `ambiguous` edge to each, one that names nothing in the repository gets 
 
 from __future__ import annotations
 
+from graphctx.index import routemounts
 from graphctx.index.naming import entity_id
 from graphctx.index.scope import CONFIDENCE
 from graphctx.index.textentities import parent_section, route_id, section_id
@@ -18,13 +19,20 @@ RESOLVED = frozenset({"exact", "import", "same-scope", "inferred", "heuristic"})
 
 
 def route_edges(resolver) -> None:
-    """`calls` from the registering scope to each route and `handles` from the route to its handler."""
+    """`calls` from the registering scope to each route and `handles` from the route to its handler,
+    for each path the route is served at."""
     path = resolver.path
-    for route in resolver.facts.routes:
+    for route in served(resolver.table, resolver.facts):
         route_key = route_id(path, route)
         resolver._add(resolver._scope_id(route.scope), route_key, "calls", "inferred", INFERRED, route.line)
         for target, resolution, confidence in _handlers(resolver, route):
             resolver._add(route_key, target, "handles", resolution, confidence, route.line)
+
+
+def served(table, facts) -> list:
+    """The file's routes with the paths they are served at: joined with the run's mount table."""
+    found = table.mounts.served(facts) if table.mounts is not None else routemounts.local(facts)
+    return [s.route for s in found]
 
 
 def _handlers(resolver, route) -> list[tuple[str, str, float]]:

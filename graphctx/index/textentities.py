@@ -1,5 +1,6 @@
 """The entity rows of what a file holds besides code: the HTTP routes it registers (`route:GET
-/users`) and, for a Markdown file, the document and its sections. Their ids follow the one format
+/users`, made when the file is resolved: a prefix may come from another file) and, for a Markdown
+file, the document and its sections. Their ids follow the one format
 (`path::route:GET /users`, `docs/setup.md::document`, `docs/setup.md::Install > From source`);
 none of them is a symbol code can name (generation.is_symbol)."""
 
@@ -9,6 +10,7 @@ import hashlib
 from collections.abc import Iterator
 
 from graphctx.index.naming import entity_id
+from graphctx.index.routemounts import Served
 from graphctx.parse.documents import DOCUMENT, PATH_SEPARATOR
 from graphctx.parse.facts import FileFacts, Route, Section
 
@@ -35,22 +37,28 @@ def parent_section(section: Section) -> str:
     return owner or DOCUMENT
 
 
-def rows(facts: FileFacts, text: str) -> Iterator[tuple]:
-    """Entity rows (as parsing.entity_rows makes them) of the file's routes, then its document and
-    sections; a route registered twice in the file keeps its first registration. A section's body
-    hash is its lines' (whitespace dropped, as code bodies are hashed)."""
-    path = facts.path
-    lines = text.split("\n") if facts.sections else []
-    seen: set[str] = set()
-    for route in facts.routes:
-        id_ = route_id(path, route)
+def route_rows(facts: FileFacts, served: list[Served]) -> list[tuple]:
+    """Entity rows (as parsing.entity_rows makes them) of the file's routes as they are served, their
+    paths joined with the prefixes of the files that mount them (routemounts.py): written when the
+    file is resolved, not when it is parsed. A route registered twice keeps its first registration."""
+    out, seen = [], set()
+    for route, doc in ((s.route, s.doc) for s in served):
+        id_ = route_id(facts.path, route)
         if id_ in seen:
             continue
         seen.add(id_)
         handler = route.defined or route.handler or "an inline function"
         signature = f"{route_name(route)} -> {handler} ({route.framework})"
-        yield (id_, "route", route_name(route), ROUTE_PREFIX + route_name(route), facts.language, path,
-               route.line, route.end_line, signature, "", _hash(signature), _hash(signature), path)
+        out.append((id_, "route", route_name(route), ROUTE_PREFIX + route_name(route), facts.language, facts.path,
+                    route.line, route.end_line, signature, doc, _hash(signature), _hash(signature + doc), facts.path))
+    return out
+
+
+def rows(facts: FileFacts, text: str) -> Iterator[tuple]:
+    """Entity rows (as parsing.entity_rows makes them) of a Markdown file's document and sections. A
+    section's body hash is its lines' (whitespace dropped, as code bodies are hashed)."""
+    path = facts.path
+    lines = text.split("\n") if facts.sections else []
     for section in facts.sections:
         kind = "document" if section.level == 0 else "section"
         owner = parent_section(section)

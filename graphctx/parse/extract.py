@@ -108,8 +108,9 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
             facts.package = _text(caps["package"][0])
         elif "module.doc" in caps:
             facts.doc = _docstring(caps["module.doc"][0])[:MAX_DOC]
-    facts.routes, registrations = routes.find(language, root, source)
-    facts.calls = [c for c in calls.values() if (c.line, c.name) not in registrations]  # app.get() is no Cache.get()
+    found = routes.find(language, root, source)
+    facts.routes, facts.routers, facts.mounts = found.routes, found.routers, found.mounts
+    facts.calls = [c for c in calls.values() if (c.line, c.name) not in found.registrations]  # app.get() is no Cache.get()
     if not facts.doc:
         opening = _opening_comment(root)[:MAX_DOC]
         if not any(d.doc == opening for d in facts.definitions):  # else it documents its definition

@@ -92,6 +92,33 @@ class Route:
     end_line: int
     framework: str  # flask, fastapi, django, express, go, spring
     defined: str = ""  # the handler's qualified name when the registration decorates it
+    router: str = ""  # the module-level router it hangs on, which another file may mount ("router", "urlpatterns")
+    below: str = ""  # its path below that router's own prefix (what a mount elsewhere is joined with)
+
+
+@dataclass(slots=True)
+class Router:
+    """A module-level router variable (parse/routes.py) that routes or mounts hang on: another file
+    may mount it under a prefix (FastAPI's include_router, Express's app.use, Django's include)."""
+
+    name: str  # "router", "bp", "app", "urlpatterns"
+    prefix: str  # its own prefix (`APIRouter(prefix=)`, `Blueprint(url_prefix=)`), "" when none
+    export: str = ""  # "default" when the module exports it as itself (`module.exports = router`)
+
+
+@dataclass(slots=True)
+class Mount:
+    """A router of another file mounted under one of this file's routers (parse/routes.py):
+    `app.include_router(users.router, prefix="/api")`, `app.use('/api', usersRouter)`,
+    `app.register_blueprint(users.bp, url_prefix="/u")`, `path("api/", include("shop.urls"))`."""
+
+    child: str  # the router as written ("users.router", "usersRouter"), or a module ("shop.urls", "./users")
+    module: bool  # the child names a module (its urlpatterns, its default export), not a variable
+    parent: str  # the module-level router it ends up under, through this file's own mounts
+    below: str  # the prefix from that router's own prefix down to the child ("/api")
+    known: bool  # False when the prefix is no literal (`prefix=settings.API`): what is above the child is unknown
+    replaces: bool  # Flask's url_prefix replaces the blueprint's own prefix; the others add to it
+    line: int
 
 
 # The variable of a function's binding to its declared result type (a keyword: never a real variable).
@@ -137,6 +164,8 @@ class FileFacts:
     params: list[Param] = field(default_factory=list)
     routes: list[Route] = field(default_factory=list)
     sections: list[Section] = field(default_factory=list)
+    routers: list[Router] = field(default_factory=list)
+    mounts: list[Mount] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -173,6 +202,8 @@ _LIST_TYPES = {
     "params": Param,
     "routes": Route,
     "sections": Section,
+    "routers": Router,
+    "mounts": Mount,
 }
 _LISTS = tuple(_LIST_TYPES)
 _FIELD_NAMES = {t: tuple(f.name for f in fields(t)) for t in _LIST_TYPES.values()}

@@ -6,12 +6,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from tree_sitter import Node
+
+from graphctx.parse.facts import Mount, Route, Router
 
 HTTP_METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
 ANY = "ANY"  # a registration that names no method (Django's path(), http.HandleFunc without one)
 _STRING = re.compile(r"""^[rRbBuUfF]*(["'`])(.*)\1$""", re.S)
+
+
+@dataclass(slots=True)
+class Found:
+    """What a route finder reads in one file: its routes, the (line, name) of each registering call
+    (no call of a repository function), its module-level routers and its mounts of other files' routers."""
+
+    routes: list[Route] = field(default_factory=list)
+    registrations: set[tuple[int, str]] = field(default_factory=set)
+    routers: list[Router] = field(default_factory=list)
+    mounts: list[Mount] = field(default_factory=list)
 
 
 class Prefixes:
@@ -27,11 +41,31 @@ class Prefixes:
     def define(self, scope: str, name: str, prefix: str) -> None:
         self.own[(scope, name)] = prefix
 
+    def knows(self, scope: str, name: str) -> bool:
+        """Whether the file makes this router (else it comes from another file)."""
+        return (scope, name) in self.own or ("", name) in self.own
+
     def mount(self, scope: str, name: str, parent: str, prefix: str, replaces: bool = False) -> None:
         self.mounts.setdefault(self._key(scope, name), (self._key(scope, parent), prefix, replaces))  # the first counts
 
     def of(self, scope: str, name: str) -> str:
         return self._full(self._key(scope, name), frozenset())
+
+    def top(self, scope: str, name: str) -> tuple[str, str]:
+        """The router a variable ends up under through this file's mounts and the prefix from that
+        router's own prefix down to the variable. Only a module-level router can be mounted by
+        another file: for any other ("" is returned) the prefix includes the router's own."""
+        key, below, seen = self._key(scope, name), "", set()
+        while key in self.mounts and key not in seen:
+            seen.add(key)
+            parent, prefix, replaces = self.mounts[key]
+            below = chain(prefix if replaces and prefix else chain(prefix, self.own.get(key, "")), below)
+            key = parent
+        return (key[1], below) if not key[0] else ("", chain(self.own.get(key, ""), below))
+
+    def own_prefix(self, name: str) -> str:
+        """The prefix a module-level router's constructor gives it."""
+        return self.own.get(("", name), "")
 
     def _key(self, scope: str, name: str) -> tuple[str, str]:
         """A variable of `scope` when that definition assigns or mounts it, else the module's."""
@@ -74,6 +108,14 @@ def join(prefix: str, path: str) -> str:
         return prefix if prefix.startswith("/") else "/" + prefix
     joined = prefix.rstrip("/") + "/" + path.lstrip("/")
     return joined if joined.startswith("/") else "/" + joined
+
+
+def chain(*prefixes: str) -> str:
+    """Prefixes joined one below the other, leaving out the empty ones: "" when all are."""
+    out = ""
+    for prefix in prefixes:
+        out = join(out, prefix) if out and prefix else out or prefix
+    return out
 
 
 def mount(prefix: str, path: str) -> str:

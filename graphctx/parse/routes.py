@@ -1,9 +1,10 @@
-"""Finds the HTTP routes a file registers with a web framework (Flask, FastAPI, Django, Express, Go's
-net/http, chi and gin, Spring) and who handles each, with the prefixes the same file gives them
-(a blueprint's url_prefix, an APIRouter's prefix and include_router's, a router mounted by
-app.use, gin and chi groups, a controller's @RequestMapping). A prefix given in another file is not
-known here. Routes are inferred from naming conventions, never proven: the resolver labels their
-edges so. Pure: one file's tree, no disk."""
+"""Finds the HTTP routes a file registers with a web framework (Flask, FastAPI, Django and Express
+here; Go's net/http, chi and gin in routes_go.py, Spring in routes_spring.py) and who handles each,
+with the prefixes the same file gives them (a blueprint's url_prefix, an APIRouter's prefix and
+include_router's, a router mounted by app.use). A prefix given in another file is not known here:
+each route names the module-level router it hangs on, and the file's mounts of other files'
+routers are kept, for the index to join (index/routemounts.py). Routes are inferred from naming
+conventions, never proven: the resolver labels their edges so. Pure: one file's tree, no disk."""
 
 from __future__ import annotations
 
@@ -13,16 +14,15 @@ from functools import cache
 
 from tree_sitter import Node, Query, QueryCursor
 
-from graphctx.parse import languages
-from graphctx.parse.facts import Route
-from graphctx.parse.routepaths import (
-    ANY, HTTP_METHODS, Prefixes, join, member_call, mount, qualified, scope, string, text,
-)
+from graphctx.parse import languages, routes_go, routes_spring
+from graphctx.parse.facts import Mount, Route, Router
+from graphctx.parse.routepaths import ANY, Found, Prefixes, chain, join, member_call, mount, qualified, scope, string, text
 
 # A cheap look at the bytes first: a file that mentions no framework is not walked at all.
 _MARKERS = {
-    "python": re.compile(rb"\.(?:route|get|post|put|delete|patch|head|options|api_route)\(|urlpatterns"),
-    "javascript": re.compile(rb"\.(?:get|post|put|delete|patch|all|options|head)\(\s*['\"`]/"),
+    "python": re.compile(rb"\.(?:route|get|post|put|delete|patch|head|options|api_route|include_router|register_blueprint)\("
+                         rb"|urlpatterns"),
+    "javascript": re.compile(rb"\.(?:get|post|put|delete|patch|all|options|head)\(\s*['\"`]/|\.use\("),
     "go": re.compile(rb"\.(?:HandleFunc|Handle|GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS|Any|Get|Post|Put|Delete|Patch|Head|Options)\(\s*\""),
     "java": re.compile(rb"Mapping\b"),
 }
@@ -36,22 +36,22 @@ _QUERIES = {
 }
 _PY_VERBS = {"get", "post", "put", "delete", "patch", "head", "options"}
 _JS_VERBS = {"get", "post", "put", "delete", "patch", "all", "options", "head"}
-_GO_VERBS = {m: m for m in HTTP_METHODS} | {m.capitalize(): m for m in HTTP_METHODS} | {"Any": ANY}
-_SPRING = {"GetMapping": "GET", "PostMapping": "POST", "PutMapping": "PUT", "DeleteMapping": "DELETE",
-           "PatchMapping": "PATCH", "RequestMapping": ANY}
 _JS_APP_NAMES = re.compile(r"^(?:app|server|api|router|[a-z]\w*Router|[a-z]\w*Routes)$")
 
 
-def find(language: str, root: Node, source: bytes) -> tuple[list[Route], set[tuple[int, str]]]:
-    """The routes a file registers, and the (line, name) of each registering call: those are not
-    calls of a repository function (`app.get` is no `Cache.get`)."""
+def find(language: str, root: Node, source: bytes) -> Found:
+    """The routes a file registers, its module-level routers and the routers of other files it
+    mounts, and the (line, name) of each registering call: those are not calls of a repository
+    function (`app.get` is no `Cache.get`)."""
     family = _FAMILIES.get(language)
     if family is None or not _MARKERS[family].search(source):
-        return [], set()
+        return Found()
     captures = QueryCursor(_query(language)).captures(root)
     nodes = {name: sorted(found, key=lambda n: n.start_byte) for name, found in captures.items()}
     if family == "python":  # a receiver the file does not construct (a fixture's app): the file's imports tell
         return _python(nodes, "fastapi" if b"fastapi" in source else "flask")
+    if family == "javascript":  # what the module exports is read off its top-level statements
+        return _express(nodes, root)
     return _FINDERS[family](nodes)
 
 
@@ -62,9 +62,10 @@ def _query(language: str) -> Query:
 
 # ---- Python: Flask, FastAPI, Django
 
-def _python(nodes: dict[str, list[Node]], usual: str) -> tuple[list[Route], set[tuple[int, str]]]:
+def _python(nodes: dict[str, list[Node]], usual: str) -> Found:
     prefixes = Prefixes()
     frameworks: dict[str, str] = {}
+    found = Found()
     for assign in nodes.get("assign", ()):
         left, right = assign.child_by_field_name("left"), assign.child_by_field_name("right")
         if left is None or right is None or left.type != "identifier" or right.type != "call":
@@ -76,6 +77,7 @@ def _python(nodes: dict[str, list[Node]], usual: str) -> tuple[list[Route], set[
             prefixes.define(scope(assign, _PY_SCOPES), text(left), _keyword_string(args, "url_prefix" if flask else "prefix"))
             frameworks[text(left)] = "flask" if flask else "fastapi"
     calls = nodes.get("call", ())
+    outside: list[tuple[Node, Node, str, bool]] = []  # mounts of a router this file does not make
     for call in calls:  # app.register_blueprint(bp, url_prefix=...), app.include_router(router, prefix=...)
         function = call.child_by_field_name("function")
         if function is None or function.type != "attribute":
@@ -84,10 +86,14 @@ def _python(nodes: dict[str, list[Node]], usual: str) -> tuple[list[Route], set[
         args = call.child_by_field_name("arguments")
         if verb in ("register_blueprint", "include_router") and args is not None and args.named_children:
             flask = verb == "register_blueprint"
-            prefixes.mount(scope(call, _PY_SCOPES), text(args.named_children[0]), text(function.child_by_field_name("object")),
-                           _keyword_string(args, "url_prefix" if flask else "prefix"), replaces=flask)
-    routes: list[Route] = []
-    registrations: set[tuple[int, str]] = set()
+            child, parent, keyword = args.named_children[0], text(function.child_by_field_name("object")), \
+                "url_prefix" if flask else "prefix"
+            where = scope(call, _PY_SCOPES)
+            value = _keyword(args, keyword)
+            if prefixes.knows(where, text(child)) and (value is None or string(value) is not None):
+                prefixes.mount(where, text(child), parent, _keyword_string(args, keyword), replaces=flask)
+            elif child.type in ("identifier", "attribute"):  # (or this file's, under a prefix that is no literal)
+                outside.append((call, child, parent, flask))
     django = any(text(a.child_by_field_name("left")) == "urlpatterns" for a in nodes.get("assign", ()))
     for call in calls:
         function = call.child_by_field_name("function")
@@ -108,24 +114,70 @@ def _python(nodes: dict[str, list[Node]], usual: str) -> tuple[list[Route], set[
             else:
                 methods = ["WS" if verb == "websocket" else verb.upper()]
             framework = frameworks.get(receiver) or ("flask" if verb == "route" else usual)
-            full = join(prefixes.of(scope(call, _PY_SCOPES), receiver), path)
-            registrations.add((function.start_point[0] + 1, verb))
+            where = scope(call, _PY_SCOPES)
+            router, below = prefixes.top(where, receiver)
+            found.registrations.add((function.start_point[0] + 1, verb))
             for method in methods:
-                routes.append(Route(method.upper(), full, "", scope(call, _PY_SCOPES), call.start_point[0] + 1,
-                                    call.end_point[0] + 1, framework, defined=qualified(definition, _PY_SCOPES)))
+                found.routes.append(Route(method.upper(), join(prefixes.of(where, receiver), path), "", where,
+                                          call.start_point[0] + 1, call.end_point[0] + 1, framework,
+                                          defined=qualified(definition, _PY_SCOPES), router=router,
+                                          below=join(below, path) if below else path))
         elif django and function.type in ("identifier", "attribute") and \
                 text(function).rpartition(".")[2] in ("path", "re_path", "url") and len(args.named_children) >= 2:
             path, view = string(args.named_children[0]), args.named_children[1]
-            if path is None or (view.type == "call" and text(view.child_by_field_name("function")).endswith("include")):
+            if path is None:
+                continue
+            if text(function).rpartition(".")[2] != "path":
+                path = path.lstrip("^").rstrip("$")
+            path = chain(_included_under(call), path)  # path("api/", include([path("users/", ...)]))
+            if view.type == "call" and text(view.child_by_field_name("function")).rpartition(".")[2] == "include":
+                included = _included_module(view)
+                if included:  # path("api/", include("shop.urls")): that module's urlpatterns, under this path
+                    found.mounts.append(Mount(included, True, "urlpatterns", path, True, False,
+                                              call.start_point[0] + 1))
                 continue
             if view.type == "call":  # UserList.as_view(): the class handles it
                 view = view.child_by_field_name("function").child_by_field_name("object") or view
             handler = text(view) if view.type in ("identifier", "attribute") else ""
-            if text(function).rpartition(".")[2] != "path":
-                path = path.lstrip("^").rstrip("$")
-            routes.append(Route(ANY, join("", path), handler, scope(call, _PY_SCOPES), call.start_point[0] + 1,
-                                call.end_point[0] + 1, "django"))
-    return routes, registrations
+            where = scope(call, _PY_SCOPES)
+            found.routes.append(Route(ANY, join("", path), handler, where, call.start_point[0] + 1,
+                                      call.end_point[0] + 1, "django", router="" if where else "urlpatterns",
+                                      below=join("", path)))
+    for call, child, parent, flask in outside:  # a router of another file, under this file's routers
+        args = call.child_by_field_name("arguments")
+        value = _keyword(args, "url_prefix" if flask else "prefix")
+        literal = string(value) if value is not None else ""
+        router, below = prefixes.top(scope(call, _PY_SCOPES), parent)  # "": an app made in a function
+        found.mounts.append(Mount(text(child), False, router, chain(below, literal or ""), literal is not None,
+                                  flask and bool(literal), call.start_point[0] + 1))
+    found.routers = [Router(name, prefixes.own_prefix(name)) for name in
+                     sorted({r.router for r in found.routes if r.router} | {m.parent for m in found.mounts if m.parent})]
+    return found
+
+
+def _included_under(call: Node) -> str:
+    """The paths of the path() calls whose include([...]) list holds this one, outermost first."""
+    prefix = ""
+    node = call.parent
+    while node is not None:
+        if node.type == "call" and text(node.child_by_field_name("function")).rpartition(".")[2] == "include":
+            outer = node.parent.parent if node.parent is not None and node.parent.type == "argument_list" else None
+            args = outer.child_by_field_name("arguments") if outer is not None and outer.type == "call" else None
+            first = string(args.named_children[0]) if args is not None and args.named_children else None
+            if first is not None:
+                name = text(outer.child_by_field_name("function")).rpartition(".")[2]
+                prefix = chain(first if name == "path" else first.lstrip("^").rstrip("$"), prefix)
+        node = node.parent
+    return prefix
+
+
+def _included_module(include: Node) -> str:
+    """The module Django's include() names: include("shop.urls"), include(("shop.urls", "shop"))."""
+    args = include.child_by_field_name("arguments")
+    first = args.named_children[0] if args is not None and args.named_children else None
+    if first is not None and first.type == "tuple" and first.named_children:
+        first = first.named_children[0]
+    return string(first) or ""
 
 
 _PY_SCOPES = {"function_definition", "class_definition"}
@@ -158,8 +210,9 @@ def _keyword(args: Node | None, keyword: str) -> Node | None:
 
 # ---- JavaScript and TypeScript: Express
 
-def _express(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, str]]]:
+def _express(nodes: dict[str, list[Node]], root: Node) -> Found:
     apps: set[str] = set()  # variables holding express() or a Router()
+    module_level: set[str] = set()
     for declarator in nodes.get("assign", ()):
         name, value = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
         if name is None or value is None:
@@ -170,14 +223,21 @@ def _express(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, 
             value = value.child_by_field_name("function")
         if value is not None and text(value).rpartition(".")[2] in ("express", "Router"):
             apps.add(text(name))
+            if not scope(declarator, _JS_SCOPES):
+                module_level.add(text(name))
     prefixes = Prefixes()
+    found = Found()
     calls = nodes.get("call", ())
+    outside: list[tuple[Node, str, Node | None, Node]] = []  # a router this file does not make, mounted here
     for call in calls:  # app.use('/api', router)
         receiver, verb, args = member_call(call)
-        if verb == "use" and len(args) >= 2 and string(args[0]) is not None and args[-1].type == "identifier":
-            prefixes.mount(scope(call, _JS_SCOPES), text(args[-1]), receiver, string(args[0]))
-    routes: list[Route] = []
-    registrations: set[tuple[int, str]] = set()
+        if verb != "use" or not args or not (receiver in apps or _JS_APP_NAMES.match(receiver)):
+            continue
+        prefix, child = (args[0] if len(args) >= 2 else None), args[-1]
+        if child.type == "identifier" and text(child) in apps and (prefix is None or string(prefix) is not None):
+            prefixes.mount(scope(call, _JS_SCOPES), text(child), receiver, string(prefix) or "")
+        elif child.type == "identifier" or _required(child):  # (or this file's, under a prefix that is no literal)
+            outside.append((call, receiver, prefix, child))
     for call in calls:
         receiver, verb, args = member_call(call)
         if verb not in _JS_VERBS or len(args) < 2 or not (receiver in apps or _JS_APP_NAMES.match(receiver)):
@@ -188,132 +248,51 @@ def _express(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, 
         last = args[-1]
         handler = text(last) if last.type in ("identifier", "member_expression") else ""
         handler = handler[5:] if handler.startswith("this.") else handler
-        registrations.add((call.start_point[0] + 1, verb))
+        found.registrations.add((call.start_point[0] + 1, verb))
         method = ANY if verb == "all" else verb.upper()
-        routes.append(Route(method, mount(prefixes.of(scope(call, _JS_SCOPES), receiver), path), handler, scope(call, _JS_SCOPES),
-                            call.start_point[0] + 1, call.end_point[0] + 1, "express"))
-    return routes, registrations
+        where = scope(call, _JS_SCOPES)
+        router, below = prefixes.top(where, receiver)
+        found.routes.append(Route(method, mount(prefixes.of(where, receiver), path), handler, where,
+                                  call.start_point[0] + 1, call.end_point[0] + 1, "express",
+                                  router=router if router in module_level else "", below=mount(below, path)))
+    for call, receiver, prefix, child in outside:
+        router, below = prefixes.top(scope(call, _JS_SCOPES), receiver)
+        router = router if router in module_level else ""  # an app no other file can mount
+        literal = string(prefix) if prefix is not None else ""
+        module = _required(child)
+        found.mounts.append(Mount(module or text(child), bool(module), router, chain(below, literal or ""),
+                                  literal is not None, False, call.start_point[0] + 1))
+    exported = _js_default_export(root)
+    found.routers = [Router(name, "", "default" if name == exported else "") for name in
+                     sorted({r.router for r in found.routes if r.router} | {m.parent for m in found.mounts if m.parent})]
+    return found
+
+
+def _required(node: Node) -> str:
+    """The module of `require('./users')`, else ""."""
+    if node.type != "call_expression" or text(node.child_by_field_name("function")) != "require":
+        return ""
+    args = node.child_by_field_name("arguments")
+    return (string(args.named_children[0]) or "") if args is not None and args.named_children else ""
+
+
+def _js_default_export(root: Node) -> str:
+    """The variable a module exports as itself: `module.exports = router`, `export default router`."""
+    for statement in root.named_children:
+        if statement.type == "export_statement" and any(c.type == "default" for c in statement.children):
+            value = statement.child_by_field_name("value") or statement.named_children[-1]
+            if value is not None and value.type == "identifier":
+                return text(value)
+        if statement.type == "expression_statement" and statement.named_children:
+            assignment = statement.named_children[0]
+            if assignment.type == "assignment_expression" and text(assignment.child_by_field_name("left")) == "module.exports":
+                value = assignment.child_by_field_name("right")
+                if value is not None and value.type == "identifier":
+                    return text(value)
+    return ""
 
 
 _JS_SCOPES = {"function_declaration", "method_definition", "class_declaration", "generator_function_declaration"}
 
 
-# ---- Go: net/http, chi, gin
-
-def _go(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, str]]]:
-    prefixes = Prefixes()  # v1 := r.Group("/v1"): v1 is mounted on r with its own prefix
-    for declaration in nodes.get("assign", ()):
-        left, right = declaration.child_by_field_name("left"), declaration.child_by_field_name("right")
-        if left is None or right is None or len(left.named_children) != 1 or len(right.named_children) != 1:
-            continue
-        value = right.named_children[0]
-        if value.type == "call_expression":
-            receiver, verb, args = member_call(value)
-            if verb in ("Group", "Route") and args and string(args[0]) is not None:
-                where, name = scope(declaration, _GO_SCOPES), text(left.named_children[0])
-                prefixes.define(where, name, string(args[0]))
-                prefixes.mount(where, name, receiver, "")
-
-    routes: list[Route] = []
-    registrations: set[tuple[int, str]] = set()
-    for call in nodes.get("call", ()):
-        receiver, verb, args = member_call(call)
-        if verb not in _GO_VERBS and verb not in ("HandleFunc", "Handle") or len(args) < 2:
-            continue
-        pattern = string(args[0])
-        if pattern is None:
-            continue
-        method = _GO_VERBS.get(verb, ANY)
-        if verb in ("HandleFunc", "Handle") and " " in pattern:  # Go 1.22: "GET /users/{id}"
-            method, _, pattern = pattern.partition(" ")
-            pattern = pattern.strip()
-        if not pattern.startswith("/"):
-            continue
-        last = args[-1]
-        handler = text(last) if last.type in ("identifier", "selector_expression") else ""
-        full = mount(join(_enclosing_routes(call), prefixes.of(scope(call, _GO_SCOPES), receiver)), pattern)
-        registrations.add((call.start_point[0] + 1, verb))
-        routes.append(Route(method, full, handler, scope(call, _GO_SCOPES), call.start_point[0] + 1,
-                            call.end_point[0] + 1, "go"))
-    return routes, registrations
-
-
-_GO_SCOPES = {"function_declaration", "method_declaration"}
-
-
-def _enclosing_routes(call: Node) -> str:
-    """chi's r.Route("/api", func(r chi.Router) {...}): the prefixes of the Route calls around a call."""
-    prefix = ""
-    node = call.parent
-    while node is not None:
-        if node.type == "func_literal" and node.parent is not None and node.parent.type == "argument_list":
-            outer = node.parent.parent
-            _, verb, args = member_call(outer) if outer is not None and outer.type == "call_expression" else ("", "", [])
-            if verb == "Route" and args and string(args[0]) is not None:
-                prefix = join(string(args[0]), prefix)
-        node = node.parent
-    return prefix
-
-
-# ---- Java: Spring
-
-def _spring(nodes: dict[str, list[Node]]) -> tuple[list[Route], set[tuple[int, str]]]:
-    routes: list[Route] = []
-    for method in nodes.get("method", ()):
-        mapping = _mapping(method)
-        if mapping is None:
-            continue
-        verbs, paths = mapping
-        owner = method.parent.parent if method.parent is not None else None
-        prefix = ""
-        if owner is not None and owner.type in ("class_declaration", "interface_declaration"):
-            class_mapping = _mapping(owner)
-            prefix = class_mapping[1][0] if class_mapping else ""
-        handler = qualified(method, _JAVA_SCOPES)
-        for verb in verbs:
-            for path in paths:
-                routes.append(Route(verb, join(prefix, path), "", scope(method, _JAVA_SCOPES), method.start_point[0] + 1,
-                                    method.start_point[0] + 1, "spring", defined=handler))
-    return routes, set()
-
-
-_JAVA_SCOPES = {"class_declaration", "interface_declaration", "enum_declaration", "record_declaration", "method_declaration"}
-
-
-def _mapping(declaration: Node) -> tuple[list[str], list[str]] | None:
-    """The HTTP methods and paths a Spring mapping annotation on a declaration gives."""
-    modifiers = next((c for c in declaration.children if c.type == "modifiers"), None)
-    for annotation in modifiers.named_children if modifiers is not None else ():
-        if annotation.type not in ("annotation", "marker_annotation"):
-            continue
-        kind = _SPRING.get(text(annotation.child_by_field_name("name")).rpartition(".")[2])
-        if kind is None:
-            continue
-        args = annotation.child_by_field_name("arguments")
-        paths, verbs = [], []
-        for arg in args.named_children if args is not None else ():
-            if arg.type == "element_value_pair":
-                key, value = text(arg.child_by_field_name("key")), arg.child_by_field_name("value")
-                if key in ("value", "path"):
-                    paths += _java_strings(value)
-                elif key == "method":
-                    verbs += [text(v).rpartition(".")[2] for v in _java_values(value)]
-            else:
-                paths += _java_strings(arg)
-        return (verbs or [kind]), (paths or [""])
-    return None
-
-
-def _java_values(node: Node | None) -> list[Node]:
-    if node is None:
-        return []
-    return list(node.named_children) if node.type == "element_value_array_initializer" else [node]
-
-
-def _java_strings(node: Node | None) -> list[str]:
-    return [s for s in (string(v) for v in _java_values(node)) if s is not None]
-
-
-_FINDERS: dict[str, Callable[[dict[str, list[Node]]], tuple[list[Route], set[tuple[int, str]]]]] = {
-    "javascript": _express, "go": _go, "java": _spring,
-}
+_FINDERS: dict[str, Callable[[dict[str, list[Node]]], Found]] = {"go": routes_go.find, "java": routes_spring.find}

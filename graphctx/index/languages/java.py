@@ -3,34 +3,10 @@ imports of a class's members, `@Test`-marked tests in `*Test.java` files and `pr
 
 from __future__ import annotations
 
-import posixpath
-from collections import defaultdict
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Callable
 
-from graphctx.index.languages.base import Files, LanguageRules, ModuleIndex, no_private_keyword
-
-
-class JavaModules(ModuleIndex):
-    """A package's files, by their package declaration; an import names a package or one class file."""
-
-    def __init__(self, files: Files, own: Sequence[str], root: Path | None):
-        super().__init__(files, own, root)
-        self.packages: dict[str, list[str]] = defaultdict(list)
-        for path in own:
-            package = files[path][1]
-            if package:
-                self.packages[package].append(path)
-
-    def resolve(self, importer: str, spec: str) -> list[str]:
-        """A package's files, or the file of a class (`import static a.b.C.m` names the class a.b.C)."""
-        if spec in self.packages:
-            return sorted(self.packages[spec])
-        package, _, cls = spec.rpartition(".")
-        return sorted(p for p in self.packages.get(package, ()) if posixpath.basename(p) == cls + ".java")
-
-    def package_files(self, path: str, package: str | None) -> Sequence[str] | None:
-        return self.packages.get(package, ()) if package else None
+from graphctx.index.languages.base import LanguageRules, no_private_keyword
+from graphctx.index.languages.packages import DeclaredPackages
 
 
 class JavaRules(LanguageRules):
@@ -49,7 +25,7 @@ class JavaRules(LanguageRules):
     test_file_patterns = (r"Tests?\.java$",)
     tested_file_patterns = (r"^(.+?)Tests?\.java$",)
     entry_files = {"Main.java": 2, "Application.java": 2}
-    modules = JavaModules
+    modules = DeclaredPackages  # a package spans its files; `import a.b.C` names C.java
 
     def is_public(self, name: str, kind: str, signature: Callable[[], str]) -> bool:
         return no_private_keyword(signature())

@@ -1,5 +1,5 @@
-"""The module index of languages whose files declare the package or namespace they belong to (C#,
-PHP, Kotlin, Scala): a package spans every file declaring it, and an import names a package, or a
+"""The module index of languages whose files declare the package or namespace they belong to (Java,
+C#, PHP, Kotlin, Scala): a package spans every file declaring it, and an import names a package, or a
 class or top-level name inside one."""
 
 from __future__ import annotations

@@ -63,6 +63,19 @@ def delete_files(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
     conn.executemany("DELETE FROM file_data WHERE path=?", rows)
 
 
+def delete_routes(conn: sqlite3.Connection, path: str) -> dict[str, int]:
+    """Drop a file's route entities with their full-text rows (a route has no body), before the file
+    is resolved again and writes them as they are now served; id -> rowid of those dropped."""
+    rows = conn.execute(f"SELECT rowid, {', '.join(ENTITY_COLUMNS)} FROM entities WHERE path=? AND kind='route'",
+                        (path,)).fetchall()
+    conn.executemany(
+        "INSERT INTO entities_fts(entities_fts, rowid, words, signature, doc, body) VALUES ('delete', ?, ?, ?, ?, ?)",
+        [(row[0], *fts_row(row[1:], "")) for row in rows],
+    )
+    conn.executemany("DELETE FROM entities WHERE rowid=?", [(row[0],) for row in rows])
+    return {row[1]: row[0] for row in rows}
+
+
 def update_file_stat(conn: sqlite3.Connection, path: str, size: int, mtime_ns: int) -> None:
     """A file touched with the same content: only its stat is new."""
     conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (size, mtime_ns, path))
