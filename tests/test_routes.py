@@ -175,6 +175,19 @@ app.use('/v2', api);
     assert routes_of("javascript", source) == [("DELETE", "/v2/users/:id", "removeUser", "")]
 
 
+def test_an_http_client_named_like_an_app_registers_no_route():
+    """`api` is a common name for an Express app and for an HTTP client alike: what the file binds
+    the name to decides (a client's `api.post('/users', user)` sends a request, it serves none)."""
+    source = """
+import axios from 'axios';
+const api = axios.create({ baseURL: '/backend' });
+export function save(user) {
+  return api.post('/users', user);
+}
+"""
+    assert routes_of("javascript", source) == []
+
+
 def test_go_patterns_name_their_method_and_chi_routes_nest():
     source = '''package main
 

@@ -212,6 +212,7 @@ def _keyword(args: Node | None, keyword: str) -> Node | None:
 
 def _express(nodes: dict[str, list[Node]], root: Node) -> Found:
     apps: set[str] = set()  # variables holding express() or a Router()
+    others: set[str] = set()  # variables this file binds to anything else (`api = axios.create()`)
     module_level: set[str] = set()
     for declarator in nodes.get("assign", ()):
         name, value = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
@@ -225,13 +226,19 @@ def _express(nodes: dict[str, list[Node]], root: Node) -> Found:
             apps.add(text(name))
             if not scope(declarator, _JS_SCOPES):
                 module_level.add(text(name))
+        else:
+            others.add(text(name))
+
+    def serves(receiver: str) -> bool:
+        """An app or router by what this file binds it to, else by its name (one made in another file)."""
+        return receiver in apps or (receiver not in others and bool(_JS_APP_NAMES.match(receiver)))
     prefixes = Prefixes()
     found = Found()
     calls = nodes.get("call", ())
     outside: list[tuple[Node, str, Node | None, Node]] = []  # a router this file does not make, mounted here
     for call in calls:  # app.use('/api', router)
         receiver, verb, args = member_call(call)
-        if verb != "use" or not args or not (receiver in apps or _JS_APP_NAMES.match(receiver)):
+        if verb != "use" or not args or not serves(receiver):
             continue
         prefix, child = (args[0] if len(args) >= 2 else None), args[-1]
         if child.type == "identifier" and text(child) in apps and (prefix is None or string(prefix) is not None):
@@ -240,7 +247,7 @@ def _express(nodes: dict[str, list[Node]], root: Node) -> Found:
             outside.append((call, receiver, prefix, child))
     for call in calls:
         receiver, verb, args = member_call(call)
-        if verb not in _JS_VERBS or len(args) < 2 or not (receiver in apps or _JS_APP_NAMES.match(receiver)):
+        if verb not in _JS_VERBS or len(args) < 2 or not serves(receiver):
             continue
         path = string(args[0])
         if path is None or not path.startswith("/"):
