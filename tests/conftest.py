@@ -4,6 +4,7 @@ comparable collections."""
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -39,6 +40,23 @@ def run_graphctx(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           text=True, timeout=300)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
+
+
+def indexed_copy(fixtures: Path, root: Path) -> Path:
+    """A copy of a fixture tree at `root`, indexed by the CLI."""
+    shutil.copytree(fixtures, root)
+    run = run_graphctx("index", "-q", cwd=root)
+    assert run.returncode == 0, run.stderr
+    return root
+
+
+def query_index(root: Path, sql: str, *params) -> list[tuple]:
+    """Rows of one query on the repository's index."""
+    conn = sqlite3.connect(root / ".graphctx" / "index.db")
+    try:
+        return list(conn.execute(sql, params))
+    finally:
+        conn.close()
 
 
 def git_as(cwd: Path, *args: str, author: str = "Dev <dev@example.com>") -> str:

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from conftest import commit_files, git_as
+from test_learned_ranker import PARSER  # the small module both learned-ranker tests mine
 from graphctx.context.features import FEATURES, INDEX
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,28 +21,6 @@ LEARNED = ROOT / "benchmarks" / "retrieval" / "learned"
 sys.path.insert(0, str(LEARNED))
 import reuse  # noqa: E402
 import train  # noqa: E402
-
-PARSER = '''"""Reads configuration files."""
-
-
-def parse_config(text):
-    """Parse key=value lines into a dict."""
-    out = {}
-    for line in text.splitlines():
-        key, _, value = line.partition("=")
-        out[key.strip()] = normalise(value)
-    return out
-
-
-def normalise(value):
-    return value.strip().lower()
-
-
-class Loader:
-    def load_file(self, path):
-        with open(path) as handle:
-            return parse_config(handle.read())
-'''
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 import tempfile
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from conftest import index_tables, run_graphctx as graphctx
+from conftest import index_tables, indexed_copy, query_index as query, run_graphctx as graphctx
 from test_index_incremental import snapshot_matches_rows
 from graphctx.index.indexer import index_repository
 from graphctx.index.resolution import TableKeeper
@@ -75,19 +74,7 @@ EXPECTED = {
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("mounts") / "repo"
-    shutil.copytree(FIXTURES, root)
-    run = graphctx("index", "-q", cwd=root)
-    assert run.returncode == 0, run.stderr
-    return root
-
-
-def query(root: Path, sql: str, *params) -> list[tuple]:
-    conn = sqlite3.connect(root / ".graphctx" / "index.db")
-    try:
-        return list(conn.execute(sql, params))
-    finally:
-        conn.close()
+    return indexed_copy(FIXTURES, tmp_path_factory.mktemp("mounts") / "repo")
 
 
 def routes(root: Path, prefix: str = "") -> dict[str, str]:

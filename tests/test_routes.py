@@ -5,15 +5,13 @@ and over MCP; route edges are inferred (left out without them); a registration i
 from __future__ import annotations
 
 import json
-import shutil
-import sqlite3
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client
 
-from conftest import run_graphctx as graphctx
+from conftest import indexed_copy, query_index as query, run_graphctx as graphctx
 
 FIXTURES = Path(__file__).parent / "fixtures" / "routes"
 
@@ -56,19 +54,7 @@ EXPECTED = {
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("routes") / "repo"
-    shutil.copytree(FIXTURES, root)
-    run = graphctx("index", "-q", cwd=root)
-    assert run.returncode == 0, run.stderr
-    return root
-
-
-def query(root: Path, sql: str, *params) -> list[tuple]:
-    conn = sqlite3.connect(root / ".graphctx" / "index.db")
-    try:
-        return list(conn.execute(sql, params))
-    finally:
-        conn.close()
+    return indexed_copy(FIXTURES, tmp_path_factory.mktemp("routes") / "repo")
 
 
 @pytest.mark.parametrize("framework", sorted(EXPECTED))
