@@ -59,6 +59,11 @@ def query_index(root: Path, sql: str, *params) -> list[tuple]:
         conn.close()
 
 
+def call_edges(root: Path) -> set[tuple[str, str, str]]:
+    """(source, target, resolution) of every call edge of the repository's index."""
+    return set(query_index(root, "SELECT source, target, resolution FROM edges WHERE kind = 'calls'"))
+
+
 def git_as(cwd: Path, *args: str, author: str = "Dev <dev@example.com>") -> str:
     """git in cwd as `author`, with no user configuration; its standard output."""
     name, email = author[:-1].split(" <")

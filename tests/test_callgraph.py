@@ -6,13 +6,11 @@ annotations, super(), partial, containers, callbacks, iteration, `with`), the im
 
 from __future__ import annotations
 
-import sqlite3
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from conftest import write_tree
+from conftest import call_edges, query_index, write_tree
 from graphctx.index.indexer import index_repository
 
 CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
@@ -271,14 +269,6 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
 }
 
 
-def call_edges(root: Path) -> set[tuple[str, str, str]]:
-    conn = sqlite3.connect(root / ".graphctx" / "index.db")
-    try:
-        return set(conn.execute("SELECT source, target, resolution FROM edges WHERE kind = 'calls'"))
-    finally:
-        conn.close()
-
-
 @pytest.mark.parametrize("name", CASES)
 def test_call_edges(name, tmp_path):
     files, expected = CASES[name]
@@ -291,9 +281,7 @@ def test_alternatives_and_candidates_share_the_confidence(tmp_path):
     files, _ = CASES["dict dispatch: every candidate, inferred"]
     root = write_tree(tmp_path / "repo", {p: textwrap.dedent(t).lstrip() for p, t in files.items()})
     index_repository(root, workers=1)
-    conn = sqlite3.connect(root / ".graphctx" / "index.db")
-    shares = [c for (c,) in conn.execute("SELECT confidence FROM edges WHERE kind = 'calls' AND source = 'm.py::run'")]
-    conn.close()
+    shares = [c for (c,) in query_index(root, "SELECT confidence FROM edges WHERE kind = 'calls' AND source = 'm.py::run'")]
     assert shares == [0.4, 0.4]
 
 
@@ -302,7 +290,5 @@ def test_a_base_a_module_does_not_define_is_unresolved_not_the_module(tmp_path):
     root = write_tree(tmp_path / "repo", {"pkg/__init__.py": "", "pkg/core.py": "class Engine:\n    pass\n",
                                           "app.py": "from pkg import Engine\n\nclass Widget(Engine):\n    pass\n"})
     index_repository(root, workers=1)
-    conn = sqlite3.connect(root / ".graphctx" / "index.db")
-    bases = set(conn.execute("SELECT target, resolution FROM edges WHERE kind = 'inherits' AND source = 'app.py::Widget'"))
-    conn.close()
+    bases = set(query_index(root, "SELECT target, resolution FROM edges WHERE kind = 'inherits' AND source = 'app.py::Widget'"))
     assert bases == {("ext:Engine", "unresolved")}

@@ -6,14 +6,13 @@ over MCP, free text reaching a section, and an edit to the code a section names.
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client
 
-from conftest import run_graphctx as graphctx, write_tree
+from conftest import query_index as rows, run_graphctx as graphctx, write_tree
 from graphctx.index.indexer import index_repository
 from graphctx.parse.documents import sections
 
@@ -75,14 +74,6 @@ def repo(tmp_path_factory) -> Path:
     root = write_tree(tmp_path_factory.mktemp("documents") / "repo", {**CODE, "docs/guide.md": GUIDE})
     index_repository(root, workers=1)
     return root
-
-
-def rows(root: Path, sql: str, *args) -> list[tuple]:
-    conn = sqlite3.connect(root / ".graphctx" / "index.db")
-    try:
-        return list(conn.execute(sql, args))
-    finally:
-        conn.close()
 
 
 def test_a_document_and_its_sections_are_entities_in_a_hierarchy(repo):

@@ -6,11 +6,10 @@ language whose grammar wheel is missing are skipped with their reason, never in 
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
 
-from conftest import write_tree
+from conftest import query_index as rows, write_tree
 from graphctx import Project
 from graphctx.index.indexer import index_repository
 from graphctx.index.skips import tally
@@ -33,14 +32,6 @@ TREE = {
     "data/blob": b"\0\1\2\3binary",
     "package-lock.json": '{"lockfileVersion": 3}\n',
 }
-
-
-def rows(root, sql: str, *args) -> list[tuple]:
-    conn = sqlite3.connect(root / ".graphctx" / "index.db")
-    try:
-        return list(conn.execute(sql, args))
-    finally:
-        conn.close()
 
 
 def test_text_files_are_file_entities_with_language_lines_and_doc(tmp_path):

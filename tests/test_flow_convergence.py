@@ -5,12 +5,11 @@ question as unresolved, and the edges do not depend on the hash seed."""
 from __future__ import annotations
 
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
-from conftest import write_tree
+from conftest import call_edges, query_index, write_tree
 from graphctx.index import store
 from graphctx.index.fixpoint import EMPTY, MAX_DEPTH, FlowQuestions
 from graphctx.index.flowpaths import MAX_EXTERNAL_PARTS, MAX_VALUES
@@ -20,14 +19,6 @@ from graphctx.index.resolution import TableKeeper
 # methods returning self-typed values in loops, `x = x.ring` in a loop on an external value,
 # mutually recursive functions passing a value through, chains of attribute assignment
 RINGS = 'import sympyish\n\n\nclass Ring:\n    def __init__(self, base):\n        self.base = base\n        self.ring = self\n\n    def extend(self):\n        return Ring(self)\n\n    def lift(self):\n        return self.base.lift()\n\n    def close(self):\n        pass\n\n\nclass Field(Ring):\n    def to_ring(self):\n        return self.ring.to_field().to_ring()\n\n    def to_field(self):\n        return self.to_ring().to_field()\n\n\ndef tower(r, n):\n    while n:\n        r = r.extend().ring\n        r = r.base\n        n -= 1\n    r.close()\n    return r\n\n\ndef ping(x, n):\n    return pong(x, n - 1) if n else x\n\n\ndef pong(x, n):\n    return ping(x, n)\n\n\ndef external_loop(expr):\n    x = sympyish.eval(expr)\n    for _ in range(10):\n        x = x.ring.domain\n        x = x.ring\n    return x.subs()\n\n\ndef chained():\n    a = Ring(None)\n    a.base.next = a\n    a.base.next.base.next.close()\n    ping(tower(Field(a), 3), 5).close()\n'
-
-
-def call_edges(root: Path) -> set[tuple[str, str, str]]:
-    conn = sqlite3.connect(root / ".graphctx" / "index.db")
-    try:
-        return set(conn.execute("SELECT source, target, resolution FROM edges WHERE kind = 'calls'"))
-    finally:
-        conn.close()
 
 
 def index_with_questions(root: Path) -> FlowQuestions:
@@ -129,9 +120,7 @@ def test_a_call_on_a_value_a_loop_rewrote_many_ways_names_no_flood_of_externals(
     program = f"def f():\n    e = dict()\n    while e:\n{loop}    e.done()\n"
     root = write_tree(tmp_path / "repo", {"m.py": program})
     index_repository(root, full=True, workers=1)
-    conn = sqlite3.connect(root / ".graphctx" / "index.db")
-    per_line = conn.execute("SELECT line, count(*) FROM edges WHERE kind = 'calls' GROUP BY line").fetchall()
-    conn.close()
+    per_line = query_index(root, "SELECT line, count(*) FROM edges WHERE kind = 'calls' GROUP BY line")
     assert per_line and max(count for _, count in per_line) <= 16
 
 
@@ -161,7 +150,5 @@ def test_element_paths_stop_at_a_few_subscripts(tmp_path):
     root = write_tree(tmp_path / "repo", {"m.py": program})
     questions = index_with_questions(root)
     assert questions.spent == 0 and questions.asked < 300
-    conn = sqlite3.connect(root / ".graphctx" / "index.db")
-    found = conn.execute("SELECT resolution, line FROM edges WHERE target = 'm.py::leaf' AND kind = 'calls'").fetchall()
-    conn.close()
+    found = query_index(root, "SELECT resolution, line FROM edges WHERE target = 'm.py::leaf' AND kind = 'calls'")
     assert found == [("inferred", 16)]  # two levels deep (line 16) found; five levels deep (line 14) not guessed

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 from pathlib import Path
 
 import anyio
 import pytest
 from mcp import Client
 
-from conftest import run_graphctx as graphctx
+from conftest import query_index as query, run_graphctx as graphctx
 
 from graphctx.parse.languages import LANGUAGES, family
 
@@ -41,14 +40,6 @@ def polyglot(tmp_path_factory) -> tuple[Path, dict]:
     run = graphctx("index", "--json", cwd=root)
     assert run.returncode == 0, run.stderr
     return root, json.loads(run.stdout)
-
-
-def query(root: Path, sql: str) -> list[tuple]:
-    conn = sqlite3.connect(root / ".graphctx" / "index.db")
-    try:
-        return list(conn.execute(sql))
-    finally:
-        conn.close()
 
 
 def cross_file_calls(root: Path) -> dict[str, list[tuple[str, str]]]:
