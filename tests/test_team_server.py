@@ -22,6 +22,7 @@ import anyio
 import pytest
 
 from conftest import make_shop, write_tree
+from test_server import raw_post
 
 pytest.importorskip("psycopg", reason="the team store's tests need psycopg: pip install -e '.[test]'")
 
@@ -96,19 +97,6 @@ def get_json(url: str, token: str | None = None) -> tuple[int, dict]:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read() or b"{}")
-
-
-def _post_status(base: str, headers: dict[str, str]) -> int:
-    """The status of a raw MCP initialize request with these headers."""
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}).encode()
-    request = urllib.request.Request(f"{base}/mcp", data=body, method="POST", headers={
-        "content-type": "application/json", "accept": "application/json, text/event-stream", **headers})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as response:
-            return response.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
 
 
 def rows(url: str, sql: str, *params) -> list[tuple]:
@@ -225,9 +213,9 @@ def test_a_project_token_opens_its_project_only(team_server, postgres_database, 
     status, metrics = get_json(f"{base}/metrics", "app-token")
     assert status == 200 and metrics["tools"]["search"]["calls"] >= 6 and "ms_p95" in metrics["tools"]["search"]
     assert get_json(f"{base}/healthz") == (200, {"status": "ok", "store": True})
-    assert _post_status(base, {"authorization": "Bearer app-token", "origin": "https://evil.example"}) == 403
-    assert _post_status(base, {"authorization": "Bearer wrong"}) == 401
-    assert _post_status(base, {"authorization": "Bearer app-token", "origin": "http://localhost:3000"}) == 200
+    assert raw_post(f"{base}/mcp", {"authorization": "Bearer app-token", "origin": "https://evil.example"}) == 403
+    assert raw_post(f"{base}/mcp", {"authorization": "Bearer wrong"}) == 401
+    assert raw_post(f"{base}/mcp", {"authorization": "Bearer app-token", "origin": "http://localhost:3000"}) == 200
     lines = [line for line in log_path.read_text().splitlines() if "call tool=search" in line]
     assert len(lines) >= 6 and any("project=lib" in line and "outcome=error" in line for line in lines)
     assert all(" ms=" in line and " agent=" in line for line in lines)
