@@ -69,6 +69,15 @@ def test_sections_follow_the_heading_hierarchy_and_skip_code():
     assert found[1].doc == "The signing keys live in the vault; `rotate_keys` replaces them."
 
 
+@pytest.mark.parametrize("text", ["", "\n", "\n\n", "---\ntitle: x\n---\n"])
+def test_an_empty_document_is_one_section_and_indexes(tmp_path, text):
+    assert [(s.qualified_name, s.start_line, s.end_line, s.names) for s in sections(text)][0][:2] == ("document", 1)
+    root = write_tree(tmp_path / "repo", {**CODE, "docs/empty.md": text})
+    index_repository(root, workers=1)
+    assert rows(root, "SELECT kind FROM entities WHERE path = 'docs/empty.md' ORDER BY start_line, kind") \
+        == [("document",), ("file",)]
+
+
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory) -> Path:
     root = write_tree(tmp_path_factory.mktemp("documents") / "repo", {**CODE, "docs/guide.md": GUIDE})

@@ -58,9 +58,9 @@ def sections(text: str) -> list[Section]:
         if underline and previous and i - 1 not in code and "|" not in previous and not _ATX.match(lines[i - 1]) \
                 and not (headings and headings[-1][2] == i) and _is_paragraph_start(lines, i - 1, code, front_end):
             headings.append((1 if underline.group(1)[0] == "=" else 2, previous, i))
-    total = max(len(lines), 1)
+    total = max(len(lines), 1)  # an empty document still spans its one (empty) line
     title = front_title or (headings[0][1] if headings else "")
-    first = headings[0][2] - 1 if headings else total
+    first = headings[0][2] - 1 if headings else len(lines)
     out = [Section(title, DOCUMENT, 0, 1, total, _names(lines, front_end, first, code),
                    _paragraph(lines, front_end, first, code))]
     trail: list[tuple[int, str]] = []
