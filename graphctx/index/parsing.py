@@ -125,14 +125,19 @@ def parse_file(task: tuple) -> ParsedFile:
     except UnicodeDecodeError as exc:
         warning = f"invalid UTF-8 at byte {exc.start}; undecodable bytes replaced"
         text = data.decode("utf-8", errors="replace")
-    spec = language_for_path(path)
-    if spec is None:  # no grammar for it: known at file level, by its name, lines and first heading or comment
-        facts = text_facts(path, file_language(path), data)
-        if is_markdown(path):  # a document: its sections, the code they name
-            facts = document_facts(path, text, facts)
-    else:
-        try:
-            facts = extract(path, spec.name, data)
-        except (RecursionError, ValueError, RuntimeError) as exc:  # a pathological file must not stop the run
-            return ParsedFile(path, size, mtime_ns, "", f"cannot parse: {exc}")
+    try:
+        facts = _facts(path, text, data)
+    except (RecursionError, ValueError, RuntimeError) as exc:  # a pathological file must not stop the run
+        return ParsedFile(path, size, mtime_ns, "", f"cannot parse: {exc}")
+    except Exception as exc:  # nor may a bug of ours on one file: the rest of the repository still indexes
+        return ParsedFile(path, size, mtime_ns, "", f"cannot parse ({type(exc).__name__}: {exc}); this is a "
+                                                    "graphctx bug, please report it with this file")
     return ParsedFile.of(path, size, mtime_ns, digest, facts, text, warning)
+
+
+def _facts(path: str, text: str, data: bytes) -> FileFacts:
+    spec = language_for_path(path)
+    if spec is not None:
+        return extract(path, spec.name, data)
+    facts = text_facts(path, file_language(path), data)  # no grammar: known by its name, lines and first heading
+    return document_facts(path, text, facts) if is_markdown(path) else facts
