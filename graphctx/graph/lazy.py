@@ -1,18 +1,22 @@
-"""networkx over a graph snapshot, filled lazily: a MultiDiGraph whose node and adjacency dicts are
-made per entity on first use, from the snapshot's arrays and the entity rows. Loading a graph then
+"""networkx over a graph snapshot, filled lazily: node and adjacency dicts made per entity on first
+use, from the snapshot's arrays and the entity rows, which a MultiDiGraph then wraps. Loading a graph
 costs the arrays and the rows, not a dict per edge: an answer touches a few hundred entities of
 hundreds of thousands. networkx stays the graph's API (views, traversal, export all work), and
-whatever reads every node or edge (an export, a whole-graph walk) fills the dicts as it goes."""
+whatever reads every node or edge (an export, a whole-graph walk) fills the dicts as it goes. The
+dicts need no networkx: the answering paths read them directly, and networkx (a third of a second to
+import) is loaded only when something asks for the MultiDiGraph."""
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from graphctx.graph.snapshot import Snapshot
 from graphctx.models import EDGE_KINDS, RESOLUTIONS
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 class _Lazy(Mapping):
@@ -78,12 +82,21 @@ class LazyAdjacency(_Lazy):
         return out
 
 
-def lazy_multidigraph(snapshot: Snapshot, ids: Sequence[str], index: Mapping[str, int], rows: Sequence[tuple],
-                      columns: Sequence[str], skip: int = 0) -> nx.MultiDiGraph:
-    """A MultiDiGraph (edge key = edge kind) over the snapshot; node i is ids[i] with the attributes
-    zip(columns, rows[i][skip:]). Read-only by convention: nothing in graphctx changes a loaded graph."""
+def lazy_views(snapshot: Snapshot, ids: Sequence[str], index: Mapping[str, int], rows: Sequence[tuple],
+               columns: Sequence[str], skip: int = 0) -> tuple[LazyNodes, LazyAdjacency, LazyAdjacency]:
+    """(nodes, successors, predecessors) over the snapshot: node i is ids[i] with the attributes
+    zip(columns, rows[i][skip:]); the adjacency dicts are a MultiDiGraph's (edge key = edge kind)."""
+    return (LazyNodes(ids, index, rows, columns, skip), LazyAdjacency(snapshot, ids, index, forward=True),
+            LazyAdjacency(snapshot, ids, index, forward=False))
+
+
+def multidigraph(nodes: Mapping[str, dict], succ: Mapping[str, dict], pred: Mapping[str, dict]) -> nx.MultiDiGraph:
+    """A MultiDiGraph over these node and adjacency dicts (lazy or plain), sharing them. Read-only by
+    convention: nothing in graphctx changes a loaded graph."""
+    import networkx as nx
+
     graph = nx.MultiDiGraph()
-    graph._node = LazyNodes(ids, index, rows, columns, skip)
-    graph._succ = graph._adj = LazyAdjacency(snapshot, ids, index, forward=True)
-    graph._pred = LazyAdjacency(snapshot, ids, index, forward=False)
+    graph._node = nodes
+    graph._succ = graph._adj = succ
+    graph._pred = pred
     return graph

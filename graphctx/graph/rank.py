@@ -16,7 +16,7 @@ import numpy as np
 
 from graphctx import deadline
 from graphctx.graph.loader import CodeGraph
-from graphctx.models import EDGE_KINDS, INFERRED
+from graphctx.models import EDGE_KINDS, RESOLUTIONS
 
 Weights = dict[str, tuple[float, float]]  # edge kind -> (weight along the edge, weight against it)
 # How an edge reads from the entity it is reached from, forward and backward.
@@ -58,7 +58,10 @@ def spread(graph: CodeGraph, root: str, depth: int, weights: Weights, *, include
     >>> reached["graphctx/graph/rank.py::spread"].score, max(r.distance for r in reached.values()) <= 2
     (1.0, True)
     """
-    g = graph.graph
+    a = graph.arrays
+    walk = _walk(graph, weights, include_inferred)
+    out_order, out_ptr, in_order, in_ptr = _adjacency(graph)
+    nodes = a.nodes
     best = {root: Reached(root, 1.0, 0, "root", None)}
     frontier = [root]
     for distance in range(1, depth + 1):
@@ -66,23 +69,65 @@ def spread(graph: CodeGraph, root: str, depth: int, weights: Weights, *, include
         for node in sorted(frontier, key=lambda n: -best[n].score):
             deadline.check()
             base = best[node].score * decay
-            for edges, forward in ((g.out_edges(node, data=True), True), (g.in_edges(node, data=True), False)):
-                for source, target, data in edges:
-                    kind = data["kind"]
-                    if kind not in weights or (not include_inferred and data["resolution"] in INFERRED):
-                        continue
-                    score = base * weights[kind][0 if forward else 1] * data["confidence"]
-                    other = target if forward else source
+            i = a.index[node]
+            for edges, forward in ((out_order[out_ptr[i]:out_ptr[i + 1]], True), (in_order[in_ptr[i]:in_ptr[i + 1]], False)):
+                edges = edges[walk.followed[edges]]
+                # (base x weight) x confidence, as one multiplication after another, edge by edge
+                scores = base * (walk.forward if forward else walk.backward)[edges] * a.confidence[edges]
+                edges = edges[scores > 0]
+                others = (a.targets if forward else a.sources)[edges]
+                for edge, other, score in zip(edges.tolist(), others.tolist(), scores[scores > 0].tolist()):
+                    other = nodes[other]
                     known = best.get(other)
-                    if score <= 0 or (known is None and len(best) >= max_nodes):
+                    if known is None and len(best) >= max_nodes:
                         continue
                     if known is None or score > known.score:
                         if known is None:
                             next_frontier.append(other)
-                        relation = RELATION[kind][0 if forward else 1]
-                        best[other] = Reached(other, score, distance, relation, node, data["resolution"], data["confidence"])
+                        kind = EDGE_KINDS[a.kinds[edge]]
+                        best[other] = Reached(other, score, distance, RELATION[kind][0 if forward else 1], node,
+                                              RESOLUTIONS[a.resolutions[edge]], float(a.confidence[edge]))
         frontier = next_frontier
     return best
+
+
+@dataclass(frozen=True)
+class _Walk:
+    """Per edge, for one weight table: whether spreading follows it, and its weight each way."""
+
+    followed: np.ndarray
+    forward: np.ndarray
+    backward: np.ndarray
+
+
+def _walk(graph: CodeGraph, weights: Weights, include_inferred: bool) -> _Walk:
+    key = ("walk", tuple(sorted(weights.items())), include_inferred)
+    cached = graph.cache.get(key)
+    if cached is None:
+        a = graph.arrays
+        followed = np.array([k in weights for k in EDGE_KINDS], bool)[a.kinds]
+        if not include_inferred:
+            followed &= ~a.inferred
+        cached = graph.cache[key] = _Walk(
+            followed,
+            np.array([weights.get(k, (0.0, 0.0))[0] for k in EDGE_KINDS])[a.kinds],
+            np.array([weights.get(k, (0.0, 0.0))[1] for k in EDGE_KINDS])[a.kinds])
+    return cached
+
+
+def _adjacency(graph: CodeGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(out_order, out_ptr, in_order, in_ptr): the edges out of node i are
+    out_order[out_ptr[i]:out_ptr[i + 1]], those into it in_order[in_ptr[i]:in_ptr[i + 1]], each in
+    the order of the edge arrays (a snapshot's: by source, target, kind), as the graph's dicts list them."""
+    cached = graph.cache.get("adjacency")
+    if cached is None:
+        a = graph.arrays
+        bounds = np.arange(len(a.nodes) + 1)
+        out_order = np.argsort(a.sources, kind="stable")
+        in_order = np.argsort(a.targets, kind="stable")
+        cached = graph.cache["adjacency"] = (out_order, np.searchsorted(a.sources[out_order], bounds), in_order,
+                                             np.searchsorted(a.targets[in_order], bounds))
+    return cached
 
 
 def pagerank(graph: CodeGraph, seeds: dict[str, float], weights: Weights, *, include_inferred: bool = True,
