@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from graphctx.index.changes import changed_files
-from graphctx.index.indexer import IndexResult, index_repository
 from graphctx.index.root import Boundary
 
 if TYPE_CHECKING:
+    from graphctx.index.indexer import IndexResult
     from graphctx.project import Project
 
 log = logging.getLogger("graphctx.server")
@@ -38,13 +38,16 @@ class Freshness:
         self.last_run_at: float | None = None
         self.last_error: str | None = None
         self.watching = False  # set by a watcher while it runs: an unknown name then waits for its news
+        self._verify = False  # the next run reads every page of the index first (PRAGMA quick_check)
 
     # ---- index runs
 
-    def mark(self) -> None:
-        """Something changed in the tree: the next sync runs the indexer."""
+    def mark(self, verify: bool = False) -> None:
+        """Something changed in the tree: the next sync runs the indexer; with `verify`, that run first
+        checks every page of the index and rebuilds a damaged one (a server's first run)."""
         with self._state:
             self._seen += 1
+            self._verify = self._verify or verify
 
     @property
     def pending(self) -> bool:
@@ -92,10 +95,13 @@ class Freshness:
         return self.runs > runs
 
     def _run(self) -> None:
+        from graphctx.index.indexer import index_repository
+
         started = time.perf_counter()
+        verify = self._verify
         try:
             # Serial parsing: forking worker processes from a threaded server is not safe.
-            result = index_repository(self.root, workers=1, keeper=self.project.kept_symbols)
+            result = index_repository(self.root, workers=1, keeper=self.project.kept_symbols, verify=verify)
         except Exception as exc:
             self.last_error = f"index run failed: {exc}"
             log.warning("graphctx: %s", self.last_error)
@@ -103,6 +109,7 @@ class Freshness:
         finally:
             self.last_run_at = time.monotonic()
         self.runs += 1
+        self._verify = self._verify and not verify
         self.last_run, self.last_error = result, None
         if result.parsed or result.removed:
             log.info("graphctx: re-indexed %d file(s), %d removed, in %.2f s", result.parsed, result.removed,
@@ -136,8 +143,9 @@ class Freshness:
         }
 
     def warm(self) -> None:
-        """Load what the first answer needs (the graph, the tokenizer) ahead of it."""
+        """Load what the first answer needs (the graph, the tokenizer, the answering code) ahead of it."""
         try:
+            from graphctx.context import api  # noqa: F401  (the engine, ranking and packing)
             from graphctx.context.tokens import count
 
             self.project.graph

@@ -45,7 +45,7 @@ def serve(repo: Path | str | None = None, *, http: bool = False, host: str | Non
         check_address(host, port, no_auth=no_auth)
         sock = listen(host, port)
         token = http_token(root, no_auth=no_auth)
-    ensure_index(project)
+    ensure_index(project, thorough=False)  # the server's first index run checks every page, off the handshake's path
     server = build_server(root, watch=watch, transport="http" if http else "stdio", deadline=deadline)
     try:
         if http:
@@ -73,13 +73,14 @@ def check_options(*, http: bool, host: str | None, port: int | None, no_auth: bo
         raise GraphctxError(f"--deadline must be a number of seconds above 0, such as 30; got {quote(deadline)}")
 
 
-def ensure_index(project: Project) -> None:
+def ensure_index(project: Project, thorough: bool = True) -> None:
     """Build the index when the repository has none, or rebuild it when the one there cannot be used
     (a first build stopped midway, another version's, a damaged file: the indexer names the problem),
-    reporting progress on stderr."""
+    reporting progress on stderr. `thorough` reads every page (PRAGMA quick_check); without it only
+    what opening the index checks (its header, schema and a finished build) is checked here."""
     root = project.root
     if project.has_index():
-        if project.index_usable():
+        if project.index_usable() if thorough else project.index_opens():
             return
     else:
         _say(f"no index for {root} yet; building it (this happens once)")
