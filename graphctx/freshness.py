@@ -38,16 +38,13 @@ class Freshness:
         self.last_run_at: float | None = None
         self.last_error: str | None = None
         self.watching = False  # set by a watcher while it runs: an unknown name then waits for its news
-        self._verify = False  # the next run reads every page of the index first (PRAGMA quick_check)
 
     # ---- index runs
 
-    def mark(self, verify: bool = False) -> None:
-        """Something changed in the tree: the next sync runs the indexer; with `verify`, that run first
-        checks every page of the index and rebuilds a damaged one (a server's first run)."""
+    def mark(self) -> None:
+        """Something changed in the tree: the next sync runs the indexer."""
         with self._state:
             self._seen += 1
-            self._verify = self._verify or verify
 
     @property
     def pending(self) -> bool:
@@ -98,10 +95,9 @@ class Freshness:
         from graphctx.index.indexer import index_repository
 
         started = time.perf_counter()
-        verify = self._verify
         try:
             # Serial parsing: forking worker processes from a threaded server is not safe.
-            result = index_repository(self.root, workers=1, keeper=self.project.kept_symbols, verify=verify)
+            result = index_repository(self.root, workers=1, keeper=self.project.kept_symbols)
         except Exception as exc:
             self.last_error = f"index run failed: {exc}"
             log.warning("graphctx: %s", self.last_error)
@@ -109,7 +105,6 @@ class Freshness:
         finally:
             self.last_run_at = time.monotonic()
         self.runs += 1
-        self._verify = self._verify and not verify
         self.last_run, self.last_error = result, None
         if result.parsed or result.removed:
             log.info("graphctx: re-indexed %d file(s), %d removed, in %.2f s", result.parsed, result.removed,

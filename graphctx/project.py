@@ -133,10 +133,6 @@ class Project(MemoryVerbs):
         """Whether the index file exists and passes the thorough check (every page read)."""
         return index_store.usable(index_store.index_path(self.root))
 
-    def index_opens(self) -> bool:
-        """Whether the index file exists and passes the quick check a read makes (no page scan)."""
-        return index_store.usable(index_store.index_path(self.root), thorough=False)
-
     @property
     def graph(self) -> CodeGraph:
         """The loaded graph of the current index generation (reloaded when the index moved)."""
@@ -203,6 +199,14 @@ class Project(MemoryVerbs):
         """An answer with its peers line, noted as served to `agent`; plain where nothing was ever
         coordinated here and no agent asks."""
         budget, fmt = options.get("token_budget", DEFAULT_BUDGET), options.get("format", "compact")
+        answered = self._peered(pack, agent, budget, fmt)
+        if self.ephemeral:  # a long-lived process: ranking's compiled products pay off from its next answer
+            from graphctx.graph.rank import accelerate_in_background
+
+            accelerate_in_background()
+        return answered
+
+    def _peered(self, pack, agent: str | None, budget: int, fmt: str) -> tuple[ContextAnswer, str]:
         if agent is None and not self.work.has_activity():
             return pack(budget)
 

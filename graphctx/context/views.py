@@ -96,6 +96,7 @@ class Views:
     def _outline(self, e: dict, members: list[str], lines: list[str] | None) -> str:
         """A class's header and doc then its members' signatures; a file's doc then its top-level entities."""
         out = []
+        self.graph.fill_details(members)
         if e["kind"] != "file":
             first_member = self.graph.entity(members[0])["start_line"] if members else e["end_line"] + 1
             if lines is not None:

@@ -97,6 +97,14 @@ class CodeGraph:
             node.update(zip(DETAIL_COLUMNS, reads.entity_details(self.connection(), entity_id)))
         return node
 
+    def fill_details(self, entity_ids: list[str]) -> None:
+        """Read the signature and doc of these entities in one go (entity() would read them one by one)."""
+        missing = [e for e in entity_ids if "doc" not in self.nodes[e]]
+        if missing:
+            found = reads.entities_details(self.connection(), missing)
+            for entity_id in missing:
+                self.nodes[entity_id].update(zip(DETAIL_COLUMNS, found.get(entity_id, ("", ""))))
+
     def out_kinds(self, entity_id: str) -> Iterator[tuple[str, str]]:
         """(target, edge kind) of each edge out of the entity, in the graph's order."""
         return ((target, kind) for target, kinds in self.succ[entity_id].items() for kind in kinds)

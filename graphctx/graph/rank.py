@@ -3,13 +3,14 @@ weight x edge confidence, and personalized PageRank from weighted seeds on a spa
 steered by a weight table {edge kind: (forward weight, backward weight)}.
 
 The matrix is plain numpy arrays (compressed sparse rows), so a one-shot command ranks without
-importing scipy (a third of a second); once a long-lived process has imported scipy (`accelerate`),
-its compiled product takes over, summing each row in the same order, so the scores are the same
-to the last bit either way."""
+importing scipy (a third of a second); a long-lived process imports scipy in the background after
+its first answer (`accelerate_in_background`), and its compiled product, three to four times
+numpy's, takes over once loaded. It sums each row in the same order, so the scores are the same to
+the last bit either way."""
 
 from __future__ import annotations
 
-import sys
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -181,10 +182,9 @@ class Transition:
 
     def __matmul__(self, vector: np.ndarray) -> np.ndarray:
         """The product with a vector. Each row is summed left to right over its entries, as scipy's
-        csr_matvec does, so both give the same bits; scipy's is used once something imported it."""
-        if self._compiled is None and "scipy.sparse" in sys.modules:
-            sparse = sys.modules["scipy.sparse"]
-            self._compiled = sparse.csr_matrix((self.values, self.cols, self.ptr), shape=(self.size, self.size))
+        csr_matvec does, so both give the same bits; scipy's is used once `accelerate` loaded it."""
+        if self._compiled is None and _sparse is not None:
+            self._compiled = _sparse.csr_matrix((self.values, self.cols, self.ptr), shape=(self.size, self.size))
         if self._compiled is not None:
             return self._compiled @ vector
         return self.numpy_product(vector)
@@ -194,13 +194,24 @@ class Transition:
         return np.bincount(self.rows, self.values * vector[self.cols], minlength=self.size)
 
 
+_sparse = None  # scipy.sparse, once accelerate() has loaded it
+_accelerating = threading.Lock()  # taken for good by the first call of accelerate_in_background
+
+
+def accelerate_in_background() -> None:
+    """Once per process: `accelerate` on a thread of its own, for a process that will answer again."""
+    if _accelerating.acquire(blocking=False):
+        threading.Thread(target=accelerate, name="graphctx-accelerate", daemon=True).start()
+
+
 def accelerate() -> bool:
-    """Import scipy's sparse matrices so that later products use its compiled loop (three to four
-    times numpy's); for a long-lived process, off its first answer's path. False without scipy."""
+    """Import scipy's sparse matrices so that later products use its compiled loop. False without scipy."""
+    global _sparse
     try:
-        import scipy.sparse  # noqa: F401
+        import scipy.sparse
     except ImportError:
         return False
+    _sparse = scipy.sparse  # only now: another thread must not see a module still being imported
     return True
 
 

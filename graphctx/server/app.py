@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,7 +20,6 @@ from pydantic import BaseModel, Field
 
 from graphctx import deadline
 from graphctx.errors import MAX_QUOTED, DeadlineExceeded, GraphctxError, InvalidRequest, NotFound, quote
-from graphctx.graph import rank
 from graphctx.models import (
     DEFAULT_BUDGET, MAX_BUDGET, MAX_DEPTH, MIN_BUDGET, ContextAnswer, DetailLevel, EntityKind, Format, Intent, Mode,
     SearchAnswer, SessionScope,
@@ -72,7 +70,6 @@ class ServerState:
         self.fresh = Watcher(self.project, watch=watch)
         self.agents = Agents(transport)
         self.workers = Workers(deadline)
-        self._accelerating = threading.Lock()  # held for good once ranking's compiled products are being loaded
 
     def off_loop(self, fn: Callable, refuse: Callable[[DeadlineExceeded], Any], *, writes: bool = False,
                  what: str | None = None) -> Callable:
@@ -110,8 +107,6 @@ class ServerState:
                 break
             deadline.check()
             model, text = compute()
-        if self._accelerating.acquire(blocking=False):  # once the first answer is out, not before it
-            threading.Thread(target=rank.accelerate, name="graphctx-accelerate", daemon=True).start()
         return model, text, stale
 
 

@@ -35,13 +35,11 @@ class Watcher:
         return getattr(self.keeper, name)
 
     def start(self, catch_up: bool = True) -> None:
-        """Start watching at once, and meanwhile (another thread) run the catch-up: an incremental run
-        for files that changed while no server was running, which first reads every page of the index
-        (a damaged one is rebuilt; tool calls wait for it); and beside it (a third thread) load the
-        graph and the tokenizer while the client is still shaking hands: reading every page is SQLite's
-        work, which leaves Python free to load meanwhile."""
+        """Start watching at once, and meanwhile (other threads) run the catch-up, an incremental run
+        for files that changed while no server was running (tool calls wait for it), and load the
+        graph, the tokenizer and the answering code while the client is still shaking hands."""
         if catch_up:
-            self.keeper.mark(verify=True)
+            self.keeper.mark()
         if self.watch_enabled:
             self._thread = threading.Thread(target=self._watch, name="graphctx-watch", daemon=True)
             self._thread.start()

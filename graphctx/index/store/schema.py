@@ -150,14 +150,14 @@ def damage(exc: sqlite3.DatabaseError) -> str:
     return f"{kind} ({exc})"
 
 
-def usable(db_path: Path, thorough: bool = True) -> bool:
-    """Whether the index file exists and passes `diagnose` (the thorough one by default)."""
+def usable(db_path: Path) -> bool:
+    """Whether the index file exists and passes the thorough `diagnose`."""
     try:
         conn = connect(db_path, readonly=True)
     except IndexMissing:
         return False
     try:
-        return diagnose(conn, thorough=thorough) is None
+        return diagnose(conn, thorough=True) is None
     finally:
         conn.close()
 
