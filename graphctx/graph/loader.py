@@ -14,7 +14,7 @@ import sqlite3
 import threading
 from collections import defaultdict
 from collections.abc import Callable
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -28,7 +28,7 @@ from graphctx.graph.snapshot import Snapshot, SnapshotError
 from graphctx.index import store
 from graphctx.index.store import reads
 from graphctx.index.root import indexed_ancestor
-from graphctx.models import INFERRED, RESOLUTIONS
+from graphctx.models import EDGE_KINDS, INFERRED, RESOLUTIONS
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -105,13 +105,35 @@ class CodeGraph:
             for entity_id in missing:
                 self.nodes[entity_id].update(zip(DETAIL_COLUMNS, found.get(entity_id, ("", ""))))
 
-    def out_kinds(self, entity_id: str) -> Iterator[tuple[str, str]]:
-        """(target, edge kind) of each edge out of the entity, in the graph's order."""
-        return ((target, kind) for target, kinds in self.succ[entity_id].items() for kind in kinds)
+    def adjacency(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(out_order, out_ptr, in_order, in_ptr) over the edge arrays: the edges out of node i are
+        out_order[out_ptr[i]:out_ptr[i + 1]], those into it in_order[in_ptr[i]:in_ptr[i + 1]], each in
+        the arrays' order (a snapshot's: by source, target, kind), the order the adjacency dicts list."""
+        cached = self.cache.get("adjacency")
+        if cached is None:
+            a = self.arrays
+            bounds = np.arange(len(a.nodes) + 1)
+            out_order = np.argsort(a.sources, kind="stable")
+            in_order = np.argsort(a.targets, kind="stable")
+            cached = self.cache["adjacency"] = (out_order, np.searchsorted(a.sources[out_order], bounds), in_order,
+                                                np.searchsorted(a.targets[in_order], bounds))
+        return cached
 
-    def in_kinds(self, entity_id: str) -> Iterator[tuple[str, str]]:
-        """(source, edge kind) of each edge into the entity, in the graph's order."""
-        return ((source, kind) for source, kinds in self.pred[entity_id].items() for kind in kinds)
+    def out_kinds(self, entity_id: str) -> list[tuple[str, str]]:
+        """(target, edge kind) of each edge out of the entity, from the arrays (no adjacency dict is made)."""
+        out_order, out_ptr, _, _ = self.adjacency()
+        i = self.arrays.index[entity_id]
+        return self._kinds(out_order[out_ptr[i]:out_ptr[i + 1]], self.arrays.targets)
+
+    def in_kinds(self, entity_id: str) -> list[tuple[str, str]]:
+        """(source, edge kind) of each edge into the entity, from the arrays."""
+        _, _, in_order, in_ptr = self.adjacency()
+        i = self.arrays.index[entity_id]
+        return self._kinds(in_order[in_ptr[i]:in_ptr[i + 1]], self.arrays.sources)
+
+    def _kinds(self, edges: np.ndarray, ends: np.ndarray) -> list[tuple[str, str]]:
+        nodes = self.arrays.nodes
+        return [(nodes[end], EDGE_KINDS[kind]) for end, kind in zip(ends[edges].tolist(), self.arrays.kinds[edges].tolist())]
 
     def __contains__(self, entity_id: str) -> bool:
         return entity_id in self.nodes

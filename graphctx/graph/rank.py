@@ -61,7 +61,7 @@ def spread(graph: CodeGraph, root: str, depth: int, weights: Weights, *, include
     """
     a = graph.arrays
     walk = _walk(graph, weights, include_inferred)
-    out_order, out_ptr, in_order, in_ptr = _adjacency(graph)
+    out_order, out_ptr, in_order, in_ptr = graph.adjacency()
     nodes = a.nodes
     best = {root: Reached(root, 1.0, 0, "root", None)}
     frontier = [root]
@@ -116,21 +116,6 @@ def _walk(graph: CodeGraph, weights: Weights, include_inferred: bool) -> _Walk:
     return cached
 
 
-def _adjacency(graph: CodeGraph) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(out_order, out_ptr, in_order, in_ptr): the edges out of node i are
-    out_order[out_ptr[i]:out_ptr[i + 1]], those into it in_order[in_ptr[i]:in_ptr[i + 1]], each in
-    the order of the edge arrays (a snapshot's: by source, target, kind), as the graph's dicts list them."""
-    cached = graph.cache.get("adjacency")
-    if cached is None:
-        a = graph.arrays
-        bounds = np.arange(len(a.nodes) + 1)
-        out_order = np.argsort(a.sources, kind="stable")
-        in_order = np.argsort(a.targets, kind="stable")
-        cached = graph.cache["adjacency"] = (out_order, np.searchsorted(a.sources[out_order], bounds), in_order,
-                                             np.searchsorted(a.targets[in_order], bounds))
-    return cached
-
-
 def pagerank(graph: CodeGraph, seeds: dict[str, float], weights: Weights, *, include_inferred: bool = True,
              alpha: float = 0.85, iterations: int = 30, tol: float = 1e-7, limit: int | None = None) -> dict[str, float]:
     """Personalized PageRank restarting at the seeds (weights normalised), over the weighted graph;
@@ -166,7 +151,7 @@ def pagerank(graph: CodeGraph, seeds: dict[str, float], weights: Weights, *, inc
     top = np.flatnonzero(rank > 1e-9)
     if limit is not None and len(top) > limit:
         top = top[np.argpartition(-rank[top], limit)[:limit]]
-    return {nodes[i]: float(rank[i]) for i in top}
+    return dict(zip([nodes[i] for i in top.tolist()], rank[top].tolist()))
 
 
 class Transition:
