@@ -82,6 +82,53 @@ class LazyAdjacency(_Lazy):
         return out
 
 
+class LazyGroups(Mapping):
+    """A column's value -> the ids of the rows holding it, in row order (the by-name lookups), the
+    dict built on first use: an answer for an entity given by id never needs it."""
+
+    def __init__(self, rows: Sequence[tuple], key: int, value: int):
+        self._rows, self._key, self._value = rows, key, value
+        self._built: dict[str, list[str]] | None = None
+
+    def _groups(self) -> dict[str, list[str]]:
+        groups = self._built
+        if groups is None:
+            groups = {}
+            key, value = self._key, self._value
+            for row in self._rows:
+                found = groups.get(row[key])
+                if found is None:
+                    groups[row[key]] = [row[value]]
+                else:
+                    found.append(row[value])
+            self._built = groups
+        return groups
+
+    def __getitem__(self, name: str) -> list[str]:
+        return self._groups()[name]
+
+    def get(self, name: str, default=None):
+        return self._groups().get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._groups()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._groups())
+
+    def __len__(self) -> int:
+        return len(self._groups())
+
+    def items(self):
+        return self._groups().items()
+
+    def keys(self):
+        return self._groups().keys()
+
+    def values(self):
+        return self._groups().values()
+
+
 def lazy_views(snapshot: Snapshot, ids: Sequence[str], index: Mapping[str, int], rows: Sequence[tuple],
                columns: Sequence[str], skip: int = 0) -> tuple[LazyNodes, LazyAdjacency, LazyAdjacency]:
     """(nodes, successors, predecessors) over the snapshot: node i is ids[i] with the attributes

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections import defaultdict
 from collections.abc import Callable
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphctx.errors import NoIndex
-from graphctx.graph.lazy import lazy_views, multidigraph
+from graphctx.graph.lazy import LazyGroups, lazy_views, multidigraph
 from graphctx.graph.snapshot import Snapshot, SnapshotError
 from graphctx.index import store
 from graphctx.index.store import reads
@@ -72,9 +71,9 @@ class CodeGraph:
     succ: Mapping[str, dict]
     pred: Mapping[str, dict]
     arrays: EdgeArrays
-    by_name: dict[str, list[str]] = field(default_factory=dict)
-    by_qualified_name: dict[str, list[str]] = field(default_factory=dict)
-    by_path: dict[str, list[str]] = field(default_factory=dict)  # the file's entities, the file itself included
+    by_name: Mapping[str, list[str]] = field(default_factory=dict)
+    by_qualified_name: Mapping[str, list[str]] = field(default_factory=dict)
+    by_path: Mapping[str, list[str]] = field(default_factory=dict)  # the file's entities, the file itself included
     files: dict[str, dict] = field(default_factory=dict)  # path -> {language, size, mtime_ns, hash, lines, is_test}
     cache: dict = field(default_factory=dict)  # derived structures (sparse matrices), per generation
     reader: Callable[[], sqlite3.Connection] | None = None  # the index this graph was loaded from, for lazy details
@@ -248,13 +247,6 @@ def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Conn
         inferred=np.isin(snapshot.resolutions, inferred_codes),
         resolutions=snapshot.resolutions,
     )
-    by_name: dict[str, list[str]] = defaultdict(list)
-    by_qualified: dict[str, list[str]] = defaultdict(list)
-    by_path: dict[str, list[str]] = defaultdict(list)
-    for row in entities:
-        by_name[row[3]].append(row[1])
-        by_qualified[row[4]].append(row[1])
-        by_path[row[6]].append(row[1])
     node_dicts, succ, pred = lazy_views(snapshot, nodes, index, entities, NODE_COLUMNS[1:], skip=2)
     return CodeGraph(
         root=root,
@@ -264,9 +256,9 @@ def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Conn
         succ=succ,
         pred=pred,
         arrays=arrays,
-        by_name=dict(by_name),
-        by_qualified_name=dict(by_qualified),
-        by_path=dict(by_path),
+        by_name=LazyGroups(entities, 3, 1),  # rows are (rowid, *NODE_COLUMNS)
+        by_qualified_name=LazyGroups(entities, 4, 1),
+        by_path=LazyGroups(entities, 6, 1),
         files={p: {"language": lang, "size": size, "mtime_ns": mtime, "hash": digest, "lines": lines, "is_test": bool(test)}
                for p, lang, size, mtime, digest, lines, test in files},
     )
