@@ -19,6 +19,7 @@ from pathlib import Path
 
 from graphctx import Project
 from graphctx.graph.loader import load
+from graphctx.graph.rank import accelerate
 from graphctx.index import store
 from graphctx.layout import index_path
 
@@ -46,6 +47,7 @@ def main() -> None:
     print(f"graph load: {load_s * 1000:.0f} ms ({graph.graph.number_of_nodes():,} nodes, {graph.graph.number_of_edges():,} edges)"
           f"  [target <= 1000 ms]")
     project.graph  # warm the project's graph the timed calls use
+    accelerate()  # ranking on scipy's compiled products, as a long-lived process has after its first answer
 
     rng = random.Random(args.seed)
     entities = [n for n, d in graph.graph.nodes(data=True) if d["kind"] in ("function", "method", "class")]

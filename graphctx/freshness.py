@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from graphctx.index.changes import changed_files
-from graphctx.index.indexer import IndexResult, index_repository
 from graphctx.index.root import Boundary
 
 if TYPE_CHECKING:
+    from graphctx.index.indexer import IndexResult
     from graphctx.project import Project
 
 log = logging.getLogger("graphctx.server")
@@ -92,6 +92,8 @@ class Freshness:
         return self.runs > runs
 
     def _run(self) -> None:
+        from graphctx.index.indexer import index_repository
+
         started = time.perf_counter()
         try:
             # Serial parsing: forking worker processes from a threaded server is not safe.
@@ -136,8 +138,9 @@ class Freshness:
         }
 
     def warm(self) -> None:
-        """Load what the first answer needs (the graph, the tokenizer) ahead of it."""
+        """Load what the first answer needs (the graph, the tokenizer, the answering code) ahead of it."""
         try:
+            from graphctx.context import api  # noqa: F401  (the engine, ranking and packing)
             from graphctx.context.tokens import count
 
             self.project.graph

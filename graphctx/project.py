@@ -10,29 +10,48 @@ and the record store. The CLI, the MCP server and the benchmark call it and noth
 
 from __future__ import annotations
 
+import importlib
 import threading
 from functools import cached_property
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from graphctx.context import anchored, api, documents, teamwork
-from graphctx.context.engine import check_request
-from graphctx.context.policy import RankingPolicy
 from graphctx.context.tokens import count as count_tokens
-from graphctx.freshness import Freshness
-from graphctx.memory_verbs import MemoryVerbs
-from graphctx.graph.loader import CodeGraph, GraphCache
+from graphctx.graph.loader import GraphCache
 from graphctx.index import store as index_store
-from graphctx.index.indexer import IndexResult, Progress
-from graphctx.index.resolution import TableKeeper
 from graphctx.index.root import find_root
+from graphctx.memory_verbs import MemoryVerbs
 from graphctx.models import (
     DEFAULT_BUDGET, ContextAnswer, DocumentAnswer, EntityEdges, IndexStats, ProjectFacts, SearchAnswer,
 )
-from graphctx.records import RecordStore, render as record_rendering
-from graphctx.coord import WorkStore, render as work_rendering
-from graphctx.teaching import Teaching
+
+if TYPE_CHECKING:
+    from graphctx.coord import WorkStore
+    from graphctx.context.policy import RankingPolicy
+    from graphctx.freshness import Freshness
+    from graphctx.graph.loader import CodeGraph
+    from graphctx.index.indexer import IndexResult, Progress
+    from graphctx.index.resolution import TableKeeper
+    from graphctx.records import RecordStore
+
+# What a command needs is imported when it runs: a one-shot command (a context answer) then loads
+# the ranking and packing code, not the indexer, the records or the coordination store it never uses,
+# and a server can answer the MCP handshake before any of it is loaded.
+def _api():
+    from graphctx.context import api
+
+    return api
+
+
+class _Module:
+    """A class attribute that is a module, imported on first use."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, instance: object, owner: type) -> Any:
+        return importlib.import_module(self.name)
 
 
 class Project(MemoryVerbs):
@@ -49,7 +68,7 @@ class Project(MemoryVerbs):
         self.ephemeral = ephemeral
         self.storage = storage  # a project of the team store (open_team_store): records and work kept there
         self._graphs = GraphCache(self.root)
-        self.kept_symbols = TableKeeper()  # the last run's symbol table, for this project's next run
+        self._kept_symbols: TableKeeper | None = None
         self._records: RecordStore | None = None
         self._work: WorkStore | None = None
         self._freshness: Freshness | None = None
@@ -76,17 +95,28 @@ class Project(MemoryVerbs):
                 self._work.close()
             self._work = None
             self._graphs.close()
-            self.kept_symbols.clear()
+            if self._kept_symbols is not None:
+                self._kept_symbols.clear()
+
+    @property
+    def kept_symbols(self) -> TableKeeper:
+        """The last index run's symbol table, for this project's next run."""
+        with self._lock:
+            if self._kept_symbols is None:
+                from graphctx.index.resolution import TableKeeper
+
+                self._kept_symbols = TableKeeper()
+            return self._kept_symbols
 
     # ---- the index
 
     def index(self, *, full: bool = False, progress: Progress | None = None, verify: bool = False) -> IndexResult:
         """Build or update the index (incremental; `full` rebuilds, `verify` checks an existing file first)."""
-        return api.index(self.root, full=full, progress=progress, verify=verify, keeper=self.kept_symbols)
+        return _api().index(self.root, full=full, progress=progress, verify=verify, keeper=self.kept_symbols)
 
     def refresh(self) -> IndexResult:
         """Bring an existing index up to date with the working tree; a missing index is an error."""
-        return api.refresh(self.root, keeper=self.kept_symbols)
+        return _api().refresh(self.root, keeper=self.kept_symbols)
 
     def prepare_folder(self) -> None:
         """Create `.graphctx/` with the .gitignore that keeps the index, private records and derived
@@ -113,6 +143,8 @@ class Project(MemoryVerbs):
         """The keeper of fresh answers: changes marked, index runs, files an answer names checked."""
         with self._lock:
             if self._freshness is None:
+                from graphctx.freshness import Freshness
+
                 self._freshness = Freshness(self)
             return self._freshness
 
@@ -122,18 +154,18 @@ class Project(MemoryVerbs):
 
     def facts(self) -> ProjectFacts:
         """What the project is (name, overview), its size and entry points: cheap, no graph load."""
-        return api.project_facts(self.root, self._graphs.connection())
+        return _api().project_facts(self.root, self._graphs.connection())
 
     def stats(self) -> IndexStats:
-        return api.stats(self._graphs)
+        return _api().stats(self._graphs)
 
     # ---- lookups
 
     def search(self, query: str, kind: str | None = None, limit: int = 20) -> SearchAnswer:
-        return api.search(self._graphs, query, kind, limit)
+        return _api().search(self._graphs, query, kind, limit)
 
     def show(self, entity: str, file: str | None = None) -> EntityEdges:
-        return api.show(self._graphs, entity, file)
+        return _api().show(self._graphs, entity, file)
 
     # ---- answers: each returns the answer model and its rendering in the format asked for
 
@@ -143,15 +175,19 @@ class Project(MemoryVerbs):
         the other agents active on that code (`agent` is who asks: noted as served, left out of peers).
         `task_id` boosts what that task is about; `helpful` is feedback on the last answer for this entity
         to the asker (`learner`, else `agent`), which the ranking learns from (see Feedback)."""
+        from graphctx.teaching import Teaching
+
         teach = Teaching(self, "context", entity, learner or agent, options.get("intent"), task_id, helpful, about)
-        return teach.answer(lambda opts: self._shared(lambda budget: api.get_context(
+        return teach.answer(lambda opts: self._shared(lambda budget: _api().get_context(
             self._graphs, entity, records=self._answer_records(), **{**opts, "token_budget": budget}), agent, opts), options)
 
     def intent(self, intent: str, target: str, *, agent: str | None = None, learner: str | None = None,
                task_id: str | None = None, helpful: bool | None = None, about: list[str] | None = None,
                **options: Any) -> tuple[ContextAnswer, str]:
+        from graphctx.teaching import Teaching
+
         teach = Teaching(self, f"intent/{intent}", target, learner or agent, intent, task_id, helpful, about)
-        return teach.answer(lambda opts: self._shared(lambda budget: api.get_intent(
+        return teach.answer(lambda opts: self._shared(lambda budget: _api().get_intent(
             self._graphs, intent, target, records=self._answer_records(), **{**opts, "token_budget": budget}),
             agent, opts), options)
 
@@ -163,6 +199,14 @@ class Project(MemoryVerbs):
         """An answer with its peers line, noted as served to `agent`; plain where nothing was ever
         coordinated here and no agent asks."""
         budget, fmt = options.get("token_budget", DEFAULT_BUDGET), options.get("format", "compact")
+        answered = self._peered(pack, agent, budget, fmt)
+        if self.ephemeral:  # a long-lived process: ranking's compiled products pay off from its next answer
+            from graphctx.graph.rank import accelerate_in_background
+
+            accelerate_in_background()
+        return answered
+
+    def _peered(self, pack, agent: str | None, budget: int, fmt: str) -> tuple[ContextAnswer, str]:
         if agent is None and not self.work.has_activity():
             return pack(budget)
 
@@ -170,44 +214,51 @@ class Project(MemoryVerbs):
             ids = [item.id for item in answer.items]
             if agent:
                 self.work.note_served(agent, ids)
-            me = agent or WorkStore.agent_from_environment()  # from the CLI: $GRAPHCTX_AGENT is not its own peer
+            me = agent or self.work.agent_from_environment()  # from the CLI: $GRAPHCTX_AGENT is not its own peer
             return self.work.peers(ids, [item.path for item in answer.items], me=me) if ids else []
+
+        from graphctx.context import teamwork
 
         return teamwork.with_peers(pack, budget, fmt, peers_of)
 
     def path(self, source: str, target: str, **options: Any) -> tuple[ContextAnswer, str]:
-        return api.get_path(self._graphs, source, target, **options)
+        return _api().get_path(self._graphs, source, target, **options)
 
     def file(self, file: str, **options: Any) -> tuple[ContextAnswer, str]:
-        return api.get_file_context(self._graphs, file, **options)
+        return _api().get_file_context(self._graphs, file, **options)
 
     def document(self, file: str, *, view: str = "outline", heading: str | None = None,
                  format: str = "compact") -> tuple[DocumentAnswer, str]:
         """A repository Markdown document's outline, one section, or its tables."""
+        from graphctx.context import documents
+
         return documents.read_document(self._graphs, file, view=view, heading=heading, format=format)
 
     def impact(self, symbol: str | None = None, files: list[str] | None = None, **options: Any) -> tuple[ContextAnswer, str]:
-        return api.get_impact(self._graphs, symbol, files, **options)
+        return _api().get_impact(self._graphs, symbol, files, **options)
 
     def session(self, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact", scope: str | None = None,
                 agent: str | None = None) -> tuple[ContextAnswer, str]:
         """The onboarding packet; for an agent (or with a `scope`), opened by its coordination section:
         claims, open runs, peers, ready tasks, and with scope=resume its last state and what changed since."""
         def pack(budget: int) -> tuple[ContextAnswer, str]:
-            return api.session_init(self._graphs, records=self._answer_records(), token_budget=budget, format=format)
+            return _api().session_init(self._graphs, records=self._answer_records(), token_budget=budget, format=format)
 
         if scope is None and agent is None:
             return pack(token_budget)
+        from graphctx.context import teamwork
+        from graphctx.context.engine import check_request
+
         check_request(token_budget, format)
         work = self.work.session_start(self.agent_name(agent), scope or "standard")
         return teamwork.with_work(pack, work, token_budget, format)
 
     def rank_text(self, text: str, **options: Any) -> list:
-        return api.rank_text(self._graphs, text, **options)
+        return _api().rank_text(self._graphs, text, **options)
 
     def rank_text_features(self, text: str, **options: Any) -> tuple[list[str], Any]:
         """(the best candidates for free text by the hand-set blend, their learned-ranker feature matrix)."""
-        return api.rank_text_features(self._graphs, text, **options)
+        return _api().rank_text_features(self._graphs, text, **options)
 
     def asides(self, text: str, intent: str = "debug") -> set[str]:
         """The files ranking sets aside for `text`: tests and docs/examples/benchmarks files it does
@@ -218,7 +269,7 @@ class Project(MemoryVerbs):
 
     def export(self, fmt: str = "json", **options: Any):
         """(Selection, text): the graph or a neighbourhood as node-link JSON, GraphML, Mermaid or HTML."""
-        return api.export(self._graphs, fmt, **options)
+        return _api().export(self._graphs, fmt, **options)
 
     def members(self, entity_id: str) -> list[str]:
         """The entities defined directly inside a class (or a file), in line order."""
@@ -229,7 +280,7 @@ class Project(MemoryVerbs):
     # ---- helpers that need no repository: the same tokenizer, parser and policies answers use
 
     # The one renderer of records (records/render.py): the CLI and the MCP record tools print through it.
-    record_text = record_rendering
+    record_text = _Module("graphctx.records.render")
 
     @staticmethod
     def header(answer: ContextAnswer) -> str:
@@ -247,7 +298,7 @@ class Project(MemoryVerbs):
     def policy(intent: str, settings: Iterable[str] = ()) -> RankingPolicy:
         """The intent's ranking policy changed by `settings` ("group.name=value"); pass it as `policy=`
         to rank_text and the answers."""
-        return api.with_overrides(api.policy_for(intent), tuple(settings))
+        return _api().with_overrides(_api().policy_for(intent), tuple(settings))
 
     @staticmethod
     def ranker_id() -> str:
@@ -280,13 +331,15 @@ class Project(MemoryVerbs):
 
     # ---- working together: tasks, claims, runs, agents, peers, session state (graphctx.coord)
 
-    work_text = work_rendering  # the one renderer of coordination answers, for the CLI and the MCP tools
+    work_text = _Module("graphctx.coord.render")  # the one renderer of coordination answers, for the CLI and the MCP tools
 
     @property
     def work(self) -> WorkStore:
         """Tasks, runs, agents and sessions of this repository, opened on first use."""
         with self._lock:
             if self._work is None:
+                from graphctx.coord import WorkStore
+
                 self._work = WorkStore(self.root, self.storage.work_repository() if self.storage else None)
             return self._work
 
@@ -314,6 +367,8 @@ class Project(MemoryVerbs):
     def agent_name(self, agent: str | None = None) -> str:
         """Who acts: the name given, else $GRAPHCTX_AGENT, else the records' author ($GRAPHCTX_AUTHOR or
         the git user); an error saying how to name one when there is none."""
+        from graphctx.coord import WorkStore
+
         return WorkStore.agent(agent or WorkStore.agent_from_environment() or self.records.author or None)
 
     # ---- records
@@ -324,6 +379,8 @@ class Project(MemoryVerbs):
         to what they rank, and the hashes they served, are this project's."""
         with self._lock:
             if self._records is None:
+                from graphctx.records import RecordStore
+
                 self._records = RecordStore(self.root, holds_ephemeral=self.ephemeral, repositories=(
                     self.storage.record_repositories(holds_ephemeral=self.ephemeral) if self.storage else None))
             return self._records
@@ -332,7 +389,11 @@ class Project(MemoryVerbs):
         """The store answers draw records from and note served code in: always for a long-lived
         (ephemeral) project; for a short command only when there are records to draw, as opening
         the store costs more than an answer without records."""
-        if self.ephemeral or self._records is not None or anchored.may_have_records(self.root):
+        if self.ephemeral or self._records is not None or self._may_have_records():
             return self.records
         return None
 
+    def _may_have_records(self) -> bool:
+        from graphctx.context.anchored import may_have_records
+
+        return may_have_records(self.root)

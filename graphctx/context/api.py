@@ -4,25 +4,37 @@ returns a model from graphctx.models; bad input raises a GraphctxError whose mes
 
 from __future__ import annotations
 
+import importlib
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from graphctx import export as exports
 from graphctx.context.engine import get_context, get_file_context, get_intent, get_path, rank_text, rank_text_features
-from graphctx.context.impact import get_impact
 from graphctx.context.intents import policy_for
 from graphctx.context.policy import RankingPolicy, with_overrides
-from graphctx.context.session import project_facts, session_init
 from graphctx.errors import InvalidRequest, NoIndex
-from graphctx.export import Selection
 from graphctx.graph import lookup
 from graphctx.graph.loader import GraphCache
 from graphctx.index import skips, store
 from graphctx.index.store import reads
-from graphctx.index.indexer import IndexResult, Progress, index_repository
-from graphctx.index.resolution import TableKeeper
 from graphctx.index.root import find_root
 from graphctx.models import Edge, Entity, EntityEdges, IndexStats, SearchAnswer, SearchHit
+
+if TYPE_CHECKING:
+    from graphctx.export import Selection
+    from graphctx.index.indexer import IndexResult, Progress
+    from graphctx.index.resolution import TableKeeper
+
+# Imported on first use, so that a context answer does not load the indexer, impact or export code.
+LAZY = {"get_impact": "graphctx.context.impact", "session_init": "graphctx.context.session",
+        "project_facts": "graphctx.context.session"}
+
+
+def __getattr__(name: str):
+    if name not in LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(importlib.import_module(LAZY[name]), name)
+    return value
 
 
 __all__ = [
@@ -36,6 +48,8 @@ def index(root: Path, *, full: bool = False, progress: Progress | None = None, v
           keeper: TableKeeper | None = None) -> IndexResult:
     """Build or update the index; `verify` checks every page of an existing one first, `keeper` keeps
     the symbol table for the next run (see index_repository)."""
+    from graphctx.index.indexer import index_repository
+
     return index_repository(root, full=full, progress=progress, verify=verify, keeper=keeper)
 
 
@@ -43,6 +57,8 @@ def refresh(root: Path, keeper: TableKeeper | None = None) -> IndexResult:
     """Bring an existing index up to date with the working tree (an incremental run)."""
     if not store.index_path(root.resolve()).exists():
         raise NoIndex(f"{root} has no index yet; run `graphctx index {root}` first")
+    from graphctx.index.indexer import index_repository
+
     return index_repository(root, keeper=keeper)
 
 
@@ -103,6 +119,8 @@ def export(graphs: GraphCache, fmt: str = "json", *, around: str | None = None, 
     JSON, GraphML, a Mermaid flowchart or a self-contained HTML page; `edge_kinds` ("calls,inherits")
     limits the edges followed and shown, `max_nodes` overrides a picture's cap, `external` adds (or
     leaves out) the names outside the repository and the unresolved calls as `ext:` nodes."""
+    from graphctx import export as exports
+
     if depth is not None and around is None:
         raise InvalidRequest("depth needs an entity to count hops from: pass --around ENTITY with --depth")
     if file is not None and around is None:

@@ -21,7 +21,7 @@ def blend(graph: CodeGraph, evidence: TextEvidence, walk: dict[str, float], poli
     file_text = _file_text(graph, evidence.text_scores, policy.file_top)
     scores = {}
     for entity_id in walk.keys() | evidence.text_scores.keys():
-        path = graph.graph.nodes[entity_id]["path"]
+        path = graph.nodes[entity_id]["path"]
         score = (walk.get(entity_id, 0.0) / top_walk + policy.own_text * evidence.text_scores.get(entity_id, 0.0)
                  + policy.file_text * file_text.get(path, 0.0)
                  + policy.file_named * min(1.0, evidence.named_in_file.get(path, 0.0)))
@@ -34,5 +34,5 @@ def _file_text(graph: CodeGraph, text_scores: dict[str, float], top: int) -> dic
     that matches in several places is likelier the one than a file with one lucky match."""
     by_file: dict[str, list[float]] = defaultdict(list)
     for entity_id, score in text_scores.items():
-        by_file[graph.graph.nodes[entity_id]["path"]].append(score)
+        by_file[graph.nodes[entity_id]["path"]].append(score)
     return {path: sum(heapq.nlargest(top, scores)) / top for path, scores in by_file.items()}

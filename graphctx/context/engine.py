@@ -163,7 +163,7 @@ def _pack_served(g: CodeGraph, store: RecordStore | None, answer: ContextAnswer,
     answer, text = pack(answer, candidates, Views(g, records=records), fmt, encoding, full_share=policy.packing.full_share)
     if store is None:
         return answer, text
-    nodes = g.graph.nodes  # the hashes are node attributes: no need for the lazily read details
+    nodes = g.nodes  # the hashes are node attributes: no need for the lazily read details
     store.note_served(
         {"id": item.id, "sig_hash": nodes[item.id]["sig_hash"], "body_hash": nodes[item.id]["body_hash"],
          "generation": g.generation}
@@ -215,7 +215,7 @@ def _from_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred:
     top = (ordered[0][1] if ordered else 0.0) or 1.0
     # Code is what a task needs: containers (files, classes) come as signature and doc, so the budget
     # goes to function bodies; a nested function is left to its enclosing function's body.
-    nodes = g.graph.nodes
+    nodes = g.nodes
     out = []
     for node, score in ordered:
         parent = nodes[node].get("parent")

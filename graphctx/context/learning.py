@@ -60,7 +60,7 @@ def boosted(graph: CodeGraph, candidates: list[Candidate], boost: Boost | None) 
     first; a linked entity nobody reached joins the ranking."""
     if not boost or not candidates:
         return candidates
-    nodes = graph.graph.nodes
+    nodes = graph.nodes
     head = candidates[:1] if candidates[0].distance == 0 and candidates[0].relation == "root" else []
     rest = candidates[len(head):]
     top = max((c.score for c in rest), default=1.0) or 1.0

@@ -96,13 +96,13 @@ def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str, policy: See
     _identifiers(graph, _SPAN.sub(" ", text), seeds, policy.name, policy.prose_name, code=False)
     evidence = seeds.evidence
     for entity_id, weight in seeds.weights.items():  # so far only what the text names: frames, paths, names
-        evidence.named_in_file[graph.graph.nodes[entity_id]["path"]] += weight
+        evidence.named_in_file[graph.nodes[entity_id]["path"]] += weight
     matches = [(entity_id, share) for entity_id, share in _full_text(conn, text, policy) if entity_id in graph]
     evidence.text_scores = dict(matches)
     for entity_id, share in matches[:policy.full_text_limit]:
         seeds.add(entity_id, policy.text * share, "full-text")
     for entity_id in list(seeds.weights):  # asides spread less relevance (see SeedPolicy.aside)
-        if evidence.is_aside(graph, graph.graph.nodes[entity_id]["path"]):
+        if evidence.is_aside(graph, graph.nodes[entity_id]["path"]):
             seeds.weights[entity_id] *= policy.aside
     return seeds
 
@@ -149,7 +149,7 @@ def _frames(graph: CodeGraph, text: str, seeds: Seeds, frame_weight: float) -> N
 
 
 def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, prose_factor: float, code: bool) -> None:
-    total = max(1, graph.graph.number_of_nodes())
+    total = max(1, len(graph.nodes))
     seen: set[str] = set()
     for match in _IDENT.finditer(text):
         deadline.check()
@@ -182,9 +182,8 @@ def _files_matching(graph: CodeGraph, path: str) -> list[str]:
 
 def _innermost(graph: CodeGraph, path: str, line: int) -> str:
     best, best_span = path, math.inf
-    g = graph.graph
     for _, member in _descendants(graph, path):
-        e = g.nodes[member]
+        e = graph.nodes[member]
         if e["start_line"] <= line <= e["end_line"] and e["end_line"] - e["start_line"] < best_span:
             best, best_span = member, e["end_line"] - e["start_line"]
     return best
@@ -194,7 +193,7 @@ def _descendants(graph: CodeGraph, path: str):
     stack = [path]
     while stack:
         node = stack.pop()
-        for _, child, kind in graph.graph.out_edges(node, data="kind"):
-            if kind == "contains" and graph.graph.nodes[child]["path"] == path:
+        for child, kind in graph.out_kinds(node):
+            if kind == "contains" and graph.nodes[child]["path"] == path:
                 yield node, child
                 stack.append(child)

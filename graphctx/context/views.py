@@ -74,7 +74,7 @@ class Views:
         """A cheap lower bound on the tokens of the full view, to skip reading what cannot fit."""
         if entity_id not in self.graph:
             return 0
-        e = self.graph.graph.nodes[entity_id]
+        e = self.graph.nodes[entity_id]
         return 0 if e["kind"] in CLASS_KINDS or e["kind"] == "file" else e["end_line"] - e["start_line"] + 1
 
     def _full(self, entity_id: str, e: dict, lines: list[str] | None) -> str:
@@ -96,6 +96,7 @@ class Views:
     def _outline(self, e: dict, members: list[str], lines: list[str] | None) -> str:
         """A class's header and doc then its members' signatures; a file's doc then its top-level entities."""
         out = []
+        self.graph.fill_details(members)
         if e["kind"] != "file":
             first_member = self.graph.entity(members[0])["start_line"] if members else e["end_line"] + 1
             if lines is not None:
@@ -111,6 +112,6 @@ class Views:
         return "\n".join(out)
 
     def members(self, entity_id: str) -> list[str]:
-        g = self.graph.graph
-        found = {t for _, t, kind in g.out_edges(entity_id, data="kind") if kind == "contains"}
-        return sorted(found, key=lambda m: (g.nodes[m]["path"], g.nodes[m]["start_line"]))
+        nodes = self.graph.nodes
+        found = {t for t, kind in self.graph.out_kinds(entity_id) if kind == "contains"}
+        return sorted(found, key=lambda m: (nodes[m]["path"], nodes[m]["start_line"]))

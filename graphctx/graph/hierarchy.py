@@ -13,8 +13,8 @@ MAX_CLASSES = 200
 
 def owner(graph: CodeGraph, entity_id: str) -> str | None:
     """The class (or struct, trait, ...) that contains a method."""
-    for source, _, kind in graph.graph.in_edges(entity_id, data="kind"):
-        if kind == "contains" and graph.graph.nodes[source]["kind"] not in ("file", "function", "method"):
+    for source, kind in graph.in_kinds(entity_id):
+        if kind == "contains" and graph.nodes[source]["kind"] not in ("file", "function", "method"):
             return source
     return None
 
@@ -29,24 +29,22 @@ def related_methods(graph: CodeGraph, method_id: str, upward: bool) -> list[tupl
     >>> related_methods(g, "shop/models.py::CachedRepo.save", upward=True)
     [('shop/models.py::Repo.save', 1)]
     """
-    g = graph.graph
     cls = owner(graph, method_id)
     if cls is None:
         return []
-    name = g.nodes[method_id]["name"]
+    nodes = graph.nodes
+    name = nodes[method_id]["name"]
     found: list[tuple[str, int]] = []
     seen = {cls}
     queue = deque([(cls, 0)])
     while queue and len(seen) < MAX_CLASSES:
         node, steps = queue.popleft()
-        edges = g.out_edges(node, data="kind") if upward else g.in_edges(node, data="kind")
-        for source, target, kind in edges:
-            other = target if upward else source
+        for other, kind in (graph.out_kinds(node) if upward else graph.in_kinds(node)):
             if kind not in BASE_KINDS or other in seen:
                 continue
             seen.add(other)
             queue.append((other, steps + 1))
-            for _, member, member_kind in g.out_edges(other, data="kind"):
-                if member_kind == "contains" and g.nodes[member]["name"] == name:
+            for member, member_kind in graph.out_kinds(other):
+                if member_kind == "contains" and nodes[member]["name"] == name:
                     found.append((member, steps + 1))
     return found

@@ -1,18 +1,22 @@
-"""networkx over a graph snapshot, filled lazily: a MultiDiGraph whose node and adjacency dicts are
-made per entity on first use, from the snapshot's arrays and the entity rows. Loading a graph then
+"""networkx over a graph snapshot, filled lazily: node and adjacency dicts made per entity on first
+use, from the snapshot's arrays and the entity rows, which a MultiDiGraph then wraps. Loading a graph
 costs the arrays and the rows, not a dict per edge: an answer touches a few hundred entities of
 hundreds of thousands. networkx stays the graph's API (views, traversal, export all work), and
-whatever reads every node or edge (an export, a whole-graph walk) fills the dicts as it goes."""
+whatever reads every node or edge (an export, a whole-graph walk) fills the dicts as it goes. The
+dicts need no networkx: the answering paths read them directly, and networkx (a third of a second to
+import) is loaded only when something asks for the MultiDiGraph."""
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from graphctx.graph.snapshot import Snapshot
 from graphctx.models import EDGE_KINDS, RESOLUTIONS
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 class _Lazy(Mapping):
@@ -78,12 +82,68 @@ class LazyAdjacency(_Lazy):
         return out
 
 
-def lazy_multidigraph(snapshot: Snapshot, ids: Sequence[str], index: Mapping[str, int], rows: Sequence[tuple],
-                      columns: Sequence[str], skip: int = 0) -> nx.MultiDiGraph:
-    """A MultiDiGraph (edge key = edge kind) over the snapshot; node i is ids[i] with the attributes
-    zip(columns, rows[i][skip:]). Read-only by convention: nothing in graphctx changes a loaded graph."""
+class LazyGroups(Mapping):
+    """A column's value -> the ids of the rows holding it, in row order (the by-name lookups), the
+    dict built on first use: an answer for an entity given by id never needs it."""
+
+    def __init__(self, rows: Sequence[tuple], key: int, value: int):
+        self._rows, self._key, self._value = rows, key, value
+        self._built: dict[str, list[str]] | None = None
+
+    def _groups(self) -> dict[str, list[str]]:
+        groups = self._built
+        if groups is None:
+            groups = {}
+            key, value = self._key, self._value
+            for row in self._rows:
+                found = groups.get(row[key])
+                if found is None:
+                    groups[row[key]] = [row[value]]
+                else:
+                    found.append(row[value])
+            self._built = groups
+        return groups
+
+    def __getitem__(self, name: str) -> list[str]:
+        return self._groups()[name]
+
+    def get(self, name: str, default=None):
+        return self._groups().get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._groups()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._groups())
+
+    def __len__(self) -> int:
+        return len(self._groups())
+
+    def items(self):
+        return self._groups().items()
+
+    def keys(self):
+        return self._groups().keys()
+
+    def values(self):
+        return self._groups().values()
+
+
+def lazy_views(snapshot: Snapshot, ids: Sequence[str], index: Mapping[str, int], rows: Sequence[tuple],
+               columns: Sequence[str], skip: int = 0) -> tuple[LazyNodes, LazyAdjacency, LazyAdjacency]:
+    """(nodes, successors, predecessors) over the snapshot: node i is ids[i] with the attributes
+    zip(columns, rows[i][skip:]); the adjacency dicts are a MultiDiGraph's (edge key = edge kind)."""
+    return (LazyNodes(ids, index, rows, columns, skip), LazyAdjacency(snapshot, ids, index, forward=True),
+            LazyAdjacency(snapshot, ids, index, forward=False))
+
+
+def multidigraph(nodes: Mapping[str, dict], succ: Mapping[str, dict], pred: Mapping[str, dict]) -> nx.MultiDiGraph:
+    """A MultiDiGraph over these node and adjacency dicts (lazy or plain), sharing them. Read-only by
+    convention: nothing in graphctx changes a loaded graph."""
+    import networkx as nx
+
     graph = nx.MultiDiGraph()
-    graph._node = LazyNodes(ids, index, rows, columns, skip)
-    graph._succ = graph._adj = LazyAdjacency(snapshot, ids, index, forward=True)
-    graph._pred = LazyAdjacency(snapshot, ids, index, forward=False)
+    graph._node = nodes
+    graph._succ = graph._adj = succ
+    graph._pred = pred
     return graph

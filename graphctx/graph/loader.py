@@ -2,30 +2,35 @@
 checks the index generation (one indexed SQLite read) and reloads only when it moved, or when the
 index file was replaced by a new one. An index file that cannot be used (a killed first build's,
 another version's, a damaged one) is rebuilt on the spot, with the indexer's one-line warning.
-Holds the networkx MultiDiGraph of repository entities and their resolved edges (filled lazily from
-the generation's graph snapshot: loading reads no edge row), plus the lookup tables and the edge
-arrays that traversal and ranking need."""
+Holds the repository entities and their resolved edges as node and adjacency dicts (filled lazily
+from the generation's graph snapshot: loading reads no edge row), the networkx MultiDiGraph over
+them (made, and networkx imported, on first use), plus the lookup tables and the edge arrays that
+traversal and ranking need."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
 import threading
-from collections import defaultdict
 from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 
 from graphctx.errors import NoIndex
-from graphctx.graph.lazy import lazy_multidigraph
+from graphctx.graph.lazy import LazyGroups, lazy_views, multidigraph
 from graphctx.graph.snapshot import Snapshot, SnapshotError
 from graphctx.index import store
 from graphctx.index.store import reads
 from graphctx.index.root import indexed_ancestor
-from graphctx.models import INFERRED, RESOLUTIONS
+from graphctx.models import EDGE_KINDS, INFERRED, RESOLUTIONS
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 # Edges to names outside the repository stay in the store (graphctx show lists them); the graph
 # holds only edges between repository entities. Signatures and docs (DETAIL_COLUMNS) are most of an
@@ -51,17 +56,24 @@ class EdgeArrays:
     kinds: np.ndarray  # positions in EDGE_KINDS
     confidence: np.ndarray
     inferred: np.ndarray
+    resolutions: np.ndarray  # positions in RESOLUTIONS
 
 
 @dataclass
 class CodeGraph:
+    """One generation of the graph. `nodes[id]` is an entity's attributes and `succ[id]` / `pred[id]`
+    map each neighbour to {edge kind: {kind, resolution, confidence}}, as in a networkx MultiDiGraph;
+    `graph` is that MultiDiGraph, sharing the dicts."""
+
     root: Path
     generation: int
-    graph: nx.MultiDiGraph
+    nodes: Mapping[str, dict]
+    succ: Mapping[str, dict]
+    pred: Mapping[str, dict]
     arrays: EdgeArrays
-    by_name: dict[str, list[str]] = field(default_factory=dict)
-    by_qualified_name: dict[str, list[str]] = field(default_factory=dict)
-    by_path: dict[str, list[str]] = field(default_factory=dict)  # the file's entities, the file itself included
+    by_name: Mapping[str, list[str]] = field(default_factory=dict)
+    by_qualified_name: Mapping[str, list[str]] = field(default_factory=dict)
+    by_path: Mapping[str, list[str]] = field(default_factory=dict)  # the file's entities, the file itself included
     files: dict[str, dict] = field(default_factory=dict)  # path -> {language, size, mtime_ns, hash, lines, is_test}
     cache: dict = field(default_factory=dict)  # derived structures (sparse matrices), per generation
     reader: Callable[[], sqlite3.Connection] | None = None  # the index this graph was loaded from, for lazy details
@@ -72,15 +84,58 @@ class CodeGraph:
             raise NoIndex(f"the graph of {self.root} was built without an index to read details from")
         return self.reader()
 
+    @cached_property
+    def graph(self) -> nx.MultiDiGraph:
+        """The networkx MultiDiGraph of the entities and edges (edge key = edge kind)."""
+        return multidigraph(self.nodes, self.succ, self.pred)
+
     def entity(self, entity_id: str) -> dict:
         """The entity's attributes, signature and doc included."""
-        node = self.graph.nodes[entity_id]
+        node = self.nodes[entity_id]
         if "doc" not in node:
             node.update(zip(DETAIL_COLUMNS, reads.entity_details(self.connection(), entity_id)))
         return node
 
+    def fill_details(self, entity_ids: list[str]) -> None:
+        """Read the signature and doc of these entities in one go (entity() would read them one by one)."""
+        missing = [e for e in entity_ids if "doc" not in self.nodes[e]]
+        if missing:
+            found = reads.entities_details(self.connection(), missing)
+            for entity_id in missing:
+                self.nodes[entity_id].update(zip(DETAIL_COLUMNS, found.get(entity_id, ("", ""))))
+
+    def adjacency(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(out_order, out_ptr, in_order, in_ptr) over the edge arrays: the edges out of node i are
+        out_order[out_ptr[i]:out_ptr[i + 1]], those into it in_order[in_ptr[i]:in_ptr[i + 1]], each in
+        the arrays' order (a snapshot's: by source, target, kind), the order the adjacency dicts list."""
+        cached = self.cache.get("adjacency")
+        if cached is None:
+            a = self.arrays
+            bounds = np.arange(len(a.nodes) + 1)
+            out_order = np.argsort(a.sources, kind="stable")
+            in_order = np.argsort(a.targets, kind="stable")
+            cached = self.cache["adjacency"] = (out_order, np.searchsorted(a.sources[out_order], bounds), in_order,
+                                                np.searchsorted(a.targets[in_order], bounds))
+        return cached
+
+    def out_kinds(self, entity_id: str) -> list[tuple[str, str]]:
+        """(target, edge kind) of each edge out of the entity, from the arrays (no adjacency dict is made)."""
+        out_order, out_ptr, _, _ = self.adjacency()
+        i = self.arrays.index[entity_id]
+        return self._kinds(out_order[out_ptr[i]:out_ptr[i + 1]], self.arrays.targets)
+
+    def in_kinds(self, entity_id: str) -> list[tuple[str, str]]:
+        """(source, edge kind) of each edge into the entity, from the arrays."""
+        _, _, in_order, in_ptr = self.adjacency()
+        i = self.arrays.index[entity_id]
+        return self._kinds(in_order[in_ptr[i]:in_ptr[i + 1]], self.arrays.sources)
+
+    def _kinds(self, edges: np.ndarray, ends: np.ndarray) -> list[tuple[str, str]]:
+        nodes = self.arrays.nodes
+        return [(nodes[end], EDGE_KINDS[kind]) for end, kind in zip(ends[edges].tolist(), self.arrays.kinds[edges].tolist())]
+
     def __contains__(self, entity_id: str) -> bool:
-        return entity_id in self.graph
+        return entity_id in self.nodes
 
 
 class GraphCache:
@@ -190,23 +245,20 @@ def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Conn
         kinds=snapshot.kinds.astype(np.int64),
         confidence=snapshot.confidence.astype(float),
         inferred=np.isin(snapshot.resolutions, inferred_codes),
+        resolutions=snapshot.resolutions,
     )
-    by_name: dict[str, list[str]] = defaultdict(list)
-    by_qualified: dict[str, list[str]] = defaultdict(list)
-    by_path: dict[str, list[str]] = defaultdict(list)
-    for row in entities:
-        by_name[row[3]].append(row[1])
-        by_qualified[row[4]].append(row[1])
-        by_path[row[6]].append(row[1])
+    node_dicts, succ, pred = lazy_views(snapshot, nodes, index, entities, NODE_COLUMNS[1:], skip=2)
     return CodeGraph(
         root=root,
         reader=reader,
         generation=generation,
-        graph=lazy_multidigraph(snapshot, nodes, index, entities, NODE_COLUMNS[1:], skip=2),
+        nodes=node_dicts,
+        succ=succ,
+        pred=pred,
         arrays=arrays,
-        by_name=dict(by_name),
-        by_qualified_name=dict(by_qualified),
-        by_path=dict(by_path),
+        by_name=LazyGroups(entities, 3, 1),  # rows are (rowid, *NODE_COLUMNS)
+        by_qualified_name=LazyGroups(entities, 4, 1),
+        by_path=LazyGroups(entities, 6, 1),
         files={p: {"language": lang, "size": size, "mtime_ns": mtime, "hash": digest, "lines": lines, "is_test": bool(test)}
                for p, lang, size, mtime, digest, lines, test in files},
     )
@@ -227,6 +279,8 @@ def _multidigraph(entities: list[tuple], edges: list[tuple]) -> nx.MultiDiGraph:
     """The same MultiDiGraph that add_nodes_from/add_edges_from build (edge key = edge kind), with
     its adjacency dicts filled directly: twice as fast on a few hundred thousand edges, which is
     most of the time a cold load takes. A fresh graph has no views yet that could hold the old dicts."""
+    import networkx as nx
+
     graph = nx.MultiDiGraph()
     nodes = {row[0]: dict(zip(NODE_COLUMNS[1:], row[1:])) for row in entities}
     succ: dict[str, dict] = {node: {} for node in nodes}

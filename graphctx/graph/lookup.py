@@ -145,7 +145,7 @@ def search(graph: CodeGraph, conn: sqlite3.Connection, query: str, kind: str | N
             add(entity_id, 0.6 * (1 - rank / (limit * 3)), "full-text")
     if len(scores) < limit:
         deadline.check()
-        nodes = graph.graph.nodes
+        nodes = graph.nodes
         pool = [n for n, ids in graph.by_name.items() if not kind or any(nodes[i]["kind"] == kind for i in ids)]
         for name in difflib.get_close_matches(query, pool, n=limit, cutoff=0.75):
             for entity_id in graph.by_name[name]:

@@ -7,8 +7,6 @@ from __future__ import annotations
 import math
 from collections import deque
 
-import networkx as nx
-
 from graphctx.graph.loader import CodeGraph
 from graphctx.models import INFERRED
 
@@ -25,6 +23,8 @@ def call_chain(graph: CodeGraph, source: str, target: str, include_inferred: boo
     >>> [node for node, _ in call_chain(g, "shop/cli.py::main", "shop/service.py::validate")]
     ['shop/cli.py::main', 'shop/service.py::create_item', 'shop/service.py::validate']
     """
+    import networkx as nx  # only a path query needs it: kept off the other answers' start-up
+
     g = graph.graph
 
     def cost(u: str, v: str, edges: dict) -> float | None:

@@ -1,16 +1,23 @@
 """Relevance over the graph: breadth-first spreading from a root with per-hop decay x edge-kind
-weight x edge confidence, and personalized PageRank from weighted seeds on a sparse matrix
-(scipy), both steered by a weight table {edge kind: (forward weight, backward weight)}."""
+weight x edge confidence, and personalized PageRank from weighted seeds on a sparse matrix, both
+steered by a weight table {edge kind: (forward weight, backward weight)}.
+
+The matrix is plain numpy arrays (compressed sparse rows), so a one-shot command ranks without
+importing scipy (a third of a second); a long-lived process imports scipy in the background after
+its first answer (`accelerate_in_background`), and its compiled product, three to four times
+numpy's, takes over once loaded. It sums each row in the same order, so the scores are the same to
+the last bit either way."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from graphctx import deadline
 from graphctx.graph.loader import CodeGraph
-from graphctx.models import EDGE_KINDS, INFERRED
+from graphctx.models import EDGE_KINDS, RESOLUTIONS
 
 Weights = dict[str, tuple[float, float]]  # edge kind -> (weight along the edge, weight against it)
 # How an edge reads from the entity it is reached from, forward and backward.
@@ -52,7 +59,10 @@ def spread(graph: CodeGraph, root: str, depth: int, weights: Weights, *, include
     >>> reached["graphctx/graph/rank.py::spread"].score, max(r.distance for r in reached.values()) <= 2
     (1.0, True)
     """
-    g = graph.graph
+    a = graph.arrays
+    walk = _walk(graph, weights, include_inferred)
+    out_order, out_ptr, in_order, in_ptr = graph.adjacency()
+    nodes = a.nodes
     best = {root: Reached(root, 1.0, 0, "root", None)}
     frontier = [root]
     for distance in range(1, depth + 1):
@@ -60,23 +70,50 @@ def spread(graph: CodeGraph, root: str, depth: int, weights: Weights, *, include
         for node in sorted(frontier, key=lambda n: -best[n].score):
             deadline.check()
             base = best[node].score * decay
-            for edges, forward in ((g.out_edges(node, data=True), True), (g.in_edges(node, data=True), False)):
-                for source, target, data in edges:
-                    kind = data["kind"]
-                    if kind not in weights or (not include_inferred and data["resolution"] in INFERRED):
-                        continue
-                    score = base * weights[kind][0 if forward else 1] * data["confidence"]
-                    other = target if forward else source
+            i = a.index[node]
+            for edges, forward in ((out_order[out_ptr[i]:out_ptr[i + 1]], True), (in_order[in_ptr[i]:in_ptr[i + 1]], False)):
+                edges = edges[walk.followed[edges]]
+                # (base x weight) x confidence, as one multiplication after another, edge by edge
+                scores = base * (walk.forward if forward else walk.backward)[edges] * a.confidence[edges]
+                edges = edges[scores > 0]
+                others = (a.targets if forward else a.sources)[edges]
+                for edge, other, score in zip(edges.tolist(), others.tolist(), scores[scores > 0].tolist()):
+                    other = nodes[other]
                     known = best.get(other)
-                    if score <= 0 or (known is None and len(best) >= max_nodes):
+                    if known is None and len(best) >= max_nodes:
                         continue
                     if known is None or score > known.score:
                         if known is None:
                             next_frontier.append(other)
-                        relation = RELATION[kind][0 if forward else 1]
-                        best[other] = Reached(other, score, distance, relation, node, data["resolution"], data["confidence"])
+                        kind = EDGE_KINDS[a.kinds[edge]]
+                        best[other] = Reached(other, score, distance, RELATION[kind][0 if forward else 1], node,
+                                              RESOLUTIONS[a.resolutions[edge]], float(a.confidence[edge]))
         frontier = next_frontier
     return best
+
+
+@dataclass(frozen=True)
+class _Walk:
+    """Per edge, for one weight table: whether spreading follows it, and its weight each way."""
+
+    followed: np.ndarray
+    forward: np.ndarray
+    backward: np.ndarray
+
+
+def _walk(graph: CodeGraph, weights: Weights, include_inferred: bool) -> _Walk:
+    key = ("walk", tuple(sorted(weights.items())), include_inferred)
+    cached = graph.cache.get(key)
+    if cached is None:
+        a = graph.arrays
+        followed = np.array([k in weights for k in EDGE_KINDS], bool)[a.kinds]
+        if not include_inferred:
+            followed &= ~a.inferred
+        cached = graph.cache[key] = _Walk(
+            followed,
+            np.array([weights.get(k, (0.0, 0.0))[0] for k in EDGE_KINDS])[a.kinds],
+            np.array([weights.get(k, (0.0, 0.0))[1] for k in EDGE_KINDS])[a.kinds])
+    return cached
 
 
 def pagerank(graph: CodeGraph, seeds: dict[str, float], weights: Weights, *, include_inferred: bool = True,
@@ -114,32 +151,105 @@ def pagerank(graph: CodeGraph, seeds: dict[str, float], weights: Weights, *, inc
     top = np.flatnonzero(rank > 1e-9)
     if limit is not None and len(top) > limit:
         top = top[np.argpartition(-rank[top], limit)[:limit]]
-    return {nodes[i]: float(rank[i]) for i in top}
+    return dict(zip([nodes[i] for i in top.tolist()], rank[top].tolist()))
 
 
-def _transition(graph: CodeGraph, weights: Weights, include_inferred: bool):
+class Transition:
+    """A column-stochastic matrix in compressed sparse rows: row i's entries are
+    values[ptr[i]:ptr[i + 1]] in the columns cols[...] (rows[...] repeats i for each entry)."""
+
+    __slots__ = ("size", "rows", "cols", "values", "ptr", "_compiled")
+
+    def __init__(self, size: int, rows: np.ndarray, cols: np.ndarray, values: np.ndarray):
+        self.size, self.rows, self.cols, self.values = size, rows, cols, values
+        self.ptr = np.searchsorted(rows, np.arange(size + 1)).astype(np.int32)
+        self._compiled = None
+
+    def __matmul__(self, vector: np.ndarray) -> np.ndarray:
+        """The product with a vector. Each row is summed left to right over its entries, as scipy's
+        csr_matvec does, so both give the same bits; scipy's is used once `accelerate` loaded it."""
+        if self._compiled is None and _sparse is not None:
+            self._compiled = _sparse.csr_matrix((self.values, self.cols, self.ptr), shape=(self.size, self.size))
+        if self._compiled is not None:
+            return self._compiled @ vector
+        return self.numpy_product(vector)
+
+    def numpy_product(self, vector: np.ndarray) -> np.ndarray:
+        """The product without scipy: bincount adds each row's terms in entry order."""
+        return np.bincount(self.rows, self.values * vector[self.cols], minlength=self.size)
+
+
+_sparse = None  # scipy.sparse, once accelerate() has loaded it
+_accelerating = threading.Lock()  # taken for good by the first call of accelerate_in_background
+
+
+def accelerate_in_background() -> None:
+    """Once per process: `accelerate` on a thread of its own, for a process that will answer again."""
+    if _accelerating.acquire(blocking=False):
+        threading.Thread(target=accelerate, name="graphctx-accelerate", daemon=True).start()
+
+
+def accelerate() -> bool:
+    """Import scipy's sparse matrices so that later products use its compiled loop. False without scipy."""
+    global _sparse
+    try:
+        import scipy.sparse
+    except ImportError:
+        return False
+    _sparse = scipy.sparse  # only now: another thread must not see a module still being imported
+    return True
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where each edge's two matrix entries go, for every weight table of one graph generation:
+    entries sorted by (row, column), and where each run of equal positions starts (edges of several
+    kinds between two entities share one entry)."""
+
+    order: np.ndarray  # positions into concat(forward values, backward values), by (row, column)
+    starts: np.ndarray  # the first sorted entry of each distinct (row, column)
+    rows: np.ndarray = field(repr=False)  # of each distinct entry
+    cols: np.ndarray = field(repr=False)
+
+
+def _layout(graph: CodeGraph) -> _Layout:
+    cached = graph.cache.get("transition-layout")
+    if cached is not None:
+        return cached
+    a = graph.arrays
+    n = len(a.nodes)
+    # Column j holds the mass node j sends: along its edges (forward) and back along edges into it.
+    rows = np.concatenate([a.targets, a.sources])
+    cols = np.concatenate([a.sources, a.targets])
+    keys = rows * n + cols
+    order = np.argsort(keys, kind="stable")  # two sorted runs: a merge, not a full sort
+    keys = keys[order]
+    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if len(keys) else np.zeros(0, np.int64)
+    first = keys[starts]
+    layout = _Layout(order, starts, (first // max(n, 1)).astype(np.int32), (first % max(n, 1)).astype(np.int32))
+    graph.cache["transition-layout"] = layout
+    return layout
+
+
+def _transition(graph: CodeGraph, weights: Weights, include_inferred: bool) -> tuple[list[str], dict[str, int], Transition]:
     """Column-stochastic sparse matrix for a weight table, cached per graph generation."""
-    import scipy.sparse as sp  # only ranking needs it: keeps it out of every command's start-up
-
     key = ("transition", tuple(sorted(weights.items())), include_inferred)
     cached = graph.cache.get(key)
     if cached is not None:
         return cached
     a = graph.arrays
+    n = len(a.nodes)
     forward = np.array([weights.get(k, (0.0, 0.0))[0] for k in EDGE_KINDS])[a.kinds] * a.confidence
     backward = np.array([weights.get(k, (0.0, 0.0))[1] for k in EDGE_KINDS])[a.kinds] * a.confidence
     if not include_inferred:
         forward = np.where(a.inferred, 0.0, forward)
         backward = np.where(a.inferred, 0.0, backward)
-    n = len(a.nodes)
-    # Column j holds the mass node j sends: along its edges (forward) and back along edges into it.
-    matrix = sp.csc_matrix(
-        (np.concatenate([forward, backward]),
-         (np.concatenate([a.targets, a.sources]), np.concatenate([a.sources, a.targets]))),
-        shape=(n, n),
-    )
-    out_mass = np.asarray(matrix.sum(axis=0)).ravel()
+    layout = _layout(graph)
+    values = np.concatenate([forward, backward])[layout.order]
+    merged = np.add.reduceat(values, layout.starts) if len(values) else values
+    kept = merged != 0
+    rows, cols, merged = layout.rows[kept], layout.cols[kept], merged[kept]
+    out_mass = np.bincount(cols, merged, minlength=n)
     scale = np.divide(1.0, out_mass, out=np.zeros_like(out_mass), where=out_mass > 0)
-    transition = (matrix @ sp.diags(scale)).tocsr()
-    graph.cache[key] = (a.nodes, a.index, transition)
+    graph.cache[key] = (a.nodes, a.index, Transition(n, rows, cols, merged * scale[cols]))
     return graph.cache[key]

@@ -35,15 +35,16 @@ class Watcher:
         return getattr(self.keeper, name)
 
     def start(self, catch_up: bool = True) -> None:
-        """Start watching at once, and meanwhile (another thread) run the catch-up: an incremental run
-        for files that changed while no server was running (tool calls wait for it), then load the
-        graph and the tokenizer while the client is still shaking hands."""
+        """Start watching at once, and meanwhile (other threads) run the catch-up, an incremental run
+        for files that changed while no server was running (tool calls wait for it), and load the
+        graph, the tokenizer and the answering code while the client is still shaking hands."""
         if catch_up:
             self.keeper.mark()
         if self.watch_enabled:
             self._thread = threading.Thread(target=self._watch, name="graphctx-watch", daemon=True)
             self._thread.start()
-        threading.Thread(target=self._catch_up, name="graphctx-catch-up", daemon=True).start()
+        threading.Thread(target=self.keeper.sync, name="graphctx-catch-up", daemon=True).start()
+        threading.Thread(target=self.keeper.warm, name="graphctx-warm-up", daemon=True).start()
 
     def stop(self) -> None:
         """Stop watching. An index run in progress is let finish (it would roll back if cut short, which
@@ -51,10 +52,6 @@ class Watcher:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=10 if self.keeper.indexing else 0.1)
-
-    def _catch_up(self) -> None:
-        self.keeper.sync()
-        self.keeper.warm()
 
     def _watch(self) -> None:
         try:

@@ -1,6 +1,8 @@
 """`graphctx serve`: check the options, bind the HTTP port and settle its token (so a bad option or a
 busy port is a one-line error before any work), build the index when there is none (progress on
-stderr; in stdio mode stdout carries only the protocol), then serve over stdio or streamable HTTP."""
+stderr; in stdio mode stdout carries only the protocol), then serve over stdio or streamable HTTP.
+The existing index's every page is read (a thread of SQLite's work) while the MCP SDK, the slowest
+import of all, loads beside it."""
 
 from __future__ import annotations
 
@@ -8,16 +10,12 @@ import logging
 import math
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
-import anyio
-
 from graphctx.errors import GraphctxError, quote
 from graphctx.project import Project
-from graphctx.server.app import build_server
-from graphctx.server.http import DEFAULT_PORT, check_address, http_token, listen, run_http
-from graphctx.server.stdio import run_stdio
 from graphctx.server.workers import DEFAULT_DEADLINE
 
 # Hosts start servers in their own working directory; these name the project when --repo is absent.
@@ -37,15 +35,22 @@ def serve(repo: Path | str | None = None, *, http: bool = False, host: str | Non
 
         return serve_team(repo=Path(repo) if repo else None, projects=projects or [], store=store, config_path=config,
                           http=http, host=host, port=port, no_auth=no_auth, watch=watch, deadline=deadline)
+    project = Project(repo or next((os.environ[v] for v in REPO_ENV if os.environ.get(v)), None), ephemeral=False)
+    check = IndexCheck(project)  # every page read while the MCP SDK loads below
+    import anyio
+
+    from graphctx.server.app import build_server
+    from graphctx.server.http import DEFAULT_PORT, check_address, http_token, listen, run_http
+    from graphctx.server.stdio import run_stdio
+
     host, port = host or "127.0.0.1", DEFAULT_PORT if port is None else port
     logging.getLogger("graphctx.server").setLevel(logging.INFO)
-    project = Project(repo or next((os.environ[v] for v in REPO_ENV if os.environ.get(v)), None), ephemeral=False)
     root = project.root
     if http:
         check_address(host, port, no_auth=no_auth)
         sock = listen(host, port)
         token = http_token(root, no_auth=no_auth)
-    ensure_index(project)
+    ensure_index(project, usable=check.usable())
     server = build_server(root, watch=watch, transport="http" if http else "stdio", deadline=deadline)
     try:
         if http:
@@ -73,13 +78,34 @@ def check_options(*, http: bool, host: str | None, port: int | None, no_auth: bo
         raise GraphctxError(f"--deadline must be a number of seconds above 0, such as 30; got {quote(deadline)}")
 
 
-def ensure_index(project: Project) -> None:
+class IndexCheck:
+    """Project.index_usable() on a thread of its own: reading every page is SQLite's work, done while
+    this thread holds Python's lock for the imports."""
+
+    def __init__(self, project: Project):
+        self._usable: bool | None = None
+        self._thread = threading.Thread(target=self._check, args=(project,), name="graphctx-index-check", daemon=True)
+        self._thread.start()
+
+    def _check(self, project: Project) -> None:
+        try:
+            self._usable = project.has_index() and project.index_usable()
+        except Exception:  # ensure_index runs the check again and reports what this was
+            self._usable = None
+
+    def usable(self) -> bool | None:
+        """Whether the index can be used; None when the check could not tell."""
+        self._thread.join()
+        return self._usable
+
+
+def ensure_index(project: Project, usable: bool | None = None) -> None:
     """Build the index when the repository has none, or rebuild it when the one there cannot be used
     (a first build stopped midway, another version's, a damaged file: the indexer names the problem),
-    reporting progress on stderr."""
+    reporting progress on stderr. `usable` is the thorough check's answer when it already ran."""
     root = project.root
     if project.has_index():
-        if project.index_usable():
+        if usable if usable is not None else project.index_usable():
             return
     else:
         _say(f"no index for {root} yet; building it (this happens once)")

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from graphctx.graph.loader import CodeGraph, EdgeArrays, _multidigraph
-from graphctx.models import EDGE_KINDS, INFERRED
+from graphctx.models import EDGE_KINDS, INFERRED, RESOLUTIONS
 
 
 def build(entities: dict[str, str], edges: list[tuple]) -> CodeGraph:
@@ -29,7 +29,8 @@ def build(entities: dict[str, str], edges: list[tuple]) -> CodeGraph:
     code = {k: i for i, k in enumerate(EDGE_KINDS)}
     arrays = EdgeArrays(nodes, index, np.array([index[e[0]] for e in full], np.int64),
                         np.array([index[e[1]] for e in full], np.int64), np.array([code[e[2]] for e in full], np.int64),
-                        np.array([e[4] for e in full], float), np.array([e[3] in INFERRED for e in full], bool))
+                        np.array([e[4] for e in full], float), np.array([e[3] in INFERRED for e in full], bool),
+                        np.array([RESOLUTIONS.index(e[3]) for e in full], np.uint8))
     by_name, by_qualified, by_path = defaultdict(list), defaultdict(list), defaultdict(list)
     for r in rows:
         by_name[r[2]].append(r[0])
@@ -37,5 +38,6 @@ def build(entities: dict[str, str], edges: list[tuple]) -> CodeGraph:
         by_path[r[5]].append(r[0])
     files = {r[5]: {"language": "python", "size": 0, "mtime_ns": 0, "hash": "", "lines": 2, "is_test": False}
              for r in rows}
-    return CodeGraph(root=Path("/nonexistent"), generation=1, graph=graph, arrays=arrays, by_name=dict(by_name),
+    return CodeGraph(root=Path("/nonexistent"), generation=1, nodes=graph._node, succ=graph._succ, pred=graph._pred,
+                     arrays=arrays, by_name=dict(by_name),
                      by_qualified_name=dict(by_qualified), by_path=dict(by_path), files=files)

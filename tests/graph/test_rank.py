@@ -3,10 +3,16 @@ by confidence, stops at the depth and the node cap; personalized PageRank favour
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
 import pytest
 from small_graphs import build
 
-from graphctx.graph.rank import pagerank, spread
+from graphctx.graph.rank import _transition, accelerate, pagerank, spread
+from graphctx.models import INFERRED
 
 CALLS = {"calls": (1.0, 0.5)}
 
@@ -48,3 +54,55 @@ def test_pagerank_ranks_what_the_seeds_reach_by_how_surely():
     scores = pagerank(g, {"m.py::seed": 1.0}, CALLS)
     assert scores["m.py::near"] > scores["m.py::far"] > 0  # a sure hop, then a guessed one
     assert not scores.get("m.py::x") and not scores.get("m.py::y")  # another component gets nothing
+
+
+def random_graph(seed: int, n: int = 60, m: int = 400):
+    """Entities with edges of several kinds, some between the same two entities (one of each kind, as
+    in an index), some inferred."""
+    rng = np.random.default_rng(seed)
+    ids = [f"m.py::f{i}" for i in range(n)]
+    kinds = ("calls", "references", "contains", "inherits")
+    edges = [(ids[s], ids[t], kinds[k], "inferred" if k == 0 and s % 3 == 0 else "exact", float(c))
+             for s, t, k, c in zip(rng.integers(0, n, m), rng.integers(0, n, m), rng.integers(0, 4, m),
+                                   rng.choice([0.3, 0.5, 0.8, 1.0], m))]
+    edges = list({edge[:3]: edge for edge in edges}.values())
+    return build({i: "function" for i in ids}, edges), ids
+
+
+@pytest.mark.parametrize("include_inferred", [True, False])
+def test_transition_is_the_column_stochastic_matrix_of_the_weighted_edges(include_inferred):
+    g, ids = random_graph(1)
+    weights = {"calls": (1.0, 0.5), "references": (0.4, 0.2), "inherits": (0.7, 0.0)}  # contains: not followed
+    _, index, transition = _transition(g, weights, include_inferred)
+    expected = np.zeros((len(ids), len(ids)))
+    for source, target, data in g.graph.edges(data=True):
+        if data["kind"] in weights and (include_inferred or data["resolution"] not in INFERRED):
+            forward, backward = weights[data["kind"]]
+            expected[index[target], index[source]] += forward * data["confidence"]
+            expected[index[source], index[target]] += backward * data["confidence"]
+    mass = expected.sum(axis=0)
+    expected = np.divide(expected, mass, out=np.zeros_like(expected), where=mass > 0)
+    dense = np.column_stack([transition.numpy_product(np.eye(len(ids))[j]) for j in range(len(ids))])
+    assert np.allclose(dense, expected)
+
+
+def test_numpy_and_scipy_products_agree_to_the_bit():
+    """Without scipy a process ranks on numpy; with it, on scipy's loop: the same scores either way."""
+    sparse = pytest.importorskip("scipy.sparse")
+    g, ids = random_graph(2, n=300, m=3000)
+    transition = _transition(g, {"calls": (1.0, 0.5), "references": (0.3, 0.3)}, True)[2]
+    compiled = sparse.csr_matrix((transition.values, transition.cols, transition.ptr), shape=(len(ids),) * 2)
+    vector = np.random.default_rng(3).random(len(ids))
+    assert np.array_equal(transition.numpy_product(vector), compiled @ vector)
+    assert accelerate()
+    assert np.array_equal(transition @ vector, compiled @ vector) and transition._compiled is not None
+
+
+def test_ranking_does_not_import_scipy(tmp_path):
+    """A one-shot command ranks without paying for scipy's import."""
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); from test_rank import random_graph; "
+              "from graphctx.graph.rank import pagerank; g, ids = random_graph(4); "
+              "assert pagerank(g, {ids[0]: 1.0}, {'calls': (1.0, 0.5)}); print('scipy.sparse' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", script, str(Path(__file__).parent)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"

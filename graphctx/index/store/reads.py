@@ -166,6 +166,16 @@ def entity_details(conn: sqlite3.Connection, entity_id: str) -> tuple[str, str]:
     return tuple(row) if row else ("", "")
 
 
+def entities_details(conn: sqlite3.Connection, entity_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """{id: (signature, doc)} of the entities among `entity_ids` that exist, in a few queries."""
+    found: dict[str, tuple[str, str]] = {}
+    for start in range(0, len(entity_ids), 500):
+        chunk = entity_ids[start:start + 500]
+        found.update((row[0], tuple(row[1:])) for row in conn.execute(
+            f"SELECT id, {', '.join(DETAIL_COLUMNS)} FROM entities WHERE id IN ({', '.join('?' * len(chunk))})", chunk))
+    return found
+
+
 def full_text(conn: sqlite3.Connection, match: str, weights: Sequence[float], kind: str | None,
               limit: int) -> list[tuple[str, float]]:
     """(id, BM25 score: more negative is better) of the entities an FTS5 `match` expression finds,

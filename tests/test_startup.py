@@ -1,0 +1,97 @@
+"""A new process's first answer: a context answer from a fresh CLI process (ranking on numpy, no
+scipy, no networkx) equals the one a warm Project gives (ranking on scipy's compiled products); the
+one-shot path does not load what it never uses; a stdio MCP server started on a fresh index answers
+initialize, tools/list and get_context in sequence, and one started on an index with damaged pages
+(found by the page check that now runs beside the SDK's import) rebuilds it before answering."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import make_shop, run_graphctx
+from graphctx import Project
+from graphctx.graph.rank import accelerate
+from test_index_safety import damage_pages
+from test_server_stdio import RawServer
+
+ENTITIES = ["create_item", "shop/models.py::CachedRepo.save", "Repo", "shop/cli.py::main", "validate"]
+TEXTS = ["saving an item fails validation", "the cached repository writes twice"]
+
+
+@pytest.fixture(scope="module")
+def warm(shop_repo):
+    """A Project that has answered before and ranks on scipy's products, as a long-lived server does."""
+    with Project(shop_repo, ephemeral=False) as project:
+        for entity in ENTITIES:
+            project.context(entity, token_budget=1500)
+        assert accelerate()
+        yield project
+
+
+@pytest.mark.parametrize("entity", ENTITIES)
+def test_a_fresh_process_answers_as_a_warm_project_does(shop_repo, warm, entity):
+    fresh = run_graphctx("context", entity, "--budget", "1500", "--format", "json", cwd=shop_repo)
+    assert fresh.returncode == 0, fresh.stderr
+    assert json.loads(fresh.stdout) == json.loads(warm.context(entity, token_budget=1500, format="json")[1])
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_free_text_ranks_the_same_in_a_fresh_process(shop_repo, warm, text):
+    """Free text is ranked by PageRank: numpy's product in the new process, scipy's in the warm one."""
+    fresh = run_graphctx("intent", "debug", text, "--budget", "1500", "--format", "json", cwd=shop_repo)
+    assert fresh.returncode == 0, fresh.stderr
+    answer = json.loads(fresh.stdout)
+    assert answer["items"] and answer == json.loads(warm.intent("debug", text, token_budget=1500, format="json")[1])
+
+
+def test_a_context_answer_loads_neither_scipy_nor_networkx_nor_the_indexer(shop_repo):
+    script = ("import sys; from graphctx.cli.main import main; code = main(['context', 'create_item', '--budget', "
+              "'1500']); print([m for m in ('scipy.sparse', 'networkx', 'graphctx.index.indexer', 'mcp') "
+              "if m in sys.modules], file=sys.stderr); sys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", script], cwd=shop_repo, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "repo.save(name)" in done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_networkx_is_still_the_graph_api(shop_repo):
+    graph = Project(shop_repo).graph.graph
+    assert type(graph).__name__ == "MultiDiGraph"
+    assert graph.has_edge("shop/service.py::create_item", "shop/service.py::validate", key="calls")
+    assert graph.nodes["shop/service.py::validate"]["kind"] == "function"
+
+
+def session_in_sequence(root) -> tuple[list[str], str]:
+    """initialize (RawServer sends it and checks the answer), tools/list, then get_context, one by one."""
+    server = RawServer(root)
+    try:
+        server.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        listed = server.reply()
+        assert listed["id"] == 1 and "error" not in listed, listed
+        server.send(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "get_context", "arguments": {"entity": "create_item", "token_budget": 1000}}}))
+        called = server.reply()
+        assert called["id"] == 2 and "error" not in called and not called["result"].get("isError"), called
+        return [tool["name"] for tool in listed["result"]["tools"]], called["result"]["content"][0]["text"]
+    finally:
+        server.close()
+
+
+def test_a_stdio_session_on_a_fresh_index_answers_each_request_in_turn(tmp_path):
+    root = make_shop(tmp_path / "shop")
+    tools, text = session_in_sequence(root)
+    assert "get_context" in tools and "search" in tools
+    assert "repo.save(name)" in text
+
+
+def test_a_server_rebuilds_an_index_with_damaged_pages_before_answering(tmp_path):
+    root = make_shop(tmp_path / "shop")
+    damage_pages(root, "edge_keys")  # only reading every page finds this; a query's checks do not
+    tools, text = session_in_sequence(root)
+    assert "repo.save(name)" in text
+    done = run_graphctx("show", "create_item", "--json", cwd=root)
+    assert done.returncode == 0 and "shop/service.py::validate" in done.stdout  # the edges are back
