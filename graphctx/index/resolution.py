@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +34,7 @@ from graphctx.parse.languages import family
 
 FORK_THRESHOLD = 64  # below this many files, forking workers costs more than it saves
 CHUNK = 16  # files per task: small enough to balance, large enough to amortise the round trip
+WORKER_POLL_SECONDS = 1.0  # how often the main process, waiting for a chunk, checks that its workers live
 # (id, kind, name, qualified_name, path, language): what the table knows of an entity
 SymbolRow = tuple[str, str, str, str, str, str]
 Pair = tuple[str, str]  # (class, base)
@@ -217,37 +218,76 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
                 progress(len(targets) + done, steps)
             yield Resolved(resolver.path, resolver.resolve_uses(), resolver.calls, resolver.calls_resolved)
         return
+    done = 0
+    for results in _in_workers(resolvers, worker_load, workers):
+        for path, edges, calls, calls_resolved in results:
+            yield Resolved(path, edges, calls, calls_resolved)
+        done += len(results)
+        if progress:
+            progress(len(targets) + done, steps)
+
+
+ChunkResult = list[tuple[str, list[Edge], int, int]]  # (path, edges, calls, calls resolved) per file
+
+
+def _in_workers(resolvers: list[FileResolver], worker_load: Callable[[], Callable[[str], FileFacts | None]],
+                workers: int) -> Iterator[ChunkResult]:
+    """The uses pass in forked workers, chunk by chunk in order. Worker w takes chunks w, w + n, w + 2n...
+    always the same ones in the same order: what a worker worked out before a file (the answers its
+    value flow remembers, bounded as they are) is then the same in every run, and so are the edges.
+    A pool handing chunks to whichever worker is free made two builds of one tree differ."""
     chunks = [(i, min(i + CHUNK, len(resolvers))) for i in range(0, len(resolvers), CHUNK)]
-    # Forked, the initializer's arguments are inherited with the process's memory, not pickled.
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                             initializer=_start_worker, initargs=(os.getpid(), resolvers, worker_load)) as pool:
-        done = 0
-        for results in pool.map(_resolve_chunk, chunks):
-            for path, edges, calls, calls_resolved in results:
-                yield Resolved(path, edges, calls, calls_resolved)
-            done += len(results)
-            if progress:
-                progress(len(targets) + done, steps)
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    processes = [context.Process(target=_work, name=f"graphctx-resolve-{w}", daemon=True,
+                                 args=(os.getpid(), resolvers, worker_load, chunks[w::workers], w, workers, results))
+                 for w in range(min(workers, len(chunks)))]
+    for process in processes:  # forked: the resolvers and the table are inherited, not pickled
+        process.start()
+    try:
+        arrived: dict[int, ChunkResult] = {}
+        for number in range(len(chunks)):
+            while number not in arrived:
+                arrived.update([_next_result(results, processes)])
+            yield arrived.pop(number)
+    finally:
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+            process.join()
+        results.close()
 
 
-_resolvers: list[FileResolver] | None = None  # a forked worker's share of the run, set as it starts
+def _next_result(results, processes) -> tuple[int, ChunkResult]:
+    """The next chunk any worker finished; a worker that died or failed stops the run with its reason."""
+    while True:
+        try:
+            number, outcome = results.get(timeout=WORKER_POLL_SECONDS)
+        except queue.Empty:
+            dead = [p for p in processes if p.exitcode not in (None, 0)]
+            if dead:
+                raise RuntimeError(f"a resolution worker died (exit code {dead[0].exitcode})") from None
+            if all(p.exitcode is not None for p in processes):  # all gone, something never sent
+                raise RuntimeError("the resolution workers stopped before sending every result") from None
+            continue
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return number, outcome
 
 
-def _start_worker(main_pid: int, resolvers: list[FileResolver],
-                  worker_load: Callable[[], Callable[[str], FileFacts | None]]) -> None:
-    global _resolvers
+def _work(main_pid: int, resolvers: list[FileResolver], worker_load: Callable[[], Callable[[str], FileFacts | None]],
+          chunks: list[tuple[int, int]], first: int, step: int, results) -> None:
     worker_pool.die_with_parent(main_pid)
-    _resolvers = resolvers
-    if resolvers:
-        resolvers[0].table.load_facts = worker_load()  # this process's own connection, not the parent's
-
-
-def _resolve_chunk(bounds: tuple[int, int]) -> list[tuple[str, list[Edge], int, int]]:
-    out = []
-    for resolver in _resolvers[bounds[0]:bounds[1]]:
-        edges = resolver.resolve_uses()
-        out.append((resolver.path, edges, resolver.calls, resolver.calls_resolved))
-    return out
+    resolvers[0].table.load_facts = worker_load()  # this process's own connection, not the parent's
+    for number, (start, stop) in zip(range(first, first + step * len(chunks), step), chunks):
+        try:
+            outcome: ChunkResult | BaseException = [
+                (r.path, r.resolve_uses(), r.calls, r.calls_resolved) for r in resolvers[start:stop]]
+        except Exception as exc:  # reported to the main process, which stops the run with it
+            outcome = exc
+        results.put((number, outcome))
+        if isinstance(outcome, BaseException):
+            return
 
 
 def inheritance_names(table: SymbolTable) -> list[tuple[str, str]]:
