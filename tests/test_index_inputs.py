@@ -337,6 +337,18 @@ def test_outside_git_gitignore_rules_are_honoured(tree):
     assert indexed_paths(root) == {"app.py", "keep.gen.py", "pkg/mod.py", "pkg/deeper/rooted.py",
                                    ".gitignore", "pkg/.gitignore", "notes.txt"}  # text files: at file level
 
+def test_outside_git_an_edited_gitignore_takes_effect_in_the_same_process(tree):
+    """A process remembers each .gitignore's verdicts between runs: an edit to the file must not be
+    answered with the old verdicts, nor the same content in another folder with this one's."""
+    root = tree({".gitignore": "a.py\n", "a.py": GOOD, "b.py": GOOD, "sub/.gitignore": "b.py\n", "sub/b.py": GOOD,
+                 "sub/a.py": GOOD})
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {".gitignore", "b.py", "sub/.gitignore"}
+    (root / ".gitignore").write_text("b.py\n")
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {".gitignore", "a.py", "sub/.gitignore", "sub/a.py"}
+
+
 
 def test_warnings_are_stored_and_survive_a_noop_run(tree):
     import sqlite3

@@ -119,20 +119,26 @@ def discover(root: Path, config: Config, progress: Callable[[int, int], None] | 
                     no_grammar[verdict.detail] = no_grammar.get(verdict.detail, 0) + 1
             continue
         full = os.path.join(top, rel)  # (a string join: a Path per file costs more than the stat)
-        if os.path.islink(full) and os.path.isdir(full):  # a symlinked folder: not followed, as by git
+        try:  # one lstat tells a plain file (its own stat, the common case) from a link to follow
+            st = os.lstat(full)
+        except OSError as exc:  # deleted but still in git's index
+            if not isinstance(exc, FileNotFoundError):
+                warnings.append((rel, f"cannot stat: {exc.strerror}"))
             continue
-        real = boundary.real_path(rel)
+        link = stat.S_ISLNK(st.st_mode)
+        if link and os.path.isdir(full):  # a symlinked folder: not followed, as by git
+            continue
+        real = boundary.real_path(rel, is_link=link)
         if real is None:
             skips.append(Skip(rel, OUTSIDE, f"it resolves to {os.path.realpath(full)}"))
             continue
-        try:
-            st = os.stat(real)
-        except OSError as exc:  # deleted but still in git's index, a broken symlink, a symlink loop
-            if not isinstance(exc, FileNotFoundError):
-                warnings.append((rel, f"cannot stat: {exc.strerror}"))
-            elif os.path.islink(full):
-                warnings.append((rel, "skipped: broken symbolic link"))
-            continue
+        if link:
+            try:
+                st = os.stat(real)
+            except OSError as exc:  # a broken symlink, a symlink loop
+                warnings.append((rel, "skipped: broken symbolic link" if isinstance(exc, FileNotFoundError)
+                                 else f"cannot stat: {exc.strerror}"))
+                continue
         if not stat.S_ISREG(st.st_mode):  # a named pipe would block the read forever; a folder named x.py
             warnings.append((rel, "skipped: not a regular file"))
             continue
@@ -215,11 +221,11 @@ def _git_files(root: Path) -> list[str] | None:
 def _walk(root: Path, warnings: list[tuple[str, str]]) -> list[str]:
     """Every file under root honouring each folder's .gitignore; symlinked folders are not followed."""
     out: list[str] = []
-    specs: list[tuple[str, pathspec.PathSpec]] = []
+    specs: list[tuple[str, _Ignore]] = []
 
     def ignored(rel: str, is_dir: bool) -> bool:
         probe = rel + "/" if is_dir else rel
-        return any(probe.startswith(base) and spec.match_file(probe[len(base):]) for base, spec in specs)
+        return any(probe.startswith(base) and spec.matches(probe[len(base):]) for base, spec in specs)
 
     def on_error(exc: OSError) -> None:
         warnings.append((os.path.relpath(exc.filename or str(root), root), f"cannot read folder: {exc.strerror}"))
@@ -230,13 +236,38 @@ def _walk(root: Path, warnings: list[tuple[str, str]]) -> list[str]:
         if ".gitignore" in filenames:
             try:
                 lines = (Path(dirpath) / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-                # git passes over a line it cannot read as a pattern (a lone `!`); so do we
-                specs.append((base, pathspec.GitIgnoreSpec.from_lines(filter(_usable_pattern, lines))))
+                specs.append((base, _ignore_file(tuple(lines))))
             except OSError:
                 pass
         dirnames[:] = sorted(d for d in dirnames if d != ".git" and not ignored(base + d, True))
         out.extend(base + f for f in filenames if not ignored(base + f, False))
     return out
+
+
+class _Ignore:
+    """One .gitignore's patterns with the verdict on every path already asked: a watcher's runs walk
+    the same paths again and again, and matching each against every pattern is most of a walk."""
+
+    MAX_VERDICTS = 1 << 18  # paths remembered; past that (a tree of churning names) it starts afresh
+
+    def __init__(self, lines: tuple[str, ...]):
+        # git passes over a line it cannot read as a pattern (a lone `!`); so do we
+        self.spec = pathspec.GitIgnoreSpec.from_lines(filter(_usable_pattern, lines))
+        self.verdicts: dict[str, bool] = {}
+
+    def matches(self, probe: str) -> bool:
+        verdict = self.verdicts.get(probe)
+        if verdict is None:
+            if len(self.verdicts) >= self.MAX_VERDICTS:
+                self.verdicts.clear()
+            verdict = self.verdicts[probe] = self.spec.match_file(probe)
+        return verdict
+
+
+@lru_cache(maxsize=256)
+def _ignore_file(lines: tuple[str, ...]) -> _Ignore:
+    """The matcher of a .gitignore with these lines: the same object for the same content, run after run."""
+    return _Ignore(lines)
 
 
 def _usable_pattern(line: str) -> bool:
