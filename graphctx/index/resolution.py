@@ -140,7 +140,10 @@ def update_table(table: SymbolTable, removed_paths: Iterable[str], added: Iterab
             table.methods_by_name[name].append(sym)
         elif "." not in qualified:
             table.top_by_name[name].append(sym)
-    table.names = {sym.name for sym in table.by_id.values()}
+    gone_names = {sym.name for sym in old} - {sym.name for sym in new}
+    table.names.update(sym.name for sym in new)
+    if gone_names:  # (one pass over the table, only when a name may have left it)
+        table.names -= gone_names - {sym.name for sym in table.by_id.values() if sym.name in gone_names}
     if modules is not None:
         table.modules = modules
         table.__dict__.pop("files_by_stem", None)
