@@ -105,7 +105,7 @@ def discover(root: Path, config: Config, progress: Callable[[int, int], None] | 
     if paths is None:
         paths = _walk(root, warnings)
     boundary = Boundary(root)
-    top = str(root)
+    top = os.path.join(str(root), "")
     out: list[Candidate] = []
     no_grammar: dict[str, int] = {}  # language whose grammar wheel is missing here -> its files
     for done, rel in enumerate(paths):
@@ -118,7 +118,7 @@ def discover(root: Path, config: Config, progress: Callable[[int, int], None] | 
                 if verdict.reason == NO_PARSER:
                     no_grammar[verdict.detail] = no_grammar.get(verdict.detail, 0) + 1
             continue
-        full = os.path.join(top, rel)  # (a string join: a Path per file costs more than the stat)
+        full = top + rel  # (a string join: a Path per file costs more than the stat)
         try:  # one lstat tells a plain file (its own stat, the common case) from a link to follow
             st = os.lstat(full)
         except OSError as exc:  # deleted but still in git's index

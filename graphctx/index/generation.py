@@ -151,6 +151,8 @@ class Generation:
                        last_external_rowid=self.keys.last_external)
         entry.entity_keys, entry.external_keys = self.keys.entities, self.keys.externals
         entry.facts = self._facts_to_keep()
+        if self.everything:  # every file's scope, with its facts: not worth the memory until an edit
+            entry.table.resolvers.clear()
         return entry
 
     def _mount_table(self, table, targets: list[str]) -> routemounts.MountTable | None:

@@ -32,6 +32,7 @@ from graphctx.index.symbols import CLASS_KINDS, Symbol, SymbolTable
 from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import family
 
+KEPT_RESOLVERS = 1024  # file scopes a kept table keeps between runs, with their facts
 FORK_THRESHOLD = 64  # below this many files, forking workers costs more than it saves
 CHUNK = 16  # files per task: small enough to balance, large enough to amortise the round trip
 # (id, kind, name, qualified_name, path, language): what the table knows of an entity
@@ -84,7 +85,8 @@ class TableKeeper:
     def put(self, db_path: Path, generation: int, entry: KeptTable) -> None:
         """Keep a table as of the generation just committed."""
         entry.generation, entry.identity = generation, _identity(db_path)
-        entry.table.resolvers.clear()  # bound to the run's facts
+        resolvers = entry.table.resolvers  # the latest made: what the next edit's value flow reads again
+        entry.table.resolvers = dict(list(resolvers.items())[-KEPT_RESOLVERS:])
         entry.table.load_facts = _no_facts  # the run's connection is closed: the next run sets its own
         with self._lock:
             self._entry = entry
@@ -148,7 +150,10 @@ def update_table(table: SymbolTable, removed_paths: Iterable[str], added: Iterab
         table.modules = modules
         table.__dict__.pop("files_by_stem", None)
     table.load_facts = load
-    table.resolvers.clear()
+    if modules is not None:  # a module came or went: what any file's imports bind may differ
+        table.resolvers.clear()
+    for path in gone:
+        table.resolvers.pop(path, None)
     if "members" in table.__dict__ and not _update_members(table, old, new):
         del table.__dict__["members"]  # rebuilt from every symbol when next asked
 
@@ -197,6 +202,15 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
     table = entry.table
     resolvers: list[FileResolver] = []
     steps = 2 * len(targets)  # both passes count on the bar
+    # The scopes of files neither edited nor resolved again, kept from the last run with their imports
+    # bound: what they bind cannot have changed (a file that names anything the edit changed is a
+    # target), unless the class hierarchy moved. What their value flow worked out is dropped.
+    again = set(targets)
+    kept = [resolver for path, resolver in table.resolvers.items() if resolver is not None and path not in again]
+    table.resolvers = {resolver.path: resolver for resolver in kept}
+    for resolver in kept:
+        resolver.forget_flows()
+    hierarchy = (table.bases, table.external_bases)
     for done, path in enumerate(targets):
         if progress and done % 64 == 0:
             progress(done, steps)
@@ -209,6 +223,10 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
     # Each file's resolver is also the scope other files' value flow reads it through, so an answer
     # worked out for one file is there for all. Anything read before the hierarchy was set is dropped.
     table.resolvers.clear()
+    if (table.bases, table.external_bases) == hierarchy:
+        for resolver in kept:
+            resolver.forget_flows()
+            table.resolvers[resolver.path] = resolver
     for resolver in resolvers:
         resolver.forget_flows()
         table.resolvers[resolver.path] = resolver

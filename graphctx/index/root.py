@@ -69,7 +69,7 @@ class Boundary:
             full = os.path.realpath(rel)
             return full if self.contains(full) else None
         folder, _, name = rel.replace(os.sep, "/").rpartition("/")
-        full = os.path.join(self._real_folder(folder), name)
+        full = self._real_folder(folder) + "/" + name
         if name in ("", ".", "..") or (os.path.islink(full) if is_link is None else is_link):
             full = os.path.realpath(full)
         return full if self.contains(full) else None
