@@ -285,6 +285,8 @@ def test_random_edit_sequences_equal_full_rebuild(data):
             index_repository(root, workers=1, keeper=keeper)
             assert_same_as_full(root, scratch, history)
             assert snapshot_matches_rows(root), history
+            assert loaded_edges(root) == loaded_edges(scratch), history  # the patched snapshot is the rebuilt one
+            assert snapshot_is_base_and_patches(root), history
             if keeper is not None:
                 assert kept_hierarchy_matches_rows(root, keeper), history
 
@@ -303,6 +305,27 @@ def kept_hierarchy_matches_rows(root: Path, keeper: TableKeeper) -> bool:
     assert entry is not None, "a committed run keeps its table"
     keeper.put(db_path, generation, entry)
     return set(resolution.inheritance_names(entry.table)) == from_rows
+
+
+def loaded_edges(root: Path) -> list[tuple]:
+    """The edges of the graph a new process loads, by id: rowids differ between two indexes of one tree."""
+    conn = store.connect(store.index_path(root), readonly=True)
+    try:
+        graph = loader.load(root, conn).graph
+    finally:
+        conn.close()
+    return sorted((a, b, d["kind"], d["resolution"], d["confidence"]) for a, b, d in graph.edges(data=True))
+
+
+def snapshot_is_base_and_patches(root: Path) -> bool:
+    """Whether the stored snapshot is the first build's base with one patch per run since: edits of
+    a small tree never write a new base, so every run above went through the patches."""
+    conn = store.connect(store.index_path(root), readonly=True)
+    try:
+        chain = reads.snapshot_sizes(conn)
+        return reads.snapshot_chain_ends(chain, store.generation(conn)) and chain[0][0] == 1
+    finally:
+        conn.close()
 
 
 def snapshot_matches_rows(root: Path) -> bool:
