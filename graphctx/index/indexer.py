@@ -107,10 +107,13 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
     db_path = store.index_path(root)
     with _collector_paused(not full and db_path.exists()):
         for attempt in (1, 2):
-            conn = _open(db_path, verify)
+            conn = _kept_connection(db_path, keeper) if not verify else None
+            conn = conn or _open(db_path, verify)
+            done = False
             try:
                 result = _transaction(conn, root, config, candidates, skips, full, progress, workers, scanned_ns,
                                       warnings, keeper)
+                done = True
             except sqlite3.DatabaseError as exc:
                 if attempt == 2 or not store.is_damage(exc):
                     raise
@@ -119,7 +122,10 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
                 store.remove(db_path)
                 continue
             finally:
-                conn.close()
+                if done and keeper is not None:
+                    keeper.put_connection(db_path, conn)
+                else:
+                    conn.close()
             break
     result.seconds = time.perf_counter() - started
     return result
@@ -159,6 +165,21 @@ def _transaction(conn: sqlite3.Connection, root: Path, config: Config, candidate
     if keeper is not None and kept is not None:  # only a committed generation's table is worth keeping
         keeper.put(store.index_path(root), result.generation, kept)
     return result
+
+
+def _kept_connection(db_path: Path, keeper: TableKeeper | None) -> sqlite3.Connection | None:
+    """The connection the keeper kept from the last run on this file, when the index it opens is
+    still usable as it is (else None: `_open` says what is wrong and rebuilds)."""
+    conn = keeper.take_connection(db_path) if keeper is not None else None
+    if conn is None:
+        return None
+    try:
+        if store.diagnose(conn) is None:
+            return conn
+    except sqlite3.Error:
+        pass
+    conn.close()
+    return None
 
 
 def _open(db_path: Path, verify: bool) -> sqlite3.Connection:

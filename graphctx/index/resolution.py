@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sqlite3
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -67,10 +68,14 @@ class KeptTable:
 class TableKeeper:
     """The symbol table of one index's last committed generation, kept for the next run in the same
     process; owned by whoever indexes a repository again and again (a Project, for its server's
-    watcher). A run takes it (and changes it) and puts it back only once it has committed."""
+    watcher). A run takes it (and changes it) and puts it back only once it has committed. It also
+    keeps the run's connection open for the next run: closing the last connection to the index
+    checkpoints its write-ahead log into the database file and syncs it, tens of milliseconds of
+    disk wait on every edit (SQLite's own checkpoints still run as the log grows)."""
 
     def __init__(self) -> None:
         self._entry: KeptTable | None = None
+        self._connection: tuple[tuple[int, int], sqlite3.Connection] | None = None
         self._lock = threading.Lock()
 
     def take(self, db_path: Path, generation: int) -> KeptTable | None:
@@ -91,9 +96,30 @@ class TableKeeper:
         with self._lock:
             self._entry = entry
 
+    def take_connection(self, db_path: Path) -> sqlite3.Connection | None:
+        """The connection the last run left open on this index file, or None (another file, or none)."""
+        with self._lock:
+            kept, self._connection = self._connection, None
+        if kept is None:
+            return None
+        if kept[0] != _identity(db_path):
+            kept[1].close()
+            return None
+        return kept[1]
+
+    def put_connection(self, db_path: Path, conn: sqlite3.Connection) -> None:
+        """Keep a run's connection (outside any transaction) for the next run; one kept before is closed."""
+        with self._lock:
+            kept, self._connection = self._connection, (_identity(db_path), conn)
+        if kept is not None:
+            kept[1].close()
+
     def clear(self) -> None:
         with self._lock:
             self._entry = None
+            kept, self._connection = self._connection, None
+        if kept is not None:
+            kept[1].close()
 
 
 def _no_facts(path: str) -> None:
