@@ -506,3 +506,18 @@ def test_an_attribute_typed_in_a_base_follows_its_change(tmp_path):
     (root / "base.py").write_text("from conns import Conn, Other\n\n\nclass Base:\n    def __init__(self):\n        self.conn = Other()\n")
     index_repository(root, workers=1)
     assert_same_as_full(root, tmp_path / "full")
+
+
+def test_a_kept_table_and_connection_follow_the_index_file(project_root, tmp_path):
+    """A keeper holds the last run's table and open connection; when another process replaces the
+    index file meanwhile, the next run through the keeper writes the new file, not the old one."""
+    keeper = TableKeeper()
+    index_repository(project_root, workers=1, keeper=keeper)
+    store.remove(store.index_path(project_root))
+    index_repository(project_root, workers=1)  # a fresh file, written without the keeper
+    write_tree(project_root, {"helpers.py": "from pkg import Engine\n\ndef go():\n    return Engine().run()\n"})
+    result = index_repository(project_root, workers=1, keeper=keeper)
+    keeper.clear()
+    assert (result.parsed, result.generation) == (1, 2)
+    assert_same_as_full(project_root, tmp_path / "full")
+    assert snapshot_matches_rows(project_root)
