@@ -112,7 +112,7 @@ class Generation:
                 reads.entity_keys(conn), reads.external_keys(conn), *last)  # (a no-op run reads none of this)
             # A class whose bases or members changed changes what every class below it inherits; the
             # kept table knows the hierarchy, else every inheritance edge is read.
-            hierarchy = resolution.inheritance_names(kept.table) if kept is not None else reads.inheritance_names(conn)
+            hierarchy = kept.names_below() if kept is not None else reads.inheritance_names(conn)
             delta = subclass_names(self._delta(deleted), hierarchy)
             previous = reads.entity_keys(conn, [*deleted, *self.changed])
             removed_rowids = list(previous.values())

@@ -24,7 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphctx.index import workers as worker_pool
+from graphctx.index import dependencies, workers as worker_pool
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import entity_id
 from graphctx.index.resolve import FileResolver
@@ -63,6 +63,15 @@ class KeptTable:
     external_keys: dict[str, int] = field(default_factory=dict)
     # the facts of unchanged files that recent edits read (an edit reads the same neighbours again)
     facts: dict[str, FileFacts] = field(default_factory=dict)
+    # (the table's bases, base name -> subclass names) as an edit's delta last read them: the same
+    # until a run sets the bases again
+    below: tuple[dict, dict[str, set[str]]] | None = None
+
+    def names_below(self) -> dict[str, set[str]]:
+        """Base name -> the names of the classes directly below it, as the table's last run resolved them."""
+        if self.below is None or self.below[0] is not self.table.bases:
+            self.below = (self.table.bases, dependencies.names_below(inheritance_names(self.table)))
+        return self.below[1]
 
 
 class TableKeeper:
