@@ -108,8 +108,10 @@ class Generation:
         else:
             last = [int(store.get_meta(conn, key, "0")) for key in LAST_KEYS]
             kept = self.entry
-            self.keys = RowKeys(kept.entity_keys, kept.external_keys, *last) if kept is not None else RowKeys(
-                reads.entity_keys(conn), reads.external_keys(conn), *last)  # (a no-op run reads none of this)
+            # the keys the kept table met, the others read as the edges name them (a no-op run reads none)
+            lookup = lambda key_id, external: reads.row_key(conn, key_id, external)  # noqa: E731
+            self.keys = RowKeys(kept.entity_keys, kept.external_keys, *last, lookup=lookup) if kept is not None else \
+                RowKeys({}, {}, *last, lookup=lookup)
             # A class whose bases or members changed changes what every class below it inherits; the
             # kept table knows the hierarchy, else every inheritance edge is read.
             hierarchy = kept.names_below() if kept is not None else reads.inheritance_names(conn)

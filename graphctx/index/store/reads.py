@@ -110,6 +110,12 @@ def entity_keys(conn: sqlite3.Connection, paths: Sequence[str] | None = None) ->
     return out
 
 
+def row_key(conn: sqlite3.Connection, key_id: str, external: bool) -> int | None:
+    """The rowid of one entity, or of one name outside the repository, by id; None when there is none."""
+    row = conn.execute(f"SELECT rowid FROM {'externals' if external else 'entities'} WHERE id=?", (key_id,)).fetchone()
+    return row[0] if row else None
+
+
 def external_keys(conn: sqlite3.Connection) -> dict[str, int]:
     """`ext:` id -> rowid of every name outside the repository that an edge points at."""
     return dict(conn.execute("SELECT id, rowid FROM externals"))
