@@ -371,3 +371,25 @@ def test_warnings_are_stored_and_survive_a_noop_run(tree):
     (root / "gone.py").unlink()
     index_repository(root, workers=1)
     assert stored() == {"latin.py"}
+
+
+@pytest.mark.parametrize("lines", [
+    ["node_modules/", "build/", "*.min.js", "*_pb2.py", "package-lock.json", ".git/"],
+    ["/rooted.py", "dir/*.txt", "**/x", "doc/**/*.md", "[abc]*.c", "a?c", "logs/", "# a comment", ""],
+    ["*.py", "!keep.py", "/top/", "**/deep/**"],  # a negation: pathspec decides pattern by pattern
+], ids=["defaults", "shapes", "negation"])
+def test_joined_patterns_match_as_pathspec_does(lines):
+    """Discovery joins gitignore patterns into one search when none negates; every path and folder
+    gets the verdict pathspec gives pattern by pattern."""
+    import pathspec
+
+    from graphctx.index.discover import Patterns
+
+    probes = ["a.py", "keep.py", "top/a.py", "sub/top/a.py", "rooted.py", "sub/rooted.py", "dir/a.txt", "dir/sub/a.txt",
+              "x", "a/b/x", "x/y", "doc/a.md", "doc/b/c/d.md", "bc.c", "d.c", "abc", "aXc", "logs/", "logs/a.log",
+              "a/logs/b", "node_modules/x.js", "a/node_modules/", "build", "build/", "x.min.js", "a/b_pb2.py",
+              "package-lock.json", "a/package-lock.json", ".git/HEAD", "deep/a", "a/deep/b/c", "deep", "plain.txt"]
+    ours, theirs = Patterns(lines), pathspec.GitIgnoreSpec.from_lines(lines)
+    assert (ours.joined is None) == any(line.startswith("!") for line in lines)
+    assert [p for p in probes if ours.match_file(p) != theirs.match_file(p)] == []
+    assert any(ours.match_file(p) for p in probes) and not all(ours.match_file(p) for p in probes)
