@@ -259,6 +259,7 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
     # worked out for one file is there for all. Anything read before the hierarchy was set is dropped.
     table.resolvers.clear()
     if (table.bases, table.external_bases) == hierarchy:
+        table.bases, table.external_bases = hierarchy  # the same objects: what was derived from them holds
         for resolver in kept:
             resolver.forget_flows()
             table.resolvers[resolver.path] = resolver
