@@ -245,6 +245,11 @@ def _has_generated_header(data: bytes) -> bool:
 
 
 def _git_files(root: Path) -> list[str] | None:
+    """Git's files when root is the top of a work tree, else None (walk it instead). Only the top
+    holds `.git` (a folder, or a file naming a worktree's git folder): where there is none, root is
+    no work tree or a folder inside one, and asking git costs a process for nothing every run."""
+    if not os.path.lexists(os.path.join(root, ".git")):
+        return None
     try:
         result = subprocess.run(
             ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -252,9 +257,6 @@ def _git_files(root: Path) -> list[str] | None:
         )
     except (OSError, subprocess.CalledProcessError):
         return None
-    inside = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-prefix"], capture_output=True, text=True)
-    if inside.returncode != 0 or inside.stdout.strip():
-        return None  # root is not the top of the work tree: walk it instead
     return sorted({p for p in result.stdout.decode("utf-8", "surrogateescape").split("\0") if p})
 
 
