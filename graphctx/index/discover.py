@@ -316,8 +316,9 @@ def _ignore_file(lines: tuple[str, ...]) -> _Ignore:
 
 
 def _usable_pattern(line: str) -> bool:
+    """Whether pathspec reads the line as a pattern (translating it, not compiling it)."""
     try:
-        pathspec.GitIgnoreSpec.from_lines([line])
+        _PATTERN.pattern_to_regex(line)
     except ValueError:
         return False
     return True
