@@ -254,7 +254,8 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
         store.set_meta(conn, indexed_at=f"{time.time():.3f}", root=str(root))
     store.set_meta(conn, scanned_ns=scanned_ns)
     # Warnings of files indexed before and not read again stay; every other path's are this run's.
-    writes.replace_warnings(conn, result.warnings, kept=set(reads.file_paths(conn)) - set(run.facts))
+    # (the files indexed now are those known before, less the deleted, plus the written, which are in run.facts)
+    writes.replace_warnings(conn, result.warnings, kept=set(known).difference(deleted, run.facts))
     _count(conn, result)
     return result, kept
 
