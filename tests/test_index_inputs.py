@@ -357,20 +357,23 @@ def test_warnings_are_stored_and_survive_a_noop_run(tree):
     (root / "gone.py").symlink_to(root / "missing.py")
     index_repository(root, workers=1)
 
-    def stored() -> set[str]:
+    def stored() -> list[str]:
         conn = sqlite3.connect(root / ".graphctx" / "index.db")
         try:
-            return {path for path, _ in conn.execute("SELECT path, message FROM warnings")}
+            return sorted(path for path, _ in conn.execute("SELECT path, message FROM warnings"))
         finally:
             conn.close()
 
-    assert stored() == {"latin.py", "broken.py", "gone.py"}
+    assert stored() == ["broken.py", "gone.py", "latin.py"]
     assert index_repository(root, workers=1).parsed == 0
-    assert stored() == {"latin.py", "broken.py", "gone.py"}
+    assert stored() == ["broken.py", "gone.py", "latin.py"]  # each once: none written again
+    (root / "good.py").write_text(GOOD + "\n\ndef more():\n    return 2\n")
+    index_repository(root, workers=1)
+    assert stored() == ["broken.py", "gone.py", "latin.py"]  # an edit elsewhere keeps them, once each
     (root / "broken.py").write_text(GOOD)
     (root / "gone.py").unlink()
     index_repository(root, workers=1)
-    assert stored() == {"latin.py"}
+    assert stored() == ["latin.py"]
 
 
 @pytest.mark.parametrize("lines", [
