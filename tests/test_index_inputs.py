@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -396,3 +397,37 @@ def test_joined_patterns_match_as_pathspec_does(lines):
     assert (ours.joined is None) == any(line.startswith("!") for line in lines)
     assert [p for p in probes if ours.match_file(p) != theirs.match_file(p)] == []
     assert any(ours.match_file(p) for p in probes) and not all(ours.match_file(p) for p in probes)
+
+
+def test_outside_git_a_walk_reads_again_what_changed_since_the_last(tree):
+    """One process walks a tree again and again (a server's watcher): a folder whose time has not
+    moved for a while is not read again, so every change must move what the walk checks: a file
+    added to or removed from a folder, a folder renamed, a .gitignore rewritten."""
+    root = tree({".gitignore": "skip_*.py\n", "pkg/a.py": GOOD, "pkg/skip_b.py": GOOD, "pkg/deep/c.py": GOOD,
+                 "other/d.py": GOOD})
+
+    def age(seconds_ago: int = 60) -> None:  # past the racy window, as a tree edited a while ago is
+        stamp = time.time_ns() - seconds_ago * 1_000_000_000
+        for path in [root, *root.rglob("*")]:
+            if ".graphctx" not in path.parts:
+                os.utime(path, ns=(stamp, stamp))
+
+    age()
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {".gitignore", "pkg/a.py", "pkg/deep/c.py", "other/d.py"}
+    index_repository(root, workers=1)  # folders listed from the last walk
+    (root / "pkg" / "deep" / "e.py").write_text(GOOD)
+    (root / "other" / "d.py").unlink()
+    age(30)
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {".gitignore", "pkg/a.py", "pkg/deep/c.py", "pkg/deep/e.py"}
+    (root / "pkg" / "deep").rename(root / "pkg" / "deeper")
+    (root / ".gitignore").write_text("skip_*.py\n*.md\n")  # (skip_b.py stays out, a.md too)
+    (root / "pkg" / "a.md").write_text("# a\n")
+    age(20)
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {".gitignore", "pkg/a.py", "pkg/deeper/c.py", "pkg/deeper/e.py"}
+    index_repository(root, workers=1)  # every folder listed from the last walk again
+    (root / ".gitignore").write_text("*.md\n")  # skip_b.py comes in: a rewrite in place moves no folder's time
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {".gitignore", "pkg/a.py", "pkg/skip_b.py", "pkg/deeper/c.py", "pkg/deeper/e.py"}

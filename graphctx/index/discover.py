@@ -12,6 +12,7 @@ import os
 import re
 import stat
 import subprocess
+import time
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -264,29 +265,109 @@ def _git_files(root: Path) -> list[str] | None:
 
 
 def _walk(root: Path, warnings: list[tuple[str, str]]) -> list[str]:
-    """Every file under root honouring each folder's .gitignore; symlinked folders are not followed."""
+    """Every file under root honouring each folder's .gitignore; symlinked folders are not followed.
+    A folder whose modification time has not moved since an earlier walk of this process read it
+    (and not within RACY_NS of that read), under the same .gitignore rules, holds the same entries:
+    its listing is taken from that walk instead of being read and matched again."""
     out: list[str] = []
-    specs: list[tuple[str, _Ignore]] = []
-
-    def ignored(rel: str, is_dir: bool) -> bool:
-        probe = rel + "/" if is_dir else rel
-        return any(probe.startswith(base) and spec.matches(probe[len(base):]) for base, spec in specs)
-
-    def on_error(exc: OSError) -> None:
-        warnings.append((os.path.relpath(exc.filename or str(root), root), f"cannot read folder: {exc.strerror}"))
-
-    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
-        rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
-        base = "" if rel_dir == "." else rel_dir + "/"
-        if ".gitignore" in filenames:
-            try:
-                lines = (Path(dirpath) / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-                specs.append((base, _ignore_file(tuple(lines))))
-            except OSError:
-                pass
-        dirnames[:] = sorted(d for d in dirnames if d != ".git" and not ignored(base + d, True))
-        out.extend(base + f for f in filenames if not ignored(base + f, False))
+    top = str(root)
+    if top not in _LISTINGS and len(_LISTINGS) >= MAX_WALKED_ROOTS:
+        _LISTINGS.pop(next(iter(_LISTINGS)))
+    listings = _LISTINGS.setdefault(top, {})
+    walked: dict[str, _Listing] = {}
+    pending: list[tuple[str, tuple[tuple[str, _Ignore], ...]]] = [("", ())]
+    while pending:
+        base, specs = pending.pop()
+        listing = _listing(top, base, specs, listings.get(base), warnings)
+        if listing is None:
+            continue
+        walked[base] = listing
+        out.extend(base + name for name in listing.files)
+        inner = (*specs, (base, listing.ignore)) if listing.ignore is not None else specs
+        pending.extend((f"{base}{name}/", inner) for name in reversed(listing.folders))
+    _LISTINGS[top] = walked  # (the folders gone since are forgotten)
     return out
+
+
+RACY_NS = 2_000_000_000  # a folder changed this close to when it was read may change again unseen in the same tick
+MAX_WALKED_ROOTS = 8  # repositories whose folder listings one process keeps
+
+
+@dataclass(slots=True)
+class _Listing:
+    """What one folder holds for the walk, as read at `read_ns`."""
+
+    mtime_ns: int  # -1: not to be taken again (its .gitignore could not be read)
+    read_ns: int
+    specs: tuple  # the .gitignore rules of the folders above, as they were
+    ignore_stat: tuple[int, int] | None  # (size, mtime_ns) of its own .gitignore, None when it has none
+    ignore: _Ignore | None
+    files: list[str]  # the names of the files kept
+    folders: list[str]  # the names of the subfolders to walk, sorted
+
+
+def _listing(top: str, base: str, specs: tuple, known: _Listing | None,
+             warnings: list[tuple[str, str]]) -> _Listing | None:
+    """The listing of folder `base` (below `top`): `known` when it still holds, else read again;
+    None when it cannot be read."""
+    folder = os.path.join(top, base)
+    now = time.time_ns()
+    try:
+        st = os.stat(folder)
+        if known is not None and _holds(known, folder, st.st_mtime_ns, specs):
+            return known
+        with os.scandir(folder) as entries:
+            files, folders = [], []
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                (folders if is_dir else files).append(entry)
+    except OSError as exc:
+        warnings.append((os.path.relpath(exc.filename or folder, top), f"cannot read folder: {exc.strerror}"))
+        return None
+    ignore_stat, ignore, mtime_ns = None, None, st.st_mtime_ns
+    if any(entry.name == ".gitignore" for entry in files):
+        try:
+            ignore_stat = _ignore_stat(folder)
+            lines = Path(folder, ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+            ignore = _ignore_file(tuple(lines))
+        except OSError:  # read again next time: it may be readable then
+            ignore_stat, mtime_ns = None, -1
+    rules = (*specs, (base, ignore)) if ignore is not None else specs
+
+    def ignored(probe: str) -> bool:
+        return any(probe.startswith(above) and spec.matches(probe[len(above):]) for above, spec in rules)
+
+    kept_folders = sorted(e.name for e in folders if e.name != ".git" and not ignored(f"{base}{e.name}/")
+                          and not e.is_symlink())
+    kept_files = [e.name for e in files if not ignored(base + e.name)]
+    return _Listing(mtime_ns, now, specs, ignore_stat, ignore, kept_files, kept_folders)
+
+
+def _holds(known: _Listing, folder: str, mtime_ns: int, specs: tuple) -> bool:
+    """Whether a listing read earlier is still the folder's: the folder (whose time moves when an
+    entry comes, goes or is renamed) and its .gitignore have the times they had, both older than
+    the read by RACY_NS, and the rules of the folders above are the same."""
+    racy = known.read_ns - RACY_NS
+    if known.mtime_ns != mtime_ns or known.mtime_ns >= racy or known.specs != specs:
+        return False
+    if known.ignore_stat is None:
+        return True  # (a .gitignore that came since moved the folder's time)
+    return known.ignore_stat[1] < racy and _ignore_stat(folder) == known.ignore_stat
+
+
+def _ignore_stat(folder: str) -> tuple[int, int] | None:
+    """(size, mtime_ns) of the folder's .gitignore, None when it has none."""
+    try:
+        st = os.stat(os.path.join(folder, ".gitignore"))
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+_LISTINGS: dict[str, dict[str, _Listing]] = {}  # root -> folder ("" or "a/b/") -> its listing
 
 
 class _Ignore:
