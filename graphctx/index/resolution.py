@@ -84,7 +84,7 @@ class TableKeeper:
 
     def __init__(self) -> None:
         self._entry: KeptTable | None = None
-        self._connection: tuple[tuple[int, int], sqlite3.Connection] | None = None
+        self._connection: tuple[tuple, sqlite3.Connection] | None = None
         self._lock = threading.Lock()
 
     def take(self, db_path: Path, generation: int) -> KeptTable | None:
@@ -106,12 +106,14 @@ class TableKeeper:
             self._entry = entry
 
     def take_connection(self, db_path: Path) -> sqlite3.Connection | None:
-        """The connection the last run left open on this index file, or None (another file, or none)."""
+        """The connection the last run left open on this index file, or None: none kept, or the
+        file or its log changed since (another file there, another writer, damage), which a new
+        connection looks at afresh."""
         with self._lock:
             kept, self._connection = self._connection, None
         if kept is None:
             return None
-        if kept[0] != _identity(db_path):
+        if kept[0] != _file_state(db_path):
             kept[1].close()
             return None
         return kept[1]
@@ -119,7 +121,7 @@ class TableKeeper:
     def put_connection(self, db_path: Path, conn: sqlite3.Connection) -> None:
         """Keep a run's connection (outside any transaction) for the next run; one kept before is closed."""
         with self._lock:
-            kept, self._connection = self._connection, (_identity(db_path), conn)
+            kept, self._connection = self._connection, (_file_state(db_path), conn)
         if kept is not None:
             kept[1].close()
 
@@ -133,6 +135,19 @@ class TableKeeper:
 
 def _no_facts(path: str) -> None:
     raise RuntimeError("a kept symbol table reads facts only during a run")
+
+
+def _file_state(db_path: Path) -> tuple:
+    """The index file and its write-ahead log as the file system sees them (identity, size, time)."""
+    out = []
+    for path in (db_path, db_path.with_name(db_path.name + "-wal")):
+        try:
+            st = os.stat(path)
+        except OSError:
+            out.append(None)
+            continue
+        out.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(out)
 
 
 def _identity(path: Path) -> tuple[int, int]:
