@@ -33,7 +33,7 @@ from graphctx.index.symbols import CLASS_KINDS, Symbol, SymbolTable
 from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import family
 
-KEPT_RESOLVERS = 1024  # file scopes a kept table keeps between runs, with their facts
+KEPT_RESOLVERS = 256  # file scopes a kept table keeps between runs, with their facts (tens per edit on sympy)
 FORK_THRESHOLD = 64  # below this many files, forking workers costs more than it saves
 CHUNK = 16  # files per task: small enough to balance, large enough to amortise the round trip
 # (id, kind, name, qualified_name, path, language): what the table knows of an entity
