@@ -521,3 +521,24 @@ def test_a_kept_table_and_connection_follow_the_index_file(project_root, tmp_pat
     assert (result.parsed, result.generation) == (1, 2)
     assert_same_as_full(project_root, tmp_path / "full")
     assert snapshot_matches_rows(project_root)
+
+
+def test_a_kept_scope_that_binds_everything_of_a_changed_module_is_not_used_again(tmp_path):
+    """`from a import *` binds every name of a; a file reading such a scope kept from an earlier
+    run would miss what a defines since. Through a keeper, an edit that gives a a new function
+    that c imports through b equals a full rebuild."""
+    root = write_tree(tmp_path / "repo", {
+        "a.py": "def f():\n    return 1\n",
+        "b.py": "from a import *\n",
+        "c.py": "from b import f, g\n\ndef main():\n    return f() + g()\n",
+    })
+    keeper = TableKeeper()
+    index_repository(root, workers=1, keeper=keeper)
+    write_tree(root, {"c.py": "from b import f, g\n\ndef main():\n    return g() + f()\n"})
+    index_repository(root, workers=1, keeper=keeper)  # c resolved again: b's scope made, and kept
+    write_tree(root, {"a.py": "def f():\n    return 1\n\ndef g():\n    return 2\n"})
+    index_repository(root, workers=1, keeper=keeper)
+    keeper.clear()
+    assert_same_as_full(root, tmp_path / "full")
+    calls = {(s, t) for s, t, k, *_ in index_tables(root)["edges"] if k == "calls"}
+    assert ("c.py::main", "a.py::g") in calls
