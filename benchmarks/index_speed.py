@@ -13,6 +13,7 @@ from spawn). Not a timed test: a measurement to read and record.
     python benchmarks/index_speed.py --copies 4        # also N copies side by side: growth in time and memory
     python benchmarks/index_speed.py --profile         # also profile a one-process cold run
     python benchmarks/index_speed.py --path REPO --first-answers-only   # only the first answers, on REPO in place
+    python benchmarks/index_speed.py --edits-only      # one cold build, then only the no-op and one-file changes
 
 sympy, the large tree the targets are set on (no git history needed, any commit does):
 
@@ -104,6 +105,9 @@ def main() -> int:
     parser.add_argument("--profile", action="store_true", help="profile a one-process cold run and print hot spots")
     parser.add_argument("--first-answers-only", action="store_true",
                         help="time only new processes' first answers, on --path in place (indexed first if needed, untimed)")
+    parser.add_argument("--edits-only", action="store_true",
+                        help="build the index once (untimed against the ceiling), then time only the no-op run and "
+                             "the one-file changes")
     parser.add_argument("--child", nargs=2, metavar=("WHAT", "ROOT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -136,6 +140,14 @@ def main() -> int:
               f"{load_avg:.1f} at start (wall times stretch on a busy machine; ratios taken in one run less so)")
         time.sleep(RACY_PAUSE)  # let the copies' mtimes age past the racy-file window, as an edited tree's would
 
+        if args.edits_only:
+            built = spawn("cold", root, workers)
+            figures: dict[str, float] = {}
+            print(f"\n[one copy] {built['files']:,} files, {built['source MB']:.1f} MB of source; built in "
+                  f"{built['seconds']:.1f} s (CPU {built['cpu']:.1f} s)")
+            after_cold(root, args.changes, figures)
+            verdict(figures)
+            return 0
         figures = cold(root, workers, args.repeat, "one copy")
         after_cold(root, args.changes, figures)
         if args.starts:

@@ -285,6 +285,8 @@ def test_random_edit_sequences_equal_full_rebuild(data):
             index_repository(root, workers=1, keeper=keeper)
             assert_same_as_full(root, scratch, history)
             assert snapshot_matches_rows(root), history
+            assert loaded_edges(root) == loaded_edges(scratch), history  # the patched snapshot is the rebuilt one
+            assert snapshot_is_base_and_patches(root), history
             if keeper is not None:
                 assert kept_hierarchy_matches_rows(root, keeper), history
 
@@ -303,6 +305,27 @@ def kept_hierarchy_matches_rows(root: Path, keeper: TableKeeper) -> bool:
     assert entry is not None, "a committed run keeps its table"
     keeper.put(db_path, generation, entry)
     return set(resolution.inheritance_names(entry.table)) == from_rows
+
+
+def loaded_edges(root: Path) -> list[tuple]:
+    """The edges of the graph a new process loads, by id: rowids differ between two indexes of one tree."""
+    conn = store.connect(store.index_path(root), readonly=True)
+    try:
+        graph = loader.load(root, conn).graph
+    finally:
+        conn.close()
+    return sorted((a, b, d["kind"], d["resolution"], d["confidence"]) for a, b, d in graph.edges(data=True))
+
+
+def snapshot_is_base_and_patches(root: Path) -> bool:
+    """Whether the stored snapshot is the first build's base with one patch per run since: edits of
+    a small tree never write a new base, so every run above went through the patches."""
+    conn = store.connect(store.index_path(root), readonly=True)
+    try:
+        chain = reads.snapshot_sizes(conn)
+        return reads.snapshot_chain_ends(chain, store.generation(conn)) and chain[0][0] == 1
+    finally:
+        conn.close()
 
 
 def snapshot_matches_rows(root: Path) -> bool:
@@ -483,3 +506,39 @@ def test_an_attribute_typed_in_a_base_follows_its_change(tmp_path):
     (root / "base.py").write_text("from conns import Conn, Other\n\n\nclass Base:\n    def __init__(self):\n        self.conn = Other()\n")
     index_repository(root, workers=1)
     assert_same_as_full(root, tmp_path / "full")
+
+
+def test_a_kept_table_and_connection_follow_the_index_file(project_root, tmp_path):
+    """A keeper holds the last run's table and open connection; when another process replaces the
+    index file meanwhile, the next run through the keeper writes the new file, not the old one."""
+    keeper = TableKeeper()
+    index_repository(project_root, workers=1, keeper=keeper)
+    store.remove(store.index_path(project_root))
+    index_repository(project_root, workers=1)  # a fresh file, written without the keeper
+    write_tree(project_root, {"helpers.py": "from pkg import Engine\n\ndef go():\n    return Engine().run()\n"})
+    result = index_repository(project_root, workers=1, keeper=keeper)
+    keeper.clear()
+    assert (result.parsed, result.generation) == (1, 2)
+    assert_same_as_full(project_root, tmp_path / "full")
+    assert snapshot_matches_rows(project_root)
+
+
+def test_a_kept_scope_that_binds_everything_of_a_changed_module_is_not_used_again(tmp_path):
+    """`from a import *` binds every name of a; a file reading such a scope kept from an earlier
+    run would miss what a defines since. Through a keeper, an edit that gives a a new function
+    that c imports through b equals a full rebuild."""
+    root = write_tree(tmp_path / "repo", {
+        "a.py": "def f():\n    return 1\n",
+        "b.py": "from a import *\n",
+        "c.py": "from b import f, g\n\ndef main():\n    return f() + g()\n",
+    })
+    keeper = TableKeeper()
+    index_repository(root, workers=1, keeper=keeper)
+    write_tree(root, {"c.py": "from b import f, g\n\ndef main():\n    return g() + f()\n"})
+    index_repository(root, workers=1, keeper=keeper)  # c resolved again: b's scope made, and kept
+    write_tree(root, {"a.py": "def f():\n    return 1\n\ndef g():\n    return 2\n"})
+    index_repository(root, workers=1, keeper=keeper)
+    keeper.clear()
+    assert_same_as_full(root, tmp_path / "full")
+    calls = {(s, t) for s, t, k, *_ in index_tables(root)["edges"] if k == "calls"}
+    assert ("c.py::main", "a.py::g") in calls

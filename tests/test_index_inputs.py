@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -337,6 +338,18 @@ def test_outside_git_gitignore_rules_are_honoured(tree):
     assert indexed_paths(root) == {"app.py", "keep.gen.py", "pkg/mod.py", "pkg/deeper/rooted.py",
                                    ".gitignore", "pkg/.gitignore", "notes.txt"}  # text files: at file level
 
+def test_outside_git_an_edited_gitignore_takes_effect_in_the_same_process(tree):
+    """A process remembers each .gitignore's verdicts between runs: an edit to the file must not be
+    answered with the old verdicts, nor the same content in another folder with this one's."""
+    root = tree({".gitignore": "a.py\n", "a.py": GOOD, "b.py": GOOD, "sub/.gitignore": "b.py\n", "sub/b.py": GOOD,
+                 "sub/a.py": GOOD})
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {".gitignore", "b.py", "sub/.gitignore"}
+    (root / ".gitignore").write_text("b.py\n")
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {".gitignore", "a.py", "sub/.gitignore", "sub/a.py"}
+
+
 
 def test_warnings_are_stored_and_survive_a_noop_run(tree):
     import sqlite3
@@ -345,17 +358,76 @@ def test_warnings_are_stored_and_survive_a_noop_run(tree):
     (root / "gone.py").symlink_to(root / "missing.py")
     index_repository(root, workers=1)
 
-    def stored() -> set[str]:
+    def stored() -> list[str]:
         conn = sqlite3.connect(root / ".graphctx" / "index.db")
         try:
-            return {path for path, _ in conn.execute("SELECT path, message FROM warnings")}
+            return sorted(path for path, _ in conn.execute("SELECT path, message FROM warnings"))
         finally:
             conn.close()
 
-    assert stored() == {"latin.py", "broken.py", "gone.py"}
+    assert stored() == ["broken.py", "gone.py", "latin.py"]
     assert index_repository(root, workers=1).parsed == 0
-    assert stored() == {"latin.py", "broken.py", "gone.py"}
+    assert stored() == ["broken.py", "gone.py", "latin.py"]  # each once: none written again
+    (root / "good.py").write_text(GOOD + "\n\ndef more():\n    return 2\n")
+    index_repository(root, workers=1)
+    assert stored() == ["broken.py", "gone.py", "latin.py"]  # an edit elsewhere keeps them, once each
     (root / "broken.py").write_text(GOOD)
     (root / "gone.py").unlink()
     index_repository(root, workers=1)
-    assert stored() == {"latin.py"}
+    assert stored() == ["latin.py"]
+
+
+@pytest.mark.parametrize("lines", [
+    ["node_modules/", "build/", "*.min.js", "*_pb2.py", "package-lock.json", ".git/"],
+    ["/rooted.py", "dir/*.txt", "**/x", "doc/**/*.md", "[abc]*.c", "a?c", "logs/", "# a comment", ""],
+    ["*.py", "!keep.py", "/top/", "**/deep/**"],  # a negation: pathspec decides pattern by pattern
+], ids=["defaults", "shapes", "negation"])
+def test_joined_patterns_match_as_pathspec_does(lines):
+    """Discovery joins gitignore patterns into one search when none negates; every path and folder
+    gets the verdict pathspec gives pattern by pattern."""
+    import pathspec
+
+    from graphctx.index.discover import Patterns
+
+    probes = ["a.py", "keep.py", "top/a.py", "sub/top/a.py", "rooted.py", "sub/rooted.py", "dir/a.txt", "dir/sub/a.txt",
+              "x", "a/b/x", "x/y", "doc/a.md", "doc/b/c/d.md", "bc.c", "d.c", "abc", "aXc", "logs/", "logs/a.log",
+              "a/logs/b", "node_modules/x.js", "a/node_modules/", "build", "build/", "x.min.js", "a/b_pb2.py",
+              "package-lock.json", "a/package-lock.json", ".git/HEAD", "deep/a", "a/deep/b/c", "deep", "plain.txt"]
+    ours, theirs = Patterns(lines), pathspec.GitIgnoreSpec.from_lines(lines)
+    assert (ours.joined is None) == any(line.startswith("!") for line in lines)
+    assert [p for p in probes if ours.match_file(p) != theirs.match_file(p)] == []
+    assert any(ours.match_file(p) for p in probes) and not all(ours.match_file(p) for p in probes)
+
+
+def test_outside_git_a_walk_reads_again_what_changed_since_the_last(tree):
+    """One process walks a tree again and again (a server's watcher): a folder whose time has not
+    moved for a while is not read again, so every change must move what the walk checks: a file
+    added to or removed from a folder, a folder renamed, a .gitignore rewritten."""
+    root = tree({".gitignore": "skip_*.py\n", "pkg/a.py": GOOD, "pkg/skip_b.py": GOOD, "pkg/deep/c.py": GOOD,
+                 "other/d.py": GOOD})
+
+    def age(seconds_ago: int = 60) -> None:  # past the racy window, as a tree edited a while ago is
+        stamp = time.time_ns() - seconds_ago * 1_000_000_000
+        for path in [root, *root.rglob("*")]:
+            if ".graphctx" not in path.parts:
+                os.utime(path, ns=(stamp, stamp))
+
+    age()
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {".gitignore", "pkg/a.py", "pkg/deep/c.py", "other/d.py"}
+    index_repository(root, workers=1)  # folders listed from the last walk
+    (root / "pkg" / "deep" / "e.py").write_text(GOOD)
+    (root / "other" / "d.py").unlink()
+    age(30)
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {".gitignore", "pkg/a.py", "pkg/deep/c.py", "pkg/deep/e.py"}
+    (root / "pkg" / "deep").rename(root / "pkg" / "deeper")
+    (root / ".gitignore").write_text("skip_*.py\n*.md\n")  # (skip_b.py stays out, a.md too)
+    (root / "pkg" / "a.md").write_text("# a\n")
+    age(20)
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {".gitignore", "pkg/a.py", "pkg/deeper/c.py", "pkg/deeper/e.py"}
+    index_repository(root, workers=1)  # every folder listed from the last walk again
+    (root / ".gitignore").write_text("*.md\n")  # skip_b.py comes in: a rewrite in place moves no folder's time
+    index_repository(root, workers=1)
+    assert indexed_paths(root) == {".gitignore", "pkg/a.py", "pkg/skip_b.py", "pkg/deeper/c.py", "pkg/deeper/e.py"}

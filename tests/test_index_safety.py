@@ -41,7 +41,7 @@ CHILD = textwrap.dedent("""
     from graphctx.index.store import writes as store
 
     hold = sys.argv[2] if len(sys.argv) > 2 else None
-    real_insert, real_snapshot = store.insert_entities, store.write_snapshot
+    real_insert, real_snapshot, real_patch = store.insert_entities, store.write_snapshot, store.append_snapshot_patch
     written = finishing = 0
     uses = False
 
@@ -60,7 +60,12 @@ CHILD = textwrap.dedent("""
         real_snapshot(*args)
         say("snapshot")
 
-    store.insert_entities, store.write_snapshot = insert_entities, write_snapshot
+    def append_snapshot_patch(*args):
+        real_patch(*args)
+        say("snapshot patch")
+
+    store.insert_entities, store.write_snapshot, store.append_snapshot_patch = (
+        insert_entities, write_snapshot, append_snapshot_patch)
 
     def progress(phase, done, total):
         global finishing, uses
@@ -207,6 +212,25 @@ def test_kill_mid_run_keeps_previous_index(tmp_path, marker, delay):
     else:
         assert after[0] == before[0] + 1
     assert index_tables(root) == index_tables(scratch)
+
+
+@pytest.mark.parametrize("marker", ["snapshot patch", "finishing 2"])
+def test_kill_mid_edit_keeps_previous_index_and_snapshot(tmp_path, marker):
+    """An edit writes the new generation's snapshot as a patch beside the previous generation's: a
+    kill once the patch is written (or just before COMMIT) leaves the previous rows with their own
+    snapshot, which loads and agrees with them, and the next run's patch still folds in right."""
+    root = write_tree(tmp_path / "repo", small_tree())
+    index_repository(root, workers=1)
+    write_tree(root, {"app.py": "from lib import helper, Thing\n\ndef main():\n    return helper()\n"})
+    index_repository(root, workers=1)  # a first patch: the snapshot is a base and a patch
+    before, tables_before = counts(root), index_tables(root)
+    write_tree(root, {"lib.py": small_tree()["lib.py"] + "\ndef later():\n    return helper()\n"})
+    last = run_and_kill(root, marker)
+    assert last.startswith(marker), f"the child never reached {marker!r} (last line {last!r})"
+    assert counts(root) == before and index_tables(root) == tables_before
+    assert snapshot_agrees(root)
+    assert index_repository(root, workers=1).generation == before[0] + 1
+    assert snapshot_agrees(root)
 
 
 def test_reader_sees_previous_generation_while_a_run_writes(tmp_path):

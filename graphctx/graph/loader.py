@@ -227,11 +227,11 @@ def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Conn
     agree on a generation. The networkx graph fills itself from the snapshot as it is used, and the
     arrays ranking needs are the snapshot's own: no edge row is read. An index without a snapshot
     that matches its entities (none is expected) is loaded from its edge rows instead."""
-    generation, entities, blob, edge_rows, files = reads.graph_snapshot(conn)
+    generation, entities, blobs, edge_rows, files = reads.graph_snapshot(conn)
     rowids = np.fromiter((row[0] for row in entities), np.int64, len(entities))
-    snapshot = _unpacked(blob, rowids)
+    snapshot = _unpacked(blobs, rowids)
     if snapshot is None:
-        if blob is not None:  # a snapshot that does not match: read the rows it should have saved reading
+        if blobs:  # a snapshot that does not match: read the rows it should have saved reading
             edge_rows = reads.graph_arrays(conn)[1]
         snapshot = Snapshot.from_rows(rowids, edge_rows)
     nodes = [row[1] for row in entities]
@@ -264,12 +264,12 @@ def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Conn
     )
 
 
-def _unpacked(blob: bytes | None, rowids: np.ndarray) -> Snapshot | None:
-    """The stored snapshot when it is one and its nodes are exactly these entities."""
-    if blob is None:
+def _unpacked(blobs: list[bytes], rowids: np.ndarray) -> Snapshot | None:
+    """The stored snapshot (a base and its patches) when it is one and its nodes are exactly these entities."""
+    if not blobs:
         return None
     try:
-        snapshot = Snapshot.unpack(blob)
+        snapshot = Snapshot.stored(blobs)
     except SnapshotError:
         return None
     return snapshot if np.array_equal(snapshot.nodes, rowids) else None

@@ -5,24 +5,37 @@ construction: a run killed before COMMIT leaves the previous rows and their snap
 
 Nodes are entity rowids, ascending; edges are positions into them, sorted by (source, target, kind),
 so the out-edges of a node are one slice (compressed sparse rows) and the in-edges one slice of a
-stable argsort by target. An incremental run does not rebuild the snapshot from the rows: it drops
-the nodes and edges of the files it rewrote from the previous one and adds the new ones.
+stable argsort by target. An incremental run does not rebuild the snapshot from the rows, nor
+rewrite it: it stores a patch (the nodes and edges of the files it rewrote or resolved again, dropped
+and added, by rowid), a few hundred bytes beside a base of megabytes, and a reader folds the patches
+into the base once (`stored`). When the patches grow past a share of the base (see `compact_due`), a
+run writes a new base in their place, so loading stays one pass over the edges.
 
-Blob format: MAGIC, a 4-byte little-endian header length, a JSON header {name: [dtype, count,
-offset]}, then each array's little-endian bytes at an 8-byte-aligned offset."""
+Blob format: a magic line (MAGIC for a base, PATCH_MAGIC for a patch), a 4-byte little-endian header
+length, a JSON header {name: [dtype, count, offset]}, then each array's little-endian bytes at an
+8-byte-aligned offset."""
 
 from __future__ import annotations
 
 import json
 import struct
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
 MAGIC = b"graphctx-snapshot-1\n"
+PATCH_MAGIC = b"graphctx-snapshot-patch-1\n"
 DTYPES = {"nodes": "<i8", "sources": "<i4", "targets": "<i4", "kinds": "u1", "resolutions": "u1", "confidence": "<f8"}
+PATCH_DTYPES = {"removed": "<i8", "added": "<i8", "dropped": "<i8", "sources": "<i8", "targets": "<i8", "kinds": "u1",
+                "resolutions": "u1", "confidence": "<f8"}
+# A run writes a new base instead of one more patch past this many patches, or once the patches'
+# bytes pass this share of the base's (of a base of at least SMALL_BASE bytes: a small graph folds
+# its patches in no time): loading then stays about one pass over the base's edges.
+MAX_PATCHES = 32
+MAX_PATCH_SHARE = 0.125
+SMALL_BASE = 1 << 20
 
 
 class SnapshotError(ValueError):
@@ -101,32 +114,113 @@ class Snapshot:
     # ---- the blob
 
     def pack(self) -> bytes:
-        header, chunks, offset = {}, [], 0
-        for name, dtype in DTYPES.items():
-            data = np.ascontiguousarray(getattr(self, name), dtype=dtype).tobytes()
-            header[name] = [dtype, len(getattr(self, name)), offset]
-            padding = -len(data) % 8
-            chunks.append(data + b"\0" * padding)
-            offset += len(data) + padding
-        head = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
-        head += b" " * (-(len(MAGIC) + 4 + len(head)) % 8)
-        return MAGIC + struct.pack("<I", len(head)) + head + b"".join(chunks)
+        return _pack(MAGIC, DTYPES, self)
 
     @classmethod
     def unpack(cls, blob: bytes) -> Snapshot:
         """The snapshot in `blob`, its arrays read in place (no copy)."""
-        if not blob.startswith(MAGIC):
-            raise SnapshotError("not a graph snapshot of this format")
-        try:
-            (length,) = struct.unpack_from("<I", blob, len(MAGIC))
-            start = len(MAGIC) + 4
-            header = json.loads(blob[start:start + length])
-            base = start + length
-            arrays = {name: np.frombuffer(blob, dtype=dtype, count=count, offset=base + offset)
-                      for name, (dtype, count, offset) in header.items()}
-            return cls(**{name: arrays[name] for name in DTYPES})
-        except (struct.error, ValueError, KeyError, TypeError) as exc:
-            raise SnapshotError(f"damaged graph snapshot ({exc})") from None
+        return cls(**_unpack(MAGIC, DTYPES, blob))
+
+    @classmethod
+    def stored(cls, blobs: Sequence[bytes]) -> Snapshot:
+        """The snapshot a generation stored: its base (the first blob) with its patches folded in, in order."""
+        if not blobs:
+            raise SnapshotError("no graph snapshot stored")
+        base = cls.unpack(blobs[0])
+        return base.patched([Patch.unpack(blob) for blob in blobs[1:]]) if len(blobs) > 1 else base
+
+    def patched(self, patches: Sequence[Patch]) -> Snapshot:
+        """This snapshot with `patches` applied one after another (each as `replace`), in one pass: a
+        node is in when the last patch naming it added it, an edge when no later patch dropped its
+        source, and an edge whose ends are not both in is left out, as `replace` leaves it at each step."""
+        added = np.concatenate([p.added for p in patches])
+        nodes = np.setdiff1d(np.union1d(self.nodes, added), _removed_for_good(patches))
+        dropped_later = [np.empty(0, np.int64)]
+        for patch in reversed(patches[1:]):
+            dropped_later.append(np.union1d(dropped_later[-1], patch.dropped))
+        dropped_later.reverse()  # dropped_later[i]: sources dropped by the patches after patch i
+        source_rowids, target_rowids = self.nodes[self.sources], self.nodes[self.targets]
+        keep = ~np.isin(source_rowids, np.concatenate([p.dropped for p in patches]))
+        columns = [[source_rowids[keep]], [target_rowids[keep]], [self.kinds[keep]], [self.resolutions[keep]],
+                   [self.confidence[keep]]]
+        for patch, dropped in zip(patches, dropped_later):
+            keep = ~np.isin(patch.sources, dropped)
+            for column, values in zip(columns, (patch.sources, patch.targets, patch.kinds, patch.resolutions,
+                                                patch.confidence)):
+                column.append(values[keep])
+        return Snapshot._sorted(nodes, *(np.concatenate(column) for column in columns))
+
+
+@dataclass(frozen=True)
+class Patch:
+    """What one incremental run changed in the graph, by rowid: the nodes it removed and added, the
+    sources whose edges it dropped (every entity of a file it resolved again) and the edges it added."""
+
+    removed: np.ndarray
+    added: np.ndarray
+    dropped: np.ndarray
+    sources: np.ndarray  # edge rows, by rowid
+    targets: np.ndarray
+    kinds: np.ndarray
+    resolutions: np.ndarray
+    confidence: np.ndarray
+
+    @classmethod
+    def of(cls, removed_nodes: Iterable[int], added_nodes: Iterable[int], dropped_sources: Iterable[int],
+           added_rows: Iterable[tuple]) -> Patch:
+        """The patch that `Snapshot.replace` with the same arguments applies."""
+        return cls(np.fromiter(removed_nodes, np.int64), np.fromiter(added_nodes, np.int64),
+                   np.fromiter(dropped_sources, np.int64), *_columns(added_rows))
+
+    def pack(self) -> bytes:
+        return _pack(PATCH_MAGIC, PATCH_DTYPES, self)
+
+    @classmethod
+    def unpack(cls, blob: bytes) -> Patch:
+        return cls(**_unpack(PATCH_MAGIC, PATCH_DTYPES, blob))
+
+
+def compact_due(patches: int, patch_bytes: int, base_bytes: int) -> bool:
+    """Whether a run should write a new base rather than one more patch, given the stored patches
+    (their number and bytes, the new one included) and the base's bytes."""
+    return patches > MAX_PATCHES or patch_bytes > MAX_PATCH_SHARE * max(base_bytes, SMALL_BASE)
+
+
+def _removed_for_good(patches: Sequence[Patch]) -> np.ndarray:
+    """The rowids a patch removed and no later patch (nor itself) added back."""
+    gone = np.empty(0, np.int64)
+    for patch in patches:
+        gone = np.setdiff1d(np.union1d(gone, patch.removed), patch.added)
+    return gone
+
+
+def _pack(magic: bytes, dtypes: dict[str, str], arrays) -> bytes:
+    header, chunks, offset = {}, [], 0
+    for name, dtype in dtypes.items():
+        data = np.ascontiguousarray(getattr(arrays, name), dtype=dtype).tobytes()
+        header[name] = [dtype, len(getattr(arrays, name)), offset]
+        padding = -len(data) % 8
+        chunks.append(data + b"\0" * padding)
+        offset += len(data) + padding
+    head = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
+    head += b" " * (-(len(magic) + 4 + len(head)) % 8)
+    return magic + struct.pack("<I", len(head)) + head + b"".join(chunks)
+
+
+def _unpack(magic: bytes, dtypes: dict[str, str], blob: bytes) -> dict[str, np.ndarray]:
+    """The arrays in `blob`, read in place (no copy)."""
+    if not blob.startswith(magic):
+        raise SnapshotError("not a graph snapshot of this format")
+    try:
+        (length,) = struct.unpack_from("<I", blob, len(magic))
+        start = len(magic) + 4
+        header = json.loads(blob[start:start + length])
+        base = start + length
+        arrays = {name: np.frombuffer(blob, dtype=dtype, count=count, offset=base + offset)
+                  for name, (dtype, count, offset) in header.items()}
+        return {name: arrays[name] for name in dtypes}
+    except (struct.error, ValueError, KeyError, TypeError) as exc:
+        raise SnapshotError(f"damaged graph snapshot ({exc})") from None
 
 
 def _columns(rows: Iterable[tuple]) -> tuple[np.ndarray, ...]:

@@ -113,13 +113,11 @@ def names_of(keys: Iterable[tuple[str, str]]) -> set[str]:
     return out
 
 
-def subclass_names(delta: set[str], inherits: Iterable[tuple[str, str]]) -> set[str]:
+def subclass_names(delta: set[str], inherits: Iterable[tuple[str, str]] | dict[str, set[str]]) -> set[str]:
     """Delta grown by every class below a class it names: (subclass name, base name) pairs of the
-    previous index. A change to a class's bases or members changes what its subclasses (and theirs)
-    inherit, so files that name only a grandchild depend on it too."""
-    below: dict[str, set[str]] = defaultdict(set)
-    for sub, base in inherits:
-        below[base].add(sub)
+    previous index, or their `names_below` map. A change to a class's bases or members changes what
+    its subclasses (and theirs) inherit, so files that name only a grandchild depend on it too."""
+    below = inherits if isinstance(inherits, dict) else names_below(inherits)
     out = set(delta)
     frontier = [name for name in delta if name in below]
     while frontier:
@@ -127,6 +125,14 @@ def subclass_names(delta: set[str], inherits: Iterable[tuple[str, str]]) -> set[
         out |= found
         frontier = list(found)
     return out
+
+
+def names_below(inherits: Iterable[tuple[str, str]]) -> dict[str, set[str]]:
+    """Base name -> the names of the classes directly below it, from (subclass name, base name) pairs."""
+    below: dict[str, set[str]] = defaultdict(set)
+    for sub, base in inherits:
+        below[base].add(sub)
+    return below
 
 
 def attribute_owners(frontier: set[str], rows: Iterable[tuple[str, str, str]]) -> set[str]:

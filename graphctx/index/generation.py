@@ -6,8 +6,8 @@ which names the edit changed (its delta), rewrites the changed files and resolve
 whose edges can differ. Resolution runs against a symbol table kept from the previous run in this
 process, or built once from the rows; its uses pass runs in forked workers when there are many files
 (resolution.py). Edges are written as integer rows (rows.py), and the graph snapshot of the new
-generation (graph/snapshot.py) is derived from the previous one and written in the same
-transaction, so that the rows and the snapshot can never disagree."""
+generation (graph/snapshot.py) is written in the same transaction as a patch to the previous one (a
+new base now and then), so that the rows and the snapshot can never disagree."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from graphctx.graph.snapshot import Snapshot, SnapshotError
+from graphctx.graph.snapshot import Patch, Snapshot, SnapshotError, compact_due
 from graphctx.index import resolution, routemounts, store, textentities
 from graphctx.index.dependencies import attribute_owners, defined_names, names_of, subclass_names
 from graphctx.index.fulltext import fts_row
@@ -108,11 +108,13 @@ class Generation:
         else:
             last = [int(store.get_meta(conn, key, "0")) for key in LAST_KEYS]
             kept = self.entry
-            self.keys = RowKeys(kept.entity_keys, kept.external_keys, *last) if kept is not None else RowKeys(
-                reads.entity_keys(conn), reads.external_keys(conn), *last)  # (a no-op run reads none of this)
+            # the keys the kept table met, the others read as the edges name them (a no-op run reads none)
+            lookup = lambda key_id, external: reads.row_key(conn, key_id, external)  # noqa: E731
+            self.keys = RowKeys(kept.entity_keys, kept.external_keys, *last, lookup=lookup) if kept is not None else \
+                RowKeys({}, {}, *last, lookup=lookup)
             # A class whose bases or members changed changes what every class below it inherits; the
             # kept table knows the hierarchy, else every inheritance edge is read.
-            hierarchy = resolution.inheritance_names(kept.table) if kept is not None else reads.inheritance_names(conn)
+            hierarchy = kept.names_below() if kept is not None else reads.inheritance_names(conn)
             delta = subclass_names(self._delta(deleted), hierarchy)
             previous = reads.entity_keys(conn, [*deleted, *self.changed])
             removed_rowids = list(previous.values())
@@ -146,12 +148,13 @@ class Generation:
         writes.create_indexes(conn, self.deferred)
 
         generation = self.before + 1
-        snapshot = self._snapshot(removed_rowids, targets, snapshot_rows)
-        writes.write_snapshot(conn, generation, snapshot.pack())
+        self._write_snapshot(generation, removed_rowids, targets, snapshot_rows)
         store.set_meta(conn, generation=generation, last_entity_rowid=self.keys.last_entity,
                        last_external_rowid=self.keys.last_external)
         entry.entity_keys, entry.external_keys = self.keys.entities, self.keys.externals
         entry.facts = self._facts_to_keep()
+        if self.everything:  # every file's scope, with its facts: not worth the memory until an edit
+            entry.table.resolvers.clear()
         return entry
 
     def _mount_table(self, table, targets: list[str]) -> routemounts.MountTable | None:
@@ -215,22 +218,33 @@ class Generation:
                                 [row for path in self.changed for row in self.symbols[path]], modules, self._load)
         return entry
 
-    def _snapshot(self, removed_rowids: list[int], targets: list[str], rows: list[tuple]) -> Snapshot:
-        """The graph of the new generation: the previous snapshot without what this run rewrote, with
-        what it wrote; built from every row when there is no previous one to start from."""
-        if not self.everything:
-            stored = reads.snapshot_blob(self.conn)
-            if stored is not None and stored[0] == self.before:
-                try:
-                    previous = Snapshot.unpack(stored[1])
-                except SnapshotError:
-                    previous = None
-                if previous is not None:
-                    resolved_again = reads.entity_keys(self.conn, targets).values()
-                    return previous.replace(removed_rowids, self.new_rowids, [*resolved_again, *removed_rowids], rows)
-            nodes, rows = reads.graph_arrays(self.conn)
-            return Snapshot.from_rows(nodes, rows)
-        return Snapshot.from_rows(self.new_rowids, rows)
+    def _write_snapshot(self, generation: int, removed_rowids: list[int], targets: list[str], rows: list[tuple]) -> None:
+        """The graph of the new generation: after an edit, a patch beside the previous generation's
+        snapshot (the nodes of the files this run rewrote out and in, the edges of the files it
+        resolved again dropped and added), or, once the patches outweigh their share, a new base
+        with every patch folded in; built from every row when there is no snapshot to start from."""
+        conn = self.conn
+        if self.everything:
+            writes.write_snapshot(conn, generation, Snapshot.from_rows(self.new_rowids, rows).pack())
+            return
+        resolved_again = reads.entity_keys(conn, targets).values()
+        patch = Patch.of(removed_rowids, self.new_rowids, [*resolved_again, *removed_rowids], rows)
+        chain = reads.snapshot_sizes(conn)
+        if reads.snapshot_chain_ends(chain, self.before):
+            blob = patch.pack()
+            if not compact_due(len(chain), sum(size for _, size in chain[1:]) + len(blob), chain[0][1]):
+                writes.append_snapshot_patch(conn, generation, blob)
+                return
+            blobs = reads.snapshot_blobs(conn, self.before)
+            try:
+                snapshot = Snapshot.unpack(blobs[0]).patched([*map(Patch.unpack, blobs[1:]), patch])
+            except SnapshotError:
+                snapshot = None
+            if snapshot is not None:
+                writes.write_snapshot(conn, generation, snapshot.pack())
+                return
+        nodes, every_row = reads.graph_arrays(conn)
+        writes.write_snapshot(conn, generation, Snapshot.from_rows(nodes, every_row).pack())
 
     # ---- facts
 

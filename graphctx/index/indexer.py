@@ -8,11 +8,13 @@ rows in the same order."""
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,6 +33,7 @@ log = logging.getLogger(__name__)
 # been rewritten within the same file-system clock tick, same size: its stat proves nothing, so it
 # is hashed again (git's "racily clean" entries). Two seconds covers the coarsest common clocks.
 RACY_NS = 2_000_000_000
+MAX_PAUSED_FILES = 256  # an incremental run parsing more files than this keeps the cycle collector on
 # progress(phase, done, total): total 0 when the phase cannot tell how much is left
 Progress = Callable[[str, int, int], None]
 DISCOVERING, PARSING, WRITING, RESOLVING = "discovering", "parsing", "writing", "resolving"
@@ -104,10 +107,13 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
     candidates, skips, warnings = discover(root, config, _phase(progress, DISCOVERING))
     db_path = store.index_path(root)
     for attempt in (1, 2):
-        conn = _open(db_path, verify)
+        conn = _kept_connection(db_path, keeper) if not verify else None
+        conn = conn or _open(db_path, verify)
+        done = False
         try:
-            result = _transaction(conn, root, config, candidates, skips, full, progress, workers, scanned_ns, warnings,
-                                  keeper)
+            result = _transaction(conn, root, config, candidates, skips, full, progress, workers, scanned_ns,
+                                  warnings, keeper)
+            done = True
         except sqlite3.DatabaseError as exc:
             if attempt == 2 or not store.is_damage(exc):
                 raise
@@ -116,10 +122,31 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
             store.remove(db_path)
             continue
         finally:
-            conn.close()
+            if done and keeper is not None:
+                keeper.put_connection(db_path, conn)
+            else:
+                conn.close()
         break
     result.seconds = time.perf_counter() - started
     return result
+
+
+@contextmanager
+def _collector_paused(paused: bool) -> Iterator[None]:
+    """Python's cycle collector off for an incremental run: an edit allocates a few thousand objects
+    (the facts it reads, its resolvers) beside the hundreds of thousands a kept symbol table holds,
+    and each full collection the allocations set off walks all of those, 100 ms at a time on a
+    large repository, more than the edit's own work. What the run leaves as cycles is collected
+    after it. A full build, or a run parsing more than MAX_PAUSED_FILES files, keeps the collector:
+    it allocates a good part of the repository's worth."""
+    if not paused or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _transaction(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[Candidate], skips: list[Skip],
@@ -139,6 +166,21 @@ def _transaction(conn: sqlite3.Connection, root: Path, config: Config, candidate
     if keeper is not None and kept is not None:  # only a committed generation's table is worth keeping
         keeper.put(store.index_path(root), result.generation, kept)
     return result
+
+
+def _kept_connection(db_path: Path, keeper: TableKeeper | None) -> sqlite3.Connection | None:
+    """The connection the keeper kept from the last run on this file, when the index it opens is
+    still usable as it is (else None: `_open` says what is wrong and rebuilds)."""
+    conn = keeper.take_connection(db_path) if keeper is not None else None
+    if conn is None:
+        return None
+    try:
+        if store.diagnose(conn) is None:
+            return conn
+    except sqlite3.Error:
+        pass
+    conn.close()
+    return None
 
 
 def _open(db_path: Path, verify: bool) -> sqlite3.Connection:
@@ -190,30 +232,33 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     run = Generation(conn, root, everything=full or fresh, workers=workers, report=report, keeper=keeper)
     result = IndexResult(str(root), warnings=list(discovery_warnings))
     skipped: list[str] = []
-    for item in parse_all(root, config, stale, {p: v[2] for p, v in known.items()}, _phase(progress, PARSING), workers):
-        if item.warning:
-            result.warnings.append((item.path, item.warning))
-        if item.skip:
-            result.skipped.append(Skip(item.path, *item.skip))
-        if item.facts is None:
-            if item.hash and item.path in known:  # touched, same content: just remember the new stat
-                writes.update_file_stat(conn, item.path, item.size, item.mtime_ns)
-            elif not item.hash:
-                skipped.append(item.path)
-            continue
-        if item.facts.error_count:
-            result.warnings.append((item.path, f"{item.facts.error_count} syntax error node(s); kept what parsed"))
-        run.add(item)
-    deleted += [p for p in skipped if p in known]
-    result.parsed, result.removed = run.parsed, len(deleted)
+    with _collector_paused(not (full or fresh) and len(stale) <= MAX_PAUSED_FILES):
+        hashes = {p: v[2] for p, v in known.items()}
+        for item in parse_all(root, config, stale, hashes, _phase(progress, PARSING), workers):
+            if item.warning:
+                result.warnings.append((item.path, item.warning))
+            if item.skip:
+                result.skipped.append(Skip(item.path, *item.skip))
+            if item.facts is None:
+                if item.hash and item.path in known:  # touched, same content: just remember the new stat
+                    writes.update_file_stat(conn, item.path, item.size, item.mtime_ns)
+                elif not item.hash:
+                    skipped.append(item.path)
+                continue
+            if item.facts.error_count:
+                result.warnings.append((item.path, f"{item.facts.error_count} syntax error node(s); kept what parsed"))
+            run.add(item)
+        deleted += [p for p in skipped if p in known]
+        result.parsed, result.removed = run.parsed, len(deleted)
 
-    kept = run.entry
-    if run.parsed or deleted or fresh or full:
-        kept = run.finish(deleted)
-        store.set_meta(conn, indexed_at=f"{time.time():.3f}", root=str(root))
+        kept = run.entry
+        if run.parsed or deleted or fresh or full:
+            kept = run.finish(deleted)
+            store.set_meta(conn, indexed_at=f"{time.time():.3f}", root=str(root))
     store.set_meta(conn, scanned_ns=scanned_ns)
     # Warnings of files indexed before and not read again stay; every other path's are this run's.
-    writes.replace_warnings(conn, result.warnings, kept=set(reads.file_paths(conn)) - set(run.facts))
+    # (the files indexed now are those known before, less the deleted, plus the written, which are in run.facts)
+    writes.replace_warnings(conn, result.warnings, kept=set(known).difference(deleted, run.facts))
     _count(conn, result)
     return result, kept
 

@@ -17,13 +17,14 @@ from __future__ import annotations
 import multiprocessing
 import os
 import queue
+import sqlite3
 import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphctx.index import workers as worker_pool
+from graphctx.index import dependencies, workers as worker_pool
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import entity_id
 from graphctx.index.resolve import FileResolver
@@ -32,6 +33,7 @@ from graphctx.index.symbols import CLASS_KINDS, Symbol, SymbolTable
 from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import family
 
+KEPT_RESOLVERS = 256  # file scopes a kept table keeps between runs, with their facts (tens per edit on sympy)
 FORK_THRESHOLD = 64  # below this many files, forking workers costs more than it saves
 CHUNK = 16  # files per task: small enough to balance, large enough to amortise the round trip
 WORKER_POLL_SECONDS = 1.0  # how often the main process, waiting for a chunk, checks that its workers live
@@ -62,15 +64,28 @@ class KeptTable:
     external_keys: dict[str, int] = field(default_factory=dict)
     # the facts of unchanged files that recent edits read (an edit reads the same neighbours again)
     facts: dict[str, FileFacts] = field(default_factory=dict)
+    # (the table's bases, base name -> subclass names) as an edit's delta last read them: the same
+    # until a run sets the bases again
+    below: tuple[dict, dict[str, set[str]]] | None = None
+
+    def names_below(self) -> dict[str, set[str]]:
+        """Base name -> the names of the classes directly below it, as the table's last run resolved them."""
+        if self.below is None or self.below[0] is not self.table.bases:
+            self.below = (self.table.bases, dependencies.names_below(inheritance_names(self.table)))
+        return self.below[1]
 
 
 class TableKeeper:
     """The symbol table of one index's last committed generation, kept for the next run in the same
     process; owned by whoever indexes a repository again and again (a Project, for its server's
-    watcher). A run takes it (and changes it) and puts it back only once it has committed."""
+    watcher). A run takes it (and changes it) and puts it back only once it has committed. It also
+    keeps the run's connection open for the next run: closing the last connection to the index
+    checkpoints its write-ahead log into the database file and syncs it, tens of milliseconds of
+    disk wait on every edit (SQLite's own checkpoints still run as the log grows)."""
 
     def __init__(self) -> None:
         self._entry: KeptTable | None = None
+        self._connection: tuple[tuple, sqlite3.Connection] | None = None
         self._lock = threading.Lock()
 
     def take(self, db_path: Path, generation: int) -> KeptTable | None:
@@ -85,18 +100,55 @@ class TableKeeper:
     def put(self, db_path: Path, generation: int, entry: KeptTable) -> None:
         """Keep a table as of the generation just committed."""
         entry.generation, entry.identity = generation, _identity(db_path)
-        entry.table.resolvers.clear()  # bound to the run's facts
+        resolvers = entry.table.resolvers  # the latest made: what the next edit's value flow reads again
+        entry.table.resolvers = dict(list(resolvers.items())[-KEPT_RESOLVERS:])
         entry.table.load_facts = _no_facts  # the run's connection is closed: the next run sets its own
         with self._lock:
             self._entry = entry
 
+    def take_connection(self, db_path: Path) -> sqlite3.Connection | None:
+        """The connection the last run left open on this index file, or None: none kept, or the
+        file or its log changed since (another file there, another writer, damage), which a new
+        connection looks at afresh."""
+        with self._lock:
+            kept, self._connection = self._connection, None
+        if kept is None:
+            return None
+        if kept[0] != _file_state(db_path):
+            kept[1].close()
+            return None
+        return kept[1]
+
+    def put_connection(self, db_path: Path, conn: sqlite3.Connection) -> None:
+        """Keep a run's connection (outside any transaction) for the next run; one kept before is closed."""
+        with self._lock:
+            kept, self._connection = self._connection, (_file_state(db_path), conn)
+        if kept is not None:
+            kept[1].close()
+
     def clear(self) -> None:
         with self._lock:
             self._entry = None
+            kept, self._connection = self._connection, None
+        if kept is not None:
+            kept[1].close()
 
 
 def _no_facts(path: str) -> None:
     raise RuntimeError("a kept symbol table reads facts only during a run")
+
+
+def _file_state(db_path: Path) -> tuple:
+    """The index file and its write-ahead log as the file system sees them (identity, size, time)."""
+    out = []
+    for path in (db_path, db_path.with_name(db_path.name + "-wal")):
+        try:
+            st = os.stat(path)
+        except OSError:
+            out.append(None)
+            continue
+        out.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(out)
 
 
 def _identity(path: Path) -> tuple[int, int]:
@@ -141,12 +193,18 @@ def update_table(table: SymbolTable, removed_paths: Iterable[str], added: Iterab
             table.methods_by_name[name].append(sym)
         elif "." not in qualified:
             table.top_by_name[name].append(sym)
-    table.names = {sym.name for sym in table.by_id.values()}
+    gone_names = {sym.name for sym in old} - {sym.name for sym in new}
+    table.names.update(sym.name for sym in new)
+    if gone_names:  # (one pass over the table, only when a name may have left it)
+        table.names -= gone_names - {sym.name for sym in table.by_id.values() if sym.name in gone_names}
     if modules is not None:
         table.modules = modules
         table.__dict__.pop("files_by_stem", None)
     table.load_facts = load
-    table.resolvers.clear()
+    if modules is not None:  # a module came or went: what any file's imports bind may differ
+        table.resolvers.clear()
+    for path in gone:
+        table.resolvers.pop(path, None)
     if "members" in table.__dict__ and not _update_members(table, old, new):
         del table.__dict__["members"]  # rebuilt from every symbol when next asked
 
@@ -195,6 +253,15 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
     table = entry.table
     resolvers: list[FileResolver] = []
     steps = 2 * len(targets)  # both passes count on the bar
+    # The scopes of files neither edited nor resolved again, kept from the last run with their imports
+    # bound: what they bind cannot have changed (a file that names anything the edit changed is a
+    # target), unless the class hierarchy moved. What their value flow worked out is dropped.
+    again = set(targets)
+    kept = [resolver for path, resolver in table.resolvers.items() if resolver is not None and path not in again]
+    table.resolvers = {resolver.path: resolver for resolver in kept}
+    for resolver in kept:
+        resolver.forget_flows()
+    hierarchy = (table.bases, table.external_bases)
     for done, path in enumerate(targets):
         if progress and done % 64 == 0:
             progress(done, steps)
@@ -207,6 +274,11 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
     # Each file's resolver is also the scope other files' value flow reads it through, so an answer
     # worked out for one file is there for all. Anything read before the hierarchy was set is dropped.
     table.resolvers.clear()
+    if (table.bases, table.external_bases) == hierarchy:
+        table.bases, table.external_bases = hierarchy  # the same objects: what was derived from them holds
+        for resolver in kept:
+            resolver.forget_flows()
+            table.resolvers[resolver.path] = resolver
     for resolver in resolvers:
         resolver.forget_flows()
         table.resolvers[resolver.path] = resolver

@@ -62,14 +62,15 @@ class Boundary:
         """Whether a resolved absolute path is the root or lies under it."""
         return real == self.root or real.startswith(self._prefix)
 
-    def real_path(self, rel: str) -> str | None:
-        """The resolved absolute path of `rel`, or None when it leaves the repository."""
+    def real_path(self, rel: str, is_link: bool | None = None) -> str | None:
+        """The resolved absolute path of `rel`, or None when it leaves the repository; `is_link` says
+        whether its last part is a symbolic link when the caller's lstat already knows."""
         if os.path.isabs(rel):
             full = os.path.realpath(rel)
             return full if self.contains(full) else None
         folder, _, name = rel.replace(os.sep, "/").rpartition("/")
-        full = os.path.join(self._real_folder(folder), name)
-        if name in ("", ".", "..") or os.path.islink(full):
+        full = self._real_folder(folder) + "/" + name
+        if name in ("", ".", "..") or (os.path.islink(full) if is_link is None else is_link):
             full = os.path.realpath(full)
         return full if self.contains(full) else None
 

@@ -6,7 +6,7 @@ this index, in the order the run writes them, so the same tree always gets the s
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from graphctx.index.naming import EXTERNAL_PREFIX
 from graphctx.index.scope import Edge
@@ -19,14 +19,34 @@ EdgeRow = tuple[int, int, int, int, float, int]
 
 
 class RowKeys:
-    """Entity and external rowids by id, as the index holds them."""
+    """Entity and external rowids by id, as the index holds them: those this process has met, and
+    the others read from the index when first asked (`lookup`), so an edit reads the keys of the
+    ids its edges name instead of every key of the index."""
 
-    def __init__(self, entities: dict[str, int], externals: dict[str, int], last_entity: int, last_external: int):
+    def __init__(self, entities: dict[str, int], externals: dict[str, int], last_entity: int, last_external: int,
+                 lookup: Callable[[str, bool], int | None] | None = None):
         self.entities = entities
         self.externals = externals
         self.last_entity = last_entity
         self.last_external = last_external
         self.new_externals: list[tuple[int, str]] = []  # (rowid, id) to write
+        self.lookup = lookup  # (id, external?) -> its rowid in the index, None when it has none
+
+    def _entity(self, entity_id: str) -> int | None:
+        key = self.entities.get(entity_id)
+        if key is None and self.lookup is not None:
+            key = self.lookup(entity_id, False)
+            if key is not None:
+                self.entities[entity_id] = key
+        return key
+
+    def _external(self, external_id: str) -> int | None:
+        key = self.externals.get(external_id)
+        if key is None and self.lookup is not None:
+            key = self.lookup(external_id, True)
+            if key is not None:
+                self.externals[external_id] = key
+        return key
 
     def assign(self, ids: Iterable[str], previous: dict[str, int]) -> list[int]:
         """Rowids for a file's entities: the one an id had before, else the next new one."""
@@ -49,10 +69,12 @@ class RowKeys:
         external name seen for the first time gets a rowid (kept in new_externals until written);
         an edge whose source or target is no entity at all is dropped (none is made that way)."""
         for source, target, kind, resolution, confidence, line in edges:
-            source_key = self.entities.get(source)
+            source_key = self._entity(source)
             target_key = self.entities.get(target)
-            if target_key is None and target.startswith(EXTERNAL_PREFIX):
-                target_key = self.externals.get(target)
+            if target_key is None and not target.startswith(EXTERNAL_PREFIX):
+                target_key = self._entity(target)
+            elif target_key is None:
+                target_key = self._external(target)
                 if target_key is None:
                     self.last_external += 1
                     target_key = self.externals[target] = self.last_external

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from graphctx.graph import loader
-from graphctx.graph.snapshot import Snapshot, SnapshotError
+from graphctx.graph.snapshot import Patch, Snapshot, SnapshotError
 from graphctx.index.indexer import index_repository
 from graphctx.index.rows import KIND_CODE, RESOLUTION_CODE
 from conftest import SHOP, write_tree
@@ -131,3 +131,78 @@ def test_the_snapshot_follows_random_edits(tmp_path):
             path.write_text(text)
         index_repository(root, workers=1)
         assert_same_graph(loaded_graph(root), graph_from_rows(root))
+
+
+def test_patches_folded_at_once_equal_replacing_one_after_another():
+    """Random runs of patches (nodes removed, re-added within a patch as a rewritten file's are,
+    added new; sources dropped; edges added, some to nodes gone) folded in one pass give the
+    snapshot that replacing patch by patch gives."""
+    import random
+
+    rng = random.Random(7)
+    kinds, resolutions = list(KIND_CODE.values()), list(RESOLUTION_CODE.values())
+
+    def rows(sources, targets, n):
+        return [(rng.choice(sources), rng.choice(targets), rng.choice(kinds), rng.choice(resolutions),
+                 rng.choice([1.0, 0.5, 0.25])) for _ in range(n)]
+
+    for _ in range(40):
+        nodes = list(range(1, 30))
+        base = Snapshot.from_rows(nodes, rows(nodes, nodes + [99], 80))
+        step, patches, last = base, [], 30
+        for _ in range(rng.randrange(1, 6)):
+            rewritten = rng.sample(nodes, rng.randrange(0, 5))
+            gone = rng.sample([n for n in nodes if n not in rewritten], rng.randrange(0, 3))
+            new = list(range(last, last + rng.randrange(0, 4)))
+            last += len(new)
+            nodes = sorted((set(nodes) - set(gone)) | set(new))
+            dropped = [*rewritten, *gone, *rng.sample(nodes, rng.randrange(0, 3))]
+            added = rows([*rewritten, *new] or nodes, nodes + gone, rng.randrange(0, 12))
+            patches.append(Patch.of([*rewritten, *gone], [*rewritten, *new], dropped, added))
+            step = step.replace([*rewritten, *gone], [*rewritten, *new], dropped, added)
+        assert base.patched(patches) == step
+        again = Snapshot.stored([base.pack(), *(patch.pack() for patch in patches)])
+        assert again == step
+
+
+def snapshot_rows(root) -> list[tuple[int, int]]:
+    """(generation, bytes) of the stored snapshot's base and patches."""
+    conn = sqlite3.connect(f"file:{root / '.graphctx' / 'index.db'}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT generation, length(data) FROM graph_snapshot ORDER BY generation").fetchall()
+    finally:
+        conn.close()
+
+
+def test_edits_append_patches_and_a_new_base_replaces_them(tmp_path, monkeypatch):
+    """Each edit stores a patch beside the base, not the whole graph again; the graph loads as the
+    rows state it all along; past MAX_PATCHES an edit writes a new base in their place."""
+    import textwrap
+
+    from graphctx.graph import snapshot as snapshots
+
+    monkeypatch.setattr(snapshots, "MAX_PATCHES", 3)
+    root = write_tree(tmp_path / "shop", {k: textwrap.dedent(v) for k, v in SHOP.items()})
+    index_repository(root, workers=1)
+    base_generation, base_bytes = snapshot_rows(root)[0]
+    service = root / "shop" / "service.py"
+    for step in range(1, 5):
+        service.write_text(service.read_text() + f"\n\ndef added_{step}(x):\n    return create_item(x)\n")
+        index_repository(root, workers=1)
+        stored = snapshot_rows(root)
+        if step <= 3:
+            assert [g for g, _ in stored] == list(range(base_generation, base_generation + step + 1))
+            assert all(size < base_bytes for _, size in stored[1:])  # a patch, not the graph again
+        else:
+            assert [g for g, _ in stored] == [base_generation + step]  # a new base, the patches folded in
+        assert_same_graph(loaded_graph(root), graph_from_rows(root))
+
+
+def test_a_new_base_is_due_by_the_number_of_patches_or_their_share_of_a_large_base():
+    from graphctx.graph.snapshot import MAX_PATCHES, compact_due
+
+    large = 40 << 20
+    assert not compact_due(2, 200_000, large)
+    assert compact_due(2, large // 4, large)  # the patches weigh a quarter of the base
+    assert compact_due(MAX_PATCHES + 1, 1_000, large)
+    assert not compact_due(4, 50_000, 2_000)  # a small graph keeps its patches until there are many

@@ -84,10 +84,12 @@ def edges_outside(conn: sqlite3.Connection) -> list[tuple[str, str, str, str, fl
 
 
 def inheritance_names(conn: sqlite3.Connection) -> list[tuple[str, str]]:
-    """(subclass name, base name) of every inherits and implements edge between repository entities."""
+    """(subclass name, base name) of every inherits and implements edge between repository entities
+    (an external base has a negative target, which no entity rowid is: `e.target > 0` would only
+    lead SQLite through the target index, one table lookup per edge, slower than a scan)."""
     return conn.execute(
         "SELECT s.name, t.name FROM edge_keys e JOIN entities s ON s.rowid = e.source"
-        " JOIN entities t ON e.target > 0 AND t.rowid = e.target"
+        " JOIN entities t ON t.rowid = e.target"
         " WHERE e.kind IN (SELECT code FROM edge_kinds WHERE name IN ('inherits', 'implements'))").fetchall()
 
 
@@ -110,6 +112,12 @@ def entity_keys(conn: sqlite3.Connection, paths: Sequence[str] | None = None) ->
     return out
 
 
+def row_key(conn: sqlite3.Connection, key_id: str, external: bool) -> int | None:
+    """The rowid of one entity, or of one name outside the repository, by id; None when there is none."""
+    row = conn.execute(f"SELECT rowid FROM {'externals' if external else 'entities'} WHERE id=?", (key_id,)).fetchone()
+    return row[0] if row else None
+
+
 def external_keys(conn: sqlite3.Connection) -> dict[str, int]:
     """`ext:` id -> rowid of every name outside the repository that an edge points at."""
     return dict(conn.execute("SELECT id, rowid FROM externals"))
@@ -122,10 +130,23 @@ def graph_arrays(conn: sqlite3.Connection) -> tuple[list[int], list[tuple]]:
             conn.execute("SELECT source, target, kind, resolution, confidence FROM edge_keys WHERE target > 0").fetchall())
 
 
-def snapshot_blob(conn: sqlite3.Connection) -> tuple[int, bytes] | None:
-    """(generation, packed graph snapshot) as stored, None when there is none."""
-    row = conn.execute("SELECT generation, data FROM graph_snapshot").fetchone()
-    return (row[0], row[1]) if row else None
+def snapshot_sizes(conn: sqlite3.Connection) -> list[tuple[int, int]]:
+    """(generation, bytes) of the stored graph snapshot's base and patches, in order, without reading
+    them: what an edit decides between one more patch and a new base by."""
+    return conn.execute("SELECT generation, length(data) FROM graph_snapshot ORDER BY generation").fetchall()
+
+
+def snapshot_blobs(conn: sqlite3.Connection, current: int) -> list[bytes]:
+    """The stored graph snapshot of generation `current` (its base, then its patches), or [] when
+    what is stored is not a whole chain up to that generation."""
+    chain = conn.execute("SELECT generation, data FROM graph_snapshot ORDER BY generation").fetchall()
+    return [data for _, data in chain] if snapshot_chain_ends(chain, current) else []
+
+
+def snapshot_chain_ends(chain: Sequence[tuple[int, object]], current: int) -> bool:
+    """Whether (generation, ...) rows of a snapshot, in order, are a base and one patch per generation
+    after it, up to `current`."""
+    return bool(chain) and [g for g, _ in chain] == list(range(current - len(chain) + 1, current + 1))
 
 
 def run_counts(conn: sqlite3.Connection) -> tuple[int, int, int, int, int, int]:
@@ -140,9 +161,9 @@ def run_counts(conn: sqlite3.Connection) -> tuple[int, int, int, int, int, int]:
 
 # ---- the graph
 
-def graph_snapshot(conn: sqlite3.Connection) -> tuple[int, list[tuple], bytes | None, list[tuple], list[tuple]]:
+def graph_snapshot(conn: sqlite3.Connection) -> tuple[int, list[tuple], list[bytes], list[tuple], list[tuple]]:
     """(generation, entity rows (rowid, *NODE_COLUMNS) in rowid order, the packed graph snapshot of
-    that generation (None when there is none), edge rows between entities (source, target, kind,
+    that generation (its base and patches; [] when there is none), edge rows between entities (source, target, kind,
     resolution, confidence codes; read only when there is no snapshot), file rows (path, language,
     size, mtime_ns, hash, lines, is_test)), read in one transaction so that they agree on a
     generation. Edges to external names stay in the store."""
@@ -150,14 +171,13 @@ def graph_snapshot(conn: sqlite3.Connection) -> tuple[int, list[tuple], bytes | 
     try:
         current = generation(conn)
         entities = conn.execute(f"SELECT rowid, {', '.join(NODE_COLUMNS)} FROM entities ORDER BY rowid").fetchall()
-        stored = conn.execute("SELECT generation, data FROM graph_snapshot").fetchone()
-        blob = stored[1] if stored and stored[0] == current else None
-        edges = [] if blob is not None else conn.execute(
+        blobs = snapshot_blobs(conn, current)
+        edges = [] if blobs else conn.execute(
             "SELECT source, target, kind, resolution, confidence FROM edge_keys WHERE target > 0").fetchall()
         files = conn.execute("SELECT path, language, size, mtime_ns, hash, lines, is_test FROM files").fetchall()
     finally:
         conn.execute("COMMIT")
-    return current, entities, blob, edges, files
+    return current, entities, blobs, edges, files
 
 
 def entity_details(conn: sqlite3.Connection, entity_id: str) -> tuple[str, str]:

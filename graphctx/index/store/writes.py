@@ -151,8 +151,14 @@ def create_indexes(conn: sqlite3.Connection, statements: Iterable[str]) -> None:
 
 
 def write_snapshot(conn: sqlite3.Connection, generation: int, blob: bytes) -> None:
-    """The graph snapshot of `generation`, replacing the previous one in the same transaction."""
+    """The graph snapshot of `generation`, a new base replacing the previous one and its patches in
+    the same transaction."""
     conn.execute("DELETE FROM graph_snapshot")
+    conn.execute("INSERT INTO graph_snapshot(generation, data) VALUES (?, ?)", (generation, blob))
+
+
+def append_snapshot_patch(conn: sqlite3.Connection, generation: int, blob: bytes) -> None:
+    """What `generation` changed in the graph snapshot of the generation before it, kept beside it."""
     conn.execute("INSERT INTO graph_snapshot(generation, data) VALUES (?, ?)", (generation, blob))
 
 
