@@ -37,7 +37,7 @@ def __getattr__(name: str):
     return value
 
 
-__all__ = [
+__all__ = [  # noqa: F822 - some names are read on first use (__getattr__ above)
     "find_root", "index", "refresh", "stats", "show", "search", "export",
     "get_context", "get_intent", "get_path", "get_file_context", "get_impact", "rank_text", "rank_text_features", "session_init", "project_facts",
     "RankingPolicy", "policy_for", "with_overrides",
