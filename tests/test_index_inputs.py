@@ -16,6 +16,7 @@ from graphctx import Project
 from graphctx.errors import GraphctxError
 from graphctx.index.discover import ConfigError
 from graphctx.index.indexer import IndexRunError, index_repository
+from graphctx.index.resolution import TableKeeper
 
 GOOD = "def good():\n    return 1\n"
 
@@ -413,21 +414,22 @@ def test_outside_git_a_walk_reads_again_what_changed_since_the_last(tree):
                 os.utime(path, ns=(stamp, stamp))
 
     age()
-    index_repository(root, workers=1)
+    keeper = TableKeeper()  # what a Project keeps between its runs, the last walk's folders among it
+    index_repository(root, workers=1, keeper=keeper)
     assert indexed_paths(root) == {".gitignore", "pkg/a.py", "pkg/deep/c.py", "other/d.py"}
-    index_repository(root, workers=1)  # folders listed from the last walk
+    index_repository(root, workers=1, keeper=keeper)  # folders listed from the last walk
     (root / "pkg" / "deep" / "e.py").write_text(GOOD)
     (root / "other" / "d.py").unlink()
     age(30)
-    index_repository(root, workers=1)
+    index_repository(root, workers=1, keeper=keeper)
     assert indexed_paths(root) == {".gitignore", "pkg/a.py", "pkg/deep/c.py", "pkg/deep/e.py"}
     (root / "pkg" / "deep").rename(root / "pkg" / "deeper")
     (root / ".gitignore").write_text("skip_*.py\n*.md\n")  # (skip_b.py stays out, a.md too)
     (root / "pkg" / "a.md").write_text("# a\n")
     age(20)
-    index_repository(root, workers=1)
+    index_repository(root, workers=1, keeper=keeper)
     assert indexed_paths(root) == {".gitignore", "pkg/a.py", "pkg/deeper/c.py", "pkg/deeper/e.py"}
-    index_repository(root, workers=1)  # every folder listed from the last walk again
+    index_repository(root, workers=1, keeper=keeper)  # every folder listed from the last walk again
     (root / ".gitignore").write_text("*.md\n")  # skip_b.py comes in: a rewrite in place moves no folder's time
-    index_repository(root, workers=1)
+    index_repository(root, workers=1, keeper=keeper)
     assert indexed_paths(root) == {".gitignore", "pkg/a.py", "pkg/skip_b.py", "pkg/deeper/c.py", "pkg/deeper/e.py"}

@@ -104,7 +104,8 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
         raise IndexRunError(f"{root} is not a directory; pass the repository's folder (graphctx index PATH)")
     root = root.resolve()
     config = load_config(root)
-    candidates, skips, warnings = discover(root, config, _phase(progress, DISCOVERING))
+    candidates, skips, warnings = discover(root, config, _phase(progress, DISCOVERING),
+                                           keeper.listings if keeper is not None else None)
     db_path = store.index_path(root)
     for attempt in (1, 2):
         conn = _kept_connection(db_path, keeper) if not verify else None

@@ -30,6 +30,7 @@ from graphctx.index.naming import entity_id
 from graphctx.index.resolve import FileResolver
 from graphctx.index.scope import Edge
 from graphctx.index.symbols import CLASS_KINDS, Symbol, SymbolTable
+from graphctx.index.walk import FolderListings
 from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import family
 
@@ -86,6 +87,7 @@ class TableKeeper:
     def __init__(self) -> None:
         self._entry: KeptTable | None = None
         self._connection: tuple[tuple, sqlite3.Connection] | None = None
+        self.listings = FolderListings()  # the last walk's folders, outside git
         self._lock = threading.Lock()
 
     def take(self, db_path: Path, generation: int) -> KeptTable | None:
