@@ -129,8 +129,8 @@ class Project(MemoryVerbs):
 
     # ---- lookups
 
-    def search(self, query: str, kind: str | None = None, limit: int = 20) -> SearchAnswer:
-        return api.search(self._graphs, query, kind, limit)
+    def search(self, query: str, kind: str | None = None, limit: int = 20, mode: str = "name") -> SearchAnswer:
+        return api.search(self._graphs, query, kind, limit, mode)
 
     def show(self, entity: str, file: str | None = None) -> EntityEdges:
         return api.show(self._graphs, entity, file)

@@ -12,6 +12,7 @@ from graphctx.context.engine import get_context, get_file_context, get_intent, g
 from graphctx.context.impact import get_impact
 from graphctx.context.intents import policy_for
 from graphctx.context.policy import RankingPolicy, with_overrides
+from graphctx.context.semantic import semantic_search
 from graphctx.context.session import project_facts, session_init
 from graphctx.errors import InvalidRequest, NoIndex
 from graphctx.export import Selection
@@ -87,10 +88,19 @@ def show(graphs: GraphCache, entity: str, file: str | None = None) -> EntityEdge
     )
 
 
-def search(graphs: GraphCache, query: str, kind: str | None = None, limit: int = 20) -> SearchAnswer:
+SEARCH_MODES = ("name", "semantic")
+
+
+def search(graphs: GraphCache, query: str, kind: str | None = None, limit: int = 20, mode: str = "name") -> SearchAnswer:
+    """Entities for a query: by name and words (exact, prefix, full-text, fuzzy), or with mode
+    "semantic" the functions, methods and classes whose embedding is nearest to the query's."""
+    if mode not in SEARCH_MODES:
+        raise InvalidRequest(f"unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}")
     g = graphs.get()
+    found = (semantic_search(g, query, kind, limit) if mode == "semantic"
+             else lookup.search(g, g.connection(), query, kind, limit))
     hits = []
-    for entity_id, score, how in lookup.search(g, g.connection(), query, kind, limit):
+    for entity_id, score, how in found:
         e = g.entity(entity_id)
         hits.append(SearchHit(id=entity_id, kind=e["kind"], path=e["path"], start_line=e["start_line"],
                               signature=e["signature"], score=score, match=how))

@@ -71,6 +71,9 @@ class BlendPolicy:
     # repositories but falls behind it on the dev set (benchmarks/retrieval/learned/README.md).
     learned: bool = False
     rerank: int = 200
+    # The code embedding's cosine of the text and a function (graphctx/semantic/), times this, added to
+    # its score relative to the best; 0 leaves the embedding out (see README, Retrieval quality).
+    semantic: float = 0.0
 
 
 @dataclass(frozen=True)
