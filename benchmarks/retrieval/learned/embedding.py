@@ -26,16 +26,14 @@ from pathlib import Path
 
 import numpy as np
 
-from graphctx.context.features import FEATURES
 from graphctx.semantic import model as embedding
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from corpus import DEFAULT_DATA, load_repos, slug  # noqa: E402
-from train import concat, evaluate, folds_of, hits, load, paired_test  # noqa: E402
+from train import folds_of, hits, paired_test  # noqa: E402
 
 MODEL_PATH = HERE.parents[2] / "graphctx" / "semantic" / embedding.SHIPPED
-HAND = FEATURES.index("hand_score")
 FIELD_WEIGHTS = (1.0, 0.5, 0.7, 1.0)  # words (names, path), signature, doc, body
 WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0)  # blend weights of the similarity, tried in cross-validation
 
@@ -44,7 +42,10 @@ class Corpus:
     """One feature set (features/<name>.npz) with its texts: queries, entity bags, and each row's entity."""
 
     def __init__(self, npz: Path, texts: Path, buckets: int):
-        self.data = load(npz)
+        with np.load(npz, allow_pickle=False) as z:  # the hand-set score, labels and meta suffice here
+            hand = list(z["features"]).index("hand_score")
+            self.data = {"x": z["x"][:, [hand]], "y": z["y"].astype(np.int32), "group": z["group"].astype(np.int64),
+                         "meta": json.loads(str(z["meta"]))}
         with gzip.open(texts, "rt", encoding="utf-8") as handle:
             content = json.load(handle)
         self.repo = self.data["meta"][0]["repo"]
@@ -75,8 +76,31 @@ class Corpus:
         return out
 
 
+def row_similarity(npz: Path, rows: int, model: embedding.EmbeddingModel | None = None) -> np.ndarray:
+    """The embedding's cosine per row of a feature file (the learned ranker's `semantic` column), from
+    its candidates' texts (embedding/<stem>.json.gz beside features/); 0 where a row has no text."""
+    model = model or embedding.shipped()
+    texts = npz.parent.parent / "embedding" / f"{npz.stem}.json.gz"
+    out = np.zeros(rows)
+    if not texts.exists():
+        print(f"{texts} is missing: the semantic column of {npz.name} is 0 (run embedding_texts.py)", flush=True)
+        return out
+    with gzip.open(texts, "rt", encoding="utf-8") as handle:
+        content = json.load(handle)
+    entity_tokens = [[embedding.tokens(t) for t in row] for row in content["entities"]]
+    table = model.table
+    entities = embedding.unit(embedding.pool(table, embedding.bags(entity_tokens, len(table), model.field_weights)))
+    queries = model.encode_texts([inst["text"] for inst in content["instances"]])
+    for q, inst in enumerate(content["instances"]):
+        refs = np.asarray(inst["refs"], dtype=np.int64)
+        at = np.arange(inst["row0"], inst["row0"] + len(refs))
+        known = refs >= 0
+        out[at[known]] = np.maximum(0.0, entities[refs[known]] @ queries[q])
+    return out
+
+
 def combined(part: Corpus, sim: np.ndarray, weight: float) -> np.ndarray:
-    return part.data["x"][:, HAND] + weight * sim
+    return part.data["x"][:, 0] + weight * sim
 
 
 class Trainer:
@@ -259,6 +283,7 @@ def main(argv=None) -> int:
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--doc-pairs", type=int, default=0, help="functions per repository whose doc is also a query")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--chosen", help="EPOCHS,WEIGHT found by an earlier cross-validation: skip it")
     parser.add_argument("--json", type=Path, help="write the evaluation as JSON here")
     parser.add_argument("--write", action="store_true", help=f"write the model trained on every training repository to {MODEL_PATH}")
     args = parser.parse_args(argv)
@@ -271,33 +296,38 @@ def main(argv=None) -> int:
     def trainer() -> Trainer:
         return Trainer(args.buckets, args.dim, args.seed, args.rate, args.temperature, args.negatives, args.batch)
 
-    # Cross-validation: per epoch (0 = the untrained random projection), pooled hits of each weight.
-    cv: dict[int, dict] = {}
-    for fold in folds_of([p.data for p in parts["train"]], args.folds):
-        held = [parts["train"][i] for i in fold]
-        rest = [p for i, p in enumerate(parts["train"]) if i not in fold]
-        t = trainer()
-        examples = t.examples(rest, args.doc_pairs)
-        for epoch in range(args.epochs + 1):
-            if epoch:
-                loss = t.epoch(examples)
-                print(f"fold {fold} epoch {epoch}: loss {loss:.3f} ({time.perf_counter() - started:.0f} s)", flush=True)
-            scored = scores_of(held, t.table, t.field_weights)
-            row = cv.setdefault(epoch, {"hand": [], "alone": [], **{w: [] for w in WEIGHTS}})
-            row["hand"] += measure(scored, None)
-            row["alone"] += measure(scored, float("inf"))
-            for w in WEIGHTS:
-                row[w] += measure(scored, w)
-    table_cv = {e: {"alone": acc(r["alone"]), **{str(w): acc(r[w]) for w in WEIGHTS}, "hand": acc(r["hand"])}
-                for e, r in cv.items()}
-    for e, r in table_cv.items():
-        print(f"cv epoch {e}: {r}", flush=True)
-    best_epoch, best_weight = max(((e, w) for e in cv for w in WEIGHTS), key=lambda ew: (table_cv[ew[0]][str(ew[1])], -ew[0], -ew[1]))
-    print(f"chosen: epoch {best_epoch}, weight {best_weight}", flush=True)
-    report = {"settings": settings, "cross_validation": {"n": len(cv[0]["hand"]), "by_epoch": table_cv,
-                                                         "chosen": {"epochs": best_epoch, "weight": best_weight},
-                                                         "paired": paired_test(cv[best_epoch]["hand"], cv[best_epoch][best_weight])},
-              "sets": {}}
+    if args.chosen:  # settings chosen by an earlier cross-validation: train on every training repository
+        best_epoch, best_weight = int(args.chosen.split(",")[0]), float(args.chosen.split(",")[1])
+        report = {"settings": settings, "cross_validation": {"given": {"epochs": best_epoch, "weight": best_weight}},
+                  "sets": {}}
+    else:
+        # Cross-validation: per epoch (0 = the untrained random projection), pooled hits of each weight.
+        cv: dict[int, dict] = {}
+        for fold in folds_of([p.data for p in parts["train"]], args.folds):
+            held = [parts["train"][i] for i in fold]
+            rest = [p for i, p in enumerate(parts["train"]) if i not in fold]
+            t = trainer()
+            examples = t.examples(rest, args.doc_pairs)
+            for epoch in range(args.epochs + 1):
+                if epoch:
+                    loss = t.epoch(examples)
+                    print(f"fold {fold} epoch {epoch}: loss {loss:.3f} ({time.perf_counter() - started:.0f} s)", flush=True)
+                scored = scores_of(held, t.table, t.field_weights)
+                row = cv.setdefault(epoch, {"hand": [], "alone": [], **{w: [] for w in WEIGHTS}})
+                row["hand"] += measure(scored, None)
+                row["alone"] += measure(scored, float("inf"))
+                for w in WEIGHTS:
+                    row[w] += measure(scored, w)
+        table_cv = {e: {"alone": acc(r["alone"]), **{str(w): acc(r[w]) for w in WEIGHTS}, "hand": acc(r["hand"])}
+                    for e, r in cv.items()}
+        for e, r in table_cv.items():
+            print(f"cv epoch {e}: {r}", flush=True)
+        best_epoch, best_weight = max(((e, w) for e in cv for w in WEIGHTS), key=lambda ew: (table_cv[ew[0]][str(ew[1])], -ew[0], -ew[1]))
+        print(f"chosen: epoch {best_epoch}, weight {best_weight}", flush=True)
+        report = {"settings": settings, "cross_validation": {"n": len(cv[0]["hand"]), "by_epoch": table_cv,
+                                                             "chosen": {"epochs": best_epoch, "weight": best_weight},
+                                                             "paired": paired_test(cv[best_epoch]["hand"], cv[best_epoch][best_weight])},
+                  "sets": {}}
     t = trainer()
     examples = t.examples(parts["train"], args.doc_pairs)
     for epoch in range(best_epoch):

@@ -79,7 +79,7 @@ def extract_set(npz: Path, git_dir: Path, base_of: dict[str, tuple[str, str]], o
     instances = []
     labels_of = [y[group == i] for i in range(len(meta))]
     for i, inst in enumerate(meta):
-        base, text = base_of.get(inst["instance_id"], (None, ""))
+        base, query = base_of.get(inst["instance_id"], (None, ""))
         keys = inst["keys"]
         if base is None or not len(labels_of[i]):
             continue
@@ -110,7 +110,7 @@ def extract_set(npz: Path, git_dir: Path, base_of: dict[str, tuple[str, str]], o
                 entities.append(text)
             refs.append(slot)
         instances.append({"instance_id": inst["instance_id"], "repo": inst["repo"], "lexical": inst["lexical"],
-                          "text": inst.get("text") or text, "exact": inst.get("exact", True), "refs": refs,
+                          "text": inst["text"] if isinstance(inst.get("text"), str) else query, "exact": inst.get("exact", True), "refs": refs,
                           "labels": [int(v) for v in labels_of[i]], "row0": int(np.flatnonzero(group == i)[0])})
     blobs.close()
     out.parent.mkdir(parents=True, exist_ok=True)
