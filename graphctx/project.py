@@ -257,6 +257,13 @@ class Project(MemoryVerbs):
         return shipped_id()
 
     @staticmethod
+    def embedding_id() -> str:
+        """A short digest of the code embedding this package ships (graphctx/semantic/)."""
+        from graphctx.semantic.model import shipped
+
+        return shipped().digest
+
+    @staticmethod
     def definitions(path: str, source: bytes) -> list:
         """The definitions tree-sitter finds in one file's bytes (empty for a language with no parser)."""
         from graphctx.parse.extract import extract
