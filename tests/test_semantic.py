@@ -218,3 +218,14 @@ def test_answers_with_the_similarity_stay_within_budget(repo):
         assert answer.tokens_used <= budget and Project.count_tokens(rendered) <= budget
     ranked = project.rank_text(text, policy=semantic)
     assert ranked[0][0] == "shop/mail.py::send_receipt"
+
+
+def test_the_learned_rankers_semantic_feature(repo):
+    from graphctx.context.features import INDEX
+
+    project = Project(repo, find=False)
+    ids, matrix = project.rank_text_features("the receipt mail never arrives at the customer's address")
+    column = dict(zip(ids, matrix[:, INDEX["semantic"]]))
+    assert column["shop/mail.py::send_receipt"] > 0
+    assert column["shop/mail.py::send_receipt"] == max(column.values())
+    assert all(value == 0 for entity, value in column.items() if "::" not in entity or entity.endswith("::Settings"))

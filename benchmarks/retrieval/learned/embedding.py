@@ -284,6 +284,9 @@ def main(argv=None) -> int:
     parser.add_argument("--doc-pairs", type=int, default=0, help="functions per repository whose doc is also a query")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--chosen", help="EPOCHS,WEIGHT found by an earlier cross-validation: skip it")
+    parser.add_argument("--out-of-fold", action="store_true",
+                        help="with --chosen: write each training repository's cosine column from an embedding trained "
+                             "on the other folds (the learned ranker trains on these; train.py reads them)")
     parser.add_argument("--json", type=Path, help="write the evaluation as JSON here")
     parser.add_argument("--write", action="store_true", help=f"write the model trained on every training repository to {MODEL_PATH}")
     args = parser.parse_args(argv)
@@ -296,6 +299,22 @@ def main(argv=None) -> int:
     def trainer() -> Trainer:
         return Trainer(args.buckets, args.dim, args.seed, args.rate, args.temperature, args.negatives, args.batch)
 
+    if args.out_of_fold:
+        # The learned ranker's `semantic` column of each training repository, from an embedding trained
+        # without it: the shipped one has seen those very commits and would tell the ranker too much.
+        best_epoch = int(args.chosen.split(",")[0])
+        folder = args.data / "embedding" / "out-of-fold"
+        folder.mkdir(parents=True, exist_ok=True)
+        for fold in folds_of([p.data for p in parts["train"]], args.folds):
+            t = trainer()
+            examples = t.examples([p for i, p in enumerate(parts["train"]) if i not in fold], args.doc_pairs)
+            for epoch in range(best_epoch):
+                print(f"fold {fold} epoch {epoch + 1}: loss {t.epoch(examples):.3f}", flush=True)
+            for i in fold:
+                part = parts["train"][i]
+                np.save(folder / f"{slug(part.repo)}.npy", np.maximum(0.0, part.similarity(t.table, t.field_weights)))
+        print(f"wrote the out-of-fold columns under {folder}")
+        return 0
     if args.chosen:  # settings chosen by an earlier cross-validation: train on every training repository
         best_epoch, best_weight = int(args.chosen.split(",")[0]), float(args.chosen.split(",")[1])
         report = {"settings": settings, "cross_validation": {"given": {"epochs": best_epoch, "weight": best_weight}},
