@@ -127,6 +127,7 @@ def parse_file(task: tuple) -> ParsedFile:
         text = data.decode("utf-8", errors="replace")
     try:
         facts = _facts(path, text, data)
+        facts.share_strings()  # before pickling: the main process holds every file's facts for the run
     except (RecursionError, ValueError, RuntimeError) as exc:  # a pathological file must not stop the run
         return ParsedFile(path, size, mtime_ns, "", f"cannot parse: {exc}")
     except Exception as exc:  # nor may a bug of ours on one file: the rest of the repository still indexes

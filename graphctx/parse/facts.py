@@ -188,7 +188,29 @@ class FileFacts:
         for name, rows in zip(_LISTS, lists):
             item_type = _LIST_TYPES[name]
             setattr(facts, name, [item_type(*row) for row in rows])
+        facts.share_strings()
         return facts
+
+    def share_strings(self) -> None:
+        """Make equal strings one object: a scope's name is repeated in every call, flow and parameter
+        of it, and a file's facts held for a whole run take about a third less memory (and pickle
+        to a process smaller) when each distinct string is stored once."""
+        shared: dict[str, str] = {}
+        share = shared.setdefault
+        for name in _LISTS:
+            items = getattr(self, name)
+            if not items:
+                continue
+            text_fields, list_fields = _STRING_FIELDS[type(items[0])]
+            for item in items:
+                for field_name in text_fields:
+                    value = getattr(item, field_name)
+                    if value:
+                        setattr(item, field_name, share(value, value))
+                for field_name in list_fields:
+                    values = getattr(item, field_name)
+                    if values:
+                        setattr(item, field_name, [share(v, v) for v in values])
 
 
 _LIST_TYPES = {
@@ -207,6 +229,9 @@ _LIST_TYPES = {
 }
 _LISTS = tuple(_LIST_TYPES)
 _FIELD_NAMES = {t: tuple(f.name for f in fields(t)) for t in _LIST_TYPES.values()}
+# Per item type: its string fields and its list-of-strings fields (annotations are strings here).
+_STRING_FIELDS = {t: (tuple(f.name for f in fields(t) if f.type in ("str", "str | None")),
+                      tuple(f.name for f in fields(t) if f.type == "list[str]")) for t in _LIST_TYPES.values()}
 
 
 def _row(item) -> list:
