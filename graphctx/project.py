@@ -161,8 +161,8 @@ class Project(MemoryVerbs):
 
     # ---- lookups
 
-    def search(self, query: str, kind: str | None = None, limit: int = 20) -> SearchAnswer:
-        return _api().search(self._graphs, query, kind, limit)
+    def search(self, query: str, kind: str | None = None, limit: int = 20, mode: str = "name") -> SearchAnswer:
+        return _api().search(self._graphs, query, kind, limit, mode)
 
     def show(self, entity: str, file: str | None = None) -> EntityEdges:
         return _api().show(self._graphs, entity, file)
@@ -306,6 +306,13 @@ class Project(MemoryVerbs):
         from graphctx.context.ranker import shipped_id
 
         return shipped_id()
+
+    @staticmethod
+    def embedding_id() -> str:
+        """A short digest of the code embedding this package ships (graphctx/semantic/)."""
+        from graphctx.semantic.model import shipped
+
+        return shipped().digest
 
     @staticmethod
     def definitions(path: str, source: bytes) -> list:

@@ -221,18 +221,20 @@ def test_the_miner_refuses_a_benchmark_repository(tmp_path):
     assert result.returncode != 0 and "benchmark repository psf/requests" in result.stderr
 
 
-def test_bench_runs_the_hand_set_and_the_learned_ranking_side_by_side(mined):
+def test_bench_runs_the_hand_set_the_learned_and_the_semantic_ranking_side_by_side(mined):
     out = mined["base"] / "bench"
     result = subprocess.run([sys.executable, "-m", "graphctx.cli.main", "bench", "run",
                              str(mined["data"] / "sets" / "owner__cfg.jsonl"), "--repos-dir", str(mined["repos"]),
                              "--cache-dir", str(mined["base"] / "cache"), "-o", str(out),
-                             "--systems", "graphctx,graphctx-learned", "--budgets", "400", "--budget", "400", "--json"],
-                            capture_output=True, text=True)
+                             "--systems", "graphctx,graphctx-learned,graphctx-semantic", "--budgets", "400", "--budget", "400",
+                             "--json"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert {"graphctx", "graphctx-learned"} <= set(report["systems"])
-    for system in ("graphctx", "graphctx-learned"):
+    assert {"graphctx", "graphctx-learned", "graphctx-semantic"} <= set(report["systems"])
+    for system in ("graphctx", "graphctx-learned", "graphctx-semantic"):
         assert report["systems"][system]["within@400"] == 100.0
+    semantic = json.loads(next((out / "instances" / "graphctx-semantic").glob("*.json")).read_text())
+    assert semantic["config"]["embedding"] == Project.embedding_id()
     learned = json.loads(next((out / "instances" / "graphctx-learned").glob("*.json")).read_text())
     hand = json.loads(next((out / "instances" / "graphctx").glob("*.json")).read_text())
     assert learned["config"]["ranker"] == Project.ranker_id() and "ranker" not in hand["config"]

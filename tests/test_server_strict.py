@@ -50,7 +50,7 @@ def test_unknown_arguments_are_named_with_the_accepted_ones(server, mode):
         ("get_impact", {"symbol": "Repo.save", "dept": 2, "colour": "red"}),
     ], mode)
     assert refusal(typo) == ("search has no argument 'limt' (did you mean 'limit'?); "
-                             "it takes: query, kind, limit, format, agent_id")
+                             "it takes: query, kind, limit, mode, format, agent_id")
     text = refusal(future)
     assert text.startswith("get_context has no argument 'ticket'; it takes: mode, entity, file, depth, token_budget")
     assert "known_hash" in text and "(did you mean" not in text

@@ -38,7 +38,7 @@ class RunConfig:
 
     def fingerprint(self, system: str) -> dict:
         fp = {"budgets": list(self.budgets)}
-        if system in ("graphctx", "graphctx-learned"):
+        if system in ("graphctx", "graphctx-learned", "graphctx-semantic"):
             fp["intent"] = self.intent
             if self.policy:  # results of another policy are not reused
                 fp["policy"] = list(self.policy)
@@ -46,6 +46,10 @@ class RunConfig:
                 from graphctx.project import Project
 
                 fp["ranker"] = Project.ranker_id()
+            if system in ("graphctx-learned", "graphctx-semantic"):  # nor of another embedding
+                from graphctx.project import Project
+
+                fp["embedding"] = Project.embedding_id()
         return fp
 
 

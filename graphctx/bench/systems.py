@@ -6,7 +6,8 @@ lines it shows verbatim (what budgeted recall is measured on).
 - graphctx: `rank_text` for the ranked list; the `get_intent` packet at each budget; both by the
   intent's ranking policy, with the settings of a tuning trial (`--policy`) when given.
   graphctx-learned: the same with the learned ranker on (`blend.learned=true`): the shipped model
-  re-orders the hand-set blend's best candidates.
+  re-orders the hand-set blend's best candidates. graphctx-semantic: the same with the code
+  embedding's cosine added to the blend (`blend.semantic=0.5`, the weight cross-validation chose).
 - bm25-files: BM25 (bm25s) over whole files; the packet is files in rank order, each cut to what is left.
 - bm25-functions: BM25 over function, method and class chunks whose spans come from graphctx's
   entity table; the packet is those chunks in rank order, packed greedily.
@@ -33,10 +34,11 @@ from graphctx.models import CLASS_KINDS
 from graphctx.project import Project
 from graphctx.text import STOP_WORDS, words
 
-SYSTEMS = ("graphctx", "graphctx-learned", "bm25-functions", "bm25-files", "repomap", "aider-repomap", "random", "oracle")
-DEFAULT_SYSTEMS = ("graphctx", "graphctx-learned", "bm25-functions", "bm25-files", "repomap", "random", "oracle")
+SYSTEMS = ("graphctx", "graphctx-learned", "graphctx-semantic", "bm25-functions", "bm25-files", "repomap", "aider-repomap", "random", "oracle")
+DEFAULT_SYSTEMS = ("graphctx", "graphctx-learned", "graphctx-semantic", "bm25-functions", "bm25-files", "repomap", "random", "oracle")
 RANK_LIMIT = 500
 LEARNED = ("blend.learned=true",)
+SEMANTIC = ("blend.semantic=0.5",)
 
 
 # ---- tokenizer shared by the BM25 baselines and the repo map
@@ -171,6 +173,8 @@ def run_system(name: str, repo: Repo, inst: Instance, budgets: list[int], option
         return run_graphctx(repo, inst, budgets, options.get("intent", "debug"), options.get("policy", ()))
     if name == "graphctx-learned":  # the shipped learned ranker re-ordering the hand-set blend's best
         return run_graphctx(repo, inst, budgets, options.get("intent", "debug"), (*options.get("policy", ()), *LEARNED))
+    if name == "graphctx-semantic":  # the code embedding's cosine in the blend
+        return run_graphctx(repo, inst, budgets, options.get("intent", "debug"), (*options.get("policy", ()), *SEMANTIC))
     if name == "bm25-functions":
         return run_bm25_functions(repo, inst, budgets)
     if name == "bm25-files":

@@ -93,9 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("stats", cmd_stats, "counts by language, entity kind, edge kind and resolution; parse errors; index age")
     p.add_argument("--json", action="store_true")
 
-    p = command("search", cmd_search, "find entities by exact, prefix, full-text and fuzzy match")
+    p = command("search", cmd_search, "find entities by exact, prefix, full-text and fuzzy match, or by meaning")
     p.add_argument("query")
     p.add_argument("--kind", help=f"only entities of this kind: {', '.join(ENTITY_KINDS)}")
+    p.add_argument("--mode", choices=("name", "semantic"), default="name",
+                   help="name: exact, prefix, full-text and fuzzy (default); semantic: the functions, methods and "
+                        "classes nearest to the query by the code embedding")
     p.add_argument("--limit", type=int, default=20)
     p.add_argument("--json", action="store_true")
 
@@ -240,7 +243,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise GraphctxError(f"--limit {args.limit} is too small; give 1 or more")
-    answer = _project(args).search(args.query, args.kind, args.limit)
+    answer = _project(args).search(args.query, args.kind, args.limit, args.mode)
     print(answer.model_dump_json(indent=2) if args.json else printing.search(answer))
     return 0 if answer.hits else NOTHING_FOUND
 

@@ -103,10 +103,19 @@ def show(graphs: GraphCache, entity: str, file: str | None = None) -> EntityEdge
     )
 
 
-def search(graphs: GraphCache, query: str, kind: str | None = None, limit: int = 20) -> SearchAnswer:
+SEARCH_MODES = ("name", "semantic")
+
+
+def search(graphs: GraphCache, query: str, kind: str | None = None, limit: int = 20, mode: str = "name") -> SearchAnswer:
+    """Entities for a query: by name and words (exact, prefix, full-text, fuzzy), or with mode
+    "semantic" the functions, methods and classes whose embedding is nearest to the query's."""
+    if mode not in SEARCH_MODES:
+        raise InvalidRequest(f"unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}")
     g = graphs.get()
+    found = (_semantic_search(g, query, kind, limit) if mode == "semantic"
+             else lookup.search(g, g.connection(), query, kind, limit))
     hits = []
-    for entity_id, score, how in lookup.search(g, g.connection(), query, kind, limit):
+    for entity_id, score, how in found:
         e = g.entity(entity_id)
         hits.append(SearchHit(id=entity_id, kind=e["kind"], path=e["path"], start_line=e["start_line"],
                               signature=e["signature"], score=score, match=how))
@@ -133,3 +142,8 @@ def export(graphs: GraphCache, fmt: str = "json", *, around: str | None = None, 
     return exports.export(g, fmt, around=entity_id, depth=depth, edge_kinds=kinds, max_nodes=max_nodes,
                           title=g.root.name, external=external)
 
+
+def _semantic_search(g, query: str, kind: str | None, limit: int):
+    from graphctx.context.semantic import semantic_search  # numpy and the model, only when asked for
+
+    return semantic_search(g, query, kind, limit)

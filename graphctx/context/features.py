@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphctx.context.seeds import Seeds
+from graphctx.context.semantic import text_similarity
 from graphctx.graph import rank
 from graphctx.graph.loader import CodeGraph
 from graphctx.index.store import reads
@@ -28,7 +29,7 @@ FEATURES: tuple[str, ...] = (
     "same_file_candidates", "parent_score", "name_exact", "name_exact_cased", "qualified_mentioned",
     "parent_mentioned", "name_words", "path_words", "stem_mentioned", "path_mentioned", "aside", "is_test",
     "is_doc_path", "kind_function", "kind_method", "kind_class", "kind_file", "kind_other", "lines", "private",
-    "dunder", "degree_in", "degree_out", "text_terms", "text_has_trace",
+    "dunder", "degree_in", "degree_out", "text_terms", "text_has_trace", "semantic",
 )
 # Overlaps with the text grow with its length: commit messages (the training queries) are a tenth as
 # long as issues. Each of these also comes relative to its best among the text's candidates, which
@@ -92,6 +93,7 @@ def extract(graph: CodeGraph, text: str, seeds: Seeds, walk: dict[str, float], s
     for c in candidates:
         per_file[nodes[c]["path"]] += 1
     degree_in, degree_out = _degrees(graph, candidates)
+    similar = text_similarity(graph, text)
     out = np.zeros((len(candidates), len(FEATURES)), dtype=np.float64)  # the relative columns come last
     for row, entity_id in enumerate(candidates):
         node = nodes[entity_id]
@@ -146,6 +148,8 @@ def extract(graph: CodeGraph, text: str, seeds: Seeds, walk: dict[str, float], s
         f[INDEX["degree_out"]] = math.log1p(degree_out.get(entity_id, 0))
         f[INDEX["text_terms"]] = math.log1p(len(query.terms))
         f[INDEX["text_has_trace"]] = query.has_trace
+        # The code embedding's cosine, for functions alone: what its training pairs hold.
+        f[INDEX["semantic"]] = max(0.0, similar.get(entity_id, 0.0)) if kind in FUNCTION_KINDS else 0.0
     return with_relative(out[:, :len(BASE_FEATURES)])
 
 

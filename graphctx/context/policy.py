@@ -71,6 +71,10 @@ class BlendPolicy:
     # repositories but falls behind it on the dev set (benchmarks/retrieval/learned/README.md).
     learned: bool = False
     rerank: int = 200
+    # The code embedding's cosine of the text and a function (graphctx/semantic/), times this, added to
+    # its score relative to the best. Off by default: at 0.5 it gains on held-out repositories' commits
+    # but not on the dev issues (benchmarks/retrieval/learned/README.md, The code embedding).
+    semantic: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import inspect
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
@@ -253,13 +253,18 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
         query: Annotated[str, Field(description="a name, a prefix, or words from names, signatures and docs")],
         kind: Annotated[EntityKind | None, Field(description="only entities of this kind")] = None,
         limit: Annotated[int, Field(ge=1, le=100, description="most hits to return (1-100)")] = 20,
+        mode: Annotated[Literal["name", "semantic"], Field(
+            description="name: exact, prefix, full-text and fuzzy matches of names and words; semantic: the "
+                        "functions, methods and classes nearest to the query's meaning (code embedding)")] = "name",
         format: Fmt = "compact",
         agent_id: AgentId = None,
     ) -> CallToolResult:
-        """Find entities by name or words (exact, prefix, full-text, fuzzy), best first, with their ids. Use it when
-        you do not know an entity's exact name or id; then call get_context with the id."""
+        """Find entities by name or words (exact, prefix, full-text, fuzzy), or by meaning (mode semantic: describe
+        what the code does), best first, with their ids. Use it when you do not know an entity's exact name or id;
+        then call get_context with the id."""
         state.agents.identify(ctx, agent_id)
-        return _tool(state, lambda: _search(project, query, kind, limit, format), lambda a: [h.path for h in a.hits], format)
+        return _tool(state, lambda: _search(project, query, kind, limit, format, mode), lambda a: [h.path for h in a.hits],
+                     format)
 
     @tool
     def get_impact(
@@ -304,8 +309,9 @@ def _register_tools(server: MCPServer, state: ServerState) -> None:
             "standard" if teamwork else None), agent=me if teamwork else None), _item_paths, format)
 
 
-def _search(project: Project, query: str, kind: str | None, limit: int, fmt: str) -> tuple[SearchAnswer, str]:
-    answer = project.search(query, kind, limit)
+def _search(project: Project, query: str, kind: str | None, limit: int, fmt: str,
+            mode: str = "name") -> tuple[SearchAnswer, str]:
+    answer = project.search(query, kind, limit, mode)
     if fmt == "json":
         return answer, answer.model_dump_json()
     lines = [search_header(answer)]

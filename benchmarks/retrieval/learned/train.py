@@ -57,10 +57,19 @@ TEXT_ONLY = {"own_text", "field_words", "field_signature", "field_doc", "field_b
 
 def load(path: Path) -> dict:
     data = np.load(path, allow_pickle=False)
-    x, group = data["x"], data["group"].astype(np.int64)
-    if tuple(data["features"]) == BASE_FEATURES:  # extracted before the relative columns: derive them
+    x, group, names = data["x"], data["group"].astype(np.int64), tuple(data["features"])
+    before_semantic = tuple(n for n in BASE_FEATURES if n != "semantic")
+    if "semantic" not in names and names[:len(before_semantic)] == before_semantic:
+        # Extracted before the embedding: its column comes from the candidates' texts (embedding_texts.py).
+        from embedding import row_similarity
+
+        out_of_fold = path.parent.parent / "embedding" / "out-of-fold" / f"{path.stem}.npy"
+        column = np.load(out_of_fold) if out_of_fold.exists() else row_similarity(path, len(x))
+        x = np.hstack([x[:, :len(before_semantic)], column[:, None]])
+        names = BASE_FEATURES
+    if names == BASE_FEATURES:  # extracted before the relative columns: derive them
         x = with_relative(x, group)
-    elif tuple(data["features"]) != FEATURES:
+    elif names != FEATURES:
         raise SystemExit(f"{path} was extracted with other features; run corpus.py features --force")
     return {"x": x, "y": data["y"].astype(np.int32), "group": group, "meta": json.loads(str(data["meta"]))}
 
@@ -163,6 +172,7 @@ RECIPES = {
     "length-robust": (None, "length-robust", 3.0, 4),
     "length-robust-16": (None, "length-robust", 3.0, 16),
     "without-relative": (None, "base", 3.0, 4),  # the 43 features before the relative columns
+    "without-semantic": (None, "no-semantic", 3.0, 4),  # the shipped recipe without the code embedding
 }
 QUERY_LEVEL = {"text_terms", "text_has_trace"}
 LENGTH_BOUND = {"name_words", "path_words", "file_named"}  # overlaps that grow with the text's length
@@ -177,6 +187,8 @@ def columns_of(which: str | None) -> list[int]:
         return [i for i, f in enumerate(FEATURES) if f not in QUERY_LEVEL | LENGTH_BOUND]
     if which == "base":
         return list(range(len(BASE_FEATURES)))
+    if which == "no-semantic":
+        return [i for i, f in enumerate(FEATURES) if f != "semantic"]
     return list(range(len(FEATURES)))
 
 

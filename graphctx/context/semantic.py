@@ -1,0 +1,34 @@
+"""The code embedding inside answers: semantic search (the entities nearest to a query) and the
+similarity of free text to each candidate, which the blend for free text may add (blend.semantic)."""
+
+from __future__ import annotations
+
+from graphctx.errors import InvalidRequest
+from graphctx.graph import lookup
+from graphctx.graph.loader import CodeGraph
+from graphctx.semantic import search as nearby
+from graphctx.semantic.vectors import KINDS
+
+
+def semantic_search(g: CodeGraph, query: str, kind: str | None, limit: int) -> list[tuple[str, float, str]]:
+    """(id, cosine, "semantic") of the `limit` functions, methods and classes nearest to the query."""
+    query = (query or "").strip()
+    if not query:
+        raise InvalidRequest("query is empty: describe what the code does, in words")
+    if not 1 <= limit <= 500:
+        raise InvalidRequest(f"limit {limit} is out of range: use 1 to 500")
+    kind = lookup.check_kind(kind)
+    if kind and kind not in KINDS:
+        raise InvalidRequest(f"semantic search finds {', '.join(KINDS)}; drop kind {kind!r} or search by name")
+    nodes = g.graph.nodes
+
+    def keep(entity_id: str) -> bool:
+        return entity_id in nodes and (kind is None or nodes[entity_id]["kind"] == kind)
+
+    found = nearby.nearest(g.connection(), query, limit, keep, g.cache)
+    return [(entity_id, round(score, 4), "semantic") for entity_id, score in found]
+
+
+def text_similarity(g: CodeGraph, text: str) -> dict[str, float]:
+    """Each embedded entity's cosine with the text (the index's vectors are read once per graph)."""
+    return nearby.similarities(g.connection(), text, g.cache)

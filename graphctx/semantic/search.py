@@ -1,0 +1,56 @@
+"""The entities nearest to a text by the embedding: the index's vectors, read once per index
+generation (the caller's cache), against the text's vector; best first, ties by id."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, MutableMapping
+
+import numpy as np
+
+from graphctx.semantic import model as embedding, vectors as store
+
+_CACHE_KEY = "semantic_vectors"
+
+
+def index_vectors(conn: sqlite3.Connection, cache: MutableMapping | None = None,
+                  model: embedding.EmbeddingModel | None = None) -> store.Vectors:
+    """The index's entity vectors for the model (default: the shipped one), kept in `cache` (one per
+    loaded graph, so a new index generation reads them again)."""
+    model = model or embedding.shipped()
+    if cache is not None and (hit := cache.get(_CACHE_KEY)) and hit[0] == model.digest:
+        return hit[1]
+    found = store.read(conn, model)
+    if cache is not None:
+        cache[_CACHE_KEY] = (model.digest, found)
+    return found
+
+
+def similarities(conn: sqlite3.Connection, text: str, cache: MutableMapping | None = None,
+                 model: embedding.EmbeddingModel | None = None) -> dict[str, float]:
+    """Every embedded entity's cosine with the text (empty when the text has no word the model reads)."""
+    model = model or embedding.shipped()
+    query = model.encode_texts([text])[0]
+    if not query.any():
+        return {}
+    found = index_vectors(conn, cache, model)
+    return dict(zip(found.ids, found.similarity(query).tolist()))
+
+
+def nearest(conn: sqlite3.Connection, text: str, limit: int, keep: Callable[[str], bool] | None = None,
+            cache: MutableMapping | None = None, model: embedding.EmbeddingModel | None = None) -> list[tuple[str, float]]:
+    """The `limit` entities most like the text (those `keep` accepts), best first."""
+    model = model or embedding.shipped()
+    query = model.encode_texts([text])[0]
+    if not query.any():
+        return []
+    found = index_vectors(conn, cache, model)
+    scores = found.similarity(query)
+    order = np.lexsort((np.arange(len(scores)), -scores))  # stable: the stored order breaks ties
+    out = []
+    for i in order:
+        if keep is None or keep(found.ids[i]):
+            out.append((found.ids[i], float(scores[i])))
+            if len(out) == limit:
+                break
+    return out

@@ -1,0 +1,82 @@
+"""Entity vectors in the index: one row per file (its content hash, the model's digest, the ids of
+its functions, methods and classes, their unit vectors as float16), written by each index run for
+the files whose content or model changed, in the run's transaction. The text embedded is the
+entity's full-text row (split names and path, signature, doc, own body), read back from the index,
+so no file is read again. An index from before this table, or from another model, still answers:
+what is missing is computed in memory when the vectors are read."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+
+import numpy as np
+
+from graphctx.index.store import vectors as table
+from graphctx.models import CLASS_KINDS, FUNCTION_KINDS
+from graphctx.semantic.model import EmbeddingModel
+from graphctx.text import words
+
+KINDS = tuple(sorted(FUNCTION_KINDS | CLASS_KINDS))
+CHUNK = 256  # files encoded together: one numpy pass each, bounded memory
+
+
+@dataclass(frozen=True)
+class Vectors:
+    """Every embedded entity of an index: ids in a fixed order (by path, then line) and their unit rows."""
+
+    ids: list[str]
+    matrix: np.ndarray  # len(ids) x dim, float32
+
+    def similarity(self, query: np.ndarray) -> np.ndarray:
+        return self.matrix @ query if len(self.ids) else np.zeros(0, dtype=np.float32)
+
+
+def refresh(conn: sqlite3.Connection, model: EmbeddingModel) -> int:
+    """Bring the stored vectors up to date with the index's files; returns how many files were embedded."""
+    table.ensure_table(conn)
+    files = table.file_hashes(conn)
+    stored = table.stored_keys(conn)
+    table.delete(conn, [p for p in stored if p not in files])
+    stale = sorted(p for p, digest in files.items() if stored.get(p) != (digest, model.digest))
+    for start in range(0, len(stale), CHUNK):
+        chunk = stale[start:start + CHUNK]
+        table.put(conn, [(path, files[path], model.digest, json.dumps(ids), matrix.astype(np.float16).tobytes())
+                         for path, (ids, matrix) in _embed_files(conn, model, chunk).items()])
+    return len(stale)
+
+
+def read(conn: sqlite3.Connection, model: EmbeddingModel) -> Vectors:
+    """Every entity's vector: stored rows where they are current, the rest computed now (not written:
+    a reader may not hold the index's write lock)."""
+    files = table.file_hashes(conn)
+    by_path: dict[str, tuple[list[str], np.ndarray]] = {}
+    for path, digest, model_id, ids, blob in table.stored_rows(conn):
+        if files.get(path) == digest and model_id == model.digest:
+            by_path[path] = (json.loads(ids), np.frombuffer(blob, dtype=np.float16).reshape(-1, model.dim))
+    missing = sorted(p for p in files if p not in by_path)
+    for start in range(0, len(missing), CHUNK):
+        by_path.update(_embed_files(conn, model, missing[start:start + CHUNK]))
+    ids = [i for path in sorted(by_path) for i in by_path[path][0]]
+    parts = [by_path[path][1] for path in sorted(by_path) if len(by_path[path][0])]
+    matrix = np.vstack(parts).astype(np.float32) if parts else np.zeros((0, model.dim), dtype=np.float32)
+    return Vectors(ids, matrix)
+
+
+def _embed_files(conn: sqlite3.Connection, model: EmbeddingModel, paths: list[str]) -> dict[str, tuple[list[str], np.ndarray]]:
+    """(ids, vectors) of each file's functions, methods and classes (files with none get empty rows)."""
+    if not paths:
+        return {}
+    entities = table.entity_texts(conn, paths, KINDS)
+    matrix = model.encode_entities([(words(q, p), sig, doc, body) for _, q, p, sig, doc, body in entities])
+    out: dict[str, tuple[list[str], np.ndarray]] = {p: ([], np.zeros((0, model.dim), dtype=np.float32)) for p in paths}
+    start = 0
+    while start < len(entities):
+        path = entities[start][2]
+        end = start
+        while end < len(entities) and entities[end][2] == path:
+            end += 1
+        out[path] = ([row[0] for row in entities[start:end]], matrix[start:end])
+        start = end
+    return out
