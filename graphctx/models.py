@@ -22,7 +22,7 @@ DETAIL_LEVELS: tuple[str, ...] = get_args(DetailLevel)
 Detail = Literal["full", "summary", "line"]
 
 EntityKind = Literal["file", "class", "struct", "interface", "trait", "enum", "function", "method", "constant",
-                     "route", "document", "section"]
+                     "route", "document", "section", "lambda"]
 ENTITY_KINDS: tuple[str, ...] = get_args(EntityKind)
 CLASS_KINDS: frozenset[str] = frozenset({"class", "struct", "interface", "trait", "enum"})  # kinds that hold members
 FUNCTION_KINDS: frozenset[str] = frozenset({"function", "method"})

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import cached_property
 
+from graphctx.index import properties
 from graphctx.index.fixpoint import EMPTY
 from graphctx.index.scope import SELF, FileScope, Value
 from graphctx.index.symbols import CLASS_KINDS
@@ -88,6 +89,11 @@ class FlowScope(FileScope):
     def subscripts(self) -> dict[tuple[str, str], set[str]]:
         """(scope, target) -> the subscripts stored into it: "['a'][]" for `d['a'][] <- f`."""
         return self._targets[1]
+
+    @cached_property
+    def accessors(self) -> properties.Accessors:
+        """The properties this file's classes define (properties.py)."""
+        return properties.accessors_of(self)
 
     @cached_property
     def params(self) -> dict[str, dict[str, tuple[int, str]]]:
@@ -317,6 +323,11 @@ class FlowScope(FileScope):
                     for v in home._target_values("", attr, suffix)}
         if value.kind not in ("class", "instance"):
             return set()
+        getter = properties.getter_of(self, value, attr)
+        if getter is not None:  # a property: the attribute holds what its getter returns
+            home = self._home(getter.path)
+            found = home._target_values(getter.qualified_name, RETURN, suffix) if home is not None else set()
+            return found if suffix else found | self.returns(getter.id)
         out: set[Value] = set()
         for level in self.table.lineage(value.ref):
             for class_id in level:

@@ -70,7 +70,7 @@ def order(value: Value) -> tuple:
 
 
 def definition_value(sym) -> Value:
-    kind = "class" if sym.kind in CLASS_KINDS else "function" if sym.kind in ("function", "method") else "constant"
+    kind = "class" if sym.kind in CLASS_KINDS else "function" if sym.kind in ("function", "method", "lambda") else "constant"
     return Value(kind, sym.id, "exact")
 
 

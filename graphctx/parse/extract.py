@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Query, QueryCursor
 
-from graphctx.parse import flowfacts, languages, routes
+from graphctx.parse import accessors, flowfacts, languages, routes
 from graphctx.parse import flows as flow
-from graphctx.parse.facts import RETURN, Base, Binding, Call, Definition, FileFacts, Import, TypeRef
+from graphctx.parse.facts import RETURN, Accessor, AttributeUse, Base, Binding, Call, Definition, FileFacts, Import, TypeRef
 
 CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"})
 # Wrappers whose span belongs to the definition inside them (decorators, `export`).
@@ -63,6 +63,7 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
         return scope
 
     seen_refs: set[tuple[str, str]] = set()
+    uses: dict[tuple[str, str, str], AttributeUse] = {}  # one per scope, path and role: the first line
     calls: dict = {}  # by the called name's position (or the implying node's): one call each
     words = flow.vocabulary(language)
     for _, caps in matches:
@@ -85,6 +86,9 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
                 if receiver and words and name.start_byte not in calls:  # ls.append(f): f is in ls
                     flowfacts.container_adds(facts, call, receiver[0], caps["call"][0], words)
                 calls[name.start_byte] = call
+        elif "attribute.use" in caps:
+            if words is not None:
+                _attribute_use(caps["attribute.use"][0], scope_at, words, uses)
         elif words is not None and any(key.startswith("flow.") for key in caps):
             flowfacts.add(facts, caps, scope_at, words, calls)
         elif "import" in caps:
@@ -111,6 +115,9 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
     found = routes.find(language, root, source)
     facts.routes, facts.routers, facts.mounts = found.routes, found.routers, found.mounts
     facts.calls = [c for c in calls.values() if (c.line, c.name) not in found.registrations]  # app.get() is no Cache.get()
+    facts.attributes = list(uses.values())
+    if any(s.kind == "lambda" for s in scopes):
+        _name_lambdas(facts, {s.start: s.qualified_name for s in scopes if s.kind == "lambda"})
     if not facts.doc:
         opening = _opening_comment(root)[:MAX_DOC]
         if not any(d.doc == opening for d in facts.definitions):  # else it documents its definition
@@ -131,6 +138,7 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
 
     scopes: list[_Scope] = []
     stack: list[_Scope] = []
+    lambdas_on_line: dict[int, int] = {}
     for node, kind, caps in raw:
         while stack and stack[-1].end < node.end_byte:
             stack.pop()
@@ -140,6 +148,18 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
             scope = _Scope(node.start_byte, node.end_byte, "impl", name, _join(_qname(parent), name), parent)
             if "impl.trait" in caps:
                 facts.bases.append(Base(name, _type_name(caps["impl.trait"][0]), "implements", node.start_point[0] + 1))
+        elif kind == "lambda":  # `outer.<lambda:12>`, the second on line 12 `outer.<lambda:12:2>`
+            line = node.start_point[0] + 1
+            count = lambdas_on_line[line] = lambdas_on_line.get(line, 0) + 1
+            name = f"<lambda:{line}>" if count == 1 else f"<lambda:{line}:{count}>"
+            owner = parent
+            while owner is not None and owner.kind == "constant":  # a constant's value is code of its scope
+                owner = owner.parent
+            qualified = _join(_qname(owner), name)
+            scope = _Scope(node.start_byte, node.end_byte, kind, name, qualified, parent)
+            definition = _definition(node, kind, name, qualified, caps)
+            definition.doc = ""
+            facts.definitions.append(definition)
         else:
             name = _text(caps["name"][0])
             owner = _qname(parent)
@@ -148,6 +168,10 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
             if kind == "function" and (parent is not None and parent.kind in CLASS_LIKE or "receiver" in caps):
                 kind = "method"
             qualified = _join(owner, name)
+            accessor = accessors.decorated_role(node, name) if kind == "method" and facts.language == "python" else None
+            if accessor is not None:  # a property's setter and deleter are entities beside its getter: `C.x.setter`
+                qualified += accessor[1]
+                facts.accessors.append(Accessor(owner, name, accessor[0], flow.DEFINITION + qualified, node.start_point[0] + 1))
             scope = _Scope(node.start_byte, node.end_byte, kind, name, qualified, parent)
             facts.definitions.append(_definition(node, kind, name, qualified, caps))
             if "returns" in caps:  # what a call evidently yields: a binding of the function itself
@@ -155,6 +179,42 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
         scopes.append(scope)
         stack.append(scope)
     return scopes
+
+
+def _attribute_use(node: Node, scope_at, words: flow.Vocabulary, uses: dict) -> None:
+    """`obj.x` read, assigned or deleted: kept once per scope, path and role (the resolver runs a
+    property's accessor for it when obj's class is known)."""
+    attribute = node.child_by_field_name("attribute")
+    if attribute is None or attribute.text.startswith(b"__"):  # (a dunder is the protocol, not a property)
+        return
+    roles = accessors.use_roles(node)
+    if not roles:
+        return
+    found = flowfacts.paths(node, words)
+    if not found:
+        return
+    scope = _qname(scope_at(node))
+    line = node.start_point[0] + 1
+    for path in found:
+        for role in roles:
+            uses.setdefault((scope, path, role), AttributeUse(scope, path, role, line))
+
+
+def _name_lambdas(facts: FileFacts, names: dict[int, str]) -> None:
+    """A lambda in a flow path is written by its position while the file is read (flows.paths knows
+    no scopes); here it gets its qualified name."""
+    def named(path: str) -> str:
+        return flow.LAMBDA_AT.sub(lambda m: names.get(int(m.group(1)), ""), path) if flow.LAMBDA in path else path
+
+    for f in facts.flows:
+        f.source = named(f.source)
+    for c in facts.calls:
+        c.callee = named(c.callee)
+        c.args = [named(a) for a in c.args]
+    for a in facts.accessors:
+        a.method = named(a.method)
+    for u in facts.attributes:
+        u.path = named(u.path)
 
 
 def _definition(node: Node, kind: str, name: str, qualified: str, caps: dict) -> Definition:

@@ -17,6 +17,8 @@ LITERAL = "#"  # `#'a'`, `#1`: a constant that may serve as a key
 CALLED = "()"
 DEFINITION = "&"  # `&name`: the definition itself, not the variable that may be rebound (a decorated name)
 RETURN_TARGET = "return"
+LAMBDA = "<lambda@"  # `&<lambda@120>`: the lambda starting at byte 120, named once the file's scopes are known
+LAMBDA_AT = re.compile(r"<lambda@(\d+)>")
 _NAME = re.compile(r"^[A-Za-z_$][\w$]*$")
 _KEY = re.compile(r"""^(?:'[\w.-]{0,40}'|"[\w.-]{0,40}")$""")
 
@@ -91,6 +93,8 @@ def paths(node: Node | None, words: Vocabulary) -> list[str]:
         if kind == "conditional_expression":  # x if cond else y: not the condition
             children = children[::2]
         return [p for child in children for p in paths(child, words)]
+    if kind == "lambda":  # the function it defines
+        return [f"{DEFINITION}{LAMBDA}{node.start_byte}>"]
     if kind == "assignment":  # a = b = value: the value of the inner assignment
         return paths(node.child_by_field_name("right"), words)
     if kind == words.attribute:
