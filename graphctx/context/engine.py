@@ -27,7 +27,7 @@ from graphctx.graph import hierarchy, lookup, paths, rank
 from graphctx.graph.loader import CodeGraph, GraphCache
 from graphctx.index import skips
 from graphctx.records import RecordStore
-from graphctx.models import DEFAULT_BUDGET, FORMATS, FUNCTION_KINDS, MAX_BUDGET, MAX_DEPTH, MIN_BUDGET, ContextAnswer
+from graphctx.models import ANONYMOUS_KINDS, DEFAULT_BUDGET, FORMATS, FUNCTION_KINDS, MAX_BUDGET, MAX_DEPTH, MIN_BUDGET, ContextAnswer
 from graphctx.text import clip
 
 Answer = tuple[ContextAnswer, str]
@@ -137,7 +137,7 @@ def get_file_context(graphs: GraphCache, file: str, *, token_budget: int = DEFAU
     g = graphs.get()
     path = _repo_path(g, file)
     entities = sorted(
-        (n for n in _file_entities(g, path) if n != path),
+        (n for n in _file_entities(g, path) if n != path and g.entity(n)["kind"] not in ANONYMOUS_KINDS),
         key=lambda n: (g.entity(n)["start_line"], g.entity(n)["end_line"]),
     )
     answer = new_answer(g, "file", path, path, token_budget)

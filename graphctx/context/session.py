@@ -34,7 +34,7 @@ from graphctx.index.languages import RULES, Manifest, read_manifests, rules_for
 from graphctx.layout import entity_path
 from graphctx.index.changes import changed_files
 from graphctx.index.root import Boundary
-from graphctx.models import DEFAULT_BUDGET, ContextAnswer, ProjectFacts
+from graphctx.models import ANONYMOUS_KINDS, DEFAULT_BUDGET, ContextAnswer, ProjectFacts
 from graphctx.records import RecordStore
 from graphctx.text import clip_words
 
@@ -195,6 +195,8 @@ def _is_public(g: CodeGraph, node: str) -> bool:
     """Whether an entity belongs to the code's public face, by each language's own convention."""
     e = g.graph.nodes[node]
     if e["kind"] in ("document", "section"):  # the repository's prose: read with `doc`, not mapped as code
+        return False
+    if e["kind"] in ANONYMOUS_KINDS:  # a lambda is its enclosing code's, not the public face
         return False
     parent = e.get("parent")
     if parent and parent in g and g.graph.nodes[parent]["kind"] in ("function", "method"):

@@ -10,7 +10,7 @@ from graphctx.context.packer import Candidate
 from graphctx.graph.loader import CodeGraph
 from graphctx.index.changes import changed_files
 from graphctx.index.root import Boundary
-from graphctx.models import CLASS_KINDS, PacketItem
+from graphctx.models import ANONYMOUS_KINDS, CLASS_KINDS, PacketItem
 from graphctx.records import AnchoredRecord
 from graphctx.records.render import answer_text
 
@@ -112,5 +112,6 @@ class Views:
 
     def members(self, entity_id: str) -> list[str]:
         g = self.graph.graph
-        found = {t for _, t, kind in g.out_edges(entity_id, data="kind") if kind == "contains"}
+        found = {t for _, t, kind in g.out_edges(entity_id, data="kind")
+                 if kind == "contains" and g.nodes[t]["kind"] not in ANONYMOUS_KINDS}
         return sorted(found, key=lambda m: (g.nodes[m]["path"], g.nodes[m]["start_line"]))
