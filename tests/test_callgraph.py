@@ -208,6 +208,116 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
             def go(self):
                 self.conn.send()
     """}, {("m.py::Base.__init__", "m.py::Conn", "exact"), ("m.py::Sub.go", "m.py::Conn.send", "inferred")}),
+    # ---- properties: a use of the attribute is a call of its accessor, where the object's class is known
+    "property getter, setter and deleter": ({"m.py": """
+        class Box:
+            @property
+            def size(self):
+                return 1
+
+            @size.setter
+            def size(self, value):
+                pass
+
+            @size.deleter
+            def size(self):
+                pass
+
+            def grow(self):
+                self.size += 1
+
+        def use(b: Box):
+            print(b.size)
+            b.size = 2
+            del b.size
+    """}, {("m.py::Box.grow", "m.py::Box.size", "exact"), ("m.py::Box.grow", "m.py::Box.size.setter", "exact"),
+           ("m.py::use", "ext:print", "external"), ("m.py::use", "m.py::Box.size", "inferred"),
+           ("m.py::use", "m.py::Box.size.setter", "inferred"), ("m.py::use", "m.py::Box.size.deleter", "inferred")}),
+    "cached_property and property(fget, fset)": ({"m.py": """
+        import functools
+
+        class Box:
+            @functools.cached_property
+            def weight(self):
+                return 1
+
+            def _get_label(self):
+                return ""
+
+            def _set_label(self, value):
+                pass
+
+            label = property(_get_label, _set_label)
+
+        box = Box()
+        box.weight
+        box.label = box.label
+    """}, {("m.py", "m.py::Box", "exact"), ("m.py", "m.py::Box.weight", "inferred"), ("m.py::Box", "ext:property", "external"),
+           ("m.py", "m.py::Box._get_label", "inferred"), ("m.py", "m.py::Box._set_label", "inferred")}),
+    "a base class's property through self, and a property's value": ({"m.py": """
+        class Conn:
+            def send(self):
+                pass
+
+        class Base:
+            @property
+            def conn(self) -> Conn:
+                return Conn()
+
+        class Client(Base):
+            def go(self):
+                self.conn.send()
+    """}, {("m.py::Base.conn", "m.py::Conn", "exact"), ("m.py::Client.go", "m.py::Base.conn", "exact"),
+           ("m.py::Client.go", "m.py::Conn.send", "inferred")}),
+    "a property on one of several classes: each, inferred": ({"m.py": """
+        class A:
+            @property
+            def name(self):
+                return "a"
+
+        class B:
+            @property
+            def name(self):
+                return "b"
+
+        class C:
+            name = "c"
+
+        def pick(flag):
+            x = A() if flag else B() if flag > 1 else C()
+            return x.name
+    """}, {("m.py::pick", "m.py::A", "exact"), ("m.py::pick", "m.py::B", "exact"), ("m.py::pick", "m.py::C", "exact"),
+           ("m.py::pick", "m.py::A.name", "inferred"), ("m.py::pick", "m.py::B.name", "inferred")}),
+    "an attribute of an object of unknown class calls nothing": ({"m.py": """
+        class A:
+            @property
+            def name(self):
+                return "a"
+
+        def show(obj):
+            return obj.name
+    """}, set()),
+    # ---- lambdas: entities, called where their value flows
+    "a lambda held by a variable, passed, returned and handed to sorted": ({"m.py": """
+        def g(x):
+            return x
+
+        def apply(fn):
+            return fn(1)
+
+        def make():
+            return lambda: g(2)
+
+        f = lambda x: g(x)
+        f(1)
+        apply(lambda y: y)
+        make()()
+        sorted([3], key=lambda v: -v)
+    """}, {("m.py::<lambda:10>", "m.py::g", "exact"), ("m.py", "m.py::<lambda:10>", "inferred"),
+           ("m.py::make.<lambda:8>", "m.py::g", "exact"), ("m.py", "m.py::make", "exact"),
+           ("m.py", "m.py::make.<lambda:8>", "inferred"), ("m.py", "m.py::apply", "exact"),
+           ("m.py::apply", "m.py::<lambda:12>", "inferred"), ("m.py", "ext:sorted", "external"),
+           ("m.py", "m.py::<lambda:14>", "inferred")}),
     # ---- honest labels and Python's import semantics
     "a re-exported external name stays external": ({
         "compat.py": "from urllib.parse import urlparse\n",

@@ -17,9 +17,10 @@ TARGET_LISTS = frozenset({"pattern_list", "tuple_pattern", "list_pattern"})
 NOT_USES = frozenset({"call", "decorator", "type", "keyword_argument"})
 
 
-def decorated_role(definition: Node, name: str) -> tuple[str, str] | None:
-    """(role, qualified-name suffix) of a decorated function that is a property accessor: ("get", "")
-    for `@property`, ("set", ".setter") for `@name.setter`; None for any other function."""
+def decorated_role(definition: Node, name: str) -> tuple[str, str, str] | None:
+    """(role, qualified-name suffix, decorator) of a decorated function that is a property accessor:
+    ("get", "", "@property") for `@property`, ("set", ".setter", "@name.setter") for `@name.setter`;
+    None for any other function."""
     wrapper = definition.parent
     if wrapper is None or wrapper.type != "decorated_definition":
         return None
@@ -28,15 +29,15 @@ def decorated_role(definition: Node, name: str) -> tuple[str, str] | None:
             continue
         expression = decorator.named_children[0]
         if expression.type == "identifier" and _text(expression) in GETTER_DECORATORS:
-            return "get", ""
+            return "get", "", _text(decorator)
         if expression.type != "attribute":
             continue
         owner, attribute = expression.child_by_field_name("object"), expression.child_by_field_name("attribute")
         last = _text(attribute) if attribute is not None else ""
         if last in GETTER_DECORATORS:  # functools.cached_property, abc.abstractproperty
-            return "get", ""
+            return "get", "", _text(decorator)
         if last in ACCESSOR_DECORATORS and owner is not None and owner.type == "identifier" and _text(owner) == name:
-            return ACCESSOR_DECORATORS[last], "." + last
+            return ACCESSOR_DECORATORS[last], "." + last, _text(decorator)
     return None
 
 

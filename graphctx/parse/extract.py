@@ -173,7 +173,11 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
                 qualified += accessor[1]
                 facts.accessors.append(Accessor(owner, name, accessor[0], flow.DEFINITION + qualified, node.start_point[0] + 1))
             scope = _Scope(node.start_byte, node.end_byte, kind, name, qualified, parent)
-            facts.definitions.append(_definition(node, kind, name, qualified, caps))
+            definition = _definition(node, kind, name, qualified, caps)
+            if accessor is not None:  # the signature says what it is: `@property def area(self)`
+                definition.signature = f"{accessor[2]} {definition.signature}"[:MAX_SIGNATURE]
+                definition.sig_hash = _hash(definition.signature.encode())
+            facts.definitions.append(definition)
             if "returns" in caps:  # what a call evidently yields: a binding of the function itself
                 facts.bindings.append(Binding(qualified, RETURN, _type_name(caps["returns"][0]), node.start_point[0] + 1))
         scopes.append(scope)
