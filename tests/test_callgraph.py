@@ -208,6 +208,35 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
             def go(self):
                 self.conn.send()
     """}, {("m.py::Base.__init__", "m.py::Conn", "exact"), ("m.py::Sub.go", "m.py::Conn.send", "inferred")}),
+    "a module's registry filled inside functions": ({"m.py": """
+        REGISTRY = {}
+        HOOKS = []
+
+        def register(name):
+            def deco(f):
+                REGISTRY[name] = f
+                return f
+            return deco
+
+        def hook(f):
+            HOOKS.append(f)
+            return f
+
+        @register("a")
+        def handle_a():
+            pass
+
+        @hook
+        def on_start():
+            pass
+
+        def dispatch(key):
+            REGISTRY[key]()
+            for h in HOOKS:
+                h()
+    """}, {("m.py::hook", "ext:HOOKS.append", "unresolved"), ("m.py", "m.py::register", "exact"),
+           ("m.py", "m.py::register.deco", "inferred"), ("m.py", "m.py::hook", "exact"),
+           ("m.py::dispatch", "m.py::handle_a", "inferred"), ("m.py::dispatch", "m.py::on_start", "inferred")}),
     # ---- properties: a use of the attribute is a call of its accessor, where the object's class is known
     "property getter, setter and deleter": ({"m.py": """
         class Box:

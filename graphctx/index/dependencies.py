@@ -86,6 +86,9 @@ def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
     groups: dict[str, list[str]] = defaultdict(list)
     for f in facts.flows:
         groups[f.scope or ":" + f.target.split("[", 1)[0]].append(f"{f.target}<{f.source}")
+        base = f.target.split("[", 1)[0]
+        if f.scope and base != f.target and "." not in base and base != RETURN:  # d[k] = v in a function may
+            groups[":" + base].append(f"{f.scope}>{f.target}<{f.source}")  # fill a module's d: d's readers depend
     params = {(p.scope, p.name) for p in facts.params}
     for p in facts.params:
         groups[p.scope].append(f"{p.name}:{p.index}:{p.kind}")

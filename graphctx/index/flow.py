@@ -47,6 +47,7 @@ class FlowScope(FileScope):
     def _stores(self) -> tuple[dict[tuple[str, str], list[tuple[str, str]]], dict[tuple[str, str], list[int]]]:
         sources: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
         lines: dict[tuple[str, str], list[int]] = defaultdict(list)
+        bound = self._bound_names()
         for flow in self.facts.flows:
             owner, target = flow.scope, flow.target
             head, _, rest = target.partition(".")
@@ -55,9 +56,33 @@ class FlowScope(FileScope):
                 if cls is None or cls.path != self.path:
                     continue
                 owner, target = cls.qualified_name, "self." + rest
+            elif "[" in head and not rest and not head.startswith(RETURN + "["):  # d[k] = v binds no name:
+                owner = self._binding_level(head.split("[", 1)[0], flow.scope, bound)  # it stores into the d seen
             sources[(owner, target)].append((flow.source, flow.scope))
             lines[(owner, target)].append(flow.line)
         return sources, lines
+
+    def _bound_names(self) -> dict[str, set[str]]:
+        """scope -> the names it binds: plain assignment targets and parameters."""
+        bound: dict[str, set[str]] = defaultdict(set)
+        for flow in self.facts.flows:
+            if "[" not in flow.target and "." not in flow.target:
+                bound[flow.scope].add(flow.target)
+        for param in self.facts.params:
+            bound[param.scope].add(param.name)
+        return bound
+
+    def _binding_level(self, name: str, scope: str, bound: dict[str, set[str]]) -> str:
+        """The scope whose `name` a function's `name[k] = v` stores into: its own when it binds the
+        name, else the nearest enclosing function that does (class bodies are not seen), else the module."""
+        level = scope
+        while level:
+            if name in bound.get(level, ()):
+                return level
+            level = level.rpartition(".")[0]
+            while level and self._is_class(level):
+                level = level.rpartition(".")[0]
+        return ""
 
     @property
     def flow_sources(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
