@@ -237,6 +237,18 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
     """}, {("m.py::hook", "ext:HOOKS.append", "unresolved"), ("m.py", "m.py::register", "exact"),
            ("m.py", "m.py::register.deco", "inferred"), ("m.py", "m.py::hook", "exact"),
            ("m.py::dispatch", "m.py::handle_a", "inferred"), ("m.py::dispatch", "m.py::on_start", "inferred")}),
+    "methods of literals are the builtin type's": ({"m.py": """
+        def f(items):
+            d = {"a": 1}
+            name = "ab"
+            d.items()
+            d.run()
+            d.update({})
+            name.upper()
+            return " ".join(items) + "a b".split()[0]
+    """}, {("m.py::f", "ext:dict.items", "external"), ("m.py::f", "ext:d.run", "unresolved"),
+           ("m.py::f", "ext:d.update", "unresolved"), ("m.py::f", "ext:str.upper", "external"),
+           ("m.py::f", "ext:str.join", "external"), ("m.py::f", "ext:str.split", "external")}),
     # ---- properties: a use of the attribute is a call of its accessor, where the object's class is known
     "property getter, setter and deleter": ({"m.py": """
         class Box:

@@ -31,6 +31,9 @@ BUILTINS = frozenset(__import__("builtins").__dict__)
 # Resolutions that are not a claim that the call happens: nothing to score.
 NOT_CLAIMED = frozenset({"unresolved"})
 UNKNOWN_RECEIVER = EXTERNAL_PREFIX + "?."
+# A method of a builtin type (a literal's: `" ".join`, `{}.items()`) in PyCG's names.
+BUILTIN_TYPES = {"str": "<**PyStr**>", "dict": "<**PyDict**>", "list": "<**PyList**>", "set": "<**PySet**>",
+                 "tuple": "<**PyTuple**>", "int": "<**PyInt**>", "float": "<**PyFloat**>"}
 LAMBDA = re.compile(r"<lambda:(\d+)(?::(\d+))?>")
 
 
@@ -94,6 +97,9 @@ class Converter:
     def name(self, id_: str) -> str:
         if id_.startswith(EXTERNAL_PREFIX):
             name = id_[len(EXTERNAL_PREFIX):]
+            owner, _, method = name.partition(".")
+            if owner in BUILTIN_TYPES and method:
+                return f"{BUILTIN_TYPES[owner]}.{method}"
             return f"<builtin>.{name}" if name in BUILTINS else name
         path, _, qualified = id_.partition(ID_SEPARATOR)
         module = module_name(path)

@@ -19,7 +19,7 @@ from graphctx.index.flowpaths import (
     KEYS, SUBSCRIPTS, UNKNOWN, Values, argument_for, bounded, callee_path, definition_value, extends, ordered,
     same_element, unslice,
 )
-from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL
+from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL, PYTHON, TYPED
 
 
 DECORATED = "@"
@@ -29,6 +29,9 @@ MAX_SUBSCRIPTS = 3  # of them subscripts: deeper element paths multiply (`[1][][
 MAX_KEY_CHOICES = 16  # subscript suffixes tried for one read through variable keys
 MAX_SITE_ROUNDS = 3  # call-site index rebuilds: each lets one more level of passed-on functions through
 SUPER = "super"
+# Builtin types whose attributes are known here: `d = {}; d.run()` calls no `dict.run`.
+BUILTIN_TYPES = {t.__name__: t for t in (str, bytes, int, float, dict, list, set, frozenset, tuple)}
+STORES = frozenset(PYTHON.adders)  # ls.append(f), d.update({...}): what they store reaches the container's readers
 
 
 class FlowScope(FileScope):
@@ -170,6 +173,8 @@ class FlowScope(FileScope):
             return set()
         if path.startswith(LITERAL):
             return {Value("literal", path[1:], "exact")}
+        if path.startswith(TYPED) and path[1:].isidentifier():  # a literal of a builtin type: {} is a dict
+            return {Value("external", path[1:], "external")}
         if path.startswith(FORWARDED):  # partial(f, ...) calls f when called
             callee, _, argument = path[1:].partition("|")
             forwards = any(v.kind == "external" and v.ref in FORWARDERS for v in self.values(callee, scope))
@@ -317,9 +322,15 @@ class FlowScope(FileScope):
     def attribute_values(self, value: Value, attr: str) -> set[Value]:
         if value.kind == "unknown":
             return {UNKNOWN}
+        if value.kind == "literal":  # a constant key: a string or an integer
+            value = Value("external", "str" if value.ref.startswith(("'", '"')) else "int", "external")
         if value.kind == "external":  # (a protocol method of an external value names nothing useful)
             dunder = attr.startswith("__") and attr.endswith("__")
-            return set() if dunder or not extends(value.ref, attr) else {Value("external", f"{value.ref}.{attr}", "external")}
+            builtin = BUILTIN_TYPES.get(value.ref)
+            if dunder or not extends(value.ref, attr) or builtin is not None and (not hasattr(builtin, attr) or attr in STORES):
+                return set()  # (nor an attribute a builtin type lacks: the variable holds something else too;
+            # a store into a builtin container is value flow, kept as such, not a call graphctx claims)
+            return {Value("external", f"{value.ref}.{attr}", "external")}
         if value.kind == "super":
             out = set()
             for base in self.table.bases.get(value.ref, ()):
