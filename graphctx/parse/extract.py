@@ -188,11 +188,11 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
 def _attribute_use(node: Node, scope_at, words: flow.Vocabulary, uses: dict) -> None:
     """`obj.x` read, assigned or deleted: kept once per scope, path and role (the resolver runs a
     property's accessor for it when obj's class is known)."""
+    roles = accessors.use_roles(node)  # first: most attributes are the callee of a call, no use
+    if not roles:
+        return
     attribute = node.child_by_field_name("attribute")
     if attribute is None or attribute.text.startswith(b"__"):  # (a dunder is the protocol, not a property)
-        return
-    roles = accessors.use_roles(node)
-    if not roles:
         return
     found = flowfacts.paths(node, words)
     if not found:
