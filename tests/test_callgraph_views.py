@@ -85,6 +85,14 @@ def test_file_lists_no_lambda_and_impact_names_the_function_holding_it(repo):
     assert "<lambda" not in session
 
 
+def test_context_names_the_function_holding_a_lambda(repo):
+    answer = cli_json(repo, "context", "compute")
+    relations = {item["id"]: item["relation"] for item in answer["items"]}
+    assert relations.get("report.py::sizes") == "called-by" and not any("<lambda" in i for i in relations)
+    own = cli_json(repo, "context", "report.py::sizes.<lambda:10>")  # asked for, a lambda is the root
+    assert own["items"][0]["id"] == "report.py::sizes.<lambda:10>"
+
+
 def test_the_lambda_is_an_entity_with_its_calls(repo):
     lam = cli_json(repo, "show", "report.py::sizes.<lambda:10>")
     assert lam["entity"]["kind"] == "lambda" and lam["entity"]["signature"] == "lambda x"

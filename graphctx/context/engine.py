@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from graphctx import deadline, inputs
-from graphctx.context import anchored, features, ranker
+from graphctx.context import anchored, anonymous, features, ranker
 from graphctx.context import seeds as text_seeds
 from graphctx.context.blend import blend
 from graphctx.context.intents import DETAIL_SHAPES, policy_for
@@ -185,6 +185,7 @@ def _around(g: CodeGraph, root_id: str, depth: int, policy: RankingPolicy, inclu
             hit.score = 1.0 if node == root_id else min(0.99, pr.get(node, 0.0) / top)
     if g.entity(root_id)["kind"] == "method" and depth > 0:
         _add_overrides(g, root_id, reached, weights, walk.override_decay)
+    reached = anonymous.named(g, reached, keep=root_id)  # a lambda: the code holding it
     ordered = sorted(reached.values(), key=lambda h: (h.id != root_id, -h.score, h.distance, h.id))
     return [
         Candidate(h.id, h.score, h.relation, h.distance, h.resolution, h.confidence,

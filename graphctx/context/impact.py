@@ -5,9 +5,7 @@ users; then tests; then transitive dependents), best first within each, to the t
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from graphctx.context import changeset
+from graphctx.context import anonymous, changeset
 from graphctx.context.changeset import ChangeSet, OldEntity
 from graphctx.context.engine import Answer, _repo_path, check_request, new_answer
 from graphctx.context.packer import Candidate, pack
@@ -16,7 +14,7 @@ from graphctx.context.views import Views
 from graphctx.errors import InvalidRequest
 from graphctx.graph import lookup, rank
 from graphctx.graph.loader import CodeGraph, GraphCache
-from graphctx.models import ANONYMOUS_KINDS, DEFAULT_BUDGET, TIER_PREFIX, ChangeRelation, ContextAnswer, PacketItem
+from graphctx.models import DEFAULT_BUDGET, TIER_PREFIX, ChangeRelation, ContextAnswer, PacketItem
 
 IMPACT_WEIGHTS = {"calls": (0.0, 1.0), "imports": (0.0, 0.6), "inherits": (0.0, 0.9), "implements": (0.0, 0.9),
                   "references": (0.0, 0.6), "tests": (0.0, 0.9), "handles": (0.0, 1.0)}  # a handler's routes
@@ -115,29 +113,13 @@ def _dependents(g: CodeGraph, starts: list[str], depth: int) -> tuple[dict[str, 
     reached: dict[str, rank.Reached] = {}
     direct: dict[str, Strength] = {}
     for start in starts:
-        hits = _named(g, rank.spread(g, start, depth, IMPACT_WEIGHTS, decay=DECAY))
+        hits = anonymous.named(g, rank.spread(g, start, depth, IMPACT_WEIGHTS, decay=DECAY))
         scores = [hit.score for node, hit in hits.items() if hit.distance == 1 and node not in start_set]
         direct[start] = (max(scores, default=0.0), len(scores))
         for node, hit in hits.items():
             if node not in start_set and (node not in reached or hit.score > reached[node].score):
                 reached[node] = hit
     return reached, direct
-
-
-def _named(g: CodeGraph, hits: dict[str, rank.Reached]) -> dict[str, rank.Reached]:
-    """A lambda that depends on a change stands for the definition holding it: that is the code at
-    stake (`outer`, not `outer.<lambda:12>`), at the best score of any of its lambdas and its own."""
-    nodes = g.graph.nodes
-    out: dict[str, rank.Reached] = {}
-    for node, hit in hits.items():
-        named = node
-        while nodes[named]["kind"] in ANONYMOUS_KINDS and nodes[named].get("parent") in g:
-            named = nodes[named]["parent"]
-        if named != node:
-            hit = replace(hit, id=named)
-        if named not in out or hit.score > out[named].score:
-            out[named] = hit
-    return out
 
 
 def _tiered(g: CodeGraph, reached: dict[str, rank.Reached]) -> list[Candidate]:
