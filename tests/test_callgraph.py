@@ -310,6 +310,37 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
                 self.conn.send()
     """}, {("m.py::Base.conn", "m.py::Conn", "exact"), ("m.py::Client.go", "m.py::Base.conn", "exact"),
            ("m.py::Client.go", "m.py::Conn.send", "inferred")}),
+    "what a setter is given the property holds; super() and cls": ({"m.py": """
+        class Foo:
+            def run(self):
+                pass
+
+        class A:
+            def __init__(self):
+                self.handler = Foo()
+
+            @property
+            def handler(self):
+                return self._h
+
+            @handler.setter
+            def handler(self, v):
+                self._h = v
+
+            def go(self):
+                self.handler.run()
+
+            @classmethod
+            def make(cls):
+                return cls.handler
+
+        class B(A):
+            @property
+            def handler(self):
+                return super().handler
+    """}, {("m.py::A.__init__", "m.py::A.handler.setter", "exact"), ("m.py::A.__init__", "m.py::Foo", "exact"),
+           ("m.py::A.go", "m.py::A.handler", "exact"), ("m.py::A.go", "m.py::Foo.run", "inferred"),
+           ("m.py::B.handler", "ext:super", "external"), ("m.py::B.handler", "m.py::A.handler", "exact")}),
     "a property on one of several classes: each, inferred": ({"m.py": """
         class A:
             @property

@@ -360,10 +360,6 @@ class FlowScope(FileScope):
         if value.kind not in ("class", "instance"):
             return set()
         getter = properties.getter_of(self, value, attr)
-        if getter is not None:  # a property: the attribute holds what its getter returns
-            home = self._home(getter.path)
-            found = home._target_values(getter.qualified_name, RETURN, suffix) if home is not None else set()
-            return found if suffix else found | self.returns(getter.id)
         out: set[Value] = set()
         for level in self.table.lineage(value.ref):
             for class_id in level:
@@ -371,7 +367,12 @@ class FlowScope(FileScope):
                 if home is None:
                     continue
                 out |= home._target_values(sym.qualified_name, "self." + attr, suffix)
-                out |= home._target_values(sym.qualified_name, attr, suffix)
+                if getter is None:  # (a property's name in the class body holds the property, not a value)
+                    out |= home._target_values(sym.qualified_name, attr, suffix)
+        if getter is not None:  # a property: what its getter returns, and what is assigned through its setter
+            home = self._home(getter.path)
+            out |= home._target_values(getter.qualified_name, RETURN, suffix) if home is not None else set()
+            return out if suffix else out | self.returns(getter.id)
         if suffix:
             return out
         if not any(v.kind == "function" for v in out):

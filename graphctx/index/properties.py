@@ -56,7 +56,7 @@ def property_edges(resolver) -> None:
     the classes the object may be."""
     for use in resolver.facts.attributes:
         base, _, name = use.path.rpartition(".")
-        if not base:
+        if not base or base == "cls":  # (a property read off the class is the property object: no call)
             continue
         found: dict[str, tuple[str, float]] = {}
         values = [v for v in resolver.values(base, use.scope) if v.kind in ("instance", "super")]
