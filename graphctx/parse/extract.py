@@ -115,7 +115,8 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
     found = routes.find(language, root, source)
     facts.routes, facts.routers, facts.mounts = found.routes, found.routers, found.mounts
     facts.calls = [c for c in calls.values() if (c.line, c.name) not in found.registrations]  # app.get() is no Cache.get()
-    facts.attributes = list(uses.values())
+    modules = {i.alias or i.module.split(".")[0] for i in facts.imports if i.name is None and not i.wildcard}
+    facts.attributes = [u for u in uses.values() if not _module_attribute(u.path, modules)]
     if any(s.kind == "lambda" for s in scopes):
         _name_lambdas(facts, {s.start: s.qualified_name for s in scopes if s.kind == "lambda"})
     if not facts.doc:
@@ -202,6 +203,12 @@ def _attribute_use(node: Node, scope_at, words: flow.Vocabulary, uses: dict) -> 
     for path in found:
         for role in roles:
             uses.setdefault((scope, path, role), AttributeUse(scope, path, role, line))
+
+
+def _module_attribute(path: str, modules: set[str]) -> bool:
+    """`os.sep` after `import os`: an attribute of a module is no property (one of `os.x.y` may be)."""
+    head, dot, rest = path.partition(".")
+    return bool(dot) and head in modules and "." not in rest
 
 
 def _name_lambdas(facts: FileFacts, names: dict[int, str]) -> None:
