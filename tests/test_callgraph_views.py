@@ -1,5 +1,5 @@
 """Properties and lambdas as users meet them: from the CLI in a subprocess (`show`, `file`, `impact`,
-`session`) and over MCP with a real client (`get_context`, `get_file_context`, `get_impact`), on a
+`session`, `search`, `context`) and over MCP with a real client (`get_context`, `get_file_context`, `get_impact`), on a
 small repository indexed for real. A property's readers are its callers; a lambda is in the call
 graph but in no outline, file listing or session map, and its enclosing function is what a change
 of the code it calls puts at stake."""
@@ -83,6 +83,9 @@ def test_file_lists_no_lambda_and_impact_names_the_function_holding_it(repo):
     assert "shapes.py::Shape.area" in ids  # a getter calling it is at stake too
     session = json.dumps(cli_json(repo, "session"))
     assert "<lambda" not in session
+    assert [hit["id"] for hit in cli_json(repo, "search", "sizes")["hits"]] == ["report.py::sizes"]
+    assert [hit["id"] for hit in cli_json(repo, "search", "sizes", "--kind", "lambda")["hits"]] == \
+        ["report.py::sizes.<lambda:10>"]
 
 
 def test_context_names_the_function_holding_a_lambda(repo):
