@@ -63,7 +63,8 @@ def paths_referring_to(conn: sqlite3.Connection, names: Iterable[str]) -> set[st
     """The files that refer to any of `names`."""
     out: set[str] = set()
     for chunk in _chunks(sorted(names)):
-        out.update(p for (p,) in conn.execute(f"SELECT DISTINCT path FROM file_refs WHERE name IN ({_in(chunk)})", chunk))
+        out.update(p for (p,) in conn.execute(f"SELECT DISTINCT d.path FROM file_refs r JOIN file_data d"
+                                              f" ON d.rowid = r.file WHERE r.name IN ({_in(chunk)})", chunk))
     return out
 
 
@@ -272,7 +273,8 @@ def edges_into(conn: sqlite3.Connection, target: str, kinds: Sequence[str]) -> l
 
 def paths_naming(conn: sqlite3.Connection, name: str) -> set[str]:
     """The files that refer to `name`."""
-    return {p for (p,) in conn.execute("SELECT path FROM file_refs WHERE name=?", (name,))}
+    return {p for (p,) in conn.execute("SELECT d.path FROM file_refs r JOIN file_data d ON d.rowid = r.file"
+                                       " WHERE r.name=?", (name,))}
 
 
 # ---- skipped files

@@ -18,11 +18,12 @@ from graphctx.models import EDGE_KINDS, RESOLUTIONS
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 10  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files;
+SCHEMA_VERSION = 11  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files;
 # 5: a file's package and attribute types in their own columns; 6: integer edge rows, a contentless full-text
 # index, compressed facts, the graph snapshot; 7: value flows in the facts; 8: routes, documents and sections,
-# the `handles` edge kind; 9: routers and mounts in the facts, routes written as they are served; 10: property
-# accessors, attribute uses and lambdas in the facts
+# the `handles` edge kind; 9: routers and mounts in the facts, routes written as they are served; 10: a file's
+# references keyed by its file_data rowid, not its path; 11: property accessors, attribute uses and lambdas in
+# the facts
 # The meta rows that say when a run happened: the only part of an index two builds of one tree do not share.
 CLOCK_KEYS = ("indexed_at", "scanned_ns")
 SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26  # the primary result codes of a damaged file and of a file that is not SQLite
@@ -46,6 +47,7 @@ CREATE TABLE files (
     attribute_types TEXT NOT NULL DEFAULT '[]'  -- JSON [scope, "self.x", type, line] rows: attributes' evident types
 ) WITHOUT ROWID;
 CREATE TABLE file_data (  -- apart from files, so that a run's stat of every file reads small rows
+    rowid INTEGER PRIMARY KEY,  -- the file's number while it stays unchanged: file_refs name files by it
     path TEXT NOT NULL, facts BLOB NOT NULL, bodies BLOB NOT NULL  -- zlib-compressed JSON
 );
 CREATE UNIQUE INDEX file_data_path ON file_data(path);
@@ -69,8 +71,8 @@ CREATE INDEX edge_keys_source ON edge_keys(source);
 CREATE INDEX edge_keys_target ON edge_keys(target);
 CREATE TABLE edge_kinds (code INTEGER PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE resolutions (code INTEGER PRIMARY KEY, name TEXT NOT NULL);
-CREATE TABLE file_refs (name TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (name, path)) WITHOUT ROWID;
-CREATE INDEX file_refs_path ON file_refs(path);
+CREATE TABLE file_refs (name TEXT NOT NULL, file INTEGER NOT NULL, PRIMARY KEY (name, file)) WITHOUT ROWID;
+CREATE INDEX file_refs_file ON file_refs(file);
 CREATE TABLE warnings (path TEXT NOT NULL, message TEXT NOT NULL);
 CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL, detail TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE graph_snapshot (generation INTEGER NOT NULL, data BLOB NOT NULL);
@@ -87,7 +89,7 @@ CREATE VIEW edges AS  -- the edges by id and name, as people and tests read them
 """
 # What a full build creates after loading the rows: one sort per index instead of a B-tree kept in order row by row.
 BULK_INDEXES = ("entities_id", "entities_path", "entities_name", "entities_body_hash", "edge_keys_source",
-                "edge_keys_target", "file_refs_path", "externals_id")
+                "edge_keys_target", "file_refs_file", "externals_id")
 
 
 def content_hash(data: bytes) -> str:

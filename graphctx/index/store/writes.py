@@ -57,7 +57,7 @@ def delete_files(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
         )
     conn.executemany("DELETE FROM edge_keys WHERE source IN (SELECT rowid FROM entities WHERE path=?)", rows)
     conn.executemany("DELETE FROM entities WHERE path=?", rows)
-    conn.executemany("DELETE FROM file_refs WHERE path=?", rows)
+    conn.executemany("DELETE FROM file_refs WHERE file = (SELECT rowid FROM file_data WHERE path=?)", rows)
     conn.executemany("DELETE FROM warnings WHERE path=?", rows)
     conn.executemany("DELETE FROM files WHERE path=?", rows)
     conn.executemany("DELETE FROM file_data WHERE path=?", rows)
@@ -106,8 +106,10 @@ def insert_entities(conn: sqlite3.Connection, rowids: list[int], rows: list[tupl
 
 
 def insert_file_refs(conn: sqlite3.Connection, path: str, names: Iterable[str]) -> None:
-    """The names a file refers to: who must be re-resolved when a name's meaning changes."""
-    conn.executemany("INSERT OR IGNORE INTO file_refs(name, path) VALUES (?, ?)", [(n, path) for n in names])
+    """The names a file refers to: who must be re-resolved when a name's meaning changes. The file is
+    named by its file_data rowid (written first), a few bytes where its path would take dozens twice."""
+    (file,) = conn.execute("SELECT rowid FROM file_data WHERE path=?", (path,)).fetchone()
+    conn.executemany("INSERT OR IGNORE INTO file_refs(name, file) VALUES (?, ?)", [(n, file) for n in names])
 
 
 def delete_edges_from(conn: sqlite3.Connection, origins: Iterable[str]) -> None:
