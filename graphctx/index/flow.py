@@ -10,17 +10,16 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import cached_property
 
-from graphctx.index import properties
+from graphctx.index import flowrules, properties
 from graphctx.index.fixpoint import EMPTY
 from graphctx.index.scope import SELF, FileScope, Value
 from graphctx.index.symbols import CLASS_KINDS
 from graphctx.parse.facts import RETURN, Call, FileFacts
 from graphctx.index.flowpaths import (
-    KEYS, SUBSCRIPTS, UNKNOWN, Values, argument_for, bounded, callee_path, definition_value, extends, ordered,
+    KEYS, SUBSCRIPTS, UNKNOWN, Values, argument_for, bounded, callee_path, definition_value, ordered,
     same_element, unslice,
 )
-from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL, PYTHON, TYPED
-
+from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL, TYPED
 
 DECORATED = "@"
 FORWARDERS = frozenset({"functools.partial", "functools.partialmethod"})  # calling the result calls the first argument
@@ -29,9 +28,6 @@ MAX_SUBSCRIPTS = 3  # of them subscripts: deeper element paths multiply (`[1][][
 MAX_KEY_CHOICES = 16  # subscript suffixes tried for one read through variable keys
 MAX_SITE_ROUNDS = 3  # call-site index rebuilds: each lets one more level of passed-on functions through
 SUPER = "super"
-# Builtin types whose attributes are known here: `d = {}; d.run()` calls no `dict.run`.
-BUILTIN_TYPES = {t.__name__: t for t in (str, bytes, int, float, dict, list, set, frozenset, tuple)}
-STORES = frozenset(PYTHON.adders)  # ls.append(f), d.update({...}): what they store reaches the container's readers
 
 
 class FlowScope(FileScope):
@@ -50,7 +46,7 @@ class FlowScope(FileScope):
     def _stores(self) -> tuple[dict[tuple[str, str], list[tuple[str, str]]], dict[tuple[str, str], list[int]]]:
         sources: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
         lines: dict[tuple[str, str], list[int]] = defaultdict(list)
-        bound = self._bound_names()
+        bound = flowrules.bound_names(self.facts)
         for flow in self.facts.flows:
             owner, target = flow.scope, flow.target
             head, _, rest = target.partition(".")
@@ -60,32 +56,10 @@ class FlowScope(FileScope):
                     continue
                 owner, target = cls.qualified_name, "self." + rest
             elif "[" in head and not rest and not head.startswith(RETURN + "["):  # d[k] = v binds no name:
-                owner = self._binding_level(head.split("[", 1)[0], flow.scope, bound)  # it stores into the d seen
+                owner = flowrules.binding_level(head.split("[", 1)[0], flow.scope, bound, self._is_class)  # the d seen
             sources[(owner, target)].append((flow.source, flow.scope))
             lines[(owner, target)].append(flow.line)
         return sources, lines
-
-    def _bound_names(self) -> dict[str, set[str]]:
-        """scope -> the names it binds: plain assignment targets and parameters."""
-        bound: dict[str, set[str]] = defaultdict(set)
-        for flow in self.facts.flows:
-            if "[" not in flow.target and "." not in flow.target:
-                bound[flow.scope].add(flow.target)
-        for param in self.facts.params:
-            bound[param.scope].add(param.name)
-        return bound
-
-    def _binding_level(self, name: str, scope: str, bound: dict[str, set[str]]) -> str:
-        """The scope whose `name` a function's `name[k] = v` stores into: its own when it binds the
-        name, else the nearest enclosing function that does (class bodies are not seen), else the module."""
-        level = scope
-        while level:
-            if name in bound.get(level, ()):
-                return level
-            level = level.rpartition(".")[0]
-            while level and self._is_class(level):
-                level = level.rpartition(".")[0]
-        return ""
 
     @property
     def flow_sources(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
@@ -117,11 +91,6 @@ class FlowScope(FileScope):
     def subscripts(self) -> dict[tuple[str, str], set[str]]:
         """(scope, target) -> the subscripts stored into it: "['a'][]" for `d['a'][] <- f`."""
         return self._targets[1]
-
-    @cached_property
-    def accessors(self) -> properties.Accessors:
-        """The properties this file's classes define (properties.py)."""
-        return properties.accessors_of(self)
 
     @cached_property
     def params(self) -> dict[str, dict[str, tuple[int, str]]]:
@@ -322,15 +291,8 @@ class FlowScope(FileScope):
     def attribute_values(self, value: Value, attr: str) -> set[Value]:
         if value.kind == "unknown":
             return {UNKNOWN}
-        if value.kind == "literal":  # a constant key: a string or an integer
-            value = Value("external", "str" if value.ref.startswith(("'", '"')) else "int", "external")
-        if value.kind == "external":  # (a protocol method of an external value names nothing useful)
-            dunder = attr.startswith("__") and attr.endswith("__")
-            builtin = BUILTIN_TYPES.get(value.ref)
-            if dunder or not extends(value.ref, attr) or builtin is not None and (not hasattr(builtin, attr) or attr in STORES):
-                return set()  # (nor an attribute a builtin type lacks: the variable holds something else too;
-            # a store into a builtin container is value flow, kept as such, not a call graphctx claims)
-            return {Value("external", f"{value.ref}.{attr}", "external")}
+        if value.kind in ("external", "literal"):
+            return flowrules.external_attribute(value, attr)
         if value.kind == "super":
             out = set()
             for base in self.table.bases.get(value.ref, ()):
@@ -370,9 +332,7 @@ class FlowScope(FileScope):
                 if getter is None:  # (a property's name in the class body holds the property, not a value)
                     out |= home._target_values(sym.qualified_name, attr, suffix)
         if getter is not None:  # a property: what its getter returns, and what is assigned through its setter
-            home = self._home(getter.path)
-            out |= home._target_values(getter.qualified_name, RETURN, suffix) if home is not None else set()
-            return out if suffix else out | self.returns(getter.id)
+            return out | properties.returned(self, getter, suffix)
         if suffix:
             return out
         if not any(v.kind == "function" for v in out):

@@ -7,12 +7,21 @@ from __future__ import annotations
 
 from graphctx.index.scope import CONFIDENCE
 from graphctx.index.symbols import Symbol
+from graphctx.parse.facts import RETURN
 
 Accessors = dict[tuple[str, str], dict[str, Symbol]]  # (class qualified name, attribute) -> role -> accessor
 
 
 def accessors_of(scope) -> Accessors:
-    """The properties one file's classes define, their accessors as symbols of that file."""
+    """The properties one file's classes define, their accessors as symbols of that file: read once
+    per file resolver (kept on it, as its flows are)."""
+    found = vars(scope).get("_accessors")
+    if found is None:
+        found = vars(scope)["_accessors"] = _read_accessors(scope)
+    return found
+
+
+def _read_accessors(scope) -> Accessors:
     out: Accessors = {}
     for found in scope.facts.accessors:
         if found.method.startswith("&"):  # a decorated accessor or a lambda: its qualified name
@@ -34,7 +43,7 @@ def accessor(scope, class_id: str, name: str, role: str) -> tuple[Symbol, int] |
             home, sym = scope._home_of(cid)
             if home is None:
                 continue
-            found = home.accessors.get((sym.qualified_name, name))
+            found = accessors_of(home).get((sym.qualified_name, name))
             if found is not None:
                 return (found[role], depth) if role in found else None
             if name in table.members.get(cid, {}):  # a plain method or a nested class hides the bases' property
@@ -48,6 +57,13 @@ def getter_of(scope, value, name: str) -> Symbol | None:
         return None
     found = accessor(scope, value.ref, name, "get")
     return found[0] if found is not None else None
+
+
+def returned(scope, getter: Symbol, suffix: str) -> set:
+    """What reading a property holds: what its getter returns (its elements, with a subscript `suffix`)."""
+    home = scope._home(getter.path)
+    found = home._target_values(getter.qualified_name, RETURN, suffix) if home is not None else set()
+    return found if suffix else found | scope.returns(getter.id)
 
 
 def property_edges(resolver) -> None:

@@ -10,7 +10,7 @@ from functools import cached_property
 
 from graphctx.index import properties, textedges
 from graphctx.index.flow import FlowScope
-from graphctx.index.flowpaths import argument_for, callee_path
+from graphctx.index.flowpaths import NOT_CALLING, argument_for, callee_path
 from graphctx.index.naming import EXTERNAL_PREFIX, external_id, external_name, is_test_file, is_test_name, tested_stem
 from graphctx.index.scope import CONFIDENCE, SELF, Edge, Value
 from graphctx.index.symbols import CLASS_KINDS, Symbol
@@ -24,8 +24,6 @@ MAX_CANDIDATES = 8  # a name defined more often than this is left unresolved
 MAX_RECEIVER_CANDIDATES = 4  # the same for obj.name() on an untyped obj, where a common method name says little
 CALLBACK = 0.5  # a function handed to code outside the repository: it is there to be called, but maybe not here
 MAX_FLOW_CANDIDATES = 16  # values a variable may hold, each one evidenced by a flow (a dispatch table)
-# External functions that keep the function they are handed instead of calling it here.
-NOT_CALLING = frozenset({"partial", "partialmethod", "wraps", "property", "cached_property"})
 RESOLVED = frozenset({"exact", "import", "same-scope", "inferred", "heuristic"})
 CALLABLE_KINDS = frozenset({"function", "class", "struct", "enum", "method"})
 
@@ -65,8 +63,8 @@ class FileResolver(FlowScope):
                 self._add(source, target, "calls", resolution, confidence, call.line)
             if call.args:
                 self._higher_order(call, targets)
-                if all(t[1] == "external" for t in targets):
-                    self._callbacks(source, call, targets)
+                if all(t[1] == "external" and external_name(t[0]) not in NOT_CALLING for t in targets):
+                    self._callbacks(source, call)
         properties.property_edges(self)
         for ref in self.facts.type_refs:
             targets = self._resolve_type(ref.name, ref.scope)
@@ -159,11 +157,9 @@ class FileResolver(FlowScope):
                     if callee in self.table.by_id:
                         self._add(sym.id, callee, "calls", resolution, confidence, call.line)
 
-    def _callbacks(self, source: str, call: Call, targets: list[Target]) -> None:
+    def _callbacks(self, source: str, call: Call) -> None:
         """A repository function handed to code outside the repository (`map(f, xs)`, `sorted(key=f)`,
         `Thread(target=f)`, a callback registry) is called by it: an edge from where it is handed over."""
-        if any(external_name(t[0]) in NOT_CALLING for t in targets):
-            return
         for arg in call.args:
             path = arg.partition("=")[2] if "=" in arg else arg
             for value in self.values(path, call.scope) if path and not path.startswith("*") else ():

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from graphctx.parse import flows
+from graphctx.parse.facts import AttributeUse
+
 # Decorators whose function is a property's getter (a name or the last part of a dotted one).
 GETTER_DECORATORS = frozenset({"property", "cached_property", "abstractproperty"})
 # `@x.setter def x`: the role, and the suffix that keeps the accessor apart from the getter `x`.
@@ -86,6 +89,32 @@ def use_roles(attribute: Node) -> tuple[str, ...]:
         if left is not None and left.start_byte == attribute.start_byte and left.end_byte == attribute.end_byte:
             return ("get", "set") if kind == "augmented_assignment" else ("set",)
     return ("get",)
+
+
+def add_use(node: Node, scope_of, words, uses: dict) -> None:
+    """`obj.x` read, assigned or deleted, kept in `uses` once per scope, path and role (the resolver
+    runs a property's accessor for it when obj's class is known); `scope_of(node)` names its scope."""
+    roles = use_roles(node)  # first: most attributes are the callee of a call, no use
+    if not roles:
+        return
+    attribute = node.child_by_field_name("attribute")
+    if attribute is None or attribute.text.startswith(b"__"):  # (a dunder is the protocol, not a property)
+        return
+    try:
+        found = flows.paths(node, words)
+    except RecursionError:  # an expression nested deeper than the interpreter allows carries no flow
+        return
+    scope = scope_of(node)
+    line = node.start_point[0] + 1
+    for path in found:
+        for role in roles:
+            uses.setdefault((scope, path, role), AttributeUse(scope, path, role, line))
+
+
+def module_attribute(path: str, modules: set[str]) -> bool:
+    """`os.sep` after `import os`: an attribute of a module is no property (one of `os.x.y` may be)."""
+    head, dot, rest = path.partition(".")
+    return bool(dot) and head in modules and "." not in rest
 
 
 def _text(node: Node) -> str:

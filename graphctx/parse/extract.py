@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Query, QueryCursor
 
-from graphctx.parse import accessors, flowfacts, languages, routes
+from graphctx.parse import accessors, flowfacts, lambdas, languages, routes
 from graphctx.parse import flows as flow
-from graphctx.parse.facts import RETURN, Accessor, AttributeUse, Base, Binding, Call, Definition, FileFacts, Import, TypeRef
+from graphctx.parse.facts import RETURN, Accessor, Base, Binding, Call, Definition, FileFacts, Import, TypeRef
 
 CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"})
 # Wrappers whose span belongs to the definition inside them (decorators, `export`).
@@ -63,7 +63,7 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
         return scope
 
     seen_refs: set[tuple[str, str]] = set()
-    uses: dict[tuple[str, str, str], AttributeUse] = {}  # one per scope, path and role: the first line
+    uses: dict = {}  # attribute uses, one per scope, path and role: the first line
     calls: dict = {}  # by the called name's position (or the implying node's): one call each
     words = flow.vocabulary(language)
     for _, caps in matches:
@@ -88,7 +88,7 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
                 calls[name.start_byte] = call
         elif "attribute.use" in caps:
             if words is not None:
-                _attribute_use(caps["attribute.use"][0], scope_at, words, uses)
+                accessors.add_use(caps["attribute.use"][0], lambda n: _qname(scope_at(n)), words, uses)
         elif words is not None and any(key.startswith("flow.") for key in caps):
             flowfacts.add(facts, caps, scope_at, words, calls)
         elif "import" in caps:
@@ -116,9 +116,9 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
     facts.routes, facts.routers, facts.mounts = found.routes, found.routers, found.mounts
     facts.calls = [c for c in calls.values() if (c.line, c.name) not in found.registrations]  # app.get() is no Cache.get()
     modules = {i.alias or i.module.split(".")[0] for i in facts.imports if i.name is None and not i.wildcard}
-    facts.attributes = [u for u in uses.values() if not _module_attribute(u.path, modules)]
+    facts.attributes = [u for u in uses.values() if not accessors.module_attribute(u.path, modules)]
     if any(s.kind == "lambda" for s in scopes):
-        _name_lambdas(facts, {s.start: s.qualified_name for s in scopes if s.kind == "lambda"})
+        lambdas.name_in_paths(facts, {s.start: s.qualified_name for s in scopes if s.kind == "lambda"})
     if not facts.doc:
         opening = _opening_comment(root)[:MAX_DOC]
         if not any(d.doc == opening for d in facts.definitions):  # else it documents its definition
@@ -152,7 +152,7 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
         elif kind == "lambda":  # `outer.<lambda:12>`, the second on line 12 `outer.<lambda:12:2>`
             line = node.start_point[0] + 1
             count = lambdas_on_line[line] = lambdas_on_line.get(line, 0) + 1
-            name = f"<lambda:{line}>" if count == 1 else f"<lambda:{line}:{count}>"
+            name = lambdas.local_name(line, count)
             owner = parent
             while owner is not None and owner.kind == "constant":  # a constant's value is code of its scope
                 owner = owner.parent
@@ -184,48 +184,6 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
         scopes.append(scope)
         stack.append(scope)
     return scopes
-
-
-def _attribute_use(node: Node, scope_at, words: flow.Vocabulary, uses: dict) -> None:
-    """`obj.x` read, assigned or deleted: kept once per scope, path and role (the resolver runs a
-    property's accessor for it when obj's class is known)."""
-    roles = accessors.use_roles(node)  # first: most attributes are the callee of a call, no use
-    if not roles:
-        return
-    attribute = node.child_by_field_name("attribute")
-    if attribute is None or attribute.text.startswith(b"__"):  # (a dunder is the protocol, not a property)
-        return
-    found = flowfacts.paths(node, words)
-    if not found:
-        return
-    scope = _qname(scope_at(node))
-    line = node.start_point[0] + 1
-    for path in found:
-        for role in roles:
-            uses.setdefault((scope, path, role), AttributeUse(scope, path, role, line))
-
-
-def _module_attribute(path: str, modules: set[str]) -> bool:
-    """`os.sep` after `import os`: an attribute of a module is no property (one of `os.x.y` may be)."""
-    head, dot, rest = path.partition(".")
-    return bool(dot) and head in modules and "." not in rest
-
-
-def _name_lambdas(facts: FileFacts, names: dict[int, str]) -> None:
-    """A lambda in a flow path is written by its position while the file is read (flows.paths knows
-    no scopes); here it gets its qualified name."""
-    def named(path: str) -> str:
-        return flow.LAMBDA_AT.sub(lambda m: names.get(int(m.group(1)), ""), path) if flow.LAMBDA in path else path
-
-    for f in facts.flows:
-        f.source = named(f.source)
-    for c in facts.calls:
-        c.callee = named(c.callee)
-        c.args = [named(a) for a in c.args]
-    for a in facts.accessors:
-        a.method = named(a.method)
-    for u in facts.attributes:
-        u.path = named(u.path)
 
 
 def _definition(node: Node, kind: str, name: str, qualified: str, caps: dict) -> Definition:
