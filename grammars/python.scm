@@ -10,6 +10,9 @@
   return_type: (type [(identifier) (attribute)] @returns)?
   body: (block . (expression_statement (string) @doc)?) @body) @definition.function
 
+; lambdas: entities named by their line, `outer.<lambda:12>` (graphctx/parse/extract.py)
+(lambda body: (_) @body) @definition.lambda
+
 ; module-level constants: UPPER_CASE = ...
 (module
   (expression_statement
@@ -69,3 +72,8 @@
 (raise_statement) @flow.raise
 (decorator) @flow.decorator
 (function_definition parameters: (parameters) @flow.params)
+(lambda parameters: (lambda_parameters) @flow.params)
+(lambda) @flow.lambda
+
+; ---- attributes read, assigned or deleted (a property's accessor runs): graphctx/parse/accessors.py
+(attribute) @attribute.use

@@ -208,6 +208,188 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
             def go(self):
                 self.conn.send()
     """}, {("m.py::Base.__init__", "m.py::Conn", "exact"), ("m.py::Sub.go", "m.py::Conn.send", "inferred")}),
+    "a module's registry filled inside functions": ({"m.py": """
+        REGISTRY = {}
+        HOOKS = []
+
+        def register(name):
+            def deco(f):
+                REGISTRY[name] = f
+                return f
+            return deco
+
+        def hook(f):
+            HOOKS.append(f)
+            return f
+
+        @register("a")
+        def handle_a():
+            pass
+
+        @hook
+        def on_start():
+            pass
+
+        def dispatch(key):
+            REGISTRY[key]()
+            for h in HOOKS:
+                h()
+    """}, {("m.py::hook", "ext:HOOKS.append", "unresolved"), ("m.py", "m.py::register", "exact"),
+           ("m.py", "m.py::register.deco", "inferred"), ("m.py", "m.py::hook", "exact"),
+           ("m.py::dispatch", "m.py::handle_a", "inferred"), ("m.py::dispatch", "m.py::on_start", "inferred")}),
+    "methods of literals are the builtin type's": ({"m.py": """
+        def f(items):
+            d = {"a": 1}
+            name = "ab"
+            d.items()
+            d.run()
+            d.update({})
+            name.upper()
+            return " ".join(items) + "a b".split()[0]
+    """}, {("m.py::f", "ext:dict.items", "external"), ("m.py::f", "ext:d.run", "unresolved"),
+           ("m.py::f", "ext:d.update", "unresolved"), ("m.py::f", "ext:str.upper", "external"),
+           ("m.py::f", "ext:str.join", "external"), ("m.py::f", "ext:str.split", "external")}),
+    # ---- properties: a use of the attribute is a call of its accessor, where the object's class is known
+    "property getter, setter and deleter": ({"m.py": """
+        class Box:
+            @property
+            def size(self):
+                return 1
+
+            @size.setter
+            def size(self, value):
+                pass
+
+            @size.deleter
+            def size(self):
+                pass
+
+            def grow(self):
+                self.size += 1
+
+        def use(b: Box):
+            print(b.size)
+            b.size = 2
+            del b.size
+    """}, {("m.py::Box.grow", "m.py::Box.size", "exact"), ("m.py::Box.grow", "m.py::Box.size.setter", "exact"),
+           ("m.py::use", "ext:print", "external"), ("m.py::use", "m.py::Box.size", "inferred"),
+           ("m.py::use", "m.py::Box.size.setter", "inferred"), ("m.py::use", "m.py::Box.size.deleter", "inferred")}),
+    "cached_property and property(fget, fset)": ({"m.py": """
+        import functools
+
+        class Box:
+            @functools.cached_property
+            def weight(self):
+                return 1
+
+            def _get_label(self):
+                return ""
+
+            def _set_label(self, value):
+                pass
+
+            label = property(_get_label, _set_label)
+
+        box = Box()
+        box.weight
+        box.label = box.label
+    """}, {("m.py", "m.py::Box", "exact"), ("m.py", "m.py::Box.weight", "inferred"), ("m.py::Box", "ext:property", "external"),
+           ("m.py", "m.py::Box._get_label", "inferred"), ("m.py", "m.py::Box._set_label", "inferred")}),
+    "a base class's property through self, and a property's value": ({"m.py": """
+        class Conn:
+            def send(self):
+                pass
+
+        class Base:
+            @property
+            def conn(self) -> Conn:
+                return Conn()
+
+        class Client(Base):
+            def go(self):
+                self.conn.send()
+    """}, {("m.py::Base.conn", "m.py::Conn", "exact"), ("m.py::Client.go", "m.py::Base.conn", "exact"),
+           ("m.py::Client.go", "m.py::Conn.send", "inferred")}),
+    "what a setter is given the property holds; super() and cls": ({"m.py": """
+        class Foo:
+            def run(self):
+                pass
+
+        class A:
+            def __init__(self):
+                self.handler = Foo()
+
+            @property
+            def handler(self):
+                return self._h
+
+            @handler.setter
+            def handler(self, v):
+                self._h = v
+
+            def go(self):
+                self.handler.run()
+
+            @classmethod
+            def make(cls):
+                return cls.handler
+
+        class B(A):
+            @property
+            def handler(self):
+                return super().handler
+    """}, {("m.py::A.__init__", "m.py::A.handler.setter", "exact"), ("m.py::A.__init__", "m.py::Foo", "exact"),
+           ("m.py::A.go", "m.py::A.handler", "exact"), ("m.py::A.go", "m.py::Foo.run", "inferred"),
+           ("m.py::B.handler", "ext:super", "external"), ("m.py::B.handler", "m.py::A.handler", "exact")}),
+    "a property on one of several classes: each, inferred": ({"m.py": """
+        class A:
+            @property
+            def name(self):
+                return "a"
+
+        class B:
+            @property
+            def name(self):
+                return "b"
+
+        class C:
+            name = "c"
+
+        def pick(flag):
+            x = A() if flag else B() if flag > 1 else C()
+            return x.name
+    """}, {("m.py::pick", "m.py::A", "exact"), ("m.py::pick", "m.py::B", "exact"), ("m.py::pick", "m.py::C", "exact"),
+           ("m.py::pick", "m.py::A.name", "inferred"), ("m.py::pick", "m.py::B.name", "inferred")}),
+    "an attribute of an object of unknown class calls nothing": ({"m.py": """
+        class A:
+            @property
+            def name(self):
+                return "a"
+
+        def show(obj):
+            return obj.name
+    """}, set()),
+    # ---- lambdas: entities, called where their value flows
+    "a lambda held by a variable, passed, returned and handed to sorted": ({"m.py": """
+        def g(x):
+            return x
+
+        def apply(fn):
+            return fn(1)
+
+        def make():
+            return lambda: g(2)
+
+        f = lambda x: g(x)
+        f(1)
+        apply(lambda y: y)
+        make()()
+        sorted([3], key=lambda v: -v)
+    """}, {("m.py::<lambda:10>", "m.py::g", "exact"), ("m.py", "m.py::<lambda:10>", "inferred"),
+           ("m.py::make.<lambda:8>", "m.py::g", "exact"), ("m.py", "m.py::make", "exact"),
+           ("m.py", "m.py::make.<lambda:8>", "inferred"), ("m.py", "m.py::apply", "exact"),
+           ("m.py::apply", "m.py::<lambda:12>", "inferred"), ("m.py", "ext:sorted", "external"),
+           ("m.py", "m.py::<lambda:14>", "inferred")}),
     # ---- honest labels and Python's import semantics
     "a re-exported external name stays external": ({
         "compat.py": "from urllib.parse import urlparse\n",

@@ -63,3 +63,27 @@ def test_a_folder_without_programs_is_refused(tmp_path):
     snippet(tmp_path, "args/call", {"main.py": "pass\n"}, {"main": []})
     proc = run(str(tmp_path), "--only", "arg")
     assert proc.returncode == 2 and "no category 'arg'; categories: args" in proc.stderr
+
+
+def test_lambdas_are_numbered_per_scope_and_builtin_types_take_pycgs_names(tmp_path):
+    snippets = tmp_path / "snippets"
+    snippet(snippets, "lambdas/numbered", {"main.py": """
+        def g():
+            pass
+
+        def apply(a, b):
+            a()
+            b()
+
+        def run():
+            apply(lambda: 1, lambda: g())
+
+        x = lambda: " ".join([])
+        x()
+        run()
+    """}, {"main": ["main.<lambda1>", "main.run"], "main.run": ["main.apply"],
+           "main.apply": ["main.run.<lambda1>", "main.run.<lambda2>"], "main.run.<lambda2>": ["main.g"],
+           "main.<lambda1>": ["<**PyStr**>.join"]})
+    proc = run(str(snippets), "--show-misses")
+    assert proc.returncode == 0, proc.stderr
+    assert "| **all** | 1 | 100.0 | 100.0 | 1 | 1 | 1 |" in proc.stdout, proc.stdout

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import index_tables, write_tree
+from conftest import index_tables, query_index, write_tree
 from graphctx.graph import loader
 from graphctx.index import resolution, store
 from graphctx.index.indexer import index_repository
@@ -44,10 +44,12 @@ class Func:
     name: str
     params: tuple[str, ...] = ()
     body: tuple[str, ...] = ("return 1",)
+    prop: bool = False  # a method under @property: its readers call it
 
     def render(self, indent: str, method: bool) -> list[str]:
         params = ("self", *self.params) if method else self.params
-        lines = [f"{indent}def {self.name}({', '.join(params)}):"]
+        lines = [f"{indent}@property"] if method and self.prop else []
+        lines.append(f"{indent}def {self.name}({', '.join(params)}):")
         body = [s for s in self.body if method or "self" not in s] or ["pass"]
         return lines + [f"{indent}    {s}" for s in body]
 
@@ -109,6 +111,11 @@ statements = st.one_of(
     st.sampled_from(("a()", "b.run()")),
     st.tuples(names, names).map(lambda t: f"{t[0]}({t[1]})"),
     classes.map(lambda c: f"for it in {c}(): it()"),
+    # properties and lambdas: reads and writes of attributes that may be properties, a lambda called
+    names.map(lambda f: f"v = self.{f}"),
+    st.tuples(classes, names).map(lambda t: f"w = {t[0]}(); w.{t[1]} = 1"),
+    st.tuples(classes, names, names).map(lambda t: f"{t[0]}().{t[1]}.{t[2]}()"),
+    names.map(lambda f: f"cb = lambda: {f}(); cb()"),
 )
 bodies = st.lists(statements, min_size=1, max_size=3).map(tuple)
 params = st.lists(st.sampled_from(("a", "b", "c: Widget", "d: Engine")), max_size=2, unique=True).map(tuple)
@@ -131,7 +138,8 @@ def starting_project() -> dict[str, Module]:
         "pkg/core.py": Module(
             imports=[("util", "helper", None)],
             classes=[
-                Klass("Base", None, [Func("run", (), ("return self.step()",)), Func("step", (), ("return helper()",))]),
+                Klass("Base", None, [Func("run", (), ("return self.step()",)), Func("step", (), ("return helper()",)),
+                                     Func("tool", (), ("return Widget()",), prop=True)]),
                 Klass("Engine", "Base", [Func("go", ("a",), ("self.tool = Widget()", "return self.run()"))]),
             ],
         ),
@@ -173,7 +181,7 @@ def apply_edit(data, project: dict[str, Module]) -> str:
     """Apply one random edit to the project in place; returns its description."""
     ops = ["add_file", "add_function", "add_method", "remove_function", "rename_function",
            "change_body", "change_signature", "change_import", "change_base", "delete_file", "rename_file",
-           "add_class", "remove_class", "copy_class", "rename_class"]
+           "add_class", "remove_class", "copy_class", "rename_class", "toggle_property"]
     op = data.draw(st.sampled_from(ops))
     paths = sorted(project)
     if op == "add_file" or not paths:
@@ -195,7 +203,7 @@ def apply_edit(data, project: dict[str, Module]) -> str:
     elif op == "copy_class" and module.classes:  # the same class name in two files: ambiguity comes and goes
         source = _pick(data, module.classes)
         target = data.draw(st.sampled_from(paths))
-        project[target].classes.append(Klass(source.name, source.base, [Func(f.name, f.params, f.body) for f in source.methods]))
+        project[target].classes.append(Klass(source.name, source.base, [Func(f.name, f.params, f.body, f.prop) for f in source.methods]))
         return f"copy class {source.name} from {path} to {target}"
     elif op in ("remove_function", "rename_function", "change_body", "change_signature") and _all_funcs(module):
         owner, i = _pick(data, _all_funcs(module))
@@ -207,6 +215,9 @@ def apply_edit(data, project: dict[str, Module]) -> str:
             owner[i].body = data.draw(bodies)
         else:
             owner[i].params = data.draw(params)
+    elif op == "toggle_property" and any(c.methods for c in module.classes):  # a method becomes a property, or back
+        method = _pick(data, [m for c in module.classes for m in c.methods])
+        method.prop = not method.prop
     elif op == "change_import":
         if module.imports and data.draw(st.booleans()):
             del module.imports[data.draw(st.integers(0, len(module.imports) - 1))]
@@ -542,3 +553,17 @@ def test_a_kept_scope_that_binds_everything_of_a_changed_module_is_not_used_agai
     assert_same_as_full(root, tmp_path / "full")
     calls = {(s, t) for s, t, k, *_ in index_tables(root)["edges"] if k == "calls"}
     assert ("c.py::main", "a.py::g") in calls
+
+
+def test_a_method_that_becomes_a_property_re_resolves_its_readers(tmp_path):
+    """Readers in another file that never call the method start calling it once it is a property."""
+    shapes = "class Shape:\n    def area(self):\n        return 1\n"
+    root = write_tree(tmp_path / "repo", {"shapes.py": shapes,
+                                          "use.py": "from shapes import Shape\n\ndef total(s: Shape):\n    return s.area\n"})
+    index_repository(root, workers=1)
+    readers = "SELECT source, resolution FROM edges WHERE kind = 'calls' AND target = 'shapes.py::Shape.area'"
+    assert query_index(root, readers) == []
+    (root / "shapes.py").write_text(shapes.replace("    def area", "    @property\n    def area"))
+    index_repository(root, workers=1)
+    assert query_index(root, readers) == [("use.py::total", "inferred")]
+    assert_same_as_full(root, tmp_path / "full")

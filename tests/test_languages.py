@@ -134,7 +134,7 @@ PYTHON = Golden(
         inventory/store.py::Store.add             inventory/store.py::Store._record       calls exact
         inventory/store.py::Store.add             ext:min                                 calls external
         inventory/store.py::Store.value           ext:sum                                 calls external
-        inventory/store.py::Store.value           ext:self.items.values                            calls unresolved
+        inventory/store.py::Store.value           ext:dict.values                         calls external
         inventory/store.py::Store.value           inventory/models.py::Item.total         calls heuristic
         inventory/store.py::open_store            inventory/store.py::Store               calls exact
         inventory/store.py::open_store            inventory/store.py::Store.add           calls inferred

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from graphctx import deadline, inputs
-from graphctx.context import anchored, features, ranker, semantic
+from graphctx.context import anchored, anonymous, features, ranker, semantic
 from graphctx.context import seeds as text_seeds
 from graphctx.context.blend import blend
 from graphctx.context.intents import DETAIL_SHAPES, policy_for
@@ -27,7 +27,7 @@ from graphctx.graph import hierarchy, lookup, paths, rank
 from graphctx.graph.loader import CodeGraph, GraphCache
 from graphctx.index import skips
 from graphctx.records import RecordStore
-from graphctx.models import DEFAULT_BUDGET, FORMATS, FUNCTION_KINDS, MAX_BUDGET, MAX_DEPTH, MIN_BUDGET, ContextAnswer
+from graphctx.models import ANONYMOUS_KINDS, DEFAULT_BUDGET, FORMATS, FUNCTION_KINDS, MAX_BUDGET, MAX_DEPTH, MIN_BUDGET, ContextAnswer
 from graphctx.text import clip
 
 Answer = tuple[ContextAnswer, str]
@@ -137,7 +137,7 @@ def get_file_context(graphs: GraphCache, file: str, *, token_budget: int = DEFAU
     g = graphs.get()
     path = _repo_path(g, file)
     entities = sorted(
-        (n for n in _file_entities(g, path) if n != path),
+        (n for n in _file_entities(g, path) if n != path and g.entity(n)["kind"] not in ANONYMOUS_KINDS),
         key=lambda n: (g.entity(n)["start_line"], g.entity(n)["end_line"]),
     )
     answer = new_answer(g, "file", path, path, token_budget)
@@ -185,6 +185,7 @@ def _around(g: CodeGraph, root_id: str, depth: int, policy: RankingPolicy, inclu
             hit.score = 1.0 if node == root_id else min(0.99, pr.get(node, 0.0) / top)
     if g.entity(root_id)["kind"] == "method" and depth > 0:
         _add_overrides(g, root_id, reached, weights, walk.override_decay)
+    reached = anonymous.named(g, reached, keep=root_id)  # a lambda: the code holding it
     ordered = sorted(reached.values(), key=lambda h: (h.id != root_id, -h.score, h.distance, h.id))
     return [
         Candidate(h.id, h.score, h.relation, h.distance, h.resolution, h.confidence,
@@ -253,7 +254,7 @@ def with_similarity(g: CodeGraph, text: str, scores: dict[str, float], weight: f
     (the blend's own candidates only: the embedding re-orders what the text and the graph found)."""
     top = max(scores.values(), default=0.0) or 1.0
     similar = semantic.text_similarity(g, text)
-    nodes = g.graph.nodes
+    nodes = g.nodes
     return {entity: score / top + (weight * max(0.0, similar.get(entity, 0.0))
                                    if nodes[entity]["kind"] in FUNCTION_KINDS else 0.0)
             for entity, score in scores.items()}

@@ -5,7 +5,7 @@ users; then tests; then transitive dependents), best first within each, to the t
 
 from __future__ import annotations
 
-from graphctx.context import changeset
+from graphctx.context import anonymous, changeset
 from graphctx.context.changeset import ChangeSet, OldEntity
 from graphctx.context.engine import Answer, _repo_path, check_request, new_answer
 from graphctx.context.packer import Candidate, pack
@@ -113,7 +113,7 @@ def _dependents(g: CodeGraph, starts: list[str], depth: int) -> tuple[dict[str, 
     reached: dict[str, rank.Reached] = {}
     direct: dict[str, Strength] = {}
     for start in starts:
-        hits = rank.spread(g, start, depth, IMPACT_WEIGHTS, decay=DECAY)
+        hits = anonymous.named(g, rank.spread(g, start, depth, IMPACT_WEIGHTS, decay=DECAY))
         scores = [hit.score for node, hit in hits.items() if hit.distance == 1 and node not in start_set]
         direct[start] = (max(scores, default=0.0), len(scores))
         for node, hit in hits.items():

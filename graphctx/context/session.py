@@ -34,7 +34,7 @@ from graphctx.index.languages import RULES, Manifest, read_manifests, rules_for
 from graphctx.layout import entity_path
 from graphctx.index.changes import changed_files
 from graphctx.index.root import Boundary
-from graphctx.models import DEFAULT_BUDGET, ContextAnswer, ProjectFacts
+from graphctx.models import ANONYMOUS_KINDS, DEFAULT_BUDGET, ContextAnswer, ProjectFacts
 from graphctx.records import RecordStore
 from graphctx.text import clip_words
 
@@ -154,7 +154,7 @@ def _central_map(g: CodeGraph, facts: ProjectFacts) -> list[tuple[str, float, st
     cached = g.cache.get(key)
     if cached is not None:
         return cached
-    nodes = g.graph.nodes
+    nodes = g.nodes
     exported = _exports(g)
     public: list[tuple[str, float, str]] = []
     plain = 0
@@ -183,7 +183,7 @@ def _centrality(g: CodeGraph) -> list[tuple[str, float]]:
     cached = g.cache.get("session_centrality")
     if cached is not None:
         return cached
-    nodes = g.graph.nodes
+    nodes = g.nodes
     keep = [n for n, d in nodes(data=True) if d["kind"] != "file" and not g.files.get(d["path"], {}).get("is_test")]
     scores = rank.pagerank(g, {n: 1.0 for n in keep}, CENTRALITY) if keep else {}
     result = sorted(((n, scores.get(n, 0.0)) for n in keep), key=lambda kv: (-kv[1], kv[0]))
@@ -195,6 +195,8 @@ def _is_public(g: CodeGraph, node: str) -> bool:
     """Whether an entity belongs to the code's public face, by each language's own convention."""
     e = g.graph.nodes[node]
     if e["kind"] in ("document", "section"):  # the repository's prose: read with `doc`, not mapped as code
+        return False
+    if e["kind"] in ANONYMOUS_KINDS:  # a lambda is its enclosing code's, not the public face
         return False
     parent = e.get("parent")
     if parent and parent in g and g.graph.nodes[parent]["kind"] in ("function", "method"):
@@ -216,7 +218,7 @@ def _private_module(path: str) -> bool:
 def _exports(g: CodeGraph) -> set[str]:
     """Entities a module or package exports: the names in a Python module's `__all__` (defined there
     or imported into it), and the public names a package index file imports."""
-    nodes = g.graph.nodes
+    nodes = g.nodes
     exported: set[str] = set()
     for path, info in g.files.items():
         if info["is_test"]:
@@ -238,7 +240,7 @@ def _exports(g: CodeGraph) -> set[str]:
 def _modules(g: CodeGraph) -> list[tuple[str, float]]:
     """The public modules most other non-test files import (directly or a name from them), scored up to
     MODULE_WEIGHT."""
-    nodes = g.graph.nodes
+    nodes = g.nodes
     importers: dict[str, set[str]] = defaultdict(set)
     for source, target, kind in g.graph.edges(data="kind"):
         if kind != "imports" or g.files.get(source, {}).get("is_test", True):

@@ -10,7 +10,7 @@ from graphctx.context.packer import Candidate
 from graphctx.graph.loader import CodeGraph
 from graphctx.index.changes import changed_files
 from graphctx.index.root import Boundary
-from graphctx.models import CLASS_KINDS, PacketItem
+from graphctx.models import ANONYMOUS_KINDS, CLASS_KINDS, PacketItem
 from graphctx.records import AnchoredRecord
 from graphctx.records.render import answer_text
 
@@ -113,5 +113,6 @@ class Views:
 
     def members(self, entity_id: str) -> list[str]:
         nodes = self.graph.nodes
-        found = {t for t, kind in self.graph.out_kinds(entity_id) if kind == "contains"}
+        found = {t for t, kind in self.graph.out_kinds(entity_id)
+                 if kind == "contains" and nodes[t]["kind"] not in ANONYMOUS_KINDS}
         return sorted(found, key=lambda m: (nodes[m]["path"], nodes[m]["start_line"]))

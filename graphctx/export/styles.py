@@ -23,6 +23,7 @@ KINDS: dict[str, KindStyle] = {
     "enum": KindStyle("#fde68a", "#b45309", ("[/", "/]"), "rhomboid"),
     "function": KindStyle("#bbf7d0", "#15803d", ("(", ")"), "round-rectangle"),
     "method": KindStyle("#ccfbf1", "#0f766e", ("([", "])"), "ellipse"),
+    "lambda": KindStyle("#ecfdf5", "#0f766e", ("(", ")"), "round-rectangle"),
     "constant": KindStyle("#fecaca", "#b91c1c", ("[(", ")]"), "barrel"),
     "route": KindStyle("#fed7aa", "#c2410c", ("[\\", "/]"), "vee"),
     "document": KindStyle("#f3f4f6", "#374151", ("[[", "]]"), "round-tag"),

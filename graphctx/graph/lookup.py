@@ -18,7 +18,7 @@ from graphctx.graph.loader import CodeGraph
 from graphctx.index.store import reads
 from graphctx.layout import ID_SEPARATOR, short_name, split_entity_id
 from graphctx.text import words
-from graphctx.models import ENTITY_KINDS
+from graphctx.models import ANONYMOUS_KINDS, ENTITY_KINDS
 
 MAX_CANDIDATES_SHOWN = 10
 # Search's full text: names weigh most, then signatures, then docs (bodies are for free text).
@@ -124,8 +124,9 @@ def search(graph: CodeGraph, conn: sqlite3.Connection, query: str, kind: str | N
     scores: dict[str, tuple[float, str]] = {}
 
     def add(entity_id: str, score: float, how: str) -> None:
-        if kind and graph.entity(entity_id)["kind"] != kind:
-            return
+        found = graph.entity(entity_id)["kind"]
+        if kind and found != kind or not kind and found in ANONYMOUS_KINDS and how != "exact":
+            return  # (a lambda is found by its id or with --kind lambda, not as a match of its function's words)
         if scores.get(entity_id, (0.0, ""))[0] < score:
             scores[entity_id] = (score, how)
 

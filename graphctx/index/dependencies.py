@@ -13,6 +13,10 @@ from graphctx.index import routemounts
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
 from graphctx.parse.facts import RETURN, FileFacts
 
+# A lambda's name (`outer.<lambda:12>`) says where it is, not what it is called: the word "lambda"
+# would make every file holding one depend on every other.
+_LAMBDA = re.compile(r"<lambda:[\d:]+>")
+
 
 def reference_names(facts: FileFacts) -> set[str]:
     """The names a file's resolution depends on: when the repository gains or loses a definition,
@@ -43,6 +47,8 @@ def reference_names(facts: FileFacts) -> set[str]:
         names.add(definition.qualified_name.split(".")[0])  # methods resolve through their owner
     for route in facts.routes:  # a handler resolves like a call
         names.update(route.handler.split("."))
+    for use in facts.attributes:  # obj.x runs x's accessor when x is a property
+        names.update(_path_names(use.path))
     if routemounts.refers(facts):  # a route's path may come from any file's mounts
         names.add(routemounts.MOUNTS)
     for section in facts.sections:  # a code span names a definition, maybe through its owner
@@ -66,6 +72,7 @@ def defined_names(facts: FileFacts) -> set[tuple[str, str]]:
         if b.variable.startswith("self.") or b.variable == RETURN
     )
     out.update(_flow_keys(facts))
+    out.update(("accessor", f"{a.owner}.{a.name}:{a.role}>{a.method}") for a in facts.accessors)
     out.add(("package", str(facts.package)))
     if routemounts.refers(facts):
         out.add(("mount", _digest([routemounts.mount_key(facts)])))
@@ -79,6 +86,9 @@ def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
     groups: dict[str, list[str]] = defaultdict(list)
     for f in facts.flows:
         groups[f.scope or ":" + f.target.split("[", 1)[0]].append(f"{f.target}<{f.source}")
+        base = f.target.split("[", 1)[0]
+        if f.scope and base != f.target and "." not in base and base != RETURN:  # d[k] = v in a function may
+            groups[":" + base].append(f"{f.scope}>{f.target}<{f.source}")  # fill a module's d: d's readers depend
     params = {(p.scope, p.name) for p in facts.params}
     for p in facts.params:
         groups[p.scope].append(f"{p.name}:{p.index}:{p.kind}")
@@ -93,7 +103,7 @@ def _digest(items: list[str]) -> str:
 
 
 def _path_names(path: str) -> list[str]:
-    return [p for p in re.split(r"[^\w$]+", path) if p and not p.isdigit()]
+    return [p for p in re.split(r"[^\w$]+", _LAMBDA.sub("", path)) if p and not p.isdigit()]
 
 
 def names_of(keys: Iterable[tuple[str, str]]) -> set[str]:
@@ -104,12 +114,14 @@ def names_of(keys: Iterable[tuple[str, str]]) -> set[str]:
     for what, key in keys:
         if what in ("def", "base", "import"):
             key = key.rpartition(":")[0]
+        elif what == "accessor":  # Class.x:role>method: the role and the method are not names
+            key = key.rpartition(":")[0]
         elif what == "flow":  # scope|digest: the digest is not a name
             key = key.partition("|")[0]
         elif what == "mount":  # a router or a mount: what every file with routes depends on
             out.add(routemounts.MOUNTS)
             continue
-        out.update(p for p in re.split(r"[^\w$]+", key) if p)
+        out.update(p for p in re.split(r"[^\w$]+", _LAMBDA.sub("", key)) if p)
     return out
 
 

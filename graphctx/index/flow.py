@@ -10,16 +10,16 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import cached_property
 
+from graphctx.index import flowrules, properties
 from graphctx.index.fixpoint import EMPTY
 from graphctx.index.scope import SELF, FileScope, Value
 from graphctx.index.symbols import CLASS_KINDS
 from graphctx.parse.facts import RETURN, Call, FileFacts
 from graphctx.index.flowpaths import (
-    KEYS, SUBSCRIPTS, UNKNOWN, Values, argument_for, bounded, callee_path, definition_value, extends, ordered,
+    KEYS, SUBSCRIPTS, UNKNOWN, Values, argument_for, bounded, callee_path, definition_value, ordered,
     same_element, unslice,
 )
-from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL
-
+from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL, TYPED
 
 DECORATED = "@"
 FORWARDERS = frozenset({"functools.partial", "functools.partialmethod"})  # calling the result calls the first argument
@@ -46,6 +46,7 @@ class FlowScope(FileScope):
     def _stores(self) -> tuple[dict[tuple[str, str], list[tuple[str, str]]], dict[tuple[str, str], list[int]]]:
         sources: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
         lines: dict[tuple[str, str], list[int]] = defaultdict(list)
+        bound = flowrules.bound_names(self.facts)
         for flow in self.facts.flows:
             owner, target = flow.scope, flow.target
             head, _, rest = target.partition(".")
@@ -54,6 +55,8 @@ class FlowScope(FileScope):
                 if cls is None or cls.path != self.path:
                     continue
                 owner, target = cls.qualified_name, "self." + rest
+            elif "[" in head and not rest and not head.startswith(RETURN + "["):  # d[k] = v binds no name:
+                owner = flowrules.binding_level(head.split("[", 1)[0], flow.scope, bound, self._is_class)  # the d seen
             sources[(owner, target)].append((flow.source, flow.scope))
             lines[(owner, target)].append(flow.line)
         return sources, lines
@@ -139,6 +142,8 @@ class FlowScope(FileScope):
             return set()
         if path.startswith(LITERAL):
             return {Value("literal", path[1:], "exact")}
+        if path.startswith(TYPED) and path[1:].isidentifier():  # a literal of a builtin type: {} is a dict
+            return {Value("external", path[1:], "external")}
         if path.startswith(FORWARDED):  # partial(f, ...) calls f when called
             callee, _, argument = path[1:].partition("|")
             forwards = any(v.kind == "external" and v.ref in FORWARDERS for v in self.values(callee, scope))
@@ -286,9 +291,8 @@ class FlowScope(FileScope):
     def attribute_values(self, value: Value, attr: str) -> set[Value]:
         if value.kind == "unknown":
             return {UNKNOWN}
-        if value.kind == "external":  # (a protocol method of an external value names nothing useful)
-            dunder = attr.startswith("__") and attr.endswith("__")
-            return set() if dunder or not extends(value.ref, attr) else {Value("external", f"{value.ref}.{attr}", "external")}
+        if value.kind in ("external", "literal"):
+            return flowrules.external_attribute(value, attr)
         if value.kind == "super":
             out = set()
             for base in self.table.bases.get(value.ref, ()):
@@ -317,6 +321,7 @@ class FlowScope(FileScope):
                     for v in home._target_values("", attr, suffix)}
         if value.kind not in ("class", "instance"):
             return set()
+        getter = properties.getter_of(self, value, attr)
         out: set[Value] = set()
         for level in self.table.lineage(value.ref):
             for class_id in level:
@@ -324,7 +329,10 @@ class FlowScope(FileScope):
                 if home is None:
                     continue
                 out |= home._target_values(sym.qualified_name, "self." + attr, suffix)
-                out |= home._target_values(sym.qualified_name, attr, suffix)
+                if getter is None:  # (a property's name in the class body holds the property, not a value)
+                    out |= home._target_values(sym.qualified_name, attr, suffix)
+        if getter is not None:  # a property: what its getter returns, and what is assigned through its setter
+            return out | properties.returned(self, getter, suffix)
         if suffix:
             return out
         if not any(v.kind == "function" for v in out):

@@ -18,6 +18,8 @@ MAX_VALUES = 64  # values one path may hold; past it (a parameter that every cal
 Values = frozenset  # of Value
 UNKNOWN = Value("unknown", "", "unresolved")  # could be anything: absorbs whatever it is joined with
 TOO_MANY = frozenset({UNKNOWN})
+# External functions that keep the function they are handed instead of calling it (no callback edge).
+NOT_CALLING = frozenset({"partial", "partialmethod", "wraps", "property", "cached_property"})
 
 
 def callee_path(call: Call) -> str:
@@ -70,7 +72,7 @@ def order(value: Value) -> tuple:
 
 
 def definition_value(sym) -> Value:
-    kind = "class" if sym.kind in CLASS_KINDS else "function" if sym.kind in ("function", "method") else "constant"
+    kind = "class" if sym.kind in CLASS_KINDS else "function" if sym.kind in ("function", "method", "lambda") else "constant"
     return Value(kind, sym.id, "exact")
 
 

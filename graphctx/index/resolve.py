@@ -8,9 +8,9 @@ from __future__ import annotations
 import posixpath
 from functools import cached_property
 
-from graphctx.index import textedges
+from graphctx.index import properties, textedges
 from graphctx.index.flow import FlowScope
-from graphctx.index.flowpaths import argument_for, callee_path
+from graphctx.index.flowpaths import NOT_CALLING, argument_for, callee_path
 from graphctx.index.naming import EXTERNAL_PREFIX, external_id, external_name, is_test_file, is_test_name, tested_stem
 from graphctx.index.scope import CONFIDENCE, SELF, Edge, Value
 from graphctx.index.symbols import CLASS_KINDS, Symbol
@@ -63,8 +63,9 @@ class FileResolver(FlowScope):
                 self._add(source, target, "calls", resolution, confidence, call.line)
             if call.args:
                 self._higher_order(call, targets)
-                if all(t[1] == "external" for t in targets):
-                    self._callbacks(source, call, targets)
+                if all(t[1] == "external" and external_name(t[0]) not in NOT_CALLING for t in targets):
+                    self._callbacks(source, call)
+        properties.property_edges(self)
         for ref in self.facts.type_refs:
             targets = self._resolve_type(ref.name, ref.scope)
             if len(targets) == 1 and targets[0][1] in RESOLVED:
@@ -156,16 +157,14 @@ class FileResolver(FlowScope):
                     if callee in self.table.by_id:
                         self._add(sym.id, callee, "calls", resolution, confidence, call.line)
 
-    def _callbacks(self, source: str, call: Call, targets: list[Target]) -> None:
+    def _callbacks(self, source: str, call: Call) -> None:
         """A repository function handed to code outside the repository (`map(f, xs)`, `sorted(key=f)`,
         `Thread(target=f)`, a callback registry) is called by it: an edge from where it is handed over."""
-        if any(external_name(t[0]) in ("partial", "partialmethod", "wraps") for t in targets):
-            return
         for arg in call.args:
             path = arg.partition("=")[2] if "=" in arg else arg
             for value in self.values(path, call.scope) if path and not path.startswith("*") else ():
                 sym = self.table.by_id.get(value.ref) if value.kind == "function" else None
-                if sym is not None and sym.kind in ("function", "method"):
+                if sym is not None and sym.kind in ("function", "method", "lambda"):
                     self._add(source, value.ref, "calls", "inferred", CALLBACK, call.line)
 
     def _bound(self, call: Call) -> bool:

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Query, QueryCursor
 
-from graphctx.parse import flowfacts, languages, routes
+from graphctx.parse import accessors, flowfacts, lambdas, languages, routes
 from graphctx.parse import flows as flow
-from graphctx.parse.facts import RETURN, Base, Binding, Call, Definition, FileFacts, Import, TypeRef
+from graphctx.parse.facts import RETURN, Accessor, Base, Binding, Call, Definition, FileFacts, Import, TypeRef
 
 CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"})
 # Wrappers whose span belongs to the definition inside them (decorators, `export`).
@@ -63,6 +63,7 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
         return scope
 
     seen_refs: set[tuple[str, str]] = set()
+    uses: dict = {}  # attribute uses, one per scope, path and role: the first line
     calls: dict = {}  # by the called name's position (or the implying node's): one call each
     words = flow.vocabulary(language)
     for _, caps in matches:
@@ -85,6 +86,9 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
                 if receiver and words and name.start_byte not in calls:  # ls.append(f): f is in ls
                     flowfacts.container_adds(facts, call, receiver[0], caps["call"][0], words)
                 calls[name.start_byte] = call
+        elif "attribute.use" in caps:
+            if words is not None:
+                accessors.add_use(caps["attribute.use"][0], lambda n: _qname(scope_at(n)), words, uses)
         elif words is not None and any(key.startswith("flow.") for key in caps):
             flowfacts.add(facts, caps, scope_at, words, calls)
         elif "import" in caps:
@@ -111,6 +115,10 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
     found = routes.find(language, root, source)
     facts.routes, facts.routers, facts.mounts = found.routes, found.routers, found.mounts
     facts.calls = [c for c in calls.values() if (c.line, c.name) not in found.registrations]  # app.get() is no Cache.get()
+    modules = {i.alias or i.module.split(".")[0] for i in facts.imports if i.name is None and not i.wildcard}
+    facts.attributes = [u for u in uses.values() if not accessors.module_attribute(u.path, modules)]
+    if any(s.kind == "lambda" for s in scopes):
+        lambdas.name_in_paths(facts, {s.start: s.qualified_name for s in scopes if s.kind == "lambda"})
     if not facts.doc:
         opening = _opening_comment(root)[:MAX_DOC]
         if not any(d.doc == opening for d in facts.definitions):  # else it documents its definition
@@ -131,6 +139,7 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
 
     scopes: list[_Scope] = []
     stack: list[_Scope] = []
+    lambdas_on_line: dict[int, int] = {}
     for node, kind, caps in raw:
         while stack and stack[-1].end < node.end_byte:
             stack.pop()
@@ -140,6 +149,18 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
             scope = _Scope(node.start_byte, node.end_byte, "impl", name, _join(_qname(parent), name), parent)
             if "impl.trait" in caps:
                 facts.bases.append(Base(name, _type_name(caps["impl.trait"][0]), "implements", node.start_point[0] + 1))
+        elif kind == "lambda":  # `outer.<lambda:12>`, the second on line 12 `outer.<lambda:12:2>`
+            line = node.start_point[0] + 1
+            count = lambdas_on_line[line] = lambdas_on_line.get(line, 0) + 1
+            name = lambdas.local_name(line, count)
+            owner = parent
+            while owner is not None and owner.kind == "constant":  # a constant's value is code of its scope
+                owner = owner.parent
+            qualified = _join(_qname(owner), name)
+            scope = _Scope(node.start_byte, node.end_byte, kind, name, qualified, parent)
+            definition = _definition(node, kind, name, qualified, caps)
+            definition.doc = ""
+            facts.definitions.append(definition)
         else:
             name = _text(caps["name"][0])
             owner = _qname(parent)
@@ -148,8 +169,16 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
             if kind == "function" and (parent is not None and parent.kind in CLASS_LIKE or "receiver" in caps):
                 kind = "method"
             qualified = _join(owner, name)
+            accessor = accessors.decorated_role(node, name) if kind == "method" and facts.language == "python" else None
+            if accessor is not None:  # a property's setter and deleter are entities beside its getter: `C.x.setter`
+                qualified += accessor[1]
+                facts.accessors.append(Accessor(owner, name, accessor[0], flow.DEFINITION + qualified, node.start_point[0] + 1))
             scope = _Scope(node.start_byte, node.end_byte, kind, name, qualified, parent)
-            facts.definitions.append(_definition(node, kind, name, qualified, caps))
+            definition = _definition(node, kind, name, qualified, caps)
+            if accessor is not None:  # the signature says what it is: `@property def area(self)`
+                definition.signature = f"{accessor[2]} {definition.signature}"[:MAX_SIGNATURE]
+                definition.sig_hash = _hash(definition.signature.encode())
+            facts.definitions.append(definition)
             if "returns" in caps:  # what a call evidently yields: a binding of the function itself
                 facts.bindings.append(Binding(qualified, RETURN, _type_name(caps["returns"][0]), node.start_point[0] + 1))
         scopes.append(scope)

@@ -134,6 +134,28 @@ class Binding:
 
 
 @dataclass(slots=True)
+class Accessor:
+    """A property of a class (Python's `@property`, `@cached_property`, `@x.setter`, `x = property(f, g)`):
+    reading, assigning or deleting `obj.name` on an instance runs `method`."""
+
+    owner: str  # the class's qualified name
+    name: str  # the attribute: "x"
+    role: str  # "get", "set" or "del"
+    method: str  # the accessor's qualified name ("C.x", "C.x.setter"), or a name the class body binds ("getx")
+    line: int
+
+
+@dataclass(slots=True)
+class AttributeUse:
+    """`obj.name` read, assigned or deleted (not called): a property's accessor runs when obj's class has one."""
+
+    scope: str
+    path: str  # the attribute as a flow path: "self.x", "make().x"
+    role: str  # "get", "set" or "del"
+    line: int
+
+
+@dataclass(slots=True)
 class Section:
     """A heading of a Markdown document (parse/documents.py) with the code names its text spans."""
 
@@ -166,6 +188,8 @@ class FileFacts:
     sections: list[Section] = field(default_factory=list)
     routers: list[Router] = field(default_factory=list)
     mounts: list[Mount] = field(default_factory=list)
+    accessors: list[Accessor] = field(default_factory=list)
+    attributes: list[AttributeUse] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -226,6 +250,8 @@ _LIST_TYPES = {
     "sections": Section,
     "routers": Router,
     "mounts": Mount,
+    "accessors": Accessor,
+    "attributes": AttributeUse,
 }
 _LISTS = tuple(_LIST_TYPES)
 _FIELD_NAMES = {t: tuple(f.name for f in fields(t)) for t in _LIST_TYPES.values()}

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from graphctx.parse import accessors
 from graphctx.parse import flows as flow
-from graphctx.parse.facts import Call, FileFacts, Flow, Param
+from graphctx.parse.facts import Accessor, Call, FileFacts, Flow, Param
 
 
 def arguments(call: Node, words: flow.Vocabulary | None) -> list[str]:
@@ -61,8 +62,18 @@ def _add(facts: FileFacts, caps: dict, scope_at, words: flow.Vocabulary, calls: 
         calls.setdefault(("implicit", node.start_byte, name), Call(scope, name, "?", line, callee=callee, implicit=True))
 
     if capture == "flow.assign":
-        for target, source in flow.assignments(node.child_by_field_name("left"), node.child_by_field_name("right"), words):
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        for target, source in flow.assignments(left, right, words):
             add(target, [source])
+        if owner is not None and owner.kind == "class" and left is not None and left.type == "identifier" \
+                and right is not None and right.type == words.call:  # x = property(getx, setx) in a class body
+            for role, path in accessors.property_call(right, lambda n: flow.paths(n, words)):
+                facts.accessors.append(Accessor(scope, left.text.decode("utf-8", "replace"), role, path, line))
+    elif capture == "flow.lambda":  # its body is what it returns
+        body = node.child_by_field_name("body")
+        if body is not None:
+            add(flow.RETURN_TARGET, flow.paths(body, words))
+            facts.flows.extend(Flow(scope, t, s, line) for t, s in flow.container_flows(flow.RETURN_TARGET, body, words))
     elif capture in ("flow.return", "flow.yield"):
         value = node.named_children[0] if node.named_children else None
         target = flow.RETURN_TARGET if capture == "flow.return" else flow.RETURN_TARGET + flow.ELEMENT

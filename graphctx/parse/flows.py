@@ -7,16 +7,19 @@ flow. The node names are the grammar's; `VOCABULARIES` holds one table per langu
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
 ELEMENT = "[]"
 FORWARDED = "!"  # `!partial|f`: f, when `partial` is a forwarder (functools.partial)
 LITERAL = "#"  # `#'a'`, `#1`: a constant that may serve as a key
+TYPED = "%"  # `%dict`: a literal of a builtin type (`{}`, `"a b"`), known by its type alone
 CALLED = "()"
 DEFINITION = "&"  # `&name`: the definition itself, not the variable that may be rebound (a decorated name)
 RETURN_TARGET = "return"
+LAMBDA = "<lambda@"  # `&<lambda@120>`: the lambda starting at byte 120, named once the file's scopes are known
+LAMBDA_AT = re.compile(r"<lambda@(\d+)>")
 _NAME = re.compile(r"^[A-Za-z_$][\w$]*$")
 _KEY = re.compile(r"""^(?:'[\w.-]{0,40}'|"[\w.-]{0,40}")$""")
 
@@ -44,6 +47,7 @@ class Vocabulary:
     # container methods that store their arguments: method -> what goes in (item, second, elements, mapping, keyed)
     adders: dict
     forwarders: frozenset[str]  # last names of calls whose result calls their first argument
+    typed: dict = field(default_factory=dict)  # literal node type -> the builtin type it makes ({} is a dict)
 
 
 PYTHON = Vocabulary(
@@ -67,6 +71,9 @@ PYTHON = Vocabulary(
     adders={"append": "item", "add": "item", "appendleft": "item", "insert": "second", "extend": "elements",
             "update": "mapping", "setdefault": "keyed"},
     forwarders=frozenset({"partial", "partialmethod"}),
+    typed={"dictionary": "dict", "dictionary_comprehension": "dict", "list": "list", "list_comprehension": "list",
+           "set": "set", "set_comprehension": "set", "tuple": "tuple", "string": "str", "concatenated_string": "str",
+           "integer": "int", "float": "float"},
 )
 VOCABULARIES = {"python": PYTHON}
 _COMPREHENSIONS = frozenset({"list_comprehension", "set_comprehension", "generator_expression"})
@@ -85,17 +92,20 @@ def paths(node: Node | None, words: Vocabulary) -> list[str]:
         return [_text(node)]
     if kind in words.literals:  # a key-like constant: what a subscript by this variable reads
         found = key(node)
-        return [LITERAL + found] if found else []
+        return [LITERAL + found] if found else _typed(kind, words)
     if kind in words.wrappers or kind in words.either:
         children = node.named_children
         if kind == "conditional_expression":  # x if cond else y: not the condition
             children = children[::2]
         return [p for child in children for p in paths(child, words)]
+    if kind == "lambda":  # the function it defines
+        return [f"{DEFINITION}{LAMBDA}{node.start_byte}>"]
     if kind == "assignment":  # a = b = value: the value of the inner assignment
         return paths(node.child_by_field_name("right"), words)
     if kind == words.attribute:
-        attribute = node.child_by_field_name("attribute")
-        return [f"{p}.{_text(attribute)}" for p in paths(node.child_by_field_name("object"), words)] if attribute else []
+        attribute, owner = node.child_by_field_name("attribute"), node.child_by_field_name("object")
+        bases = _typed(owner.type, words) if owner is not None and owner.type in words.typed else paths(owner, words)
+        return [f"{p}.{_text(attribute)}" for p in bases] if attribute else []
     if kind == words.call:
         callees = paths(node.child_by_field_name("function"), words)
         out = [p + CALLED for p in callees]
@@ -113,7 +123,13 @@ def paths(node: Node | None, words: Vocabulary) -> list[str]:
             shift = start if start.isdigit() else ("0" if not start else "")
             return [f"{p}[:{shift}]" for p in inner]
         return [p + element(key(index)) for p in inner]
-    return []
+    return _typed(kind, words)
+
+
+def _typed(kind: str, words: Vocabulary) -> list[str]:
+    """A literal as its builtin type (`%dict` for `{...}`): its methods are the type's."""
+    found = words.typed.get(kind)
+    return [TYPED + found] if found else []
 
 
 def element_paths(node: Node, words: Vocabulary) -> list[str] | None:

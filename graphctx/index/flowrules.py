@@ -1,0 +1,57 @@
+"""Python rules value flow follows beyond its paths: which scope's container a store such as
+`d[k] = v` or `ls.append(f)` fills (a function that does not bind `d` fills the one it sees), and
+what an attribute of an external value is (a builtin type's only when the type has it). Plain
+functions of plain data."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+
+from graphctx.index.flowpaths import extends
+from graphctx.index.scope import Value
+from graphctx.parse.facts import FileFacts
+from graphctx.parse.flows import PYTHON
+
+# Builtin types whose attributes are known here: `d = {}; d.run()` calls no `dict.run`.
+BUILTIN_TYPES = {t.__name__: t for t in (str, bytes, int, float, dict, list, set, frozenset, tuple)}
+STORES = frozenset(PYTHON.adders)  # ls.append(f), d.update({...}): what they store reaches the container's readers
+
+
+def bound_names(facts: FileFacts) -> dict[str, set[str]]:
+    """scope -> the names it binds: plain assignment targets and parameters."""
+    bound: dict[str, set[str]] = defaultdict(set)
+    for flow in facts.flows:
+        if "[" not in flow.target and "." not in flow.target:
+            bound[flow.scope].add(flow.target)
+    for param in facts.params:
+        bound[param.scope].add(param.name)
+    return bound
+
+
+def binding_level(name: str, scope: str, bound: dict[str, set[str]], is_class: Callable[[str], bool]) -> str:
+    """The scope whose `name` a function's `name[k] = v` stores into: its own when it binds the name,
+    else the nearest enclosing function that does (class bodies are not seen), else the module."""
+    level = scope
+    while level:
+        if name in bound.get(level, ()):
+            return level
+        level = level.rpartition(".")[0]
+        while level and is_class(level):
+            level = level.rpartition(".")[0]
+    return ""
+
+
+def external_attribute(value: Value, attr: str) -> set[Value]:
+    """`attr` of an external value or a literal key: the external name it derives (`dict.items`),
+    none for a protocol method, a name a loop spelled out, an attribute the builtin type lacks (the
+    variable holds something else too) or a store into a builtin container (value flow, kept as
+    such, not a call graphctx claims)."""
+    if value.kind == "literal":  # a constant key: a string or an integer
+        value = Value("external", "str" if value.ref.startswith(("'", '"')) else "int", "external")
+    builtin = BUILTIN_TYPES.get(value.ref)
+    if attr.startswith("__") and attr.endswith("__") or not extends(value.ref, attr):
+        return set()
+    if builtin is not None and (not hasattr(builtin, attr) or attr in STORES):
+        return set()
+    return {Value("external", f"{value.ref}.{attr}", "external")}

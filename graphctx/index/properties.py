@@ -1,0 +1,101 @@
+"""Properties as calls: reading `obj.x` where x is a property of obj's class runs its getter,
+`obj.x = v` its setter and `del obj.x` its deleter. The class must be known (self in the class and
+its subclasses, a local typed by construction, annotation or return type, value flow); a use on an
+object of unknown class is no edge. What a getter returns is what the attribute holds."""
+
+from __future__ import annotations
+
+from graphctx.index.scope import CONFIDENCE
+from graphctx.index.symbols import Symbol
+from graphctx.parse.facts import RETURN
+
+Accessors = dict[tuple[str, str], dict[str, Symbol]]  # (class qualified name, attribute) -> role -> accessor
+
+
+def accessors_of(scope) -> Accessors:
+    """The properties one file's classes define, their accessors as symbols of that file: read once
+    per file resolver (kept on it, as its flows are)."""
+    found = vars(scope).get("_accessors")
+    if found is None:
+        found = vars(scope)["_accessors"] = _read_accessors(scope)
+    return found
+
+
+def _read_accessors(scope) -> Accessors:
+    out: Accessors = {}
+    for found in scope.facts.accessors:
+        if found.method.startswith("&"):  # a decorated accessor or a lambda: its qualified name
+            sym = scope.defs.get(found.method[1:])
+        else:  # property(getx): a name the class body or the module binds
+            sym = scope.defs.get(f"{found.owner}.{found.method}") or scope.defs.get(found.method)
+        if sym is not None:
+            out.setdefault((found.owner, found.name), {}).setdefault(found.role, sym)
+    return out
+
+
+def accessor(scope, class_id: str, name: str, role: str) -> tuple[Symbol, int] | None:
+    """The accessor that `role` on attribute `name` of an instance of `class_id` runs, with the depth
+    of the class defining it; None when the nearest class defining `name` makes it no property (or
+    a property without that accessor)."""
+    table = scope.table
+    for depth, level in enumerate(table.lineage(class_id)):
+        for cid in level:
+            home, sym = scope._home_of(cid)
+            if home is None:
+                continue
+            found = accessors_of(home).get((sym.qualified_name, name))
+            if found is not None:
+                return (found[role], depth) if role in found else None
+            if name in table.members.get(cid, {}):  # a plain method or a nested class hides the bases' property
+                return None
+    return None
+
+
+def getter_of(scope, value, name: str) -> Symbol | None:
+    """The getter that reading `name` off `value` runs: an instance of a class with that property."""
+    if value.kind != "instance":
+        return None
+    found = accessor(scope, value.ref, name, "get")
+    return found[0] if found is not None else None
+
+
+def returned(scope, getter: Symbol, suffix: str) -> set:
+    """What reading a property holds: what its getter returns (its elements, with a subscript `suffix`)."""
+    home = scope._home(getter.path)
+    found = home._target_values(getter.qualified_name, RETURN, suffix) if home is not None else set()
+    return found if suffix else found | scope.returns(getter.id)
+
+
+def property_edges(resolver) -> None:
+    """A `calls` edge from each use of a property, on an object of known class, to its accessor:
+    `exact` through self (0.9 from a base class), `inferred` otherwise, the confidence shared among
+    the classes the object may be."""
+    for use in resolver.facts.attributes:
+        base, _, name = use.path.rpartition(".")
+        if not base or base == "cls":  # (a property read off the class is the property object: no call)
+            continue
+        found: dict[str, tuple[str, float]] = {}
+        values = [v for v in resolver.values(base, use.scope) if v.kind in ("instance", "super")]
+        for value in values:
+            for class_id in _classes(resolver, value):
+                hit = accessor(resolver, class_id, name, use.role)
+                if hit is None:
+                    continue
+                sym, depth = hit
+                if value.kind == "super" or (value.resolution == "exact" and len(values) == 1):
+                    found[sym.id] = ("exact", 1.0 if depth == 0 and value.kind != "super" else 0.9)
+                else:
+                    found.setdefault(sym.id, ("inferred", CONFIDENCE["inferred"]))
+                break
+        share = len(found)
+        source = resolver._scope_id(use.scope)
+        for target, (resolution, confidence) in sorted(found.items()):
+            resolver._add(source, target, "calls", resolution, confidence / (share if resolution == "inferred" else 1),
+                          use.line)
+
+
+def _classes(resolver, value) -> list[str]:
+    """The class whose attribute a value reads: an instance's own, or for `super()` its bases in order."""
+    if value.kind == "instance":
+        return [value.ref]
+    return list(resolver.table.bases.get(value.ref, ()))
