@@ -33,19 +33,18 @@ class RowKeys:
         self.lookup = lookup  # (id, external?) -> its rowid in the index, None when it has none
 
     def _entity(self, entity_id: str) -> int | None:
-        key = self.entities.get(entity_id)
-        if key is None and self.lookup is not None:
-            key = self.lookup(entity_id, False)
-            if key is not None:
-                self.entities[entity_id] = key
-        return key
+        return self._key(self.entities, entity_id, False)
 
     def _external(self, external_id: str) -> int | None:
-        key = self.externals.get(external_id)
+        return self._key(self.externals, external_id, True)
+
+    def _key(self, known: dict[str, int], name: str, external: bool) -> int | None:
+        """The rowid known for `name`, else the index's (then known too), else None."""
+        key = known.get(name)
         if key is None and self.lookup is not None:
-            key = self.lookup(external_id, True)
+            key = self.lookup(name, external)
             if key is not None:
-                self.externals[external_id] = key
+                known[name] = key
         return key
 
     def assign(self, ids: Iterable[str], previous: dict[str, int]) -> list[int]:
