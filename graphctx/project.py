@@ -22,6 +22,7 @@ from graphctx.graph.loader import GraphCache
 from graphctx.index import store as index_store
 from graphctx.index.root import find_root
 from graphctx.memory_verbs import MemoryVerbs
+from graphctx.package_facts import PackageFacts
 from graphctx.models import (
     DEFAULT_BUDGET, ContextAnswer, DocumentAnswer, EntityEdges, IndexStats, ProjectFacts, SearchAnswer,
 )
@@ -54,7 +55,7 @@ class _Module:
         return importlib.import_module(self.name)
 
 
-class Project(MemoryVerbs):
+class Project(MemoryVerbs, PackageFacts):
     """One repository, by its root folder (or any folder inside it: the root is found the way the
     CLI finds it). A context manager: `close()` releases its index connections and record store.
 
@@ -299,42 +300,6 @@ class Project(MemoryVerbs):
         """The intent's ranking policy changed by `settings` ("group.name=value"); pass it as `policy=`
         to rank_text and the answers."""
         return _api().with_overrides(_api().policy_for(intent), tuple(settings))
-
-    @staticmethod
-    def ranker_id() -> str:
-        """A short digest of the learned ranker this package ships (results of another are not comparable)."""
-        from graphctx.context.ranker import shipped_id
-
-        return shipped_id()
-
-    @staticmethod
-    def embedding_id() -> str:
-        """A short digest of the code embedding this package ships (graphctx/semantic/)."""
-        from graphctx.semantic.model import shipped
-
-        return shipped().digest
-
-    @staticmethod
-    def definitions(path: str, source: bytes) -> list:
-        """The definitions tree-sitter finds in one file's bytes (empty for a language with no parser)."""
-        from graphctx.parse.extract import extract
-        from graphctx.parse.languages import language_for_path
-
-        spec = language_for_path(path)
-        return [] if spec is None else extract(path, spec.name, source).definitions
-
-    @staticmethod
-    def is_source_file(path: str) -> bool:
-        """Whether graphctx parses files of this path's language."""
-        from graphctx.parse.languages import language_for_path
-
-        return language_for_path(path) is not None
-
-    @staticmethod
-    def is_test_file(path: str) -> bool:
-        from graphctx.index.naming import is_test_file
-
-        return is_test_file(path)
 
     # ---- working together: tasks, claims, runs, agents, peers, session state (graphctx.coord)
 

@@ -154,7 +154,7 @@ def _central_map(g: CodeGraph, facts: ProjectFacts) -> list[tuple[str, float, st
     cached = g.cache.get(key)
     if cached is not None:
         return cached
-    nodes = g.nodes
+    nodes = g.graph.nodes
     exported = _exports(g)
     public: list[tuple[str, float, str]] = []
     plain = 0
@@ -183,7 +183,7 @@ def _centrality(g: CodeGraph) -> list[tuple[str, float]]:
     cached = g.cache.get("session_centrality")
     if cached is not None:
         return cached
-    nodes = g.nodes
+    nodes = g.graph.nodes
     keep = [n for n, d in nodes(data=True) if d["kind"] != "file" and not g.files.get(d["path"], {}).get("is_test")]
     scores = rank.pagerank(g, {n: 1.0 for n in keep}, CENTRALITY) if keep else {}
     result = sorted(((n, scores.get(n, 0.0)) for n in keep), key=lambda kv: (-kv[1], kv[0]))
@@ -218,7 +218,7 @@ def _private_module(path: str) -> bool:
 def _exports(g: CodeGraph) -> set[str]:
     """Entities a module or package exports: the names in a Python module's `__all__` (defined there
     or imported into it), and the public names a package index file imports."""
-    nodes = g.nodes
+    nodes = g.graph.nodes
     exported: set[str] = set()
     for path, info in g.files.items():
         if info["is_test"]:
@@ -240,7 +240,7 @@ def _exports(g: CodeGraph) -> set[str]:
 def _modules(g: CodeGraph) -> list[tuple[str, float]]:
     """The public modules most other non-test files import (directly or a name from them), scored up to
     MODULE_WEIGHT."""
-    nodes = g.nodes
+    nodes = g.graph.nodes
     importers: dict[str, set[str]] = defaultdict(set)
     for source, target, kind in g.graph.edges(data="kind"):
         if kind != "imports" or g.files.get(source, {}).get("is_test", True):
