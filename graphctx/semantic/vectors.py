@@ -19,7 +19,7 @@ from graphctx.semantic.model import EmbeddingModel
 from graphctx.text import words
 
 KINDS = tuple(sorted(FUNCTION_KINDS | CLASS_KINDS))
-CHUNK = 256  # files encoded together: one numpy pass each, bounded memory
+CHUNK = 32  # files encoded together: one numpy pass each; their word rows (entries x dim floats) bound the peak memory
 
 
 @dataclass(frozen=True)
