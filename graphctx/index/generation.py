@@ -17,16 +17,16 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from graphctx.graph.snapshot import Patch, Snapshot, SnapshotError, compact_due
 from graphctx.index import resolution, routemounts, store, textentities
 from graphctx.index.dependencies import attribute_owners, defined_names, names_of, subclass_names
 from graphctx.index.fulltext import fts_row
 from graphctx.index.languages import RULES, package_languages
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
-from graphctx.index.parsing import ParsedFile, unpack_facts
+from graphctx.index.parsing import ParsedFile
 from graphctx.index.rows import RowKeys
 from graphctx.index.store import reads, writes
+from graphctx.index.storedfacts import unpack_stored
 from graphctx.models import TEXT_KINDS
 from graphctx.parse.facts import FileFacts
 
@@ -107,15 +107,14 @@ class Generation:
             removed_rowids: list[int] = []
         else:
             last = [int(store.get_meta(conn, key, "0")) for key in LAST_KEYS]
+            if self.entry is None:  # no table kept from this generation: the one its rows state
+                self.entry = self._table_from_rows()
             kept = self.entry
             # the keys the kept table met, the others read as the edges name them (a no-op run reads none)
             lookup = lambda key_id, external: reads.row_key(conn, key_id, external)  # noqa: E731
-            self.keys = RowKeys(kept.entity_keys, kept.external_keys, *last, lookup=lookup) if kept is not None else \
-                RowKeys({}, {}, *last, lookup=lookup)
-            # A class whose bases or members changed changes what every class below it inherits; the
-            # kept table knows the hierarchy, else every inheritance edge is read.
-            hierarchy = kept.names_below() if kept is not None else reads.inheritance_names(conn)
-            delta = subclass_names(self._delta(deleted), hierarchy)
+            self.keys = RowKeys(kept.entity_keys, kept.external_keys, *last, lookup=lookup)
+            # A class whose bases or members changed changes what every class below it inherits.
+            delta = subclass_names(self._delta(deleted), kept.names_below())
             previous = reads.entity_keys(conn, [*deleted, *self.changed])
             removed_rowids = list(previous.values())
             writes.delete_files(conn, [*deleted, *self.changed])
@@ -194,24 +193,31 @@ class Generation:
         read = [(path, facts) for path, facts in self.facts.items() if facts is not None]
         return dict(read[-KEPT_FACTS:])
 
+    def _table_from_rows(self) -> resolution.KeptTable:
+        """The symbol table of the committed generation, from its rows (before this run writes any):
+        every definition, the module map, and the (class, base) pairs of every inheritance edge by the
+        file that made them; what a kept table holds, which the edit then updates as it would that."""
+        files = {p: (lang, pkg if lang in WITH_PACKAGE else None) for p, (lang, pkg) in reads.file_packages(self.conn).items()}
+        table = resolution.new_table(reads.definitions(self.conn), ModuleMap(files, self.root), self._load)
+        entry = resolution.KeptTable((0, 0), self.before, table, files=dict(files))
+        entry.bases = resolution.base_pairs_by_origin(reads.inheritance_edges(self.conn))
+        table.set_bases(pair for pairs in entry.bases.values() for pair in pairs)
+        return entry
+
     def _symbol_table(self, deleted: list[str]) -> resolution.KeptTable:
-        """The table of the new generation: the kept one with the edited files' symbols replaced, or
-        one built from every definition (the written rows included) when none was kept."""
+        """The table of the new generation: a full build's from every definition it wrote, else the
+        kept one (or the committed generation's) with the edited files' symbols replaced."""
         entry = self.entry
-        if entry is None:
-            files = self.files if self.everything else {
-                p: (lang, pkg if lang in WITH_PACKAGE else None) for p, (lang, pkg) in reads.file_packages(self.conn).items()}
-            symbols = [row for path in sorted(self.symbols) for row in self.symbols[path]] if self.everything else \
-                reads.definitions(self.conn)
-            entry = resolution.KeptTable((0, 0), self.before, resolution.new_table(symbols, ModuleMap(files, self.root),
+        if entry is None:  # (a full build)
+            symbols = [row for path in sorted(self.symbols) for row in self.symbols[path]]
+            entry = resolution.KeptTable((0, 0), self.before, resolution.new_table(symbols, ModuleMap(self.files, self.root),
                                                                                    self._load))
-            entry.files = dict(files)
-            if not self.everything:  # the pairs of the files not resolved again (the others' edges are gone)
-                entry.bases = resolution.base_pairs_by_origin(reads.inheritance_edges(self.conn))
+            entry.files = dict(self.files)
             return entry
         moved = bool(deleted) or any(path not in entry.files or entry.files[path] != self.files[path] for path in self.files)
         for path in deleted:
             entry.files.pop(path, None)
+            entry.bases.pop(path, None)  # (its classes are gone; the files resolved again find theirs anew)
         entry.files.update(self.files)
         modules = ModuleMap(dict(entry.files), self.root) if moved else None
         resolution.update_table(entry.table, [*deleted, *self.changed],
@@ -223,6 +229,8 @@ class Generation:
         snapshot (the nodes of the files this run rewrote out and in, the edges of the files it
         resolved again dropped and added), or, once the patches outweigh their share, a new base
         with every patch folded in; built from every row when there is no snapshot to start from."""
+        from graphctx.graph.snapshot import Patch, Snapshot, SnapshotError, compact_due  # (numpy: not on a no-op's path)
+
         conn = self.conn
         if self.everything:
             writes.write_snapshot(conn, generation, Snapshot.from_rows(self.new_rowids, rows).pack())
@@ -255,7 +263,7 @@ class Generation:
 
     def _stored_facts(self, path: str) -> FileFacts | None:
         packed = reads.file_facts(self.conn, path)
-        return unpack_facts(packed) if packed is not None else None
+        return unpack_stored(packed) if packed is not None else None
 
     def _worker_load(self) -> Callable[[str], FileFacts | None]:
         """A forked worker's loader: this run's facts, else the committed index through its own connection."""
@@ -265,7 +273,7 @@ class Generation:
         def load(path: str) -> FileFacts | None:
             if path not in facts:
                 packed = reads.file_facts(own, path)
-                facts[path] = unpack_facts(packed) if packed is not None else None
+                facts[path] = unpack_stored(packed) if packed is not None else None
             return facts[path]
         return load
 
