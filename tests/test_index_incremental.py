@@ -5,6 +5,7 @@ project (real tree-sitter, real SQLite, real files) and compares the incremental
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import tempfile
@@ -532,6 +533,24 @@ def test_a_kept_table_and_connection_follow_the_index_file(project_root, tmp_pat
     assert (result.parsed, result.generation) == (1, 2)
     assert_same_as_full(project_root, tmp_path / "full")
     assert snapshot_matches_rows(project_root)
+
+
+def test_what_a_keeper_keeps_is_frozen_out_of_the_collector_until_it_is_cleared(project_root, tmp_path):
+    """A kept run freezes the objects alive (the kept table among them) out of the cycle collector's
+    passes, so an edit does not walk them; clearing the keeper thaws them, and the edits made
+    meanwhile still equal a full rebuild."""
+    gc.unfreeze()
+    keeper = TableKeeper()
+    write_tree(project_root, {"helpers.py": "from pkg import Engine\n\ndef go():\n    return Engine().run()\n"})
+    assert index_repository(project_root, workers=1, keeper=keeper).parsed == 1
+    frozen = gc.get_freeze_count()
+    assert frozen > 0
+    write_tree(project_root, {"helpers.py": "from pkg import Engine\n\ndef go():\n    return Engine().step()\n"})
+    assert index_repository(project_root, workers=1, keeper=keeper).parsed == 1
+    assert gc.get_freeze_count() >= frozen
+    keeper.clear()
+    assert gc.get_freeze_count() == 0
+    assert_same_as_full(project_root, tmp_path / "full")
 
 
 def test_a_kept_scope_that_binds_everything_of_a_changed_module_is_not_used_again(tmp_path):
