@@ -21,6 +21,7 @@ from graphctx.index import resolution, routemounts, store, textentities
 from graphctx.index.dependencies import attribute_owners, defined_names, names_of, subclass_names
 from graphctx.index.fulltext import fts_row
 from graphctx.index.languages import RULES, package_languages
+from graphctx.index.lazysymbols import LazySymbolTable
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
 from graphctx.index.parsing import ParsedFile
@@ -61,6 +62,8 @@ class Generation:
         self.new_rowids: list[int] = []
         self.deferred: list[str] = []
         self.entry = None if everything or keeper is None else keeper.take(self.db_path, self.before)
+        if self.entry is not None:  # (one read on demand by the last run is read whole now)
+            self.entry.table.materialize(conn)
         if everything:
             self.keys = RowKeys({}, {}, 0, 0)
             self.deferred = writes.drop_indexes(conn, store.BULK_INDEXES)
@@ -107,14 +110,15 @@ class Generation:
             removed_rowids: list[int] = []
         else:
             last = [int(store.get_meta(conn, key, "0")) for key in LAST_KEYS]
-            if self.entry is None:  # no table kept from this generation: the one its rows state
-                self.entry = self._table_from_rows()
             kept = self.entry
             # the keys the kept table met, the others read as the edges name them (a no-op run reads none)
             lookup = lambda key_id, external: reads.row_key(conn, key_id, external)  # noqa: E731
-            self.keys = RowKeys(kept.entity_keys, kept.external_keys, *last, lookup=lookup)
-            # A class whose bases or members changed changes what every class below it inherits.
-            delta = subclass_names(self._delta(deleted), kept.names_below())
+            self.keys = RowKeys(kept.entity_keys, kept.external_keys, *last, lookup=lookup) if kept is not None else \
+                RowKeys({}, {}, *last, lookup=lookup)
+            # A class whose bases or members changed changes what every class below it inherits; the
+            # kept table knows the hierarchy, else every inheritance edge is read.
+            hierarchy = kept.names_below() if kept is not None else reads.inheritance_names(conn)
+            delta = subclass_names(self._delta(deleted), hierarchy)
             previous = reads.entity_keys(conn, [*deleted, *self.changed])
             removed_rowids = list(previous.values())
             writes.delete_files(conn, [*deleted, *self.changed])
@@ -193,26 +197,23 @@ class Generation:
         read = [(path, facts) for path, facts in self.facts.items() if facts is not None]
         return dict(read[-KEPT_FACTS:])
 
-    def _table_from_rows(self) -> resolution.KeptTable:
-        """The symbol table of the committed generation, from its rows (before this run writes any):
-        every definition, the module map, and the (class, base) pairs of every inheritance edge by the
-        file that made them; what a kept table holds, which the edit then updates as it would that."""
-        files = {p: (lang, pkg if lang in WITH_PACKAGE else None) for p, (lang, pkg) in reads.file_packages(self.conn).items()}
-        table = resolution.new_table(reads.definitions(self.conn), ModuleMap(files, self.root), self._load)
-        entry = resolution.KeptTable((0, 0), self.before, table, files=dict(files))
-        entry.bases = resolution.base_pairs_by_origin(reads.inheritance_edges(self.conn))
-        table.set_bases(pair for pairs in entry.bases.values() for pair in pairs)
-        return entry
-
     def _symbol_table(self, deleted: list[str]) -> resolution.KeptTable:
-        """The table of the new generation: a full build's from every definition it wrote, else the
-        kept one (or the committed generation's) with the edited files' symbols replaced."""
+        """The table of the new generation: a full build's from every definition it wrote, the kept
+        one with the edited files' symbols replaced, or, with none kept, one that reads the
+        definitions it is asked for from the rows this run wrote (lazysymbols.py)."""
         entry = self.entry
-        if entry is None:  # (a full build)
+        if entry is None and self.everything:
             symbols = [row for path in sorted(self.symbols) for row in self.symbols[path]]
             entry = resolution.KeptTable((0, 0), self.before, resolution.new_table(symbols, ModuleMap(self.files, self.root),
                                                                                    self._load))
             entry.files = dict(self.files)
+            return entry
+        if entry is None:
+            files = {p: (lang, pkg if lang in WITH_PACKAGE else None) for p, (lang, pkg) in reads.file_packages(self.conn).items()}
+            table = LazySymbolTable(self.conn, ModuleMap(files, self.root), self._load)
+            entry = resolution.KeptTable((0, 0), self.before, table, files=dict(files))
+            # the pairs of the files not resolved again (the others' edges are gone)
+            entry.bases = resolution.base_pairs_by_origin(reads.inheritance_edges(self.conn))
             return entry
         moved = bool(deleted) or any(path not in entry.files or entry.files[path] != self.files[path] for path in self.files)
         for path in deleted:

@@ -330,6 +330,7 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
                 progress(len(targets) + done, steps)
             yield Resolved(resolver.path, resolver.resolve_uses(), resolver.calls, resolver.calls_resolved)
         return
+    table.materialize()  # (a table read on demand reads through this process's connection: workers cannot)
     done = 0
     for results in _in_workers(resolvers, worker_load, workers):
         for path, edges, calls, calls_resolved in results:
