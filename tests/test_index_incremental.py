@@ -9,6 +9,7 @@ import gc
 import os
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from conftest import index_tables, query_index, write_tree
 from graphctx.graph import loader
-from graphctx.index import resolution, store
+from graphctx.index import checked, resolution, store
 from graphctx.index.indexer import index_repository
 from graphctx.index.resolution import TableKeeper
 from graphctx.index.store import reads
@@ -442,6 +443,31 @@ def test_noop_run_parses_nothing_and_keeps_generation(project_root):
     result = index_repository(project_root, workers=1)
     assert result.parsed == 0 and result.removed == 0
     assert result.generation == before
+
+
+def test_a_noop_run_writes_nothing(tmp_path):
+    """Once no file is within the racy window of the last scan, a run that finds nothing new, gone
+    or changed leaves the index file and its log as they were (their change times included), so
+    `graphctx index` right after it needs no quick_check either; one that finds a new skip or a
+    touched file writes again."""
+    root = write_tree(tmp_path / "repo", render(starting_project()))
+    past = time.time_ns() - 60_000_000_000
+    for path in root.rglob("*.py"):
+        os.utime(path, ns=(past, past))
+    index_repository(root, workers=1, verify=True)
+    db_path = store.index_path(root)
+    before = checked.state(db_path)
+    for _ in range(2):
+        result = index_repository(root, workers=1, verify=True)
+        assert (result.parsed, result.generation) == (0, 1)
+        assert checked.state(db_path) == before and checked.unchanged(db_path)
+    write_tree(root, {"logo.png": "not really a picture"})  # skipped by its name: a new skip to record
+    os.utime(root / "logo.png", ns=(past, past))
+    index_repository(root, workers=1)
+    assert checked.state(db_path) != before
+    conn = store.connect(db_path, readonly=True)
+    assert ("logo.png", "binary format") in [row[:2] for row in reads.skipped(conn)]
+    conn.close()
 
 
 def test_touch_without_change_parses_nothing(project_root):

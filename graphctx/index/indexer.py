@@ -171,7 +171,9 @@ def _transaction(conn: sqlite3.Connection, root: Path, config: Config, candidate
             result, kept = _run(conn, root, config, candidates, full, progress, workers, scanned_ns, warnings, keeper,
                                 collector)
             result.skipped = sorted([*skips, *result.skipped], key=lambda s: s.path)
-            writes.replace_skips(conn, [(s.path, s.reason, s.detail) for s in result.skipped])
+            rows = [(s.path, s.reason, s.detail) for s in result.skipped]
+            if sorted(rows) != sorted(reads.skipped(conn)):  # (a run with nothing new writes nothing)
+                writes.replace_skips(conn, rows)
             if progress:
                 progress(WRITING, 0, 0)
             writes.commit(conn)
@@ -274,10 +276,16 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
         kept = run.finish(deleted)
         vectors.refresh(conn, embedding.shipped())  # the changed files' entity vectors, in the same transaction
         store.set_meta(conn, indexed_at=f"{time.time():.3f}", root=str(root))
-    store.set_meta(conn, scanned_ns=scanned_ns)
+    # A no-op (no file new, gone, changed or within the last scan's racy window) writes nothing, so
+    # that the index file stays as it was: its scan time too, as no file is within its window.
+    no_op = not (stale or deleted or fresh or full)
+    if not no_op:
+        store.set_meta(conn, scanned_ns=scanned_ns)
     # Warnings of files indexed before and not read again stay; every other path's are this run's.
     # (the files indexed now are those known before, less the deleted, plus the written, which are in run.facts)
-    writes.replace_warnings(conn, result.warnings, kept=set(known).difference(deleted, run.facts))
+    kept_warnings = set(known).difference(deleted, run.facts)
+    if not no_op or reads.warnings_of_unindexed(conn) != sorted(w for w in result.warnings if w[0] not in kept_warnings):
+        writes.replace_warnings(conn, result.warnings, kept=kept_warnings)
     _count(conn, result)
     return result, kept
 

@@ -225,6 +225,11 @@ def index_counts(conn: sqlite3.Connection) -> dict:
     }
 
 
+def warnings_of_unindexed(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """(path, message) of the warnings about paths that are no indexed file, sorted: those a run states anew."""
+    return sorted(conn.execute("SELECT path, message FROM warnings WHERE path NOT IN (SELECT path FROM files)"))
+
+
 def warnings(conn: sqlite3.Connection) -> list[tuple[str, str]]:
     return conn.execute("SELECT path, message FROM warnings ORDER BY path").fetchall()
 
