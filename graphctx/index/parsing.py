@@ -27,7 +27,7 @@ from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import language_for_path
 from graphctx.parse.textfiles import file_language, text_facts
 
-COMPRESSION = 1  # zlib level: facts compress about 5 times at once; higher levels gain little
+COMPRESSION = 6  # zlib level: facts come out 18 % smaller than at level 1, for about 1 % of a cold build
 
 
 @dataclass(slots=True)
