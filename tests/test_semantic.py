@@ -176,11 +176,13 @@ def test_stored_vectors_are_close_to_computed_ones_and_checked_against_the_entit
     model = embedding.shipped()
     with sqlite3.connect(root / ".graphctx" / "index.db") as conn:
         from_rows = vectors.read(conn, model)
+        made_by_the_parsers = sorted(vectors.table.stored_rows(conn))
         conn.execute("DELETE FROM entity_vector_rows")
         computed = vectors.read(conn, model)
         assert from_rows.ids == computed.ids
         assert np.abs(from_rows.matrix - computed.matrix).max() <= np.abs(computed.matrix).max() / 200
         assert vectors.refresh(conn, model) == len(PROJECT)
+        assert sorted(vectors.table.stored_rows(conn)) == made_by_the_parsers  # the same rows, from the index
         # A row whose ids are not the entities' (an index written by another version) is not trusted.
         conn.execute("UPDATE entity_vector_rows SET ids = ?, vectors = ? WHERE path = 'shop/config.py'",
                      (vectors.ids_digest(["other"]), vectors.pack(np.ones((1, model.dim), dtype=np.float32))))

@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from graphctx.index.store import vectors as table
 from graphctx.models import CLASS_KINDS, FUNCTION_KINDS
-from graphctx.semantic.model import EmbeddingModel
+from graphctx.semantic.model import EmbeddingModel, quantize
 from graphctx.text import words
 
 KINDS = tuple(sorted(FUNCTION_KINDS | CLASS_KINDS))
@@ -49,6 +50,14 @@ def refresh(conn: sqlite3.Connection, model: EmbeddingModel) -> int:
     return len(stale)
 
 
+def file_row(model: EmbeddingModel, entities: Sequence[tuple], texts: Sequence[tuple]) -> tuple[str, bytes, bytes]:
+    """(model digest, ids digest, vectors) of one file from its entity rows and their full-text rows,
+    as the parser process that read it makes them: the row an index run stores for the file."""
+    chosen = sorted((row[6], row[0], text) for row, text in zip(entities, texts) if row[1] in KINDS)
+    matrix = model.encode_entities([text for _, _, text in chosen]) if chosen else np.zeros((0, model.dim), np.float32)
+    return model.digest, ids_digest([entity_id for _, entity_id, _ in chosen]), pack(matrix)
+
+
 def read(conn: sqlite3.Connection, model: EmbeddingModel) -> Vectors:
     """Every entity's vector: stored rows where they are current, the rest computed now (not written:
     a reader may not hold the index's write lock)."""
@@ -76,9 +85,8 @@ def ids_digest(ids: list[str]) -> bytes:
 
 
 def pack(matrix: np.ndarray) -> bytes:
-    """Rows as a float32 scale each and int8 components: a quarter of float32, within 1/254 of each row's largest."""
-    scales = np.abs(matrix).max(axis=1, initial=0.0).astype(np.float32) / 127
-    quantized = np.rint(matrix / np.where(scales > 0, scales, 1)[:, None]).astype(np.int8)
+    """Rows as a float32 scale each, then int8 components: a quarter of float32."""
+    quantized, scales = quantize(matrix)
     return scales.tobytes() + quantized.tobytes()
 
 
