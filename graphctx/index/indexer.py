@@ -236,7 +236,7 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     skipped: list[str] = []
     with _collector_paused(not (full or fresh) and len(stale) <= MAX_PAUSED_FILES):
         hashes = {p: v[2] for p, v in known.items()}
-        for item in parse_all(root, config, stale, hashes, _phase(progress, PARSING), workers):
+        for item in parse_all(root, config, stale, hashes, _phase(progress, PARSING), workers, structure_only=full or fresh):
             if item.warning:
                 result.warnings.append((item.path, item.warning))
             if item.skip:
