@@ -146,6 +146,8 @@ class Generation:
             writes.insert_edges(conn, rows)
             writes.set_call_counts(conn, done.path, done.calls, done.calls_resolved)
             snapshot_rows.add([row for row in rows if row[1] > 0])
+        if self.everything:  # every file's scope: not worth the memory until an edit, nor while the snapshot is built
+            entry.table.resolvers.clear()
         writes.insert_externals(conn, self.keys.take_new_externals())
         self.report("writing", 0, 0)
         writes.create_indexes(conn, self.deferred)
@@ -156,8 +158,6 @@ class Generation:
                        last_external_rowid=self.keys.last_external)
         entry.entity_keys, entry.external_keys = self.keys.entities, self.keys.externals
         entry.facts = self._facts_to_keep()
-        if self.everything:  # every file's scope, with its facts: not worth the memory until an edit
-            entry.table.resolvers.clear()
         return entry
 
     def _mount_table(self, table, targets: list[str]) -> routemounts.MountTable | None:
