@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from pathlib import Path
 
 from graphctx import deadline, inputs
@@ -174,6 +175,27 @@ def _pack_served(g: CodeGraph, store: RecordStore | None, answer: ContextAnswer,
 
 def _around(g: CodeGraph, root_id: str, depth: int, policy: RankingPolicy, include_inferred: bool,
             shape: Shape) -> list[Candidate]:
+    """The ranked neighbourhood of root_id. The last few rankings of a graph generation are kept: an
+    answer packed again (smaller, to make room for its peers line; asked again with feedback) ranks once."""
+    key = (root_id, depth, tuple(sorted(policy.edges.items())), policy.walk, include_inferred, shape)
+    with _RECENT_LOCK:
+        recent = g.cache.setdefault("recent-rankings", {})
+        kept = recent.get(key)
+    if kept is None:
+        kept = tuple(_rank_around(g, root_id, depth, policy, include_inferred, shape))
+        with _RECENT_LOCK:
+            recent[key] = kept
+            while len(recent) > RECENT_RANKINGS:
+                del recent[next(iter(recent))]
+    return list(kept)
+
+
+RECENT_RANKINGS = 8
+_RECENT_LOCK = threading.Lock()
+
+
+def _rank_around(g: CodeGraph, root_id: str, depth: int, policy: RankingPolicy, include_inferred: bool,
+                 shape: Shape) -> list[Candidate]:
     weights, walk = policy.edges, policy.walk
     reached = rank.spread(g, root_id, depth, weights, include_inferred=include_inferred, decay=walk.decay,
                           max_nodes=walk.max_nodes)
