@@ -118,5 +118,9 @@ def test_an_answer_packed_again_smaller_ranks_once_and_equals_a_fresh_one(shop_r
         ranking = next(iter(kept.values()))
         with pytest.raises(AttributeError):
             ranking[0].score = 0.0  # candidates are frozen: one ranking serves several packings
+        project.intent("debug", TEXTS[0], token_budget=1500)
+        text_again = project.intent("debug", TEXTS[0], token_budget=700, format="json")[1]
+        assert len(kept) == 2
     with Project(shop_repo, ephemeral=False) as fresh:
         assert json.loads(again) == json.loads(fresh.context("create_item", token_budget=700, format="json")[1])
+        assert json.loads(text_again) == json.loads(fresh.intent("debug", TEXTS[0], token_budget=700, format="json")[1])

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from graphctx import deadline, inputs
@@ -175,23 +176,30 @@ def _pack_served(g: CodeGraph, store: RecordStore | None, answer: ContextAnswer,
 
 def _around(g: CodeGraph, root_id: str, depth: int, policy: RankingPolicy, include_inferred: bool,
             shape: Shape) -> list[Candidate]:
-    """The ranked neighbourhood of root_id. The last few rankings of a graph generation are kept: an
-    answer packed again (smaller, to make room for its peers line; asked again with feedback) ranks once."""
-    key = (root_id, depth, tuple(sorted(policy.edges.items())), policy.walk, include_inferred, shape)
+    """The ranked neighbourhood of root_id (kept: see _kept)."""
+    key = ("around", root_id, depth, tuple(sorted(policy.edges.items())), policy.walk, include_inferred, shape)
+    return _kept(g, key, lambda: _rank_around(g, root_id, depth, policy, include_inferred, shape))
+
+
+RECENT_RANKINGS = 8
+MAX_KEPT_TEXT = 20_000  # characters: a longer text is ranked afresh rather than held as a key
+_RECENT_LOCK = threading.Lock()
+
+
+def _kept(g: CodeGraph, key: tuple, rank_now: Callable[[], list[Candidate]]) -> list[Candidate]:
+    """The ranking `key` names, ranked now or kept from before: the last RECENT_RANKINGS of a graph
+    generation are kept, so an answer packed again (smaller, to make room for its peers line; asked
+    again with feedback) ranks once."""
     with _RECENT_LOCK:
         recent = g.cache.setdefault("recent-rankings", {})
         kept = recent.get(key)
     if kept is None:
-        kept = tuple(_rank_around(g, root_id, depth, policy, include_inferred, shape))
+        kept = tuple(rank_now())
         with _RECENT_LOCK:
             recent[key] = kept
             while len(recent) > RECENT_RANKINGS:
                 del recent[next(iter(recent))]
     return list(kept)
-
-
-RECENT_RANKINGS = 8
-_RECENT_LOCK = threading.Lock()
 
 
 def _rank_around(g: CodeGraph, root_id: str, depth: int, policy: RankingPolicy, include_inferred: bool,
@@ -228,6 +236,12 @@ def _add_overrides(g: CodeGraph, method_id: str, reached: dict[str, rank.Reached
 
 
 def _from_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool) -> list[Candidate]:
+    """The entities ranked for free text (kept, unless the text is long: see _kept)."""
+    rank_now = lambda: _rank_text(g, text, policy, include_inferred)  # noqa: E731
+    return rank_now() if len(text) > MAX_KEPT_TEXT else _kept(g, ("text", text, policy, include_inferred), rank_now)
+
+
+def _rank_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool) -> list[Candidate]:
     ranked = _text_ranking(g, text, policy, include_inferred)
     if ranked is None:
         return []
