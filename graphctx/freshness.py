@@ -151,16 +151,12 @@ class Freshness:
         }
 
     def warm(self) -> None:
-        """Load what the first answer needs (the graph, the tokenizer, the answering code) ahead of it,
-        then scipy's sparse products: a process that keeps answering ranks on them from its first
-        answer (three to four times as fast as numpy's, for about a tenth of a second of import)."""
+        """Load what the first answer needs (the graph, the tokenizer, the answering code) ahead of it."""
         try:
             from graphctx.context import api  # noqa: F401  (the engine, ranking and packing)
             from graphctx.context.tokens import count
-            from graphctx.graph.rank import accelerate
 
             self.project.graph
             count("warm-up")
-            accelerate()
         except Exception as exc:  # the first answer will report whatever this was
             log.debug("graphctx: warm-up failed: %s", exc)
