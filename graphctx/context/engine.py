@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import threading
-from collections.abc import Callable
 from pathlib import Path
 
 from graphctx import deadline, inputs
@@ -18,6 +16,7 @@ from graphctx.context import anchored, anonymous, features, ranker, semantic
 from graphctx.context import seeds as text_seeds
 from graphctx.context.blend import blend
 from graphctx.context.intents import DETAIL_SHAPES, policy_for
+from graphctx.context.kept import MAX_KEPT_TEXT, kept
 from graphctx.context.learning import Boost, boosted
 from graphctx.context.packer import Candidate, pack
 from graphctx.context.policy import RankingPolicy, Shape
@@ -176,30 +175,9 @@ def _pack_served(g: CodeGraph, store: RecordStore | None, answer: ContextAnswer,
 
 def _around(g: CodeGraph, root_id: str, depth: int, policy: RankingPolicy, include_inferred: bool,
             shape: Shape) -> list[Candidate]:
-    """The ranked neighbourhood of root_id (kept: see _kept)."""
+    """The ranked neighbourhood of root_id (kept: see kept.py)."""
     key = ("around", root_id, depth, tuple(sorted(policy.edges.items())), policy.walk, include_inferred, shape)
-    return _kept(g, key, lambda: _rank_around(g, root_id, depth, policy, include_inferred, shape))
-
-
-RECENT_RANKINGS = 8
-MAX_KEPT_TEXT = 20_000  # characters: a longer text is ranked afresh rather than held as a key
-_RECENT_LOCK = threading.Lock()
-
-
-def _kept(g: CodeGraph, key: tuple, rank_now: Callable[[], list[Candidate]]) -> list[Candidate]:
-    """The ranking `key` names, ranked now or kept from before: the last RECENT_RANKINGS of a graph
-    generation are kept, so an answer packed again (smaller, to make room for its peers line; asked
-    again with feedback) ranks once."""
-    with _RECENT_LOCK:
-        recent = g.cache.setdefault("recent-rankings", {})
-        kept = recent.get(key)
-    if kept is None:
-        kept = tuple(rank_now())
-        with _RECENT_LOCK:
-            recent[key] = kept
-            while len(recent) > RECENT_RANKINGS:
-                del recent[next(iter(recent))]
-    return list(kept)
+    return kept(g, key, lambda: _rank_around(g, root_id, depth, policy, include_inferred, shape))
 
 
 def _rank_around(g: CodeGraph, root_id: str, depth: int, policy: RankingPolicy, include_inferred: bool,
@@ -236,9 +214,9 @@ def _add_overrides(g: CodeGraph, method_id: str, reached: dict[str, rank.Reached
 
 
 def _from_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool) -> list[Candidate]:
-    """The entities ranked for free text (kept, unless the text is long: see _kept)."""
+    """The entities ranked for free text (kept, unless the text is long: see kept.py)."""
     rank_now = lambda: _rank_text(g, text, policy, include_inferred)  # noqa: E731
-    return rank_now() if len(text) > MAX_KEPT_TEXT else _kept(g, ("text", text, policy, include_inferred), rank_now)
+    return rank_now() if len(text) > MAX_KEPT_TEXT else kept(g, ("text", text, policy, include_inferred), rank_now)
 
 
 def _rank_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool) -> list[Candidate]:
