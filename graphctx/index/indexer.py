@@ -252,7 +252,7 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     skipped: list[str] = []
     collector.enter_context(_collector_paused(not (full or fresh) and len(stale) <= MAX_PAUSED_FILES))
     hashes = {p: v[2] for p, v in known.items()}
-    for item in parse_all(root, config, stale, hashes, _phase(progress, PARSING), workers):
+    for item in parse_all(root, config, stale, hashes, _phase(progress, PARSING), workers, structure_only=full or fresh):
         if item.warning:
             result.warnings.append((item.path, item.warning))
         if item.skip:
@@ -274,7 +274,7 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
         from graphctx.semantic import model as embedding, vectors  # (numpy: a no-op run never loads it)
 
         kept = run.finish(deleted)
-        vectors.refresh(conn, embedding.shipped())  # the changed files' entity vectors, in the same transaction
+        vectors.refresh(conn, embedding.shipped())  # rows for files with none current (each parsed file brought its own)
         store.set_meta(conn, indexed_at=f"{time.time():.3f}", root=str(root))
     # A no-op (no file new, gone, changed or within the last scan's racy window) writes nothing, so
     # that the index file stays as it was: its scan time too, as no file is within its window.

@@ -200,6 +200,12 @@ def full_text(conn: sqlite3.Connection, match: str, weights: Sequence[float], ki
               limit: int) -> list[tuple[str, float]]:
     """(id, BM25 score: more negative is better) of the entities an FTS5 `match` expression finds,
     best first; `weights` weigh the columns (words, signature, doc, body), `kind` filters."""
+    if kind is None:  # the best `limit` rows are picked before the join, which then reads only those ids
+        return conn.execute(
+            f"SELECT e.id, f.s FROM (SELECT rowid, bm25(entities_fts, {_in(weights)}) AS s FROM entities_fts"
+            " WHERE entities_fts MATCH ? ORDER BY s LIMIT ?) f JOIN entities e ON e.rowid = f.rowid ORDER BY f.s",
+            (*weights, match, limit),
+        ).fetchall()
     return conn.execute(
         f"SELECT e.id, bm25(entities_fts, {_in(weights)}) AS s FROM entities_fts f JOIN entities e ON e.rowid = f.rowid"
         " WHERE entities_fts MATCH ? AND (? IS NULL OR e.kind = ?) ORDER BY s LIMIT ?",
