@@ -28,7 +28,6 @@ from graphctx.parse.extract import extract
 from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import language_for_path
 from graphctx.parse.textfiles import file_language, text_facts
-from graphctx.semantic import model as embedding, vectors
 
 COMPRESSION = 6  # zlib level: facts come out 18 % smaller than at level 1, for about 1 % of a cold build
 
@@ -59,6 +58,8 @@ class ParsedFile:
         `structure_only`, the facts it holds are those (a full build's main process holds every file's)."""
         entities = [*entity_rows(facts), *textentities.rows(facts, text)]
         texts = text_rows(entities, text)
+        from graphctx.semantic import model as embedding, vectors  # numpy: off the path of a run with nothing to parse
+
         packed = pack_facts(facts)
         return cls(path, size, mtime_ns, digest, warning, None, facts.structure(packed) if structure_only else facts,
                    packed, entities, texts, pack_bodies(entities, texts), sorted(reference_names(facts)),
