@@ -5,9 +5,10 @@ object of unknown class is no edge. What a getter returns is what the attribute 
 
 from __future__ import annotations
 
-from graphctx.index.scope import CONFIDENCE
+from graphctx.index.scope import CONFIDENCE, SELF, Value
 from graphctx.index.symbols import Symbol
 from graphctx.parse.facts import RETURN
+from graphctx.parse.flows import vocabulary
 
 Accessors = dict[tuple[str, str], dict[str, Symbol]]  # (class qualified name, attribute) -> role -> accessor
 
@@ -75,7 +76,7 @@ def property_edges(resolver) -> None:
         if not base or base == "cls":  # (a property read off the class is the property object: no call)
             continue
         found: dict[str, tuple[str, float]] = {}
-        values = [v for v in resolver.values(base, use.scope) if v.kind in ("instance", "super")]
+        values = [v for v in _receiver_values(resolver, base, use.scope) if v.kind in ("instance", "super")]
         for value in values:
             for class_id in _classes(resolver, value):
                 hit = accessor(resolver, class_id, name, use.role)
@@ -92,6 +93,18 @@ def property_edges(resolver) -> None:
         for target, (resolution, confidence) in sorted(found.items()):
             resolver._add(source, target, "calls", resolution, confidence / (share if resolution == "inferred" else 1),
                           use.line)
+
+
+def _receiver_values(resolver, base: str, scope: str):
+    """What the object a property is read off may be: its value flow where the language has it, else
+    the class its name evidently has (`this` in the class, a typed or constructed variable or field)."""
+    if vocabulary(resolver.facts.language) is not None:
+        return resolver.values(base, scope)
+    if base in SELF:
+        cls = resolver._enclosing_class(scope)
+        return [Value("instance", cls.id, "exact")] if cls is not None else []
+    value = resolver._value(base, scope)
+    return [value] if value is not None else []
 
 
 def _classes(resolver, value) -> list[str]:
