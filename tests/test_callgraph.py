@@ -249,6 +249,37 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
     """}, {("m.py::f", "ext:dict.items", "external"), ("m.py::f", "ext:d.run", "unresolved"),
            ("m.py::f", "ext:d.update", "unresolved"), ("m.py::f", "ext:str.upper", "external"),
            ("m.py::f", "ext:str.join", "external"), ("m.py::f", "ext:str.split", "external")}),
+    # ---- self.m() in a base class that neither defines nor inherits m: the subclasses' m
+    "a base class calls what its subclasses define or assign": ({"m.py": """
+        class Job:
+            def run(self):
+                self.step()
+                self.report()
+                self.missing()
+
+        class Copy(Job):
+            def step(self):
+                pass
+
+            def __init__(self):
+                self.report = self.print_it
+
+            def print_it(self):
+                pass
+
+        class Move(Job):
+            def step(self):
+                pass
+    """}, {("m.py::Job.run", "m.py::Copy.step", "ambiguous"), ("m.py::Job.run", "m.py::Move.step", "ambiguous"),
+           ("m.py::Job.run", "m.py::Copy.print_it", "inferred"), ("m.py::Job.run", "ext:self.missing", "unresolved")}),
+    "a base class's template method in another language": ({"job.ts": """
+        export abstract class Job {
+          run(): void { this.step(); }
+        }
+        export class Copy extends Job {
+          step(): void {}
+        }
+    """}, {("job.ts::Job.run", "job.ts::Copy.step", "inferred")}),
     # ---- properties: a use of the attribute is a call of its accessor, where the object's class is known
     "property getter, setter and deleter": ({"m.py": """
         class Box:

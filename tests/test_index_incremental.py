@@ -567,3 +567,19 @@ def test_a_method_that_becomes_a_property_re_resolves_its_readers(tmp_path):
     index_repository(root, workers=1)
     assert query_index(root, readers) == [("use.py::total", "inferred")]
     assert_same_as_full(root, tmp_path / "full")
+
+
+def test_a_subclass_assigning_what_its_base_calls_re_resolves_the_base(tmp_path):
+    """`self.step()` in a base calls what a subclass in another file assigns to `self.step`: changing
+    that assignment re-resolves the base's file."""
+    sub = "from base import Job\n\n\nclass Copy(Job):\n    def __init__(self):\n        self.step = self.{}\n\n" \
+          "    def a(self):\n        pass\n\n    def b(self):\n        pass\n"
+    root = write_tree(tmp_path / "repo", {"base.py": "class Job:\n    def run(self):\n        self.step()\n",
+                                          "copy.py": sub.format("a")})
+    index_repository(root, workers=1)
+    called = "SELECT target FROM edges WHERE kind = 'calls' AND source = 'base.py::Job.run'"
+    assert query_index(root, called) == [("copy.py::Copy.a",)]
+    (root / "copy.py").write_text(sub.format("b"))
+    index_repository(root, workers=1)
+    assert query_index(root, called) == [("copy.py::Copy.b",)]
+    assert_same_as_full(root, tmp_path / "full")

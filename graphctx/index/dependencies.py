@@ -86,6 +86,8 @@ def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
     groups: dict[str, list[str]] = defaultdict(list)
     for f in facts.flows:
         groups[f.scope or ":" + f.target.split("[", 1)[0]].append(f"{f.target}<{f.source}")
+        if f.target.startswith("self."):  # a base class's `self.m()` may call what a subclass assigns to m:
+            groups[f"{f.scope}.{f.target[5:].split('.', 1)[0].split('[', 1)[0]}"].append(f.source)  # m is a name
         base = f.target.split("[", 1)[0]
         if f.scope and base != f.target and "." not in base and base != RETURN:  # d[k] = v in a function may
             groups[":" + base].append(f"{f.scope}>{f.target}<{f.source}")  # fill a module's d: d's readers depend

@@ -193,7 +193,7 @@ class FileResolver(FlowScope):
                     if found is not None:
                         sym, depth = found
                         return [(sym.id, "exact", 1.0 if depth == 0 and receiver != "super" else 0.9)]
-                return self._from_flow() or self._inherited_external(cls.id, name)
+                return self._from_flow() or self._overrides_below(cls.id, name) or self._inherited_external(cls.id, name)
         elif receiver != "?":
             value = self._value(receiver, scope)
             if value is not None:
@@ -219,6 +219,26 @@ class FileResolver(FlowScope):
                 return [(found[0].id, resolution, CONFIDENCE[resolution])]
             return self._from_flow() or self._inherited_external(value.ref, name)
         return self._unknown_receiver(name)
+
+    def _overrides_below(self, class_id: str, name: str) -> list[Target]:
+        """`self.m()` in a class that neither defines nor inherits m (a template method): what its
+        subclasses define as m or assign to `self.m`, `inferred` when one, `ambiguous` when several."""
+        found: set[str] = set()
+        flows = vocabulary(self.facts.language) is not None
+        for sub in self.table.subclass_ids(class_id):
+            member = self.table.members.get(sub, {}).get(name)
+            if member is not None:
+                if member.kind in ("function", "method", "lambda"):
+                    found.add(member.id)
+                continue
+            for value in self.attribute_values(Value("instance", sub, "exact"), name) if flows else ():
+                if value.kind in ("function", "class") and value.ref in self.table.by_id:
+                    found.add(value.ref)
+        if len(found) == 1:
+            return [(found.pop(), "inferred", CONFIDENCE["inferred"])]
+        if not found or len(found) > MAX_CANDIDATES:
+            return []
+        return [(target, "ambiguous", AMBIGUOUS / len(found)) for target in sorted(found)]
 
     def _inherited_external(self, class_id: str, name: str) -> list[Target]:
         """A member a known class lacks: inherited from its external base when it has one
