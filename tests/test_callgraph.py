@@ -234,7 +234,7 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
             REGISTRY[key]()
             for h in HOOKS:
                 h()
-    """}, {("m.py::hook", "ext:HOOKS.append", "unresolved"), ("m.py", "m.py::register", "exact"),
+    """}, {("m.py::hook", "ext:list.append", "external"), ("m.py", "m.py::register", "exact"),
            ("m.py", "m.py::register.deco", "inferred"), ("m.py", "m.py::hook", "exact"),
            ("m.py::dispatch", "m.py::handle_a", "inferred"), ("m.py::dispatch", "m.py::on_start", "inferred")}),
     "methods of literals are the builtin type's": ({"m.py": """
@@ -247,8 +247,28 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
             name.upper()
             return " ".join(items) + "a b".split()[0]
     """}, {("m.py::f", "ext:dict.items", "external"), ("m.py::f", "ext:d.run", "unresolved"),
-           ("m.py::f", "ext:d.update", "unresolved"), ("m.py::f", "ext:str.upper", "external"),
+           ("m.py::f", "ext:dict.update", "external"), ("m.py::f", "ext:str.upper", "external"),
            ("m.py::f", "ext:str.join", "external"), ("m.py::f", "ext:str.split", "external")}),
+    "a store into a builtin container is the builtin's call, and calls nothing it stores": ({"m.py": """
+        def f():
+            pass
+
+        HANDLERS = {}
+        ITEMS = []
+
+        def register(xs):
+            HANDLERS["a"] = f
+            HANDLERS.update({"b": f})
+            ITEMS.append(f)
+            seen = set()
+            seen.add(f)
+            xs.append(f)
+
+        def run():
+            HANDLERS["b"]()
+    """}, {("m.py::register", "ext:dict.update", "external"), ("m.py::register", "ext:list.append", "external"),
+           ("m.py::register", "ext:set", "external"), ("m.py::register", "ext:set.add", "external"),
+           ("m.py::register", "ext:xs.append", "unresolved"), ("m.py::run", "m.py::f", "inferred")}),
     # ---- self.m() in a base class that neither defines nor inherits m: the subclasses' m
     "a base class calls what its subclasses define or assign": ({"m.py": """
         class Job:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import posixpath
 from functools import cached_property
 
-from graphctx.index import properties, textedges
+from graphctx.index import flowrules, properties, textedges
 from graphctx.index.flow import FlowScope
 from graphctx.index.flowpaths import NOT_CALLING, argument_for, callee_path
 from graphctx.index.naming import EXTERNAL_PREFIX, external_id, external_name, is_test_file, is_test_name, tested_stem
@@ -63,7 +63,8 @@ class FileResolver(FlowScope):
                 self._add(source, target, "calls", resolution, confidence, call.line)
             if call.args:
                 self._higher_order(call, targets)
-                if all(t[1] == "external" and external_name(t[0]) not in NOT_CALLING for t in targets):
+                if all(t[1] == "external" and external_name(t[0]) not in NOT_CALLING and not flowrules.builtin_store(t[0])
+                       for t in targets):
                     self._callbacks(source, call)
         properties.property_edges(self)
         for ref in self.facts.type_refs:
