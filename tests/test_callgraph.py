@@ -269,6 +269,70 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
     """}, {("m.py::register", "ext:dict.update", "external"), ("m.py::register", "ext:list.append", "external"),
            ("m.py::register", "ext:set", "external"), ("m.py::register", "ext:set.add", "external"),
            ("m.py::register", "ext:xs.append", "unresolved"), ("m.py::run", "m.py::f", "inferred")}),
+    "an assignment expression binds its name": ({"m.py": """
+        import re
+
+        class Job:
+            def start(self):
+                pass
+
+        def f(line):
+            if m := re.search("x", line):
+                m.start()
+            if (job := Job()) is not None:
+                job.start()
+    """}, {("m.py::f", "ext:re.search", "external"), ("m.py::f", "ext:re.search.start", "external"),
+           ("m.py::f", "m.py::Job", "exact"), ("m.py::f", "m.py::Job.start", "inferred")}),
+    "an interface declaration is no candidate beside its override": ({
+        "conn.py": """
+            class Connection:
+                def finish(self):
+                    raise NotImplementedError()
+
+            class HTTPConnection(Connection):
+                def finish(self):
+                    pass
+
+            class Other:
+                def finish(self):
+                    pass
+        """,
+        "use.py": """
+            def done(request):
+                request.handle.finish()
+        """}, {("conn.py::Connection.finish", "ext:NotImplementedError", "external"),
+               ("use.py::done", "conn.py::HTTPConnection.finish", "ambiguous"),
+               ("use.py::done", "conn.py::Other.finish", "ambiguous")}),
+    "candidates for an untyped receiver: no local class elsewhere, no other test file, no future's method": ({
+        "app.py": """
+            class Scaffold:
+                def delete(self, rule):
+                    pass
+
+                def done(self):
+                    pass
+        """,
+        "tests/test_a.py": """
+            def test_one():
+                class View:
+                    def delete(self):
+                        pass
+
+                View().delete()
+        """,
+        "tests/test_c.py": """
+            class Helper:
+                def delete(self):
+                    pass
+        """,
+        "tests/test_b.py": """
+            def test_two(client, fut):
+                client.delete("/")
+                fut.done()
+        """}, {("tests/test_a.py::test_one", "tests/test_a.py::test_one.View", "exact"),
+               ("tests/test_a.py::test_one", "tests/test_a.py::test_one.View.delete", "inferred"),
+               ("tests/test_b.py::test_two", "app.py::Scaffold.delete", "heuristic"),
+               ("tests/test_b.py::test_two", "ext:fut.done", "unresolved")}),
     # ---- self.m() in a base class that neither defines nor inherits m: the subclasses' m
     "a base class calls what its subclasses define or assign": ({"m.py": """
         class Job:

@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from graphctx.index import routemounts
+from graphctx.index.declarations import declaration_scopes
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
 from graphctx.parse.facts import RETURN, FileFacts
 
@@ -73,6 +74,7 @@ def defined_names(facts: FileFacts) -> set[tuple[str, str]]:
     )
     out.update(_flow_keys(facts))
     out.update(("accessor", f"{a.owner}.{a.name}:{a.role}>{a.method}") for a in facts.accessors)
+    out.update(("def", f"{scope}:declaration") for scope in declaration_scopes(facts))  # (its overrides' callers)
     out.add(("package", str(facts.package)))
     if routemounts.refers(facts):
         out.add(("mount", _digest([routemounts.mount_key(facts)])))

@@ -9,6 +9,7 @@ import posixpath
 from functools import cached_property
 
 from graphctx.index import flowrules, properties, textedges
+from graphctx.index.declarations import declaration_scopes
 from graphctx.index.flow import FlowScope
 from graphctx.index.flowpaths import NOT_CALLING, argument_for, callee_path
 from graphctx.index.naming import EXTERNAL_PREFIX, external_id, external_name, is_test_file, is_test_name, tested_stem
@@ -194,7 +195,10 @@ class FileResolver(FlowScope):
                     if found is not None:
                         sym, depth = found
                         return [(sym.id, "exact", 1.0 if depth == 0 and receiver != "super" else 0.9)]
-                return self._from_flow() or self._overrides_below(cls.id, name) or self._inherited_external(cls.id, name)
+                found = self._from_flow()
+                if not found and receiver != "super" and self.table.external_base(cls.id) is None:
+                    found = self._overrides_below(cls.id, name)  # (an external base likely defines it)
+                return found or self._inherited_external(cls.id, name)
         elif receiver != "?":
             value = self._value(receiver, scope)
             if value is not None:
@@ -262,11 +266,49 @@ class FileResolver(FlowScope):
         if found:
             return found
         call = getattr(self, "_site", None)
-        candidates = [s for s in self.table.methods_by_name.get(name, ()) if s.family == self.family]
-        candidates = self._best_evidence(candidates, call.receiver if call is not None else None, name)
+        candidates = [s for s in self.table.methods_by_name.get(name, ()) if s.family == self.family and self._reachable(s)]
+        candidates = self._overridden_dropped(self._best_evidence(candidates, call.receiver if call is not None else None, name))
         if not candidates:  # an attribute of an object we know nothing of: not resolved, not external
             return [(external_id(_call_text(call) if call is not None else "?." + name), "unresolved", 0.0)]
         return self._candidates(candidates, name, UNKNOWN_RECEIVER, MAX_RECEIVER_CANDIDATES)
+
+    def _overridden_dropped(self, candidates: list[Symbol]) -> list[Symbol]:
+        """Candidates less the interface declarations (a body that only raises NotImplementedError)
+        that another candidate overrides: an object is never of a class that does not implement it."""
+        if len(candidates) < 2:
+            return candidates
+        owners = {s.id: self.table.owner_of(s) for s in candidates}
+        out = []
+        for sym in candidates:
+            home = self._home(sym.path) if sym.path else None
+            owner = owners[sym.id]
+            if home is not None and owner is not None and sym.qualified_name in home.declarations:
+                below = set(self.table.subclass_ids(owner.id))
+                if any(o is not None and o.id in below for o in owners.values()):
+                    continue
+            out.append(sym)
+        return out
+
+    @cached_property
+    def declarations(self) -> frozenset[str]:
+        """This file's methods that only declare an interface (declarations.py)."""
+        return declaration_scopes(self.facts)
+
+    def _reachable(self, method: Symbol) -> bool:
+        """Whether an object of unknown type here can be an instance of the method's class: not when
+        the class is local to a function this code is not in (flow would have typed an instance it
+        returned), nor when it lives in another test file this file does not import (test modules
+        are no one's library)."""
+        if method.path != self.path and is_test_file(method.path) and (self.path, method.path, "imports") not in self.edges:
+            return False
+        defs = self.table.file_defs.get(method.path, {})
+        parts = method.qualified_name.split(".")[:-2]  # the enclosing scopes of the method's class
+        for depth in range(len(parts), 0, -1):
+            outer = defs.get(".".join(parts[:depth]))
+            if outer is not None and outer.kind in ("function", "method", "lambda"):
+                scope = self._site.scope if getattr(self, "_site", None) is not None else ""
+                return method.path == self.path and (scope == outer.qualified_name or scope.startswith(outer.qualified_name + "."))
+        return True
 
     def _best_evidence(self, candidates: list[Symbol], receiver: str | None, name: str) -> list[Symbol]:
         """The methods an untyped `obj.name()` may call, kept by the strongest evidence any of them has:

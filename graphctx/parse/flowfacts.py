@@ -62,7 +62,8 @@ def _add(facts: FileFacts, caps: dict, scope_at, words: flow.Vocabulary, calls: 
         calls.setdefault(("implicit", node.start_byte, name), Call(scope, name, "?", line, callee=callee, implicit=True))
 
     if capture == "flow.assign":
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        left = node.child_by_field_name("left") or node.child_by_field_name("name")  # (x := v) binds as x = v
+        right = node.child_by_field_name("right") or node.child_by_field_name("value")
         for target, source in flow.assignments(left, right, words):
             add(target, [source])
         if owner is not None and owner.kind == "class" and left is not None and left.type == "identifier" \
