@@ -269,6 +269,25 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
     """}, {("m.py::register", "ext:dict.update", "external"), ("m.py::register", "ext:list.append", "external"),
            ("m.py::register", "ext:set", "external"), ("m.py::register", "ext:set.add", "external"),
            ("m.py::register", "ext:xs.append", "unresolved"), ("m.py::run", "m.py::f", "inferred")}),
+    "with closing(x) as y: y is x, and its exit closes x": ({"m.py": """
+        import contextlib
+        from contextlib import closing
+
+        class Stream:
+            def connect(self):
+                pass
+
+            def close(self):
+                pass
+
+        def f():
+            with closing(Stream()) as s:
+                s.connect()
+            with contextlib.nullcontext(Stream()) as t:
+                t.connect()
+    """}, {("m.py::f", "ext:contextlib.closing", "external"), ("m.py::f", "ext:contextlib.nullcontext", "external"),
+           ("m.py::f", "m.py::Stream", "exact"), ("m.py::f", "m.py::Stream.connect", "inferred"),
+           ("m.py::f", "m.py::Stream.close", "inferred")}),
     "an assignment expression binds its name": ({"m.py": """
         import re
 

@@ -22,7 +22,8 @@ from graphctx.index.flowpaths import (
 from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL, TYPED
 
 DECORATED = "@"
-FORWARDERS = frozenset({"functools.partial", "functools.partialmethod"})  # calling the result calls the first argument
+# Calls whose result stands for their first argument: calling partial(f)'s calls f, entering closing(x) gives x.
+FORWARDERS = frozenset({"functools.partial", "functools.partialmethod", "contextlib.closing", "contextlib.nullcontext"})
 MAX_PATH_STEPS = 8  # calls and subscripts in one path
 MAX_SUBSCRIPTS = 3  # of them subscripts: deeper element paths multiply (`[1][][k]...`) and rarely hold a callee
 MAX_KEY_CHOICES = 16  # subscript suffixes tried for one read through variable keys
@@ -144,7 +145,7 @@ class FlowScope(FileScope):
             return {Value("literal", path[1:], "exact")}
         if path.startswith(TYPED) and path[1:].isidentifier():  # a literal of a builtin type: {} is a dict
             return {Value("external", path[1:], "external")}
-        if path.startswith(FORWARDED):  # partial(f, ...) calls f when called
+        if path.startswith(FORWARDED):  # partial(f, ...) calls f when called; `with closing(x) as y`: y is x
             callee, _, argument = path[1:].partition("|")
             forwards = any(v.kind == "external" and v.ref in FORWARDERS for v in self.values(callee, scope))
             return self.values(argument, scope) if forwards else set()
