@@ -352,6 +352,38 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
                ("tests/test_a.py::test_one", "tests/test_a.py::test_one.View.delete", "inferred"),
                ("tests/test_b.py::test_two", "app.py::Scaffold.delete", "heuristic"),
                ("tests/test_b.py::test_two", "ext:fut.done", "unresolved")}),
+    "a stub or an abstract method is declared: its overrides are called": ({"m.py": """
+        class RedirectMixin:
+            def send(self, request) -> int: ...
+
+            def follow(self, request):
+                return self.send(request)
+
+        class Session(RedirectMixin):
+            def send(self, request):
+                return 1
+
+        class Store:
+            def save(self):
+                \"\"\"Keep it.\"\"\"
+                raise NotImplementedError
+
+            def run(self):
+                return self.save()
+
+        class DiskStore(Store):
+            def save(self):
+                pass
+
+        class CloudStore(Store):
+            def save(self):
+                pass
+
+        def keep(store: Store):
+            store.save()
+    """}, {("m.py::RedirectMixin.follow", "m.py::Session.send", "inferred"),
+           ("m.py::Store.run", "m.py::DiskStore.save", "ambiguous"), ("m.py::Store.run", "m.py::CloudStore.save", "ambiguous"),
+           ("m.py::keep", "m.py::DiskStore.save", "inferred"), ("m.py::keep", "m.py::CloudStore.save", "inferred")}),
     # ---- self.m() in a base class that neither defines nor inherits m: the subclasses' m
     "a base class calls what its subclasses define or assign": ({"m.py": """
         class Job:

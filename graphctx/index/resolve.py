@@ -9,7 +9,6 @@ import posixpath
 from functools import cached_property
 
 from graphctx.index import flowrules, properties, textedges
-from graphctx.index.declarations import declaration_scopes
 from graphctx.index.flow import FlowScope
 from graphctx.index.flowpaths import NOT_CALLING, argument_for, callee_path
 from graphctx.index.naming import EXTERNAL_PREFIX, external_id, external_name, is_test_file, is_test_name, tested_stem
@@ -194,7 +193,8 @@ class FileResolver(FlowScope):
                     found = self.table.find_member(class_id, name)
                     if found is not None:
                         sym, depth = found
-                        return [(sym.id, "exact", 1.0 if depth == 0 and receiver != "super" else 0.9)]
+                        below = self._overrides_below(cls.id, name) if receiver != "super" and self.declared(sym) else []
+                        return below or [(sym.id, "exact", 1.0 if depth == 0 and receiver != "super" else 0.9)]
                 found = self._from_flow()
                 if not found and receiver != "super" and self.table.external_base(cls.id) is None:
                     found = self._overrides_below(cls.id, name)  # (an external base likely defines it)
@@ -219,6 +219,10 @@ class FileResolver(FlowScope):
             return self._from_flow() or self._unknown_receiver(name)
         if value.kind in ("class", "instance"):
             found = self.table.find_member(value.ref, name)
+            below = self._overrides_below(value.ref, name) if found is not None and value.kind == "instance" \
+                and self.declared(found[0]) else []
+            if below:  # a stub of the declared type: what its subclasses implement
+                return below
             if found is not None:
                 resolution = "inferred" if value.kind == "instance" else value.resolution
                 return [(found[0].id, resolution, CONFIDENCE[resolution])]
@@ -226,21 +230,12 @@ class FileResolver(FlowScope):
         return self._unknown_receiver(name)
 
     def _overrides_below(self, class_id: str, name: str) -> list[Target]:
-        """`self.m()` in a class that neither defines nor inherits m (a template method): what its
-        subclasses define as m or assign to `self.m`, `inferred` when one, `ambiguous` when several."""
-        found: set[str] = set()
-        flows = vocabulary(self.facts.language) is not None
-        for sub in self.table.subclass_ids(class_id):
-            member = self.table.members.get(sub, {}).get(name)
-            if member is not None:
-                if member.kind in ("function", "method", "lambda"):
-                    found.add(member.id)
-                continue
-            for value in self.attribute_values(Value("instance", sub, "exact"), name) if flows else ():
-                if value.kind in ("function", "class") and value.ref in self.table.by_id:
-                    found.add(value.ref)
+        """`self.m()` in a class that neither defines nor inherits m (a template method), or only declares
+        it (a stub): what its subclasses define as m or assign to `self.m` (flow.py's `overrides`),
+        `inferred` when one, `ambiguous` when several."""
+        found = self.overrides(class_id, name)
         if len(found) == 1:
-            return [(found.pop(), "inferred", CONFIDENCE["inferred"])]
+            return [(next(iter(found)), "inferred", CONFIDENCE["inferred"])]
         if not found or len(found) > MAX_CANDIDATES:
             return []
         return [(target, "ambiguous", AMBIGUOUS / len(found)) for target in sorted(found)]
@@ -273,26 +268,20 @@ class FileResolver(FlowScope):
         return self._candidates(candidates, name, UNKNOWN_RECEIVER, MAX_RECEIVER_CANDIDATES)
 
     def _overridden_dropped(self, candidates: list[Symbol]) -> list[Symbol]:
-        """Candidates less the interface declarations (a body that only raises NotImplementedError)
+        """Candidates less the declarations (a body that is `...` or only raises NotImplementedError)
         that another candidate overrides: an object is never of a class that does not implement it."""
         if len(candidates) < 2:
             return candidates
         owners = {s.id: self.table.owner_of(s) for s in candidates}
         out = []
         for sym in candidates:
-            home = self._home(sym.path) if sym.path else None
             owner = owners[sym.id]
-            if home is not None and owner is not None and sym.qualified_name in home.declarations:
+            if owner is not None and self.declared(sym):
                 below = set(self.table.subclass_ids(owner.id))
                 if any(o is not None and o.id in below for o in owners.values()):
                     continue
             out.append(sym)
         return out
-
-    @cached_property
-    def declarations(self) -> frozenset[str]:
-        """This file's methods that only declare an interface (declarations.py)."""
-        return declaration_scopes(self.facts)
 
     def _reachable(self, method: Symbol) -> bool:
         """Whether an object of unknown type here can be an instance of the method's class: not when

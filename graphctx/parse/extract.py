@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Query, QueryCursor
 
-from graphctx.parse import accessors, flowfacts, lambdas, languages, members, routes
+from graphctx.parse import accessors, flowfacts, lambdas, languages, members, routes, stubs
 from graphctx.parse import flows as flow
-from graphctx.parse.facts import RETURN, Accessor, Base, Binding, Call, Definition, FileFacts, Import, TypeRef
+from graphctx.parse.facts import RETURN, Accessor, Base, Binding, Call, Definition, FileFacts, Import, Stub, TypeRef
 
 CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"})
 # Wrappers whose span belongs to the definition inside them (decorators, `export`).
@@ -190,6 +190,8 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
                                         members.signature(caps, accessor[0], definition.signature))[:MAX_SIGNATURE]
                 definition.sig_hash = _hash(definition.signature.encode())
             facts.definitions.append(definition)
+            if kind == "method" and facts.language == "python" and stubs.is_stub(node):  # its overrides run
+                facts.stubs.append(Stub(qualified, node.start_point[0] + 1))
             if "returns" in caps:  # what a call evidently yields: a binding of the function itself
                 facts.bindings.append(Binding(qualified, RETURN, _type_name(caps["returns"][0]), node.start_point[0] + 1))
         scopes.append(scope)

@@ -156,6 +156,14 @@ class AttributeUse:
 
 
 @dataclass(slots=True)
+class Stub:
+    """A function whose body only declares it (`...`, `raise NotImplementedError`): its overrides are the code."""
+
+    scope: str  # the function's qualified name
+    line: int
+
+
+@dataclass(slots=True)
 class Section:
     """A heading of a Markdown document (parse/documents.py) with the code names its text spans."""
 
@@ -190,6 +198,7 @@ class FileFacts:
     mounts: list[Mount] = field(default_factory=list)
     accessors: list[Accessor] = field(default_factory=list)
     attributes: list[AttributeUse] = field(default_factory=list)
+    stubs: list[Stub] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -252,6 +261,7 @@ _LIST_TYPES = {
     "mounts": Mount,
     "accessors": Accessor,
     "attributes": AttributeUse,
+    "stubs": Stub,
 }
 _LISTS = tuple(_LIST_TYPES)
 _FIELD_NAMES = {t: tuple(f.name for f in fields(t)) for t in _LIST_TYPES.values()}
