@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import cached_property
 
-from graphctx.index import flowrules, properties
-from graphctx.index.declarations import declaration_scopes
+from graphctx.index import declarations, flowrules, properties
 from graphctx.index.fixpoint import EMPTY
 from graphctx.index.scope import SELF, FileScope, Value
 from graphctx.index.symbols import CLASS_KINDS
@@ -20,10 +19,9 @@ from graphctx.index.flowpaths import (
     KEYS, SUBSCRIPTS, UNKNOWN, Values, argument_for, bounded, callee_path, definition_value, ordered,
     same_element, unslice,
 )
-from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL, TYPED, vocabulary
+from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL, TYPED
 
 DECORATED = "@"
-# Calls whose result stands for their first argument: calling partial(f)'s calls f, entering closing(x) gives x.
 FORWARDERS = frozenset({"functools.partial", "functools.partialmethod", "contextlib.closing", "contextlib.nullcontext"})
 MAX_PATH_STEPS = 8  # calls and subscripts in one path
 MAX_SUBSCRIPTS = 3  # of them subscripts: deeper element paths multiply (`[1][][k]...`) and rarely hold a callee
@@ -146,7 +144,7 @@ class FlowScope(FileScope):
             return {Value("literal", path[1:], "exact")}
         if path.startswith(TYPED) and path[1:].isidentifier():  # a literal of a builtin type: {} is a dict
             return {Value("external", path[1:], "external")}
-        if path.startswith(FORWARDED):  # partial(f, ...) calls f when called; `with closing(x) as y`: y is x
+        if path.startswith(FORWARDED):  # the first argument: calling partial(f, ...) calls f; `with closing(x) as y`: y is x
             callee, _, argument = path[1:].partition("|")
             forwards = any(v.kind == "external" and v.ref in FORWARDERS for v in self.values(callee, scope))
             return self.values(argument, scope) if forwards else set()
@@ -337,50 +335,12 @@ class FlowScope(FileScope):
             return out | properties.returned(self, getter, suffix)
         if suffix:
             return out
-        if not any(v.kind == "function" for v in out):
-            member = self.table.find_member(value.ref, attr)
-            below = self.overrides(value.ref, attr) if member is not None and value.kind == "instance" \
-                and self.declared(member[0]) else set()
-            for found in sorted(below) or ([member[0].id] if member is not None else []):  # a stub's overrides run
-                out.add(Value(definition_value(self.table.by_id[found]).kind, found, "inferred", value.kind == "instance"))
+        if not any(v.kind == "function" for v in out):  # the member it defines (a stub: its overrides)
+            out |= declarations.member_values(self, value, attr)
         typed = self._attribute(value, attr)  # a declared attribute type (x: Foo in the class)
         if typed is not None and typed.kind == "instance":
             out.add(typed)
         return out
-
-    def overrides(self, class_id: str, name: str) -> set[str]:
-        """What the subclasses of a class define as `name` or assign to `self.name`: the code a call of
-        a method the class lacks or only declares (a stub) reaches."""
-        found: set[str] = set()
-        above = set(self.table.lineage_ids(class_id))  # (what a subclass inherits from there is no override)
-        for sub in self.table.subclass_ids(class_id):
-            member = self.table.members.get(sub, {}).get(name)
-            if member is not None:
-                if member.kind in ("function", "method", "lambda"):
-                    found.add(member.id)
-                continue
-            if self.rules_flow:
-                for value in self.attribute_values(Value("instance", sub, "exact"), name):
-                    sym = self.table.by_id.get(value.ref) if value.kind in ("function", "class") else None
-                    owner = self.table.owner_of(sym) if sym is not None else None
-                    if sym is not None and (owner is None or owner.id not in above):
-                        found.add(sym.id)
-        return found
-
-    def declared(self, sym) -> bool:
-        """Whether a method only declares itself (a stub or an abstract method: declarations.py)."""
-        home = self._home(sym.path)
-        return home is not None and sym.qualified_name in home.declarations
-
-    @cached_property
-    def declarations(self) -> frozenset[str]:
-        """This file's methods that only declare themselves."""
-        return declaration_scopes(self.facts)
-
-    @cached_property
-    def rules_flow(self) -> bool:
-        """Whether this file's language has value flow (Python)."""
-        return vocabulary(self.facts.language) is not None
 
     def _home_of(self, entity_id: str):
         sym = self.table.by_id.get(entity_id)

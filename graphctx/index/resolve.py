@@ -8,7 +8,8 @@ from __future__ import annotations
 import posixpath
 from functools import cached_property
 
-from graphctx.index import flowrules, properties, textedges
+from graphctx.index import declarations, flowrules, properties, textedges
+from graphctx.index.evidence import CandidateEvidence
 from graphctx.index.flow import FlowScope
 from graphctx.index.flowpaths import NOT_CALLING, argument_for, callee_path
 from graphctx.index.naming import EXTERNAL_PREFIX, external_id, external_name, is_test_file, is_test_name, tested_stem
@@ -30,7 +31,7 @@ CALLABLE_KINDS = frozenset({"function", "class", "struct", "enum", "method"})
 Target = tuple[str, str, float]  # (target id, resolution, confidence)
 
 
-class FileResolver(FlowScope):
+class FileResolver(CandidateEvidence, FlowScope):
     """Resolves one file's facts against the symbol table."""
 
     # ---- entry points: structure first (for every file), then uses, once the class hierarchy is known
@@ -193,7 +194,7 @@ class FileResolver(FlowScope):
                     found = self.table.find_member(class_id, name)
                     if found is not None:
                         sym, depth = found
-                        below = self._overrides_below(cls.id, name) if receiver != "super" and self.declared(sym) else []
+                        below = self._overrides_below(cls.id, name) if receiver != "super" and declarations.declared(self, sym) else []
                         return below or [(sym.id, "exact", 1.0 if depth == 0 and receiver != "super" else 0.9)]
                 found = self._from_flow()
                 if not found and receiver != "super" and self.table.external_base(cls.id) is None:
@@ -220,7 +221,7 @@ class FileResolver(FlowScope):
         if value.kind in ("class", "instance"):
             found = self.table.find_member(value.ref, name)
             below = self._overrides_below(value.ref, name) if found is not None and value.kind == "instance" \
-                and self.declared(found[0]) else []
+                and declarations.declared(self, found[0]) else []
             if below:  # a stub of the declared type: what its subclasses implement
                 return below
             if found is not None:
@@ -233,7 +234,7 @@ class FileResolver(FlowScope):
         """`self.m()` in a class that neither defines nor inherits m (a template method), or only declares
         it (a stub): what its subclasses define as m or assign to `self.m` (flow.py's `overrides`),
         `inferred` when one, `ambiguous` when several."""
-        found = self.overrides(class_id, name)
+        found = declarations.overrides(self, class_id, name)
         if len(found) == 1:
             return [(next(iter(found)), "inferred", CONFIDENCE["inferred"])]
         if not found or len(found) > MAX_CANDIDATES:
@@ -266,61 +267,6 @@ class FileResolver(FlowScope):
         if not candidates:  # an attribute of an object we know nothing of: not resolved, not external
             return [(external_id(_call_text(call) if call is not None else "?." + name), "unresolved", 0.0)]
         return self._candidates(candidates, name, UNKNOWN_RECEIVER, MAX_RECEIVER_CANDIDATES)
-
-    def _overridden_dropped(self, candidates: list[Symbol]) -> list[Symbol]:
-        """Candidates less the declarations (a body that is `...` or only raises NotImplementedError)
-        that another candidate overrides: an object is never of a class that does not implement it."""
-        if len(candidates) < 2:
-            return candidates
-        owners = {s.id: self.table.owner_of(s) for s in candidates}
-        out = []
-        for sym in candidates:
-            owner = owners[sym.id]
-            if owner is not None and self.declared(sym):
-                below = set(self.table.subclass_ids(owner.id))
-                if any(o is not None and o.id in below for o in owners.values()):
-                    continue
-            out.append(sym)
-        return out
-
-    def _reachable(self, method: Symbol) -> bool:
-        """Whether an object of unknown type here can be an instance of the method's class: not when
-        the class is local to a function this code is not in (flow would have typed an instance it
-        returned), nor when it lives in another test file this file does not import (test modules
-        are no one's library)."""
-        if method.path != self.path and is_test_file(method.path) and (self.path, method.path, "imports") not in self.edges:
-            return False
-        defs = self.table.file_defs.get(method.path, {})
-        parts = method.qualified_name.split(".")[:-2]  # the enclosing scopes of the method's class
-        for depth in range(len(parts), 0, -1):
-            outer = defs.get(".".join(parts[:depth]))
-            if outer is not None and outer.kind in ("function", "method", "lambda"):
-                scope = self._site.scope if getattr(self, "_site", None) is not None else ""
-                return method.path == self.path and (scope == outer.qualified_name or scope.startswith(outer.qualified_name + "."))
-        return True
-
-    def _best_evidence(self, candidates: list[Symbol], receiver: str | None, name: str) -> list[Symbol]:
-        """The methods an untyped `obj.name()` may call, kept by the strongest evidence any of them has:
-        the receiver is named like the method's class (`session.send` -> Session), then the class is
-        in this file or this class's hierarchy. A method name every builtin container, string or file
-        has (`get`, `items`, `read`) needs the first; other names keep every candidate (when few),
-        those of imported modules first."""
-        if not candidates or receiver == "super" or name.startswith("__"):  # (protocol methods: any class has them)
-            return []
-        owners = {s.id: self.table.owner_of(s) for s in candidates}
-        spoken = _words(receiver.rpartition(".")[2]) if receiver and receiver not in ("?", "super") else ""
-        named = [s for s in candidates if spoken and owners[s.id] is not None and _names_class(spoken, owners[s.id].name)]
-        if named:
-            return named
-        if name in self.rules.builtin_methods:
-            return []
-        cls = self._enclosing_class(self._site.scope) if getattr(self, "_site", None) is not None else None
-        related = set(self.table.lineage_ids(cls.id)) | set(self.table.subclass_ids(cls.id)) if cls is not None else set()
-        near = [s for s in candidates if s.path == self.path or (owners[s.id] is not None and owners[s.id].id in related)]
-        if near:
-            return near
-        # (an imported module's method is listed first, never alone: what a call returns is often elsewhere)
-        return sorted(candidates, key=lambda s: (self.path, s.path, "imports") not in self.edges)
 
     def _resolve_type(self, name: str, scope: str) -> list[Target]:
         if "." in name:
@@ -439,13 +385,3 @@ class FileResolver(FlowScope):
 def _call_text(call: Call) -> str:
     """What a call names, as written (a path for `d[k]()`): kept on an unresolved edge."""
     return call.callee or (f"{call.receiver}.{call.name}" if call.receiver else call.name)
-
-
-def _words(name: str) -> str:
-    return name.lower().replace("_", "")
-
-
-def _names_class(spoken: str, class_name: str) -> bool:
-    """Whether a variable's name says it holds that class: `session` for Session, `adapter` for HTTPAdapter."""
-    cls = _words(class_name)
-    return len(spoken) >= 3 and (cls == spoken or cls.endswith(spoken) or spoken.endswith(cls))
