@@ -1,6 +1,6 @@
 """Properties beyond Python, indexed for real: JavaScript and TypeScript `get`/`set` accessors, C#
-properties with accessor bodies, Kotlin getters and setters, Swift computed properties and Ruby's
-writer methods. Reading or assigning such a member on an object of known class is a call of its
+properties with accessor bodies, Kotlin getters and setters, Swift computed properties, Scala's
+parameterless and `_=` methods and Ruby's writer methods. Reading or assigning such a member on an object of known class is a call of its
 accessor (`exact` through this/self, `inferred` on a typed or constructed variable); on an object
 of unknown class it is no edge. Each program's call edges are compared whole."""
 
@@ -152,6 +152,28 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
                ("shape.rb::use", "shape.rb::Box", "exact"),
                ("shape.rb::use", "shape.rb::Box.area", "inferred"),
                ("shape.rb::use", "shape.rb::Box.area=", "inferred")}),
+    "scala: a parameterless def is read, def x_= is assigned": ({
+        "Shape.scala": """
+            class Box {
+              private var w = 1
+              def area: Int = w * 2
+              def area_=(v: Int): Unit = { w = v }
+              def size(): Int = w
+              def grow(): Unit = { this.area = this.area + 1 }
+            }
+            object Main {
+              def use(other: Any): Int = {
+                val b = new Box()
+                b.area = 3
+                val s = b.size
+                b.area
+              }
+            }
+        """}, {("Shape.scala::Box.grow", "Shape.scala::Box.area", "exact"),
+               ("Shape.scala::Box.grow", "Shape.scala::Box.area_=", "exact"),
+               ("Shape.scala::Main.use", "Shape.scala::Box", "exact"),
+               ("Shape.scala::Main.use", "Shape.scala::Box.area", "inferred"),
+               ("Shape.scala::Main.use", "Shape.scala::Box.area_=", "inferred")}),
     "a property of a base class through this, from another file": ({
         "base.ts": """
             export class Base {

@@ -178,11 +178,12 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
             if kind == "function" and (parent is not None and parent.kind in CLASS_LIKE or "receiver" in caps):
                 kind = "method"
             qualified = _join(owner, name)
-            accessor = _accessor(node, kind, name, caps, facts.language)
+            accessor = members.accessor(node, kind, name, caps, facts.language)
             if accessor is not None:  # a property's setter and deleter are entities beside its getter: `C.x.setter`
                 qualified += accessor[1]
                 if kind == "method" and not members.is_static(caps):
-                    facts.accessors.append(Accessor(owner, name, accessor[0], flow.DEFINITION + qualified, node.start_point[0] + 1))
+                    facts.accessors.append(Accessor(owner, accessor[3], accessor[0], flow.DEFINITION + qualified,
+                                                    node.start_point[0] + 1))
             scope = _Scope(node.start_byte, node.end_byte, kind, name, qualified, parent)
             definition = _definition(node, kind, name, qualified, caps)
             if accessor is not None:  # the signature says what it is: `@property def area(self)`, `int Area { get }`
@@ -210,17 +211,6 @@ def _merge_accessors(raw: list) -> list:
         if key not in chosen or members.role(item[2]) is not None:
             chosen[key] = item
     return list(chosen.values())
-
-
-def _accessor(node: Node, kind: str, name: str, caps: dict, language: str) -> tuple[str, str, str] | None:
-    """(role, qualified-name suffix, decorator) of a property accessor: Python's decorated ones, the
-    others' marked by the query (a getter is `C.x`, a setter `C.x.setter`)."""
-    if language == "python":
-        return accessors.decorated_role(node, name) if kind == "method" else None
-    found = members.role(caps)
-    if found is None:
-        return None
-    return found, "" if found == "get" else ".setter", ""
 
 
 def _definition(node: Node, kind: str, name: str, qualified: str, caps: dict) -> Definition:

@@ -1,8 +1,9 @@
-"""Properties with accessors in the languages other than Python (JavaScript and TypeScript `get x()` /
-`set x(v)`, C# properties with accessor bodies, Kotlin getters and setters, Swift computed
-properties): what role an accessor plays, how its signature reads, and where code reads or assigns
-a member without calling it (`obj.x`, `obj.x = v`, `obj.x += 1`), so the resolver can turn such a
-use into a call of the accessor. Language-neutral by node kinds; pure: one file's nodes."""
+"""Properties with accessors beyond Python's (parse/accessors.py): JavaScript and TypeScript `get x()` /
+`set x(v)`, C# accessor bodies, Kotlin getters and setters, Swift computed properties, Scala's
+parameterless `def x` and `def x_=(v)`. What role an accessor plays, how its signature reads, and
+where code reads or assigns a member without calling it (`obj.x`, `obj.x = v`, `obj.x += 1`), so
+the resolver can turn such a use into a call of the accessor. Language-neutral by node kinds; pure:
+one file's nodes."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 
 from tree_sitter import Node
 
+from graphctx.parse import accessors
 from graphctx.parse.facts import AttributeUse
 
 ROLES = (("accessor.get", "get"), ("accessor.set", "set"))
@@ -29,6 +31,19 @@ def role(caps: dict) -> str | None:
         if capture in caps:
             return name
     return None
+
+
+def accessor(definition: Node, kind: str, name: str, caps: dict, language: str) -> tuple[str, str, str, str] | None:
+    """(role, qualified-name suffix, decorator, property) of a property accessor: Python's decorated
+    ones, the others' marked by the query (a getter is `C.x`, a setter `C.x.setter`; Scala's setter
+    `def x_=(v)` keeps its name); None for any other definition."""
+    if language == "python":
+        found = accessors.decorated_role(definition, name) if kind == "method" else None
+        return (*found, name) if found is not None else None
+    found = role(caps)
+    if found == "set" and name.endswith("_="):
+        return found, "", "", name[:-2]
+    return (found, "" if found == "get" else ".setter", "", name) if found is not None else None
 
 
 def is_static(caps: dict) -> bool:
