@@ -26,7 +26,7 @@ from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
 from graphctx.index.parsing import ParsedFile, unpack_facts
 from graphctx.index.rows import RowKeys
-from graphctx.index.store import reads, writes
+from graphctx.index.store import reads, vectors as vector_rows, writes
 from graphctx.models import TEXT_KINDS
 from graphctx.parse.facts import FileFacts
 
@@ -61,6 +61,7 @@ class Generation:
         self.new_rowids: list[int] = []
         self.deferred: list[str] = []
         self.entry = None if everything or keeper is None else keeper.take(self.db_path, self.before)
+        vector_rows.ensure_table(conn)
         if everything:
             self.keys = RowKeys({}, {}, 0, 0)
             self.deferred = writes.drop_indexes(conn, store.BULK_INDEXES)
@@ -85,6 +86,8 @@ class Generation:
         rowids = self.keys.assign([row[0] for row in item.entities], previous)
         writes.insert_entities(self.conn, rowids, item.entities, item.texts)
         writes.insert_file_refs(self.conn, item.path, item.references)
+        if item.vectors is not None:
+            vector_rows.put(self.conn, [(item.path, item.hash, *item.vectors)])
         self.new_rowids += rowids
         self.files[item.path] = (facts.language, facts.package if facts.language in WITH_PACKAGE else None)
         self.symbols[item.path] = [(r[0], r[1], r[2], r[3], r[5], r[4]) for r in item.entities if is_symbol(r[1])]

@@ -256,7 +256,7 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
         kept = run.entry
         if run.parsed or deleted or fresh or full:
             kept = run.finish(deleted)
-            vectors.refresh(conn, embedding.shipped())  # the changed files' entity vectors, in the same transaction
+            vectors.refresh(conn, embedding.shipped())  # rows for files with none current (each parsed file brought its own)
             store.set_meta(conn, indexed_at=f"{time.time():.3f}", root=str(root))
     store.set_meta(conn, scanned_ns=scanned_ns)
     # Warnings of files indexed before and not read again stay; every other path's are this run's.

@@ -3,7 +3,8 @@ the run writes for it, computed where the file was read, so that the main proces
 and no file is read twice (a file with no grammar is known at file level: its name, lines and first
 heading or comment). That is the stat and content hash, the facts (compact JSON, compressed),
 the entity rows, the full-text rows (names split into words, signature, doc, and each entity's own
-source lines cut from the same bytes; see fulltext.py) and the names its resolution depends on."""
+source lines cut from the same bytes; see fulltext.py), the vectors of its functions, methods and
+classes, and the names its resolution depends on."""
 
 from __future__ import annotations
 
@@ -26,8 +27,9 @@ from graphctx.parse.extract import extract
 from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import language_for_path
 from graphctx.parse.textfiles import file_language, text_facts
+from graphctx.semantic import model as embedding, vectors
 
-COMPRESSION = 1  # zlib level: facts compress about 5 times at once; higher levels gain little
+COMPRESSION = 6  # zlib level: facts come out 18 % smaller than at level 1, for about 1 % of a cold build
 
 
 @dataclass(slots=True)
@@ -45,6 +47,8 @@ class ParsedFile:
     packed_bodies: bytes = b""
     references: list[str] = field(default_factory=list)
     defines: frozenset[tuple[str, str]] = frozenset()
+    vectors: tuple[str, bytes, bytes] | None = None  # (model digest, ids digest, vectors): semantic/vectors.py
+
 
     @classmethod
     def of(cls, path: str, size: int, mtime_ns: int, digest: str, facts: FileFacts, text: str,
@@ -53,7 +57,8 @@ class ParsedFile:
         entities = [*entity_rows(facts), *textentities.rows(facts, text)]
         texts = text_rows(entities, text)
         return cls(path, size, mtime_ns, digest, warning, None, facts, pack_facts(facts), entities, texts,
-                   pack_bodies(entities, texts), sorted(reference_names(facts)), frozenset(defined_names(facts)))
+                   pack_bodies(entities, texts), sorted(reference_names(facts)), frozenset(defined_names(facts)),
+                   vectors.file_row(embedding.shipped(), entities, texts))
 
 
 def entity_rows(facts: FileFacts) -> Iterator[EntityRow]:
