@@ -174,6 +174,21 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
                ("Shape.scala::Main.use", "Shape.scala::Box", "exact"),
                ("Shape.scala::Main.use", "Shape.scala::Box.area", "inferred"),
                ("Shape.scala::Main.use", "Shape.scala::Box.area_=", "inferred")}),
+    "a field declared in a subclass hides its base's property": ({
+        "Tags.kt": """
+            interface Taggable {
+                val tags: Map<String, Any>
+                    get() = emptyMap()
+            }
+            class TagMap(override val tags: Map<String, Any>) : Taggable
+            class Plain : Taggable
+            fun viaMap(map: TagMap): Int {
+                return map.tags.size
+            }
+            fun viaPlain(plain: Plain): Int {
+                return plain.tags.size
+            }
+        """}, {("Tags.kt::viaPlain", "Tags.kt::Taggable.tags", "inferred"), ("Tags.kt::Taggable.tags", "ext:emptyMap", "external")}),
     "a property of a base class through this, from another file": ({
         "base.ts": """
             export class Base {

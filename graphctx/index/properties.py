@@ -49,6 +49,8 @@ def accessor(scope, class_id: str, name: str, role: str) -> tuple[Symbol, int] |
                 return (found[role], depth) if role in found else None
             if name in table.members.get(cid, {}):  # a plain method or a nested class hides the bases' property
                 return None
+            if vocabulary(home.facts.language) is None and (sym.qualified_name, "self." + name) in home.bindings:
+                return None  # so does a declared field (Kotlin's `override val tags` in a constructor)
     return None
 
 
