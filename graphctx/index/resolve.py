@@ -232,7 +232,7 @@ class FileResolver(CandidateEvidence, FlowScope):
 
     def _overrides_below(self, class_id: str, name: str) -> list[Target]:
         """`self.m()` in a class that neither defines nor inherits m (a template method), or only declares
-        it (a stub): what its subclasses define as m or assign to `self.m` (flow.py's `overrides`),
+        it (a stub): what its subclasses define as m or assign to `self.m` (declarations.py),
         `inferred` when one, `ambiguous` when several."""
         found = declarations.overrides(self, class_id, name)
         if len(found) == 1:
