@@ -33,11 +33,11 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
               b.area = 3;
               other.area = 4;
               b.w = 5;
-              return a + b.unit;
+              return a + b.unit + Box.unit + Box.area;
             }
         """}, {("shape.js::Box.grow", "shape.js::Box.area", "exact"),
                ("shape.js::Box.grow", "shape.js::Box.area.setter", "exact"),
-               ("main.js::use", "shape.js::Box", "import"),
+               ("main.js::use", "shape.js::Box", "import"), ("main.js::use", "shape.js::Box.unit", "import"),
                ("main.js::use", "shape.js::Box.area", "inferred"),
                ("main.js::use", "shape.js::Box.area.setter", "inferred")}),
     "typescript accessors on an annotated parameter": ({
@@ -62,6 +62,7 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
                 public int Area { get { return w * 2; } set { w = value; } }
                 public int Half => w / 2;
                 public int Auto { get; set; }
+                public static int Unit { get { return 1; } }
                 public void Grow() { this.Area += 1; }
             }
             public class User {
@@ -70,7 +71,7 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
                     int a = b.Area;
                     b.Area = 3;
                     b.Auto = 2;
-                    return a + other.Half + any.GetHashCode();
+                    return a + other.Half + any.GetHashCode() + Box.Unit;
                 }
             }
             }
@@ -79,7 +80,7 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
                ("Shape.cs::User.Use", "Shape.cs::Box", "exact"),
                ("Shape.cs::User.Use", "Shape.cs::Box.Area", "inferred"),
                ("Shape.cs::User.Use", "Shape.cs::Box.Area.setter", "inferred"),
-               ("Shape.cs::User.Use", "Shape.cs::Box.Half", "inferred"),
+               ("Shape.cs::User.Use", "Shape.cs::Box.Half", "inferred"), ("Shape.cs::User.Use", "Shape.cs::Box.Unit", "exact"),
                ("Shape.cs::User.Use", "ext:any.GetHashCode", "unresolved")}),
     "kotlin getters and setters": ({
         "Shape.kt": """

@@ -1,7 +1,8 @@
 """Properties as calls: reading `obj.x` where x is a property of obj's class runs its getter,
-`obj.x = v` its setter and `del obj.x` its deleter. The class must be known (self in the class and
-its subclasses, a local typed by construction, annotation or return type, value flow); a use on an
-object of unknown class is no edge. What a getter returns is what the attribute holds."""
+`obj.x = v` its setter and `del obj.x` its deleter; beyond Python, `Cls.x` runs a static property's.
+The class must be known (self in the class and its subclasses, a local typed by construction,
+annotation or return type, value flow); a use on an object of unknown class is no edge. What a
+getter returns is what the attribute holds."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from graphctx.parse.facts import RETURN
 from graphctx.parse.flows import vocabulary
 
 Accessors = dict[tuple[str, str], dict[str, Symbol]]  # (class qualified name, attribute) -> role -> accessor
+STATIC = "static-"  # the role of a static property's accessor, read off its class: "static-get"
 
 
 def accessors_of(scope) -> Accessors:
@@ -78,14 +80,16 @@ def property_edges(resolver) -> None:
         if not base or base == "cls":  # (a property read off the class is the property object: no call)
             continue
         found: dict[str, tuple[str, float]] = {}
-        values = [v for v in _receiver_values(resolver, base, use.scope) if v.kind in ("instance", "super")]
+        values = [v for v in _receiver_values(resolver, base, use.scope) if v.kind in ("instance", "super", "class")]
         for value in values:
             for class_id in _classes(resolver, value):
-                hit = accessor(resolver, class_id, name, use.role)
+                hit = accessor(resolver, class_id, name, STATIC + use.role if value.kind == "class" else use.role)
                 if hit is None:
                     continue
                 sym, depth = hit
-                if value.kind == "super" or (value.resolution == "exact" and len(values) == 1):
+                if value.kind == "class":  # a static property read off its class, named as that class is
+                    found[sym.id] = (value.resolution, CONFIDENCE[value.resolution] * (1.0 if depth == 0 else 0.9))
+                elif value.kind == "super" or (value.resolution == "exact" and len(values) == 1):
                     found[sym.id] = ("exact", 1.0 if depth == 0 and value.kind != "super" else 0.9)
                 else:
                     found.setdefault(sym.id, ("inferred", CONFIDENCE["inferred"]))
@@ -100,8 +104,8 @@ def property_edges(resolver) -> None:
 def _receiver_values(resolver, base: str, scope: str):
     """What the object a property is read off may be: its value flow where the language has it, else
     the class its name evidently has (`this` in the class, a typed or constructed variable or field)."""
-    if vocabulary(resolver.facts.language) is not None:
-        return resolver.values(base, scope)
+    if vocabulary(resolver.facts.language) is not None:  # (Python: a property read off a class is no call)
+        return [v for v in resolver.values(base, scope) if v.kind != "class"]
     if base in SELF:
         cls = resolver._enclosing_class(scope)
         return [Value("instance", cls.id, "exact")] if cls is not None else []
@@ -110,7 +114,8 @@ def _receiver_values(resolver, base: str, scope: str):
 
 
 def _classes(resolver, value) -> list[str]:
-    """The class whose attribute a value reads: an instance's own, or for `super()` its bases in order."""
-    if value.kind == "instance":
+    """The class whose attribute a value reads: an instance's (or a class's) own, or for `super()` its
+    bases in order."""
+    if value.kind in ("instance", "class"):
         return [value.ref]
     return list(resolver.table.bases.get(value.ref, ()))

@@ -181,9 +181,9 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
             accessor = members.accessor(node, kind, name, caps, facts.language)
             if accessor is not None:  # a property's setter and deleter are entities beside its getter: `C.x.setter`
                 qualified += accessor[1]
-                if kind == "method" and not members.is_static(caps):
-                    facts.accessors.append(Accessor(owner, accessor[3], accessor[0], flow.DEFINITION + qualified,
-                                                    node.start_point[0] + 1))
+                if kind == "method":  # (a static property's is read off its class: `static-get`)
+                    role = ("static-" if members.is_static(caps) else "") + accessor[0]
+                    facts.accessors.append(Accessor(owner, accessor[3], role, flow.DEFINITION + qualified, node.start_point[0] + 1))
             scope = _Scope(node.start_byte, node.end_byte, kind, name, qualified, parent)
             definition = _definition(node, kind, name, qualified, caps)
             if accessor is not None:  # the signature says what it is: `@property def area(self)`, `int Area { get }`
