@@ -19,7 +19,9 @@ def declaration_scopes(facts: FileFacts) -> frozenset[str]:
 
 
 def declared(scope, sym) -> bool:
-    """Whether a method only declares itself, read in its own file."""
+    """Whether a method only declares itself, read in its own file (stubs are Python's so far)."""
+    if sym.family != "python":
+        return False
     home = scope._home(sym.path)
     if home is None:
         return False

@@ -6,6 +6,8 @@ declaration gives way to its overrides. A mixin of the file resolver (resolve.py
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from graphctx.index import declarations
 from graphctx.index.naming import is_test_file
 from graphctx.index.symbols import Symbol
@@ -35,16 +37,25 @@ class CandidateEvidence:
         the class is local to a function this code is not in (flow would have typed an instance it
         returned), nor when it lives in another test file this file does not import (test modules
         are no one's library)."""
-        if method.path != self.path and is_test_file(method.path) and (self.path, method.path, "imports") not in self.edges:
+        if method.path != self.path and _test_file(method.path) and (self.path, method.path, "imports") not in self.edges:
             return False
-        defs = self.table.file_defs.get(method.path, {})
-        parts = method.qualified_name.split(".")[:-2]  # the enclosing scopes of the method's class
-        for depth in range(len(parts), 0, -1):
-            outer = defs.get(".".join(parts[:depth]))
-            if outer is not None and outer.kind in ("function", "method", "lambda"):
-                scope = self._site.scope if getattr(self, "_site", None) is not None else ""
-                return method.path == self.path and (scope == outer.qualified_name or scope.startswith(outer.qualified_name + "."))
-        return True
+        outer = self._local_to(method)
+        if outer is None:
+            return True
+        scope = self._site.scope if getattr(self, "_site", None) is not None else ""
+        return method.path == self.path and (scope == outer or scope.startswith(outer + "."))
+
+    def _local_to(self, method: Symbol) -> str | None:
+        """The function a method's class is local to, or None; kept per file resolver, as the same
+        candidates come back for every call of a name."""
+        known = vars(self).setdefault("_local_classes", {})
+        if method.id not in known:
+            defs = self.table.file_defs.get(method.path, {})
+            parts = method.qualified_name.split(".")[:-2]  # the enclosing scopes of the method's class
+            outers = (defs.get(".".join(parts[:depth])) for depth in range(len(parts), 0, -1))
+            known[method.id] = next((o.qualified_name for o in outers
+                                     if o is not None and o.kind in ("function", "method", "lambda")), None)
+        return known[method.id]
 
     def _best_evidence(self, candidates: list[Symbol], receiver: str | None, name: str) -> list[Symbol]:
         """The methods an untyped `obj.name()` may call, kept by the strongest evidence any of them has:
@@ -68,6 +79,11 @@ class CandidateEvidence:
             return near
         # (an imported module's method is listed first, never alone: what a call returns is often elsewhere)
         return sorted(candidates, key=lambda s: (self.path, s.path, "imports") not in self.edges)
+
+
+@lru_cache(maxsize=4096)
+def _test_file(path: str) -> bool:
+    return is_test_file(path)
 
 
 def _words(name: str) -> str:

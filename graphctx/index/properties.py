@@ -75,10 +75,14 @@ def property_edges(resolver) -> None:
     """A `calls` edge from each use of a property, on an object of known class, to its accessor:
     `exact` through self (0.9 from a base class), `inferred` otherwise, the confidence shared among
     the classes the object may be."""
+    flows = vocabulary(resolver.facts.language) is not None
+    methods = resolver.table.methods_by_name
     for use in resolver.facts.attributes:
         base, _, name = use.path.rpartition(".")
         if not base or base == "cls":  # (a property read off the class is the property object: no call)
             continue
+        if not flows and name not in methods and name + "_=" not in methods:  # no accessor has that name:
+            continue  # (most member reads; Python's `x = property(f)` names no method, so it asks each)
         found: dict[str, tuple[str, float]] = {}
         values = [v for v in _receiver_values(resolver, base, use.scope) if v.kind in ("instance", "super", "class")]
         for value in values:
