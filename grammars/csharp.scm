@@ -31,6 +31,19 @@
 (struct_declaration (base_list [(identifier) (qualified_name) (generic_name)] @implements))
 (interface_declaration (base_list [(identifier) (qualified_name) (generic_name)] @inherits))
 
+; properties with code: each accessor with a body is a method (`C.X`, its setter `C.X.setter`);
+; an auto-property (`{ get; set; }`) runs no code of ours
+(property_declaration
+  name: (identifier) @name
+  accessors: (accessor_list (accessor_declaration name: "get" @accessor.get body: (_) @body) @definition.function)) @accessor.property
+(property_declaration
+  name: (identifier) @name
+  accessors: (accessor_list (accessor_declaration name: "set" @accessor.set body: (_) @body) @definition.function)) @accessor.property
+(property_declaration name: (identifier) @name value: (arrow_expression_clause) @body @accessor.get) @definition.function @accessor.property
+
+; ---- members read or assigned, not called: a property's accessor runs (graphctx/parse/members.py)
+(member_access_expression name: (identifier)) @attribute.use
+
 ; ---- calls: M(), x.M(), this.M(), Type.M(), new T()
 (invocation_expression function: (identifier) @call.name) @call
 (invocation_expression function: (generic_name (identifier) @call.name)) @call

@@ -16,6 +16,9 @@
 (method_definition
   name: [(property_identifier) (private_property_identifier)] @name
   body: (statement_block) @body) @definition.function
+; `get x()` / `set x(v)`: a property's accessors (graphctx/parse/members.py)
+(method_definition "get" @accessor.get name: (property_identifier) @name body: (statement_block) @body) @definition.function
+(method_definition "set" @accessor.set name: (property_identifier) @name body: (statement_block) @body) @definition.function
 
 ; module-level `const f = () => ...` / `const f = function () {...}`, exported or not
 (program
@@ -43,6 +46,9 @@
 
 ; ---- inheritance
 (class_declaration (class_heritage [(identifier) (member_expression)] @inherits))
+
+; ---- members read or assigned, not called: a property's accessor runs (graphctx/parse/members.py)
+(member_expression object: (_) property: (property_identifier)) @attribute.use
 
 ; ---- calls (require() is an import, not a call)
 ((call_expression function: (identifier) @call.name) @call

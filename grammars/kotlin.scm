@@ -18,6 +18,13 @@
 (object_declaration (delegation_specifiers (delegation_specifier (user_type) @implements)))
 (class_declaration "interface" (delegation_specifiers (delegation_specifier (user_type) @inherits)))
 
+; properties with a getter or setter body: each a method (`C.x`, its setter `C.x.setter`)
+(property_declaration (variable_declaration . (identifier) @name) (getter "get" @accessor.get (function_body) @body) @definition.function) @accessor.property
+(property_declaration (variable_declaration . (identifier) @name) (setter "set" @accessor.set (function_body) @body) @definition.function) @accessor.property
+
+; ---- members read or assigned, not called: a property's accessor runs (graphctx/parse/members.py)
+(navigation_expression (_) . (identifier) .) @attribute.use
+
 ; ---- calls: f(), x.f(), x?.f(), this.f(), super.f(), Type.f(), Type() (a constructor)
 (call_expression . (identifier) @call.name) @call
 (call_expression . (navigation_expression (_) @call.receiver . (identifier) @call.name .)) @call

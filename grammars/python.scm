@@ -64,6 +64,7 @@
 
 ; ---- value flow (graphctx/parse/flows.py reads these nodes)
 (assignment) @flow.assign
+(named_expression) @flow.assign
 (return_statement) @flow.return
 (yield) @flow.yield
 (for_statement) @flow.for

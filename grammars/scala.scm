@@ -10,6 +10,10 @@
 (trait_definition name: (identifier) @name body: (template_body)? @body) @definition.trait
 (enum_definition name: (identifier) @name body: (enum_body) @body) @definition.enum
 (function_definition name: (identifier) @name return_type: (_)? @returns body: (_) @body) @definition.function
+; uniform access: a parameterless `def x` is read as `obj.x`, and `def x_=(v)` is what `obj.x = v` calls
+(function_definition name: (identifier) @name @accessor.get !parameters return_type: (_)? @returns body: (_) @body) @definition.function
+((function_definition name: (identifier) @name @accessor.set return_type: (_)? @returns body: (_) @body) @definition.function
+  (#match? @name "_=$"))
 (function_declaration name: (identifier) @name return_type: (_)? @returns) @definition.function
 ; constants: capitalised vals of an object
 (object_definition body: (template_body
@@ -18,6 +22,9 @@
 ; ---- inheritance: the first parent after `extends`, then what is mixed in `with`
 (extends_clause . type: [(type_identifier) (generic_type) (stable_type_identifier)] @inherits)
 (extends_clause (_) [(type_identifier) (generic_type) (stable_type_identifier)] @implements)
+
+; ---- members read or assigned, not called: a property's accessor runs (graphctx/parse/members.py)
+(field_expression value: (_) field: (identifier)) @attribute.use
 
 ; ---- calls: f(), x.f(), this.f(), super.f(), Obj.f(), new T(...)
 (call_expression function: (identifier) @call.name) @call

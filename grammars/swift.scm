@@ -20,6 +20,20 @@
 (protocol_declaration (inheritance_specifier inherits_from: (user_type) @inherits))
 (class_declaration "extension" (inheritance_specifier inherits_from: (user_type) @implements))
 
+; computed properties: the getter (`var x: T { ... }` or its `get { }`) and the setter are methods (`C.x`, `C.x.setter`)
+(property_declaration
+  name: (pattern bound_identifier: (simple_identifier) @name)
+  computed_value: (computed_property (statements) @body) @accessor.get) @definition.function @accessor.property
+(property_declaration
+  name: (pattern bound_identifier: (simple_identifier) @name)
+  computed_value: (computed_property (computed_getter (getter_specifier) @accessor.get (statements) @body) @definition.function)) @accessor.property
+(property_declaration
+  name: (pattern bound_identifier: (simple_identifier) @name)
+  computed_value: (computed_property (computed_setter (setter_specifier) @accessor.set (statements) @body) @definition.function)) @accessor.property
+
+; ---- members read or assigned, not called: a property's accessor runs (graphctx/parse/members.py)
+(navigation_expression target: (_) suffix: (navigation_suffix suffix: (simple_identifier))) @attribute.use
+
 ; ---- calls: f(), x.f(), self.f(), Type.f(), Type(...) (an initializer)
 (call_expression . (simple_identifier) @call.name) @call
 (call_expression . (navigation_expression target: (_) @call.receiver suffix: (navigation_suffix suffix: (simple_identifier) @call.name))) @call

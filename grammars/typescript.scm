@@ -30,6 +30,9 @@
   name: [(property_identifier) (private_property_identifier)] @name
   return_type: (type_annotation [(type_identifier) (nested_type_identifier) (generic_type)] @returns)?
   body: (statement_block) @body) @definition.function
+; `get x()` / `set x(v)`: a property's accessors (graphctx/parse/members.py)
+(method_definition "get" @accessor.get name: (property_identifier) @name body: (statement_block) @body) @definition.function
+(method_definition "set" @accessor.set name: (property_identifier) @name body: (statement_block) @body) @definition.function
 
 ; interface members and abstract methods: what calls through an interface type resolve to
 (method_signature
@@ -72,6 +75,9 @@
   (class_heritage (implements_clause [(type_identifier) (nested_type_identifier) (generic_type)] @implements)))
 (interface_declaration
   (extends_type_clause type: [(type_identifier) (nested_type_identifier) (generic_type)] @inherits))
+
+; ---- members read or assigned, not called: a property's accessor runs (graphctx/parse/members.py)
+(member_expression object: (_) property: (property_identifier)) @attribute.use
 
 ; ---- calls (require() is an import, not a call)
 ((call_expression function: (identifier) @call.name) @call

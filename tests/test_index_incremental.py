@@ -612,3 +612,40 @@ def test_a_method_that_becomes_a_property_re_resolves_its_readers(tmp_path):
     index_repository(root, workers=1)
     assert query_index(root, readers) == [("use.py::total", "inferred")]
     assert_same_as_full(root, tmp_path / "full")
+
+
+def test_a_subclass_assigning_what_its_base_calls_re_resolves_the_base(tmp_path):
+    """`self.step()` in a base calls what a subclass in another file assigns to `self.step`: changing
+    that assignment re-resolves the base's file."""
+    sub = "from base import Job\n\n\nclass Copy(Job):\n    def __init__(self):\n        self.step = self.{}\n\n" \
+          "    def a(self):\n        pass\n\n    def b(self):\n        pass\n"
+    root = write_tree(tmp_path / "repo", {"base.py": "class Job:\n    def run(self):\n        self.step()\n",
+                                          "copy.py": sub.format("a")})
+    index_repository(root, workers=1)
+    called = "SELECT target FROM edges WHERE kind = 'calls' AND source = 'base.py::Job.run'"
+    assert query_index(root, called) == [("copy.py::Copy.a",)]
+    (root / "copy.py").write_text(sub.format("b"))
+    index_repository(root, workers=1)
+    assert query_index(root, called) == [("copy.py::Copy.b",)]
+    assert_same_as_full(root, tmp_path / "full")
+
+
+def test_a_stub_that_gains_a_body_or_an_override_re_resolves_its_callers(tmp_path):
+    """`self.send()` in a mixin whose send is a stub calls the subclasses' send; giving the stub a body,
+    or a new subclass overriding it, changes that in files that never name the subclass."""
+    base = "class Mixin:\n    def send(self):\n        {}\n\n    def go(self):\n        self.send()\n"
+    root = write_tree(tmp_path / "repo", {"base.py": base.format("..."),
+                                          "one.py": "from base import Mixin\n\n\nclass One(Mixin):\n    def send(self):\n        pass\n",
+                                          "user.py": "from base import Mixin\n\n\ndef use(m: Mixin):\n    m.send()\n"})
+    index_repository(root, workers=1)
+    called = "SELECT target FROM edges WHERE kind = 'calls' AND source = 'base.py::Mixin.go' ORDER BY target"
+    used = "SELECT target FROM edges WHERE kind = 'calls' AND source = 'user.py::use' ORDER BY target"
+    assert query_index(root, called) == query_index(root, used) == [("one.py::One.send",)]
+    (root / "two.py").write_text("from base import Mixin\n\n\nclass Two(Mixin):\n    def send(self):\n        pass\n")
+    index_repository(root, workers=1)
+    assert query_index(root, called) == [("one.py::One.send",), ("two.py::Two.send",)]
+    assert_same_as_full(root, tmp_path / "full")
+    (root / "base.py").write_text(base.format("print(1)"))
+    index_repository(root, workers=1)
+    assert query_index(root, called) == query_index(root, used) == [("base.py::Mixin.send",)]
+    assert_same_as_full(root, tmp_path / "full2")

@@ -597,6 +597,7 @@ SWIFT = Golden(
         Sources/Geometry/Square.swift                                           file
         Sources/Geometry/Square.swift::Square                                   struct
         Sources/Geometry/Square.swift::Square.area                              method
+        Sources/Geometry/Square.swift::Square.description                       method
         Sources/Geometry/Square.swift::Square.doubled                           method
         Tests/AppTests/CanvasTests.swift                                        file
         Tests/AppTests/CanvasTests.swift::CanvasTests                           class

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphctx.index import store
+from graphctx.index.flowrules import builtin_store
 from graphctx.index.indexer import index_repository
 from graphctx.layout import EXTERNAL_PREFIX, ID_SEPARATOR
 
@@ -117,7 +118,10 @@ class Converter:
 
     def callee(self, id_: str) -> str | None:
         """A class call is a call of its `__init__` (found through its bases, an external base's
-        `__init__` at the end); a class with none anywhere runs no code of the program: no edge."""
+        `__init__` at the end); a class with none anywhere runs no code of the program: no edge.
+        A store into a builtin container is no call either in PyCG's answers."""
+        if builtin_store(id_):  # `d.update(...)`: an assignment in PyCG's model, never in its answers
+            return None
         if self.kinds.get(id_) != "class":
             return self.name(id_)
         for cls in self._lineage(id_):

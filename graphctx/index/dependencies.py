@@ -10,6 +10,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from graphctx.index import routemounts
+from graphctx.index.declarations import declaration_scopes
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
 from graphctx.parse.facts import RETURN, FileFacts
 
@@ -73,6 +74,7 @@ def defined_names(facts: FileFacts) -> set[tuple[str, str]]:
     )
     out.update(_flow_keys(facts))
     out.update(("accessor", f"{a.owner}.{a.name}:{a.role}>{a.method}") for a in facts.accessors)
+    out.update(("def", f"{scope}:declaration") for scope in declaration_scopes(facts))  # (its overrides' callers)
     out.add(("package", str(facts.package)))
     if routemounts.refers(facts):
         out.add(("mount", _digest([routemounts.mount_key(facts)])))
@@ -86,6 +88,8 @@ def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
     groups: dict[str, list[str]] = defaultdict(list)
     for f in facts.flows:
         groups[f.scope or ":" + f.target.split("[", 1)[0]].append(f"{f.target}<{f.source}")
+        if f.target.startswith("self."):  # a base class's `self.m()` may call what a subclass assigns to m:
+            groups[f"{f.scope}.{f.target[5:].split('.', 1)[0].split('[', 1)[0]}"].append(f.source)  # m is a name
         base = f.target.split("[", 1)[0]
         if f.scope and base != f.target and "." not in base and base != RETURN:  # d[k] = v in a function may
             groups[":" + base].append(f"{f.scope}>{f.target}<{f.source}")  # fill a module's d: d's readers depend

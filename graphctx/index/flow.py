@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import cached_property
 
-from graphctx.index import flowrules, properties
+from graphctx.index import declarations, flowrules, properties
 from graphctx.index.fixpoint import EMPTY
 from graphctx.index.scope import SELF, FileScope, Value
 from graphctx.index.symbols import CLASS_KINDS
@@ -22,7 +22,7 @@ from graphctx.index.flowpaths import (
 from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL, TYPED
 
 DECORATED = "@"
-FORWARDERS = frozenset({"functools.partial", "functools.partialmethod"})  # calling the result calls the first argument
+FORWARDERS = frozenset({"functools.partial", "functools.partialmethod", "contextlib.closing", "contextlib.nullcontext"})
 MAX_PATH_STEPS = 8  # calls and subscripts in one path
 MAX_SUBSCRIPTS = 3  # of them subscripts: deeper element paths multiply (`[1][][k]...`) and rarely hold a callee
 MAX_KEY_CHOICES = 16  # subscript suffixes tried for one read through variable keys
@@ -144,7 +144,7 @@ class FlowScope(FileScope):
             return {Value("literal", path[1:], "exact")}
         if path.startswith(TYPED) and path[1:].isidentifier():  # a literal of a builtin type: {} is a dict
             return {Value("external", path[1:], "external")}
-        if path.startswith(FORWARDED):  # partial(f, ...) calls f when called
+        if path.startswith(FORWARDED):  # the first argument: calling partial(f, ...) calls f; `with closing(x) as y`: y is x
             callee, _, argument = path[1:].partition("|")
             forwards = any(v.kind == "external" and v.ref in FORWARDERS for v in self.values(callee, scope))
             return self.values(argument, scope) if forwards else set()
@@ -335,10 +335,8 @@ class FlowScope(FileScope):
             return out | properties.returned(self, getter, suffix)
         if suffix:
             return out
-        if not any(v.kind == "function" for v in out):
-            member = self.table.find_member(value.ref, attr)
-            if member is not None:
-                out.add(Value(definition_value(member[0]).kind, member[0].id, "inferred", value.kind == "instance"))
+        if not any(v.kind == "function" for v in out):  # the member it defines (a stub: its overrides)
+            out |= declarations.member_values(self, value, attr)
         typed = self._attribute(value, attr)  # a declared attribute type (x: Foo in the class)
         if typed is not None and typed.kind == "instance":
             out.add(typed)

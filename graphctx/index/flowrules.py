@@ -43,15 +43,22 @@ def binding_level(name: str, scope: str, bound: dict[str, set[str]], is_class: C
 
 
 def external_attribute(value: Value, attr: str) -> set[Value]:
-    """`attr` of an external value or a literal key: the external name it derives (`dict.items`),
-    none for a protocol method, a name a loop spelled out, an attribute the builtin type lacks (the
-    variable holds something else too) or a store into a builtin container (value flow, kept as
-    such, not a call graphctx claims)."""
+    """`attr` of an external value or a literal key: the external name it derives (`dict.items`, and
+    `list.append` for a store: the call is the builtin's, what it stores is value flow), none for a
+    protocol method, a name a loop spelled out or an attribute the builtin type lacks (the variable
+    holds something else too)."""
     if value.kind == "literal":  # a constant key: a string or an integer
         value = Value("external", "str" if value.ref.startswith(("'", '"')) else "int", "external")
     builtin = BUILTIN_TYPES.get(value.ref)
     if attr.startswith("__") and attr.endswith("__") or not extends(value.ref, attr):
         return set()
-    if builtin is not None and (not hasattr(builtin, attr) or attr in STORES):
+    if builtin is not None and not hasattr(builtin, attr):
         return set()
     return {Value("external", f"{value.ref}.{attr}", "external")}
+
+
+def builtin_store(external: str) -> bool:
+    """Whether an external name is a store into a builtin container (`list.append`, `dict.update`):
+    it keeps what it is handed, calling none of it (no callback edge)."""
+    owner, _, attr = external.partition(":")[2].rpartition(".")
+    return owner in BUILTIN_TYPES and attr in STORES

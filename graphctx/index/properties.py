@@ -1,15 +1,18 @@
 """Properties as calls: reading `obj.x` where x is a property of obj's class runs its getter,
-`obj.x = v` its setter and `del obj.x` its deleter. The class must be known (self in the class and
-its subclasses, a local typed by construction, annotation or return type, value flow); a use on an
-object of unknown class is no edge. What a getter returns is what the attribute holds."""
+`obj.x = v` its setter and `del obj.x` its deleter; beyond Python, `Cls.x` runs a static property's.
+The class must be known (self in the class and its subclasses, a local typed by construction,
+annotation or return type, value flow); a use on an object of unknown class is no edge. What a
+getter returns is what the attribute holds."""
 
 from __future__ import annotations
 
-from graphctx.index.scope import CONFIDENCE
+from graphctx.index.scope import CONFIDENCE, SELF, Value
 from graphctx.index.symbols import Symbol
 from graphctx.parse.facts import RETURN
+from graphctx.parse.flows import vocabulary
 
 Accessors = dict[tuple[str, str], dict[str, Symbol]]  # (class qualified name, attribute) -> role -> accessor
+STATIC = "static-"  # the role of a static property's accessor, read off its class: "static-get"
 
 
 def accessors_of(scope) -> Accessors:
@@ -48,6 +51,8 @@ def accessor(scope, class_id: str, name: str, role: str) -> tuple[Symbol, int] |
                 return (found[role], depth) if role in found else None
             if name in table.members.get(cid, {}):  # a plain method or a nested class hides the bases' property
                 return None
+            if vocabulary(home.facts.language) is None and (sym.qualified_name, "self." + name) in home.bindings:
+                return None  # so does a declared field (Kotlin's `override val tags` in a constructor)
     return None
 
 
@@ -70,19 +75,25 @@ def property_edges(resolver) -> None:
     """A `calls` edge from each use of a property, on an object of known class, to its accessor:
     `exact` through self (0.9 from a base class), `inferred` otherwise, the confidence shared among
     the classes the object may be."""
+    flows = vocabulary(resolver.facts.language) is not None
+    methods = resolver.table.methods_by_name
     for use in resolver.facts.attributes:
         base, _, name = use.path.rpartition(".")
         if not base or base == "cls":  # (a property read off the class is the property object: no call)
             continue
+        if not flows and name not in methods and name + "_=" not in methods:  # no accessor has that name:
+            continue  # (most member reads; Python's `x = property(f)` names no method, so it asks each)
         found: dict[str, tuple[str, float]] = {}
-        values = [v for v in resolver.values(base, use.scope) if v.kind in ("instance", "super")]
+        values = [v for v in _receiver_values(resolver, base, use.scope) if v.kind in ("instance", "super", "class")]
         for value in values:
             for class_id in _classes(resolver, value):
-                hit = accessor(resolver, class_id, name, use.role)
+                hit = accessor(resolver, class_id, name, STATIC + use.role if value.kind == "class" else use.role)
                 if hit is None:
                     continue
                 sym, depth = hit
-                if value.kind == "super" or (value.resolution == "exact" and len(values) == 1):
+                if value.kind == "class":  # a static property read off its class, named as that class is
+                    found[sym.id] = (value.resolution, CONFIDENCE[value.resolution] * (1.0 if depth == 0 else 0.9))
+                elif value.kind == "super" or (value.resolution == "exact" and len(values) == 1):
                     found[sym.id] = ("exact", 1.0 if depth == 0 and value.kind != "super" else 0.9)
                 else:
                     found.setdefault(sym.id, ("inferred", CONFIDENCE["inferred"]))
@@ -94,8 +105,21 @@ def property_edges(resolver) -> None:
                           use.line)
 
 
+def _receiver_values(resolver, base: str, scope: str):
+    """What the object a property is read off may be: its value flow where the language has it, else
+    the class its name evidently has (`this` in the class, a typed or constructed variable or field)."""
+    if vocabulary(resolver.facts.language) is not None:  # (Python: a property read off a class is no call)
+        return [v for v in resolver.values(base, scope) if v.kind != "class"]
+    if base in SELF:
+        cls = resolver._enclosing_class(scope)
+        return [Value("instance", cls.id, "exact")] if cls is not None else []
+    value = resolver._value(base, scope)
+    return [value] if value is not None else []
+
+
 def _classes(resolver, value) -> list[str]:
-    """The class whose attribute a value reads: an instance's own, or for `super()` its bases in order."""
-    if value.kind == "instance":
+    """The class whose attribute a value reads: an instance's (or a class's) own, or for `super()` its
+    bases in order."""
+    if value.kind in ("instance", "class"):
         return [value.ref]
     return list(resolver.table.bases.get(value.ref, ()))

@@ -8,7 +8,8 @@ from __future__ import annotations
 import posixpath
 from functools import cached_property
 
-from graphctx.index import properties, textedges
+from graphctx.index import declarations, flowrules, properties, textedges
+from graphctx.index.evidence import CandidateEvidence
 from graphctx.index.flow import FlowScope
 from graphctx.index.flowpaths import NOT_CALLING, argument_for, callee_path
 from graphctx.index.naming import EXTERNAL_PREFIX, external_id, external_name, is_test_file, is_test_name, tested_stem
@@ -30,7 +31,7 @@ CALLABLE_KINDS = frozenset({"function", "class", "struct", "enum", "method"})
 Target = tuple[str, str, float]  # (target id, resolution, confidence)
 
 
-class FileResolver(FlowScope):
+class FileResolver(CandidateEvidence, FlowScope):
     """Resolves one file's facts against the symbol table."""
 
     # ---- entry points: structure first (for every file), then uses, once the class hierarchy is known
@@ -63,7 +64,8 @@ class FileResolver(FlowScope):
                 self._add(source, target, "calls", resolution, confidence, call.line)
             if call.args:
                 self._higher_order(call, targets)
-                if all(t[1] == "external" and external_name(t[0]) not in NOT_CALLING for t in targets):
+                if all(t[1] == "external" and external_name(t[0]) not in NOT_CALLING and not flowrules.builtin_store(t[0])
+                       for t in targets):
                     self._callbacks(source, call)
         properties.property_edges(self)
         for ref in self.facts.type_refs:
@@ -192,8 +194,12 @@ class FileResolver(FlowScope):
                     found = self.table.find_member(class_id, name)
                     if found is not None:
                         sym, depth = found
-                        return [(sym.id, "exact", 1.0 if depth == 0 and receiver != "super" else 0.9)]
-                return self._from_flow() or self._inherited_external(cls.id, name)
+                        below = self._overrides_below(cls.id, name) if receiver != "super" and declarations.declared(self, sym) else []
+                        return below or [(sym.id, "exact", 1.0 if depth == 0 and receiver != "super" else 0.9)]
+                found = self._from_flow()
+                if not found and receiver != "super" and self.table.external_base(cls.id) is None:
+                    found = self._overrides_below(cls.id, name)  # (an external base likely defines it)
+                return found or self._inherited_external(cls.id, name)
         elif receiver != "?":
             value = self._value(receiver, scope)
             if value is not None:
@@ -214,11 +220,26 @@ class FileResolver(FlowScope):
             return self._from_flow() or self._unknown_receiver(name)
         if value.kind in ("class", "instance"):
             found = self.table.find_member(value.ref, name)
+            below = self._overrides_below(value.ref, name) if found is not None and value.kind == "instance" \
+                and declarations.declared(self, found[0]) else []
+            if below:  # a stub of the declared type: what its subclasses implement
+                return below
             if found is not None:
                 resolution = "inferred" if value.kind == "instance" else value.resolution
                 return [(found[0].id, resolution, CONFIDENCE[resolution])]
             return self._from_flow() or self._inherited_external(value.ref, name)
         return self._unknown_receiver(name)
+
+    def _overrides_below(self, class_id: str, name: str) -> list[Target]:
+        """`self.m()` in a class that neither defines nor inherits m (a template method), or only declares
+        it (a stub): what its subclasses define as m or assign to `self.m` (declarations.py),
+        `inferred` when one, `ambiguous` when several."""
+        found = declarations.overrides(self, class_id, name)
+        if len(found) == 1:
+            return [(next(iter(found)), "inferred", CONFIDENCE["inferred"])]
+        if not found or len(found) > MAX_CANDIDATES:
+            return []
+        return [(target, "ambiguous", AMBIGUOUS / len(found)) for target in sorted(found)]
 
     def _inherited_external(self, class_id: str, name: str) -> list[Target]:
         """A member a known class lacks: inherited from its external base when it has one
@@ -241,34 +262,11 @@ class FileResolver(FlowScope):
         if found:
             return found
         call = getattr(self, "_site", None)
-        candidates = [s for s in self.table.methods_by_name.get(name, ()) if s.family == self.family]
-        candidates = self._best_evidence(candidates, call.receiver if call is not None else None, name)
+        candidates = [s for s in self.table.methods_by_name.get(name, ()) if s.family == self.family and self._reachable(s)]
+        candidates = self._overridden_dropped(self._best_evidence(candidates, call.receiver if call is not None else None, name))
         if not candidates:  # an attribute of an object we know nothing of: not resolved, not external
             return [(external_id(_call_text(call) if call is not None else "?." + name), "unresolved", 0.0)]
         return self._candidates(candidates, name, UNKNOWN_RECEIVER, MAX_RECEIVER_CANDIDATES)
-
-    def _best_evidence(self, candidates: list[Symbol], receiver: str | None, name: str) -> list[Symbol]:
-        """The methods an untyped `obj.name()` may call, kept by the strongest evidence any of them has:
-        the receiver is named like the method's class (`session.send` -> Session), then the class is
-        in this file or this class's hierarchy. A method name every builtin container, string or file
-        has (`get`, `items`, `read`) needs the first; other names keep every candidate (when few),
-        those of imported modules first."""
-        if not candidates or receiver == "super" or name.startswith("__"):  # (protocol methods: any class has them)
-            return []
-        owners = {s.id: self.table.owner_of(s) for s in candidates}
-        spoken = _words(receiver.rpartition(".")[2]) if receiver and receiver not in ("?", "super") else ""
-        named = [s for s in candidates if spoken and owners[s.id] is not None and _names_class(spoken, owners[s.id].name)]
-        if named:
-            return named
-        if name in self.rules.builtin_methods:
-            return []
-        cls = self._enclosing_class(self._site.scope) if getattr(self, "_site", None) is not None else None
-        related = set(self.table.lineage_ids(cls.id)) | set(self.table.subclass_ids(cls.id)) if cls is not None else set()
-        near = [s for s in candidates if s.path == self.path or (owners[s.id] is not None and owners[s.id].id in related)]
-        if near:
-            return near
-        # (an imported module's method is listed first, never alone: what a call returns is often elsewhere)
-        return sorted(candidates, key=lambda s: (self.path, s.path, "imports") not in self.edges)
 
     def _resolve_type(self, name: str, scope: str) -> list[Target]:
         if "." in name:
@@ -387,13 +385,3 @@ class FileResolver(FlowScope):
 def _call_text(call: Call) -> str:
     """What a call names, as written (a path for `d[k]()`): kept on an unresolved edge."""
     return call.callee or (f"{call.receiver}.{call.name}" if call.receiver else call.name)
-
-
-def _words(name: str) -> str:
-    return name.lower().replace("_", "")
-
-
-def _names_class(spoken: str, class_name: str) -> bool:
-    """Whether a variable's name says it holds that class: `session` for Session, `adapter` for HTTPAdapter."""
-    cls = _words(class_name)
-    return len(spoken) >= 3 and (cls == spoken or cls.endswith(spoken) or spoken.endswith(cls))

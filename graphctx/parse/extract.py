@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Query, QueryCursor
 
-from graphctx.parse import accessors, flowfacts, lambdas, languages, routes
+from graphctx.parse import accessors, flowfacts, lambdas, languages, members, routes, stubs
 from graphctx.parse import flows as flow
-from graphctx.parse.facts import RETURN, Accessor, Base, Binding, Call, Definition, FileFacts, Import, TypeRef
+from graphctx.parse.facts import RETURN, Accessor, Base, Binding, Call, Definition, FileFacts, Import, Stub, TypeRef
 
 CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"})
 # Wrappers whose span belongs to the definition inside them (decorators, `export`).
@@ -85,10 +85,18 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
                     call.callee = found[0] if len(found) == 1 else ""
                 if receiver and words and name.start_byte not in calls:  # ls.append(f): f is in ls
                     flowfacts.container_adds(facts, call, receiver[0], caps["call"][0], words)
+                roles = members.written(caps["call"][0])
+                if roles:  # Ruby's `obj.x = v` calls the writer `x=` (`obj.x += 1` the reader too)
+                    calls[("writer", name.start_byte)] = Call(call.scope, call.name + "=", call.receiver, call.line)
+                    if "get" not in roles:
+                        calls.pop(name.start_byte, None)
+                        continue
                 calls[name.start_byte] = call
         elif "attribute.use" in caps:
             if words is not None:
                 accessors.add_use(caps["attribute.use"][0], lambda n: _qname(scope_at(n)), words, uses)
+            else:  # a language without value flow: the member as a dotted name
+                members.add_use(caps["attribute.use"][0], _receiver, lambda n: _qname(scope_at(n)), uses)
         elif words is not None and any(key.startswith("flow.") for key in caps):
             flowfacts.add(facts, caps, scope_at, words, calls)
         elif "import" in caps:
@@ -135,6 +143,7 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
                 raw.append((nodes[0], capture[11:], caps))
             elif capture == "scope.impl":
                 raw.append((nodes[0], "impl", caps))
+    raw = _merge_accessors(raw)
     raw.sort(key=lambda item: (item[0].start_byte, -item[0].end_byte))
 
     scopes: list[_Scope] = []
@@ -169,21 +178,39 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
             if kind == "function" and (parent is not None and parent.kind in CLASS_LIKE or "receiver" in caps):
                 kind = "method"
             qualified = _join(owner, name)
-            accessor = accessors.decorated_role(node, name) if kind == "method" and facts.language == "python" else None
+            accessor = members.accessor(node, kind, name, caps, facts.language)
             if accessor is not None:  # a property's setter and deleter are entities beside its getter: `C.x.setter`
                 qualified += accessor[1]
-                facts.accessors.append(Accessor(owner, name, accessor[0], flow.DEFINITION + qualified, node.start_point[0] + 1))
+                if kind == "method":  # (a static property's is read off its class: `static-get`)
+                    role = ("static-" if members.is_static(caps) else "") + accessor[0]
+                    facts.accessors.append(Accessor(owner, accessor[3], role, flow.DEFINITION + qualified, node.start_point[0] + 1))
             scope = _Scope(node.start_byte, node.end_byte, kind, name, qualified, parent)
             definition = _definition(node, kind, name, qualified, caps)
-            if accessor is not None:  # the signature says what it is: `@property def area(self)`
-                definition.signature = f"{accessor[2]} {definition.signature}"[:MAX_SIGNATURE]
+            if accessor is not None:  # the signature says what it is: `@property def area(self)`, `int Area { get }`
+                definition.signature = (f"{accessor[2]} {definition.signature}" if accessor[2] else
+                                        members.signature(caps, accessor[0], definition.signature))[:MAX_SIGNATURE]
                 definition.sig_hash = _hash(definition.signature.encode())
             facts.definitions.append(definition)
+            if kind == "method" and facts.language == "python" and stubs.is_stub(node):  # its overrides run
+                facts.stubs.append(Stub(qualified, node.start_point[0] + 1))
             if "returns" in caps:  # what a call evidently yields: a binding of the function itself
                 facts.bindings.append(Binding(qualified, RETURN, _type_name(caps["returns"][0]), node.start_point[0] + 1))
         scopes.append(scope)
         stack.append(scope)
     return scopes
+
+
+def _merge_accessors(raw: list) -> list:
+    """One entry per definition node: a JavaScript `get x()` matches both the method pattern and the
+    accessor one, and the accessor's captures win."""
+    if not any("accessor.get" in caps or "accessor.set" in caps for _, _, caps in raw):
+        return raw
+    chosen: dict[tuple[int, int, str], tuple] = {}
+    for item in raw:
+        key = (item[0].start_byte, item[0].end_byte, item[1])
+        if key not in chosen or members.role(item[2]) is not None:
+            chosen[key] = item
+    return list(chosen.values())
 
 
 def _definition(node: Node, kind: str, name: str, qualified: str, caps: dict) -> Definition:

@@ -157,6 +157,14 @@ class AttributeUse:
 
 
 @dataclass(slots=True)
+class Stub:
+    """A function whose body only declares it (`...`, `raise NotImplementedError`): its overrides are the code."""
+
+    scope: str  # the function's qualified name
+    line: int
+
+
+@dataclass(slots=True)
 class Section:
     """A heading of a Markdown document (parse/documents.py) with the code names its text spans."""
 
@@ -191,6 +199,7 @@ class FileFacts:
     mounts: list[Mount] = field(default_factory=list)
     accessors: list[Accessor] = field(default_factory=list)
     attributes: list[AttributeUse] = field(default_factory=list)
+    stubs: list[Stub] = field(default_factory=list)
     complete: bool = field(default=True, compare=False, repr=False)  # False for structure-only facts
     rest: bytes | None = field(default=None, compare=False, repr=False)  # what structure-only facts left out
 
@@ -275,6 +284,7 @@ _LIST_TYPES = {
     "mounts": Mount,
     "accessors": Accessor,
     "attributes": AttributeUse,
+    "stubs": Stub,
 }
 _LISTS = tuple(_LIST_TYPES)
 _FIELD_NAMES = {t: tuple(f.name for f in fields(t)) for t in _LIST_TYPES.values()}
@@ -282,9 +292,10 @@ _FIELD_NAMES = {t: tuple(f.name for f in fields(t)) for t in _LIST_TYPES.values(
 _STRING_FIELDS = {t: (tuple(f.name for f in fields(t) if f.type in ("str", "str | None")),
                       tuple(f.name for f in fields(t) if f.type == "list[str]")) for t in _LIST_TYPES.values()}
 # What structure-only facts hold: what the structure pass reads (imports bound through value flow
-# read flows and parameters; a property's accessors), and the routes the main process writes.
-STRUCTURE_LISTS = frozenset({"imports", "bases", "bindings", "flows", "params", "accessors", "routes", "sections", "routers",
-                             "mounts"})
+# read flows and parameters; a property's accessors; the methods that only declare themselves), and
+# the routes the main process writes.
+STRUCTURE_LISTS = frozenset({"imports", "bases", "bindings", "flows", "params", "accessors", "stubs", "routes", "sections",
+                             "routers", "mounts"})
 
 
 class NotLoaded(tuple):

@@ -10,6 +10,9 @@ from graphctx.parse import accessors
 from graphctx.parse import flows as flow
 from graphctx.parse.facts import Accessor, Call, FileFacts, Flow, Param
 
+# Context managers whose `with m(x) as y` binds y to x (contextlib's, when the name proves to be theirs).
+ENTERED_AS_ARGUMENT = frozenset({"closing", "nullcontext"})
+
 
 def arguments(call: Node, words: flow.Vocabulary | None) -> list[str]:
     """A call's arguments as paths ([] for a language with no flow vocabulary or a nesting too deep)."""
@@ -62,7 +65,8 @@ def _add(facts: FileFacts, caps: dict, scope_at, words: flow.Vocabulary, calls: 
         calls.setdefault(("implicit", node.start_byte, name), Call(scope, name, "?", line, callee=callee, implicit=True))
 
     if capture == "flow.assign":
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        left = node.child_by_field_name("left") or node.child_by_field_name("name")  # (x := v) binds as x = v
+        right = node.child_by_field_name("right") or node.child_by_field_name("value")
         for target, source in flow.assignments(left, right, words):
             add(target, [source])
         if owner is not None and owner.kind == "class" and left is not None and left.type == "identifier" \
@@ -104,12 +108,21 @@ def _add(facts: FileFacts, caps: dict, scope_at, words: flow.Vocabulary, calls: 
         if value is not None and value.type == "as_pattern":
             alias = value.child_by_field_name("alias")
             value = value.named_children[0] if value.named_children else None
+        name = flow.target_name(alias, words) if alias is not None else None
         for path in flow.paths(value, words):
             implicit("__enter__", f"{path}.__enter__")
             implicit("__exit__", f"{path}.__exit__")
-            name = flow.target_name(alias, words) if alias is not None else None
             if name is not None:
                 add(name, [f"{path}.__enter__()"])
+        if name is not None and value is not None and value.type == words.call:  # closing(x), nullcontext(x): x
+            function = value.child_by_field_name("function")
+            callee = flow.paths(function, words) if function is not None else []
+            args = flow.arguments(value.child_by_field_name("arguments"), words)
+            last = callee[0].rpartition(".")[2] if len(callee) == 1 else ""
+            if last in ENTERED_AS_ARGUMENT and args and args[0] and "=" not in args[0] and not args[0].startswith("*"):
+                add(name, [f"{flow.FORWARDED}{callee[0]}|{args[0]}"])
+                if last == "closing":  # whose exit closes x
+                    implicit("close", f"{flow.FORWARDED}{callee[0]}|{args[0]}.close")
     elif capture == "flow.raise":
         value = node.named_children[0] if node.named_children else None
         if value is not None and value.type != words.call:  # raise C: C is instantiated

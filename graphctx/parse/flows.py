@@ -102,6 +102,8 @@ def paths(node: Node | None, words: Vocabulary) -> list[str]:
         return [f"{DEFINITION}{LAMBDA}{node.start_byte}>"]
     if kind == "assignment":  # a = b = value: the value of the inner assignment
         return paths(node.child_by_field_name("right"), words)
+    if kind == "named_expression":  # (x := value) is the value
+        return paths(node.child_by_field_name("value"), words)
     if kind == words.attribute:
         attribute, owner = node.child_by_field_name("attribute"), node.child_by_field_name("object")
         bases = _typed(owner.type, words) if owner is not None and owner.type in words.typed else paths(owner, words)

@@ -21,6 +21,17 @@ SOURCE_FOLDERS = ("", "src/", "lib/")  # where a script's package may live, in t
 LAYOUT_ROOTS = ("src", "lib")  # top-level folders whose contents are imported by their own names
 
 
+# The methods of the standard library's sockets and futures (asyncio's and concurrent.futures'), which
+# I/O code handles everywhere: named here rather than imported, as these modules are slow to import.
+RUNTIME_METHODS = frozenset({
+    "accept", "bind", "connect", "connect_ex", "detach", "dup", "fileno", "getpeername", "getsockname", "getsockopt",
+    "getblocking", "gettimeout", "listen", "makefile", "recv", "recv_into", "recvfrom", "recvfrom_into", "recvmsg",
+    "send", "sendall", "sendfile", "sendmsg", "sendto", "setblocking", "setsockopt", "settimeout", "shutdown",
+    "add_done_callback", "remove_done_callback", "cancel", "cancelled", "done", "exception", "result", "get_loop",
+    "set_result", "set_exception", "set_running_or_notify_cancel",
+})
+
+
 class PythonModules(ModuleIndex):
     """Every Python file under each dotted name it is importable by: from its top-level package's
     parent, and from the repository root."""
@@ -53,7 +64,7 @@ class PythonRules(LanguageRules):
     builtin_methods = frozenset(
         name for kind in (dict, list, str, bytes, set, tuple, int, float, io.IOBase, io.TextIOBase, io.BufferedIOBase,
                           pathlib.Path)
-        for name in dir(kind) if not name.startswith("__"))
+        for name in dir(kind) if not name.startswith("__")) | RUNTIME_METHODS
     super_calls_base = True
     test_file_patterns = (r"_test\.py$", r"(^|/)conftest\.py$")
     tested_file_patterns = (r"^test_(.+)\.py$", r"^(.+)_test\.py$")

@@ -1,0 +1,64 @@
+"""Methods that only declare themselves (parse/stubs.py: a body that is `...` or raises
+`NotImplementedError`, a typing stub in a mixin or an abstract method) and what overrides them. A
+call of one through `self` or on an object typed by its class reaches the overrides below it; among
+the candidates of a call on an object of unknown type an override stands for the declaration; and
+`self.m()` in a class that lacks m reaches what its subclasses define or assign as m. Functions of a
+file's resolver (flow.py's FlowScope), which keeps each file's declarations once read."""
+
+from __future__ import annotations
+
+from graphctx.index.flowpaths import definition_value
+from graphctx.index.scope import Value
+from graphctx.parse.facts import FileFacts
+from graphctx.parse.flows import vocabulary
+
+
+def declaration_scopes(facts: FileFacts) -> frozenset[str]:
+    """The qualified names of the file's methods that only declare themselves."""
+    return frozenset(stub.scope for stub in facts.stubs)
+
+
+def declared(scope, sym) -> bool:
+    """Whether a method only declares itself, read in its own file (stubs are Python's so far)."""
+    if sym.family != "python":
+        return False
+    home = scope._home(sym.path)
+    if home is None:
+        return False
+    found = vars(home).get("_declarations")
+    if found is None:
+        found = vars(home)["_declarations"] = declaration_scopes(home.facts)
+    return sym.qualified_name in found
+
+
+def overrides(scope, class_id: str, name: str) -> set[str]:
+    """What the subclasses of a class define as `name` or assign to `self.name` (through value flow,
+    where the language has it): the code a call of a method the class lacks or only declares reaches."""
+    table = scope.table
+    found: set[str] = set()
+    above = set(table.lineage_ids(class_id))  # (what a subclass inherits from there is no override)
+    flows = vocabulary(scope.facts.language) is not None
+    for sub in table.subclass_ids(class_id):
+        member = table.members.get(sub, {}).get(name)
+        if member is not None:
+            if member.kind in ("function", "method", "lambda"):
+                found.add(member.id)
+            continue
+        for value in scope.attribute_values(Value("instance", sub, "exact"), name) if flows else ():
+            sym = table.by_id.get(value.ref) if value.kind in ("function", "class") else None
+            owner = table.owner_of(sym) if sym is not None else None
+            if sym is not None and (owner is None or owner.id not in above):
+                found.add(sym.id)
+    return found
+
+
+def member_values(scope, value: Value, name: str) -> set[Value]:
+    """The member `name` a class or its instance has: the one its lineage defines, or, when that only
+    declares itself and the value is an instance, the overrides below its class."""
+    member = scope.table.find_member(value.ref, name)
+    if member is None:
+        return set()
+    below = overrides(scope, value.ref, name) if value.kind == "instance" and declared(scope, member[0]) else set()
+    bound = value.kind == "instance"
+    return {Value(definition_value(scope.table.by_id[found]).kind, found, "inferred", bound)
+            for found in (sorted(below) or [member[0].id])}
