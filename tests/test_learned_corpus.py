@@ -170,3 +170,18 @@ def test_relative_columns_are_per_text():
     rel = wide[:, len(BASE_FEATURES) + RELATIVE.index("name_words")]
     assert rel.tolist() == [1.0, 0.5, 0.0, 0.0]
     assert with_relative(np.zeros((0, len(BASE_FEATURES)))).shape == (0, len(FEATURES))
+
+
+def test_within_text_ranks_do_not_grow_with_the_text():
+    """A long text's overlaps are all larger, but the candidates' ranks within it are the same."""
+    from graphctx.context.features import within_text_ranks
+
+    col = FEATURES.index("name_words")
+    short, long = np.zeros((4, len(FEATURES))), np.zeros((4, len(FEATURES)))
+    short[:, col] = [0.2, 0.1, 0.0, 0.1]
+    long[:, col] = [0.9, 0.6, 0.0, 0.6]
+    both = within_text_ranks(np.vstack([short, long]), [col], np.array([0, 0, 0, 0, 1, 1, 1, 1]))
+    assert both[:4, col].tolist() == both[4:, col].tolist() == [1.0, 0.75, 0.0, 0.75]
+    assert np.array_equal(within_text_ranks(short, [col]), both[:4])  # one text alone, as at query time
+    other = FEATURES.index("lines")
+    assert np.array_equal(both[:, other], np.zeros(8))  # columns not named stay as they are
