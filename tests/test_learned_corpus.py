@@ -185,3 +185,31 @@ def test_within_text_ranks_do_not_grow_with_the_text():
     assert np.array_equal(within_text_ranks(short, [col]), both[:4])  # one text alone, as at query time
     other = FEATURES.index("lines")
     assert np.array_equal(both[:, other], np.zeros(8))  # columns not named stay as they are
+
+
+def test_dev_with_bench_writes_the_results_a_bench_run_gives(history):
+    """--bench runs `graphctx bench run`'s systems on each issue's walked tree: the same ranks as a
+    run that materialises each base commit apart, read back by `graphctx bench report`; --resume then
+    leaves alone the issues that have features and every system's result."""
+    features_of(history, window=1)
+    data = history["base"] / "data-window-1"
+    dev_set = data / "sets" / "owner__cfg.jsonl"
+    walked, separate = history["base"] / "bench-walked", history["base"] / "bench-separate"
+    corpus(history, "dev", data, "--set", str(dev_set), "--bench", str(walked), "--systems", "graphctx,bm25-functions")
+    run = subprocess.run([sys.executable, "-m", "graphctx.cli.main", "bench", "run", str(dev_set), "--repos-dir",
+                          str(history["repos"]), "--cache-dir", str(history["base"] / "bench-cache"), "-o", str(separate),
+                          "--systems", "graphctx,bm25-functions", "--budgets", "4000"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    ids = [json.loads(line)["instance_id"] for line in dev_set.read_text().splitlines()]
+    assert ids
+    for system in ("graphctx", "bm25-functions"):
+        for instance_id in ids:
+            mine = json.loads((walked / "instances" / system / f"{instance_id}.json").read_text())
+            theirs = json.loads((separate / "instances" / system / f"{instance_id}.json").read_text())
+            assert mine["ranks"] == theirs["ranks"] and mine["config"] == theirs["config"]
+    report = subprocess.run([sys.executable, "-m", "graphctx.cli.main", "bench", "report", str(walked)],
+                            capture_output=True, text=True)
+    assert report.returncode == 0 and "| bm25-functions |" in report.stdout, report.stderr
+    again = corpus(history, "dev", data, "--set", str(dev_set), "--resume", "--bench", str(walked),
+                   "--systems", "graphctx,bm25-functions")
+    assert not any(instance_id in again.stderr for instance_id in ids)  # nothing was ranked again

@@ -35,6 +35,7 @@ import numpy as np
 
 from graphctx.bench.gitrepo import BenchError, find_git_dir, first_parent_log, git
 from graphctx.bench.instances import HistoryOptions, Instance, derive_instance, load_jsonl, top_keys, write_jsonl
+from graphctx.bench.runner import RunConfig, is_done, run_on_tree
 from graphctx.context.features import FEATURES
 from graphctx.project import Project
 
@@ -238,6 +239,11 @@ def cmd_dev(args) -> int:
     out = args.data / "features" / f"dev-{args.set.stem}{part}.npz"
     rows = stored_rows(out, instances) if args.resume and out.exists() else []
     done = {inst.instance_id for inst, _ in rows}
+    if args.bench:  # an issue is done when its features and every system's result are
+        config = bench_config(args)
+        done = {i for i in done if all(is_done(config, s, inst) for inst in instances if inst.instance_id == i
+                                       for s in config.systems)}
+        rows = [(inst, r) for inst, r in rows if inst.instance_id in done]
     started = time.perf_counter()
     for repo in sorted({i.repo for i in instances}):
         git_dir = find_git_dir(args.repos_dir, repo)
@@ -253,12 +259,29 @@ def cmd_dev(args) -> int:
             project.index()
             rows.append((inst, instance_rows(project, inst, args.candidates)))
             save(out, rows)
-            say(f"  {inst.instance_id}: {len(rows)}/{len(instances)} in {time.perf_counter() - started:.0f} s")
+            bench = bench_instance(args, inst, tree) if args.bench else ""
+            say(f"  {inst.instance_id}: {len(rows)}/{len(instances)} in {time.perf_counter() - started:.0f} s {bench}")
         if project is not None:
             project.close()
     counts = save(out, rows)
     say(f"{args.set}: {counts}")
     return 0
+
+
+def bench_config(args) -> RunConfig:
+    return RunConfig(args.repos_dir, args.data / "bench-cache", args.bench, tuple(args.systems.split(",")),
+                     budgets=(args.budget,))
+
+
+def bench_instance(args, inst: Instance, tree: Path) -> str:
+    """`graphctx bench run`'s systems on this issue, over the walked tree (indexed at its base commit):
+    the same result files as a run of its own, so `graphctx bench report` reads them."""
+    config = bench_config(args)
+    todo = [system for system in config.systems if not is_done(config, system, inst)]
+    if not todo:
+        return ""
+    summary = run_on_tree(config, inst, todo, tree)
+    return " ".join(f"{k}={v}" for k, v in summary["systems"].items())
 
 
 def stored_rows(path: Path, instances: list[Instance]) -> list[tuple[Instance, dict]]:
@@ -302,6 +325,11 @@ def main(argv=None) -> int:
             p.add_argument("--set", type=Path, required=True)
             p.add_argument("--repo-filter")
             p.add_argument("--resume", action="store_true", help="keep the issues the feature file already holds")
+            p.add_argument("--bench", type=Path, help="also run `graphctx bench run`'s systems on each issue's walked "
+                           "tree, writing their results here (read them with `graphctx bench report`)")
+            p.add_argument("--systems", default="graphctx,graphctx-learned,graphctx-semantic,bm25-functions,bm25-files",
+                           help="the systems --bench runs (comma-separated)")
+            p.add_argument("--budget", type=int, default=4000, help="the token budget --bench packs to (default 4000)")
     args = parser.parse_args(argv)
     return args.run(args)
 
