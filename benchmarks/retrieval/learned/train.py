@@ -46,6 +46,7 @@ ROUNDS = 100
 MAX_ROUNDS = 400  # cross-validation's ceiling; early stopping picks the rounds below it
 EARLY_STOP = 40
 ISSUE_LIKE_WORDS = 25  # words of prose in a message that reads like an issue (dev issues: a few hundred)
+SEMANTIC_WEIGHT = 0.5  # the blend weight of the embedding's cosine (embedding.py's cross-validation)
 BASE_FEATURE = "hand_score"  # the trees learn corrections to BASE_WEIGHT x the hand-set blend's score
 # Ablations: which feature columns a model may use.
 TEXT_ONLY = {"own_text", "field_words", "field_signature", "field_doc", "field_body", "file_text", "file_named",
@@ -370,7 +371,11 @@ def main(argv=None) -> int:
             continue
         data = prepared(data, chosen)
         hand_hits, learned_hits = hits(data, None), hits(data, predict(model, data["x"]))
+        # The code embedding's cosine added to the blend offline (graphctx-semantic: blend.semantic=0.5).
+        with_semantic = data["x"][:, FEATURES.index(BASE_FEATURE)] + SEMANTIC_WEIGHT * data["x"][:, FEATURES.index("semantic")]
         report["sets"][name] = {"hand-set": evaluate(data, None), "learned": evaluate(data, predict(model, data["x"])),
+                                "hand-set+semantic": evaluate(data, with_semantic),
+                                "semantic_paired": paired_test(hand_hits, hits(data, with_semantic)),
                                 "paired": paired_test(hand_hits, learned_hits),
                                 "exact_trees": sum(1 for m in data["meta"] if m.get("exact", True))}
         print(f"{name}: learned ({chosen}) {report['sets'][name]['paired']}, hand-set first "
