@@ -213,3 +213,34 @@ def test_dev_with_bench_writes_the_results_a_bench_run_gives(history):
     again = corpus(history, "dev", data, "--set", str(dev_set), "--resume", "--bench", str(walked),
                    "--systems", "graphctx,bm25-functions")
     assert not any(instance_id in again.stderr for instance_id in ids)  # nothing was ranked again
+
+
+def test_evaluate_reports_the_hand_set_the_embedding_and_a_model_on_stored_features(tmp_path):
+    """Two dev issues of 12 candidates: the first's gold ranked first by the hand-set blend, the
+    second's eleventh; the cosine of that gold is high, so the embedding in the blend finds both."""
+    from graphctx.context.features import BASE_FEATURES
+
+    x = np.zeros((24, len(BASE_FEATURES)))
+    x[:, BASE_FEATURES.index("hand_score")] = np.tile(np.linspace(1.0, 0.5, 12), 2)
+    y = np.zeros(24, dtype=np.int8)
+    y[0] = y[12 + 10] = 1
+    x[12 + 10, BASE_FEATURES.index("semantic")] = 1.0
+    keys = [f"m.py:f{i}" for i in range(12)]
+    meta = [{"instance_id": f"i{n}", "repo": "o/r", "lexical": n == 0, "gold": [keys[0] if n == 0 else keys[10]],
+             "keys": keys, "exact": True, "text": "t"} for n in range(2)]
+    (tmp_path / "features").mkdir()
+    np.savez_compressed(tmp_path / "features" / "dev-set.npz", x=x, y=y, group=np.repeat([0, 1], 12),
+                        features=np.array(BASE_FEATURES), meta=np.array(json.dumps(meta)))
+    out = tmp_path / "report.json"
+    result = subprocess.run([sys.executable, str(LEARNED / "evaluate.py"), "--data", str(tmp_path), "--json", str(out)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())["dev"]
+    assert report["hand-set"]["all"] == {"n": 2, "acc@5": 50.0, "acc@10": 50.0, "mrr": 54.5}
+    assert report["hand-set"]["non-lexical"]["acc@10"] == 0.0
+    assert report["hand-set+semantic"]["all"]["acc@10"] == 100.0
+    assert report["hand-set+semantic"]["paired_vs_hand_set"]["wins"] == 1
+    assert report["learned:shipped"]["all"]["n"] == 2 and report["learned:shipped"]["repositories"]["o/r"]["n"] == 2
+    bad = subprocess.run([sys.executable, str(LEARNED / "evaluate.py"), "--data", str(tmp_path), "--model", "x=/no/such.json"],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "cannot read the ranker file" in bad.stderr and "Traceback" not in bad.stderr

@@ -383,6 +383,11 @@ def main(argv=None) -> int:
     if args.shift and sets["dev"] is not None:
         report["shift"] = [{"feature": f, "train": round(a, 3), "dev": round(b, 3), "std_diff": round(d, 2)}
                            for f, a, b, d in shift(train_data, sets["dev"])[:12]]
+        if RANKED.get(chosen):  # what the chosen model reads: its ranked columns
+            report["shift_as_read"] = [
+                {"feature": f, "train": round(a, 3), "dev": round(b, 3), "std_diff": round(d, 2)}
+                for f, a, b, d in shift(prepared(train_data, chosen), prepared(sets["dev"], chosen))
+                if FEATURES.index(f) in columns_of(which)][:12]
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n")
     print(json.dumps(report, indent=1))
