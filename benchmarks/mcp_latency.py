@@ -4,7 +4,7 @@ and driven by the MCP SDK's client.
     cold start   spawn -> initialize -> first get_context answer, on an indexed repository, several
                  times (a fresh process each time)               [target <= 1.5 s]
     steady       get_context round trips over one session, on random functions, methods and
-                 classes, after a warm-up: p50 and p95            [target p50 <= 25 ms]
+                 classes, after a warm-up: p50 and p95            [target p50 <= 15 ms, p95 <= 60 ms]
 
     python benchmarks/mcp_latency.py                      # this repository
     python benchmarks/mcp_latency.py --repo /path/to/repo --calls 300 --budget 4000
@@ -32,7 +32,8 @@ from graphctx.context import api
 from graphctx.index import store
 
 COLD_TARGET_S = 1.5
-P50_TARGET_MS = 25.0
+P50_TARGET_MS = 15.0
+P95_TARGET_MS = 60.0
 
 
 def main() -> None:
@@ -64,7 +65,7 @@ def main() -> None:
     times_ms = sorted(t * 1000 for t in times)
     p50, p95 = percentile(times_ms, 50), percentile(times_ms, 95)
     print(f"steady get_context over stdio: p50 {p50:.1f} ms, p95 {p95:.1f} ms, max {times_ms[-1]:.1f} ms "
-          f"over {len(times_ms)} calls ({errors} error results)  [target p50 <= {P50_TARGET_MS:.0f} ms]")
+          f"over {len(times_ms)} calls ({errors} error results)  [target p50 <= {P50_TARGET_MS:.0f} ms, p95 <= {P95_TARGET_MS:.0f} ms]")
 
 
 def sample_entities(root: Path, n: int, seed: int) -> list[str]:

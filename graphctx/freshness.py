@@ -38,8 +38,21 @@ class Freshness:
         self.last_run_at: float | None = None
         self.last_error: str | None = None
         self.watching = False  # set by a watcher while it runs: an unknown name then waits for its news
+        self._started = False  # whether start_catch_up ran
 
     # ---- index runs
+
+    def start_catch_up(self) -> None:
+        """Once per process: on threads of their own, an incremental run for files that changed while no
+        process watched (answers wait for it), and the warm-up. A server calls it as soon as its index
+        is known usable, so both go on while the MCP SDK loads."""
+        with self._state:
+            if self._started:
+                return
+            self._started = True
+            self._seen += 1
+        threading.Thread(target=self.sync, name="graphctx-catch-up", daemon=True).start()
+        threading.Thread(target=self.warm, name="graphctx-warm-up", daemon=True).start()
 
     def mark(self) -> None:
         """Something changed in the tree: the next sync runs the indexer."""

@@ -113,7 +113,9 @@ class Project(MemoryVerbs, PackageFacts):
 
     def index(self, *, full: bool = False, progress: Progress | None = None, verify: bool = False) -> IndexResult:
         """Build or update the index (incremental; `full` rebuilds, `verify` checks an existing file first)."""
-        return _api().index(self.root, full=full, progress=progress, verify=verify, keeper=self.kept_symbols)
+        from graphctx.index.indexer import index_repository  # (not through the answering code: `graphctx index` needs none)
+
+        return index_repository(self.root, full=full, progress=progress, verify=verify, keeper=self.kept_symbols)
 
     def refresh(self) -> IndexResult:
         """Bring an existing index up to date with the working tree; a missing index is an error."""

@@ -5,9 +5,11 @@ project (real tree-sitter, real SQLite, real files) and compares the incremental
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +19,7 @@ from hypothesis import strategies as st
 
 from conftest import index_tables, query_index, write_tree
 from graphctx.graph import loader
-from graphctx.index import resolution, store
+from graphctx.index import checked, resolution, store
 from graphctx.index.indexer import index_repository
 from graphctx.index.resolution import TableKeeper
 from graphctx.index.store import reads
@@ -443,6 +445,31 @@ def test_noop_run_parses_nothing_and_keeps_generation(project_root):
     assert result.generation == before
 
 
+def test_a_noop_run_writes_nothing(tmp_path):
+    """Once no file is within the racy window of the last scan, a run that finds nothing new, gone
+    or changed leaves the index file and its log as they were (their change times included), so
+    `graphctx index` right after it needs no quick_check either; one that finds a new skip or a
+    touched file writes again."""
+    root = write_tree(tmp_path / "repo", render(starting_project()))
+    past = time.time_ns() - 60_000_000_000
+    for path in root.rglob("*.py"):
+        os.utime(path, ns=(past, past))
+    index_repository(root, workers=1, verify=True)
+    db_path = store.index_path(root)
+    before = checked.state(db_path)
+    for _ in range(2):
+        result = index_repository(root, workers=1, verify=True)
+        assert (result.parsed, result.generation) == (0, 1)
+        assert checked.state(db_path) == before and checked.unchanged(db_path)
+    write_tree(root, {"logo.png": "not really a picture"})  # skipped by its name: a new skip to record
+    os.utime(root / "logo.png", ns=(past, past))
+    index_repository(root, workers=1)
+    assert checked.state(db_path) != before
+    conn = store.connect(db_path, readonly=True)
+    assert ("logo.png", "binary format") in [row[:2] for row in reads.skipped(conn)]
+    conn.close()
+
+
 def test_touch_without_change_parses_nothing(project_root):
     before = index_tables(project_root)
     generation = index_repository(project_root, workers=1).generation
@@ -532,6 +559,24 @@ def test_a_kept_table_and_connection_follow_the_index_file(project_root, tmp_pat
     assert (result.parsed, result.generation) == (1, 2)
     assert_same_as_full(project_root, tmp_path / "full")
     assert snapshot_matches_rows(project_root)
+
+
+def test_what_a_keeper_keeps_is_frozen_out_of_the_collector_until_it_is_cleared(project_root, tmp_path):
+    """A kept run freezes the objects alive (the kept table among them) out of the cycle collector's
+    passes, so an edit does not walk them; clearing the keeper thaws them, and the edits made
+    meanwhile still equal a full rebuild."""
+    gc.unfreeze()
+    keeper = TableKeeper()
+    write_tree(project_root, {"helpers.py": "from pkg import Engine\n\ndef go():\n    return Engine().run()\n"})
+    assert index_repository(project_root, workers=1, keeper=keeper).parsed == 1
+    frozen = gc.get_freeze_count()
+    assert frozen > 0
+    write_tree(project_root, {"helpers.py": "from pkg import Engine\n\ndef go():\n    return Engine().step()\n"})
+    assert index_repository(project_root, workers=1, keeper=keeper).parsed == 1
+    assert gc.get_freeze_count() >= frozen
+    keeper.clear()
+    assert gc.get_freeze_count() == 0
+    assert_same_as_full(project_root, tmp_path / "full")
 
 
 def test_a_kept_scope_that_binds_everything_of_a_changed_module_is_not_used_again(tmp_path):

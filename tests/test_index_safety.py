@@ -25,7 +25,7 @@ from mcp import Client, StdioServerParameters
 
 from conftest import index_tables, write_tree
 from graphctx import Project
-from graphctx.index import store
+from graphctx.index import checked, store
 from graphctx.index.indexer import index_repository
 
 REPO = Path(__file__).resolve().parents[1]
@@ -423,6 +423,43 @@ def test_damaged_pages_are_found_by_quick_check_or_by_the_run_and_rebuilt(tmp_pa
         index_repository(root, workers=1, full=True)
     assert "is damaged" in rebuild_warnings(caplog)[0]
     assert index_tables(root) == index_tables(scratch)
+
+
+def test_only_a_file_written_since_a_checked_run_is_read_whole_again(tmp_path, caplog):
+    """`graphctx index` reads every page (quick_check) only of an index that is not as a checked run
+    left it: damage written behind its back is found, even with the file's modification time put back."""
+    root = write_tree(tmp_path / "repo", big_tree(40))
+    path = store.index_path(root)
+    assert cli("index", "-q", cwd=root).returncode == 0  # a fresh file, written and closed by a checked run
+    assert checked.unchanged(path)
+    assert cli("index", "-q", cwd=root).returncode == 0  # a no-op: still as the mark says
+    assert checked.unchanged(path)
+
+    before = os.stat(path)
+    damage_pages(root, "edge_keys")  # what the cheap check and a no-op run cannot see
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert not checked.unchanged(path)  # the change time moved all the same
+    rebuilt = cli("index", "-q", cwd=root)
+    assert rebuilt.returncode == 0 and "is damaged" in rebuilt.stderr and "rebuilding it" in rebuilt.stderr
+    assert checked.unchanged(path)
+
+
+def test_the_checked_mark_is_what_spares_the_check(tmp_path, caplog):
+    """The other side: a file marked as checked is trusted by a verifying run (the mark is written
+    only by a run that checked the file and closed it with no one else writing it), and a run
+    without the mark reads every page again."""
+    root = write_tree(tmp_path / "repo", big_tree(40))
+    path = store.index_path(root)
+    index_repository(root, workers=1, verify=True)
+    damage_pages(root, "edge_keys")
+    checked.mark(path)  # as if the damage had been there when a run checked the file
+    with caplog.at_level(logging.WARNING, logger="graphctx"):
+        index_repository(root, workers=1, verify=True)
+    assert rebuild_warnings(caplog) == []
+    checked.forget(path)
+    with caplog.at_level(logging.WARNING, logger="graphctx"):
+        index_repository(root, workers=1, verify=True)
+    assert "is damaged" in rebuild_warnings(caplog)[0]
 
 
 def test_a_reader_follows_an_index_rebuilt_as_a_new_file(tmp_path):

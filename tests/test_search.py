@@ -1,6 +1,7 @@
 """Search ranks an exact name first in any case, above prefix and full-text matches, and a kind
 filter applies before matches are cut, so it lists every match of that kind. Checked through the
-library, the `graphctx search` command (a subprocess) and the MCP search tool."""
+library, the `graphctx search` command (a subprocess) and the MCP search tool; the full-text query
+without a kind gives the rows of the query that joins every match first."""
 
 from __future__ import annotations
 
@@ -132,3 +133,17 @@ def test_the_search_tool(repo):
         server.graphctx_state.fresh.stop()
     assert by_name.structured_content["hits"][0]["id"] == "app/session.py::Session"
     assert len(by_kind.structured_content["hits"]) == 3
+
+
+@pytest.mark.parametrize("match", ['"widget"', '"session" OR "user" OR "widget"', '"cookie" OR "refresh"'])
+def test_full_text_without_a_kind_picks_the_same_rows_as_joining_first(repo, match):
+    """The full-text query picks its best rows inside FTS5 before the join when no kind filters them:
+    the rows and their order are those of the query that joins every match first."""
+    from graphctx.index.store import connect, index_path, reads
+
+    conn = connect(index_path(repo), readonly=True)
+    weights = (4.0, 2.0, 1.0, 0.5)
+    joined_first = conn.execute(
+        "SELECT e.id, bm25(entities_fts, ?, ?, ?, ?) AS s FROM entities_fts f JOIN entities e ON e.rowid = f.rowid"
+        " WHERE entities_fts MATCH ? ORDER BY s LIMIT ?", (*weights, match, 25)).fetchall()
+    assert joined_first and reads.full_text(conn, match, weights, None, 25) == joined_first

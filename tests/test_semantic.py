@@ -69,9 +69,17 @@ def repo(tmp_path_factory):
 
 
 def stored(root: Path) -> dict[str, tuple[str, list[str]]]:
+    """path -> (content hash, embedded ids) of each stored row; its ids are those of the index's
+    current entities when the row's digest of them matches."""
     with sqlite3.connect(root / ".graphctx" / "index.db") as conn:
-        return {path: (digest, json.loads(ids)) for path, digest, ids in conn.execute(
-            "SELECT path, hash, ids FROM entity_vectors")}
+        ids_of: dict[str, list[str]] = {}
+        for path, entity_id in vectors.table.entity_ids(conn, vectors.KINDS):
+            ids_of.setdefault(path, []).append(entity_id)
+        rows = {}
+        for path, digest, _, ids, _ in vectors.table.stored_rows(conn):
+            assert ids == vectors.ids_digest(ids_of.get(path, []))
+            rows[path] = (digest, ids_of.get(path, []))
+        return rows
 
 
 # ---- the model file
@@ -162,11 +170,44 @@ def test_an_edit_embeds_the_changed_file_alone(tmp_path):
     assert "shop/images.py" not in stored(root)
 
 
+def test_stored_vectors_are_close_to_computed_ones_and_checked_against_the_entities(tmp_path):
+    root = write_tree(tmp_path / "repo", PROJECT)
+    index_repository(root)
+    model = embedding.shipped()
+    with sqlite3.connect(root / ".graphctx" / "index.db") as conn:
+        from_rows = vectors.read(conn, model)
+        made_by_the_parsers = sorted(vectors.table.stored_rows(conn))
+        conn.execute("DELETE FROM entity_vector_rows")
+        computed = vectors.read(conn, model)
+        assert from_rows.ids == computed.ids
+        assert np.abs(from_rows.matrix - computed.matrix).max() <= np.abs(computed.matrix).max() / 200
+        assert vectors.refresh(conn, model) == len(PROJECT)
+        assert sorted(vectors.table.stored_rows(conn)) == made_by_the_parsers  # the same rows, from the index
+        # A row whose ids are not the entities' (an index written by another version) is not trusted.
+        conn.execute("UPDATE entity_vector_rows SET ids = ?, vectors = ? WHERE path = 'shop/config.py'",
+                     (vectors.ids_digest(["other"]), vectors.pack(np.ones((1, model.dim), dtype=np.float32))))
+        conn.commit()
+        config = [i for i, entity_id in enumerate(from_rows.ids) if entity_id.startswith("shop/config.py::")]
+        assert config == [0, 1, 2]  # computed again, exactly; the other rows read back
+        assert np.array_equal(vectors.read(conn, model).matrix, np.vstack([computed.matrix[:3], from_rows.matrix[3:]]))
+
+
+def test_the_float16_table_of_earlier_versions_is_dropped(tmp_path):
+    root = write_tree(tmp_path / "repo", PROJECT)
+    index_repository(root)
+    with sqlite3.connect(root / ".graphctx" / "index.db") as conn:
+        conn.execute("CREATE TABLE entity_vectors (path TEXT PRIMARY KEY, hash, model, ids, vectors)")
+    (root / "shop" / "mail.py").write_text(PROJECT["shop/mail.py"] + "\n\ndef send_refund(address):\n    pass\n")
+    index_repository(root)
+    with sqlite3.connect(root / ".graphctx" / "index.db") as conn:
+        assert not conn.execute("SELECT name FROM sqlite_schema WHERE name = 'entity_vectors'").fetchall()
+
+
 def test_an_index_without_vectors_still_answers(tmp_path):
     root = write_tree(tmp_path / "repo", PROJECT)
     index_repository(root)
     with sqlite3.connect(root / ".graphctx" / "index.db") as conn:
-        conn.execute("DROP TABLE entity_vectors")
+        conn.execute("DROP TABLE entity_vector_rows")
     hits = Project(root, find=False).search("resize a photo into a small picture", mode="semantic", limit=2).hits
     assert hits and hits[0].id == "shop/images.py::make_thumbnail"
 

@@ -1,8 +1,10 @@
 """A new process's first answer: a context answer from a fresh CLI process (ranking on numpy, no
 scipy, no networkx) equals the one a warm Project gives (ranking on scipy's compiled products); the
 one-shot path does not load what it never uses; a stdio MCP server started on a fresh index answers
-initialize, tools/list and get_context in sequence, and one started on an index with damaged pages
-(found by the page check that now runs beside the SDK's import) rebuilds it before answering."""
+initialize, tools/list and get_context in sequence, one started on an index with damaged pages
+(found by the page check that now runs beside the SDK's import) rebuilds it before answering, and
+one started after a file changed answers with the change (the catch-up run, also beside the import);
+an answer packed again at a smaller budget reuses its ranking and equals a fresh one."""
 
 from __future__ import annotations
 
@@ -95,3 +97,30 @@ def test_a_server_rebuilds_an_index_with_damaged_pages_before_answering(tmp_path
     assert "repo.save(name)" in text
     done = run_graphctx("show", "create_item", "--json", cwd=root)
     assert done.returncode == 0 and "shop/service.py::validate" in done.stdout  # the edges are back
+
+
+def test_a_file_changed_while_no_server_ran_is_in_its_first_answer(tmp_path):
+    """The catch-up index run starts beside the SDK's import now: the first answer still waits for it."""
+    root = make_shop(tmp_path / "shop")
+    (root / "shop" / "audit.py").write_text(  # a new file: no file the old index knows has changed
+        "from shop.service import create_item\n\n\ndef audit(name):\n    return create_item(name)\n", encoding="utf-8")
+    tools, text = session_in_sequence(root)
+    assert "shop/audit.py::audit" in text
+
+
+def test_an_answer_packed_again_smaller_ranks_once_and_equals_a_fresh_one(shop_repo):
+    """A peers line or feedback packs an answer again: the ranking is kept, not redone, and unchanged."""
+    with Project(shop_repo, ephemeral=False) as project:
+        project.context("create_item", token_budget=1500)
+        again = project.context("create_item", token_budget=700, format="json")[1]
+        kept = project.graph.cache["recent-rankings"]
+        assert len(kept) == 1
+        ranking = next(iter(kept.values()))
+        with pytest.raises(AttributeError):
+            ranking[0].score = 0.0  # candidates are frozen: one ranking serves several packings
+        project.intent("debug", TEXTS[0], token_budget=1500)
+        text_again = project.intent("debug", TEXTS[0], token_budget=700, format="json")[1]
+        assert len(kept) == 2
+    with Project(shop_repo, ephemeral=False) as fresh:
+        assert json.loads(again) == json.loads(fresh.context("create_item", token_budget=700, format="json")[1])
+        assert json.loads(text_again) == json.loads(fresh.intent("debug", TEXTS[0], token_budget=700, format="json")[1])

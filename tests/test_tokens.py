@@ -1,14 +1,18 @@
 """context/tokens.py: the ranks of the bundled encoding are cached in marshal form and counts from
-the cached copy equal tiktoken's own; a damaged or unwritable cache only costs the slower load."""
+the cached copy equal tiktoken's own; a damaged or unwritable cache only costs the slower load; a
+text counted by its lines (each line's count remembered) counts what the whole text does."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import tiktoken
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphctx.context import tokens
 
@@ -61,3 +65,37 @@ def test_a_cache_path_that_is_a_file_still_counts(tmp_path):
     blocker.write_text("not a folder")
     assert counted_in_a_new_process(blocker) > 0
     assert blocker.read_text() == "not a folder"
+
+
+# Characters where pre-tokenizer pieces meet: every kind of whitespace (Unicode's, and what only
+# Python calls whitespace), letters, digits, apostrophes, punctuation, a non-Latin script and an emoji.
+TRICKY = " \t\n\r\x0b\x0c\x1c\x85\xa0\u2028\u3000aZé'sdmtlv0123456789#/()[]{}.,:;=+-*_\"\\<|>dégâts日本🐍"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(alphabet=TRICKY, max_size=12), max_size=30))
+def test_counting_by_lines_equals_counting_the_whole_text(pieces):
+    text = "\n".join(pieces)
+    expected = len(tokens.encoding().encode(text, disallowed_special=()))
+    assert tokens.count(text) == expected
+    assert tokens.count(text) == expected  # again, from the remembered lines
+
+
+def test_the_packages_own_sources_count_as_a_whole(tmp_path):
+    import graphctx
+
+    root = Path(graphctx.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        assert tokens.count(text) == len(tokens.encoding().encode(text, disallowed_special=())), path
+
+
+def test_an_unknown_pre_tokenizer_counts_the_whole_text(monkeypatch):
+    """Counting by lines holds only for the pre-tokenizers checked here: any other counts whole texts."""
+    tokens._counter.cache_clear()
+    monkeypatch.setattr(tokens, "SPLITTABLE_PATTERNS", frozenset())
+    try:
+        assert not isinstance(tokens._counter(tokens.DEFAULT_ENCODING), tokens.LineCounts)
+        assert tokens.count(TEXT) == len(tokens.encoding().encode(TEXT, disallowed_special=()))
+    finally:
+        tokens._counter.cache_clear()

@@ -225,7 +225,7 @@ def _project(args: argparse.Namespace):
 def cmd_index(args: argparse.Namespace) -> int:
     project = _project(args)
     root = project.root
-    with printing.progress_bar(enabled=not args.quiet) as progress:
+    with printing.progress_bar(enabled=not args.quiet) as progress, project:  # (closed: the next run trusts the file)
         result = project.index(full=args.full, progress=progress, verify=True)
     if not args.quiet:
         for line in printing.index_notices(result):

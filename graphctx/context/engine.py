@@ -16,6 +16,7 @@ from graphctx.context import anchored, anonymous, features, ranker, semantic
 from graphctx.context import seeds as text_seeds
 from graphctx.context.blend import blend
 from graphctx.context.intents import DETAIL_SHAPES, policy_for
+from graphctx.context.kept import MAX_KEPT_TEXT, kept
 from graphctx.context.learning import Boost, boosted
 from graphctx.context.packer import Candidate, pack
 from graphctx.context.policy import RankingPolicy, Shape
@@ -174,6 +175,13 @@ def _pack_served(g: CodeGraph, store: RecordStore | None, answer: ContextAnswer,
 
 def _around(g: CodeGraph, root_id: str, depth: int, policy: RankingPolicy, include_inferred: bool,
             shape: Shape) -> list[Candidate]:
+    """The ranked neighbourhood of root_id (kept: see kept.py)."""
+    key = ("around", root_id, depth, tuple(sorted(policy.edges.items())), policy.walk, include_inferred, shape)
+    return kept(g, key, lambda: _rank_around(g, root_id, depth, policy, include_inferred, shape))
+
+
+def _rank_around(g: CodeGraph, root_id: str, depth: int, policy: RankingPolicy, include_inferred: bool,
+                 shape: Shape) -> list[Candidate]:
     weights, walk = policy.edges, policy.walk
     reached = rank.spread(g, root_id, depth, weights, include_inferred=include_inferred, decay=walk.decay,
                           max_nodes=walk.max_nodes)
@@ -206,6 +214,12 @@ def _add_overrides(g: CodeGraph, method_id: str, reached: dict[str, rank.Reached
 
 
 def _from_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool) -> list[Candidate]:
+    """The entities ranked for free text (kept, unless the text is long: see kept.py)."""
+    rank_now = lambda: _rank_text(g, text, policy, include_inferred)  # noqa: E731
+    return rank_now() if len(text) > MAX_KEPT_TEXT else kept(g, ("text", text, policy, include_inferred), rank_now)
+
+
+def _rank_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool) -> list[Candidate]:
     ranked = _text_ranking(g, text, policy, include_inferred)
     if ranked is None:
         return []

@@ -16,7 +16,7 @@ from graphctx.models import ContextAnswer, Omitted, PacketItem
 LEVELS = ("full", "summary", "line")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)  # frozen: a ranking is kept and handed to several packings (engine.py)
 class Candidate:
     id: str
     score: float

@@ -6,13 +6,18 @@ tiktoken reads its rank file (100,000 base64 lines) afresh in every process, a t
 that a one-shot command pays before its first count. The ranks of a bundled file are therefore
 kept in the user's cache folder in marshal form, named by a hash of the file they came from, and
 read from there next time; a cache that cannot be read or written (a read-only home, a damaged
-file) only costs that tenth of a second again."""
+file) only costs that tenth of a second again.
+
+Answers count the same lines again and again (each candidate's view, then the whole answer, and the
+next answer shares much of its code), so `count` counts a text by its lines and remembers each
+line's count: see LineCounts."""
 
 from __future__ import annotations
 
 import hashlib
 import marshal
 import os
+import re
 import sys
 from functools import cache
 from pathlib import Path
@@ -40,7 +45,52 @@ def encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
 
 
 def count(text: str, encoding_name: str = DEFAULT_ENCODING) -> int:
-    return len(encoding(encoding_name).encode(text, disallowed_special=()))
+    """The exact number of tokens of `text` (special tokens' text counts as ordinary text)."""
+    return _counter(encoding_name)(text)
+
+
+# The pre-tokenizers (tiktoken's pattern strings) for which a line start (LINE_STARTS) always begins a
+# piece: a piece that takes a newline ends at it unless whitespace or another newline follows, and no
+# piece looks behind its start, so the text on either side splits into the same pieces alone as
+# together and the counts add up. tests/test_tokens.py checks it against whole counts.
+SPLITTABLE_PATTERNS = frozenset({
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",  # cl100k_base
+})
+LINE_STARTS = re.compile(r"(?<=\n)(?=[ \t]*\S)")  # after a newline, where a line with text starts
+REMEMBERED_LINES = 1 << 15  # per generation of LineCounts' memory (two are kept)
+
+
+class LineCounts:
+    """Counts a text as the sum of its lines' counts (split at LINE_STARTS), each line counted once
+    and remembered: the recent lines in two generations, the older dropped when the newer fills."""
+
+    def __init__(self, encode):
+        self.encode = encode
+        self.recent: dict[str, int] = {}
+        self.older: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        total = 0
+        for line in LINE_STARTS.split(text):
+            n = self.recent.get(line)
+            if n is None:
+                n = self.older.get(line)
+                if n is None:
+                    n = len(self.encode(line, disallowed_special=()))
+                if len(self.recent) >= REMEMBERED_LINES:  # (threads may race here: at worst a line is counted again)
+                    self.older, self.recent = self.recent, {}
+                self.recent[line] = n
+            total += n
+        return total
+
+
+@cache
+def _counter(name: str):
+    """The counting function of an encoding: by lines where its pre-tokenizer allows, else whole."""
+    made = encoding(name)
+    if getattr(made, "_pat_str", None) in SPLITTABLE_PATTERNS:
+        return LineCounts(made.encode)
+    return lambda text: len(made.encode(text, disallowed_special=()))
 
 
 def cache_dir() -> Path:

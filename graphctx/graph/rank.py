@@ -138,13 +138,20 @@ def pagerank(graph: CodeGraph, seeds: dict[str, float], weights: Weights, *, inc
     if restart.sum() == 0:
         return {}
     restart /= restart.sum()
-    rank = restart.copy()
+    # The restart vector is zero but at the seeds, so it is added there alone: adding zeros elsewhere
+    # would change no bit (every score is a sum of non-negative terms).
+    seeded = np.flatnonzero(restart)
+    share, kept = restart[seeded], (1 - alpha) * restart[seeded]
+    rank, change = restart.copy(), np.empty(len(nodes))
     for _ in range(iterations):
         deadline.check()
-        updated = alpha * (transition @ rank) + (1 - alpha) * restart
+        updated = transition @ rank
+        updated *= alpha
+        updated[seeded] += kept
         dangling = 1.0 - updated.sum()  # mass that fell off nodes without edges returns to the seeds
-        updated += dangling * restart
-        done = np.abs(updated - rank).sum() < tol
+        updated[seeded] += dangling * share
+        np.subtract(updated, rank, out=change)
+        done = np.abs(change, out=change).sum() < tol
         rank = updated
         if done:
             break

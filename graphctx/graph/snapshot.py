@@ -52,7 +52,7 @@ class Snapshot:
     confidence: np.ndarray
 
     @classmethod
-    def from_rows(cls, nodes: Iterable[int], rows: Iterable[tuple]) -> Snapshot:
+    def from_rows(cls, nodes: Iterable[int], rows: Iterable[tuple] | EdgeColumns) -> Snapshot:
         """From entity rowids and edge rows (source rowid, target rowid, kind code, resolution code,
         confidence[, ...]); an edge whose ends are not both among the nodes (an external name, a
         removed entity) is left out."""
@@ -167,7 +167,7 @@ class Patch:
 
     @classmethod
     def of(cls, removed_nodes: Iterable[int], added_nodes: Iterable[int], dropped_sources: Iterable[int],
-           added_rows: Iterable[tuple]) -> Patch:
+           added_rows: Iterable[tuple] | EdgeColumns) -> Patch:
         """The patch that `Snapshot.replace` with the same arguments applies."""
         return cls(np.fromiter(removed_nodes, np.int64), np.fromiter(added_nodes, np.int64),
                    np.fromiter(dropped_sources, np.int64), *_columns(added_rows))
@@ -223,8 +223,25 @@ def _unpack(magic: bytes, dtypes: dict[str, str], blob: bytes) -> dict[str, np.n
         raise SnapshotError(f"damaged graph snapshot ({exc})") from None
 
 
-def _columns(rows: Iterable[tuple]) -> tuple[np.ndarray, ...]:
+class EdgeColumns:
+    """Edge rows gathered batch by batch (a file's at a time) as arrays, for a snapshot or a patch: the
+    hundreds of thousands of edges of a full build then take a tenth of the memory of their tuples."""
+
+    def __init__(self) -> None:
+        self._parts: list[tuple[np.ndarray, ...]] = []
+
+    def add(self, rows: Sequence[tuple]) -> None:
+        if rows:
+            self._parts.append(_columns(rows))
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return tuple(np.concatenate(column) for column in zip(*self._parts)) if self._parts else _columns([])
+
+
+def _columns(rows: Iterable[tuple] | EdgeColumns) -> tuple[np.ndarray, ...]:
     """Edge rows as (source, target, kind, resolution, confidence) arrays."""
+    if isinstance(rows, EdgeColumns):
+        return rows.arrays()
     rows = list(rows)
     n = len(rows)
     return (np.fromiter((r[0] for r in rows), np.int64, n), np.fromiter((r[1] for r in rows), np.int64, n),

@@ -16,19 +16,24 @@ import posixpath
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from graphctx.graph.snapshot import Patch, Snapshot, SnapshotError, compact_due
 from graphctx.index import resolution, routemounts, store, textentities
 from graphctx.index.dependencies import attribute_owners, defined_names, names_of, subclass_names
 from graphctx.index.fulltext import fts_row
 from graphctx.index.languages import RULES, package_languages
+from graphctx.index.lazysymbols import LazySymbolTable
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
-from graphctx.index.parsing import ParsedFile, unpack_facts
+from graphctx.index.parsing import ParsedFile
 from graphctx.index.rows import RowKeys
-from graphctx.index.store import reads, writes
+from graphctx.index.store import reads, vectors as vector_rows, writes
+from graphctx.index.storedfacts import unpack_stored
 from graphctx.models import TEXT_KINDS
 from graphctx.parse.facts import FileFacts
+
+if TYPE_CHECKING:
+    from graphctx.graph.snapshot import EdgeColumns
 
 PACKAGE_MARKERS = frozenset().union(*(rules.package_markers for rules in RULES))
 WITH_PACKAGE = frozenset(package_languages())  # the languages whose module maps read package declarations
@@ -55,12 +60,15 @@ class Generation:
         self.db_path = store.index_path(root)
         self.before = store.generation(conn)
         self.changed: dict[str, ParsedFile] = {}  # incremental: held until the delta is known
-        self.facts: dict[str, FileFacts | None] = {}  # this run's facts, and the old ones it read
+        self.facts: dict[str, FileFacts | None] = {}  # this run's facts (a full build's: structure only), and the old ones it read
         self.files: dict[str, tuple[str, str | None]] = {}  # path -> (language, package), the files written
         self.symbols: dict[str, list[tuple]] = {}  # path -> its new symbol rows
         self.new_rowids: list[int] = []
         self.deferred: list[str] = []
         self.entry = None if everything or keeper is None else keeper.take(self.db_path, self.before)
+        if self.entry is not None:  # (one read on demand by the last run is read whole now)
+            self.entry.table.materialize(conn)
+        vector_rows.ensure_table(conn)
         if everything:
             self.keys = RowKeys({}, {}, 0, 0)
             self.deferred = writes.drop_indexes(conn, store.BULK_INDEXES)
@@ -81,10 +89,12 @@ class Generation:
         writes.insert_file(self.conn, path=item.path, language=facts.language, size=item.size, mtime_ns=item.mtime_ns,
                            hash=item.hash, lines=facts.lines, error_count=facts.error_count,
                            is_test=is_test_file(item.path), package=facts.package,
-                           attribute_types=_attribute_types(facts), facts=item.packed_facts, bodies=item.packed_bodies)
+                           attribute_types=item.attribute_types, facts=item.packed_facts, bodies=item.packed_bodies)
         rowids = self.keys.assign([row[0] for row in item.entities], previous)
         writes.insert_entities(self.conn, rowids, item.entities, item.texts)
         writes.insert_file_refs(self.conn, item.path, item.references)
+        if item.vectors is not None:
+            vector_rows.put(self.conn, [(item.path, item.hash, *item.vectors)])
         self.new_rowids += rowids
         self.files[item.path] = (facts.language, facts.package if facts.language in WITH_PACKAGE else None)
         self.symbols[item.path] = [(r[0], r[1], r[2], r[3], r[5], r[4]) for r in item.entities if is_symbol(r[1])]
@@ -135,14 +145,18 @@ class Generation:
 
         entry = self._symbol_table(deleted)
         entry.table.mounts = self._mount_table(entry.table, targets)
-        snapshot_rows: list[tuple] = []
+        from graphctx.graph.snapshot import EdgeColumns  # (numpy: not on a no-op's path)
+
+        snapshot_rows = EdgeColumns()
         for done in resolution.resolve(entry, targets, self._load, workers=self.workers, worker_load=self._worker_load,
                                        progress=lambda done, total: self.report("resolving", done, total)):
             self._write_routes(done.path, entry.table.mounts, previous, removed_rowids)
             rows = list(self.keys.edge_rows(done.edges))
             writes.insert_edges(conn, rows)
             writes.set_call_counts(conn, done.path, done.calls, done.calls_resolved)
-            snapshot_rows += [row for row in rows if row[1] > 0]
+            snapshot_rows.add([row for row in rows if row[1] > 0])
+        if self.everything:  # every file's scope: not worth the memory until an edit, nor while the snapshot is built
+            entry.table.resolvers.clear()
         writes.insert_externals(conn, self.keys.take_new_externals())
         self.report("writing", 0, 0)
         writes.create_indexes(conn, self.deferred)
@@ -153,8 +167,6 @@ class Generation:
                        last_external_rowid=self.keys.last_external)
         entry.entity_keys, entry.external_keys = self.keys.entities, self.keys.externals
         entry.facts = self._facts_to_keep()
-        if self.everything:  # every file's scope, with its facts: not worth the memory until an edit
-            entry.table.resolvers.clear()
         return entry
 
     def _mount_table(self, table, targets: list[str]) -> routemounts.MountTable | None:
@@ -195,34 +207,40 @@ class Generation:
         return dict(read[-KEPT_FACTS:])
 
     def _symbol_table(self, deleted: list[str]) -> resolution.KeptTable:
-        """The table of the new generation: the kept one with the edited files' symbols replaced, or
-        one built from every definition (the written rows included) when none was kept."""
+        """The table of the new generation: a full build's from every definition it wrote, the kept
+        one with the edited files' symbols replaced, or, with none kept, one that reads the
+        definitions it is asked for from the rows this run wrote (lazysymbols.py)."""
         entry = self.entry
-        if entry is None:
-            files = self.files if self.everything else {
-                p: (lang, pkg if lang in WITH_PACKAGE else None) for p, (lang, pkg) in reads.file_packages(self.conn).items()}
-            symbols = [row for path in sorted(self.symbols) for row in self.symbols[path]] if self.everything else \
-                reads.definitions(self.conn)
-            entry = resolution.KeptTable((0, 0), self.before, resolution.new_table(symbols, ModuleMap(files, self.root),
+        if entry is None and self.everything:
+            symbols = [row for path in sorted(self.symbols) for row in self.symbols[path]]
+            entry = resolution.KeptTable((0, 0), self.before, resolution.new_table(symbols, ModuleMap(self.files, self.root),
                                                                                    self._load))
-            entry.files = dict(files)
-            if not self.everything:  # the pairs of the files not resolved again (the others' edges are gone)
-                entry.bases = resolution.base_pairs_by_origin(reads.inheritance_edges(self.conn))
+            entry.files = dict(self.files)
+            return entry
+        if entry is None:
+            files = {p: (lang, pkg if lang in WITH_PACKAGE else None) for p, (lang, pkg) in reads.file_packages(self.conn).items()}
+            table = LazySymbolTable(self.conn, ModuleMap(files, self.root), self._load)
+            entry = resolution.KeptTable((0, 0), self.before, table, files=dict(files))
+            # the pairs of the files not resolved again (the others' edges are gone)
+            entry.bases = resolution.base_pairs_by_origin(reads.inheritance_edges(self.conn))
             return entry
         moved = bool(deleted) or any(path not in entry.files or entry.files[path] != self.files[path] for path in self.files)
         for path in deleted:
             entry.files.pop(path, None)
+            entry.bases.pop(path, None)  # (its classes are gone; the files resolved again find theirs anew)
         entry.files.update(self.files)
         modules = ModuleMap(dict(entry.files), self.root) if moved else None
         resolution.update_table(entry.table, [*deleted, *self.changed],
                                 [row for path in self.changed for row in self.symbols[path]], modules, self._load)
         return entry
 
-    def _write_snapshot(self, generation: int, removed_rowids: list[int], targets: list[str], rows: list[tuple]) -> None:
+    def _write_snapshot(self, generation: int, removed_rowids: list[int], targets: list[str], rows: EdgeColumns) -> None:
         """The graph of the new generation: after an edit, a patch beside the previous generation's
         snapshot (the nodes of the files this run rewrote out and in, the edges of the files it
         resolved again dropped and added), or, once the patches outweigh their share, a new base
         with every patch folded in; built from every row when there is no snapshot to start from."""
+        from graphctx.graph.snapshot import Patch, Snapshot, SnapshotError, compact_due  # (numpy: not on a no-op's path)
+
         conn = self.conn
         if self.everything:
             writes.write_snapshot(conn, generation, Snapshot.from_rows(self.new_rowids, rows).pack())
@@ -255,7 +273,7 @@ class Generation:
 
     def _stored_facts(self, path: str) -> FileFacts | None:
         packed = reads.file_facts(self.conn, path)
-        return unpack_facts(packed) if packed is not None else None
+        return unpack_stored(packed) if packed is not None else None
 
     def _worker_load(self) -> Callable[[str], FileFacts | None]:
         """A forked worker's loader: this run's facts, else the committed index through its own connection."""
@@ -265,7 +283,7 @@ class Generation:
         def load(path: str) -> FileFacts | None:
             if path not in facts:
                 packed = reads.file_facts(own, path)
-                facts[path] = unpack_facts(packed) if packed is not None else None
+                facts[path] = unpack_stored(packed) if packed is not None else None
             return facts[path]
         return load
 
@@ -319,12 +337,3 @@ def module_names(path: str) -> set[str]:
     if tested:
         names.add(tested)
     return names
-
-
-def _attribute_types(facts: FileFacts) -> str:
-    """What `self.x` attributes hold, as JSON rows: the bindings (`self.x = Widget()`, `self.x: Widget`)
-    and the value flows into them (`self.x = make()`, `self.x = self.handle`), what
-    _through_attributes follows across files."""
-    rows = [[b.scope, b.variable, b.type_name, b.line] for b in facts.bindings if b.variable.startswith("self.")]
-    rows += [[f.scope, f.target, f.source, f.line] for f in facts.flows if f.target.startswith("self.")]
-    return json.dumps(rows, separators=(",", ":"))

@@ -14,19 +14,18 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphctx.errors import GraphctxError
-from graphctx.index import skips as skipping, store
+from graphctx.index import checked, skips as skipping, store
 from graphctx.index.discover import Candidate, Config, discover, load_config
 from graphctx.index.generation import Generation
 from graphctx.index.parsing import parse_all
 from graphctx.index.resolution import KeptTable, TableKeeper
 from graphctx.index.skips import Skip
 from graphctx.index.store import reads, writes
-from graphctx.semantic import model as embedding, vectors
 
 log = logging.getLogger(__name__)
 
@@ -109,8 +108,16 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
                                            keeper.listings if keeper is not None else None)
     db_path = store.index_path(root)
     for attempt in (1, 2):
-        conn = _kept_connection(db_path, keeper) if not verify else None
-        conn = conn or _open(db_path, verify)
+        # A file exactly as a checked run left it needs no second check (checked.py); a kept
+        # connection's file is as this process's last run left it.
+        kept = _kept_connection(db_path, keeper)
+        if kept is not None and (kept[1] or not verify):
+            conn, trusted = kept
+        else:
+            if kept is not None:
+                kept[0].close()
+            trusted = verify
+            conn = _open(db_path, verify and not checked.unchanged(db_path))
         done = False
         try:
             result = _transaction(conn, root, config, candidates, skips, full, progress, workers, scanned_ns,
@@ -125,9 +132,11 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
             continue
         finally:
             if done and keeper is not None:
-                keeper.put_connection(db_path, conn)
+                keeper.put_connection(db_path, conn, checked=trusted)
             else:
                 conn.close()
+                if done and trusted:
+                    checked.mark(db_path)
         break
     result.seconds = time.perf_counter() - started
     return result
@@ -139,8 +148,10 @@ def _collector_paused(paused: bool) -> Iterator[None]:
     (the facts it reads, its resolvers) beside the hundreds of thousands a kept symbol table holds,
     and each full collection the allocations set off walks all of those, 100 ms at a time on a
     large repository, more than the edit's own work. What the run leaves as cycles is collected
-    after it. A full build, or a run parsing more than MAX_PAUSED_FILES files, keeps the collector:
-    it allocates a good part of the repository's worth."""
+    after it: after the keeper froze what it keeps (resolution.TableKeeper), where there is one, so
+    that the collector's first pass does not walk every object the run made and the table keeps.
+    A full build, or a run parsing more than MAX_PAUSED_FILES files, keeps the collector: it
+    allocates a good part of the repository's worth."""
     if not paused or not gc.isenabled():
         yield
         return
@@ -155,33 +166,38 @@ def _transaction(conn: sqlite3.Connection, root: Path, config: Config, candidate
                  full: bool, progress: Progress | None, workers: int | None, scanned_ns: int,
                  warnings: list[tuple[str, str]], keeper: TableKeeper | None) -> IndexResult:
     writes.begin_run(conn)
-    try:
-        result, kept = _run(conn, root, config, candidates, full, progress, workers, scanned_ns, warnings, keeper)
-        result.skipped = sorted([*skips, *result.skipped], key=lambda s: s.path)
-        writes.replace_skips(conn, [(s.path, s.reason, s.detail) for s in result.skipped])
-        if progress:
-            progress(WRITING, 0, 0)
-        writes.commit(conn)
-    except BaseException:
-        writes.rollback(conn)
-        raise
-    if keeper is not None and kept is not None:  # only a committed generation's table is worth keeping
-        keeper.put(store.index_path(root), result.generation, kept)
+    with ExitStack() as collector:  # (_run may pause the cycle collector until the table is kept)
+        try:
+            result, kept = _run(conn, root, config, candidates, full, progress, workers, scanned_ns, warnings, keeper,
+                                collector)
+            result.skipped = sorted([*skips, *result.skipped], key=lambda s: s.path)
+            rows = [(s.path, s.reason, s.detail) for s in result.skipped]
+            if sorted(rows) != sorted(reads.skipped(conn)):  # (a run with nothing new writes nothing)
+                writes.replace_skips(conn, rows)
+            if progress:
+                progress(WRITING, 0, 0)
+            writes.commit(conn)
+        except BaseException:
+            writes.rollback(conn)
+            raise
+        if keeper is not None and kept is not None:  # only a committed generation's table is worth keeping
+            keeper.put(store.index_path(root), result.generation, kept)
     return result
 
 
-def _kept_connection(db_path: Path, keeper: TableKeeper | None) -> sqlite3.Connection | None:
-    """The connection the keeper kept from the last run on this file, when the index it opens is
-    still usable as it is (else None: `_open` says what is wrong and rebuilds)."""
-    conn = keeper.take_connection(db_path) if keeper is not None else None
-    if conn is None:
+def _kept_connection(db_path: Path, keeper: TableKeeper | None) -> tuple[sqlite3.Connection, bool] | None:
+    """The connection the keeper kept from the last run on this file, and whether that run checked
+    the file, when the index it opens is still usable as it is (else None: `_open` says what is
+    wrong and rebuilds)."""
+    kept = keeper.take_connection(db_path) if keeper is not None else None
+    if kept is None:
         return None
     try:
-        if store.diagnose(conn) is None:
-            return conn
+        if store.diagnose(kept[0]) is None:
+            return kept
     except sqlite3.Error:
         pass
-    conn.close()
+    kept[0].close()
     return None
 
 
@@ -219,7 +235,7 @@ def _phase(progress: Progress | None, phase: str) -> Callable[[int, int], None] 
 
 def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[Candidate], full: bool,
          progress: Progress | None, workers: int | None, scanned_ns: int, discovery_warnings: list[tuple[str, str]],
-         keeper: TableKeeper | None) -> tuple[IndexResult, KeptTable | None]:
+         keeper: TableKeeper | None, collector: ExitStack) -> tuple[IndexResult, KeptTable | None]:
     fresh = store.ensure_schema(conn)
     if full and not fresh:  # everything goes: emptying each table beats deleting file by file
         writes.clear_files(conn)
@@ -234,34 +250,42 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     run = Generation(conn, root, everything=full or fresh, workers=workers, report=report, keeper=keeper)
     result = IndexResult(str(root), warnings=list(discovery_warnings))
     skipped: list[str] = []
-    with _collector_paused(not (full or fresh) and len(stale) <= MAX_PAUSED_FILES):
-        hashes = {p: v[2] for p, v in known.items()}
-        for item in parse_all(root, config, stale, hashes, _phase(progress, PARSING), workers):
-            if item.warning:
-                result.warnings.append((item.path, item.warning))
-            if item.skip:
-                result.skipped.append(Skip(item.path, *item.skip))
-            if item.facts is None:
-                if item.hash and item.path in known:  # touched, same content: just remember the new stat
-                    writes.update_file_stat(conn, item.path, item.size, item.mtime_ns)
-                elif not item.hash:
-                    skipped.append(item.path)
-                continue
-            if item.facts.error_count:
-                result.warnings.append((item.path, f"{item.facts.error_count} syntax error node(s); kept what parsed"))
-            run.add(item)
-        deleted += [p for p in skipped if p in known]
-        result.parsed, result.removed = run.parsed, len(deleted)
+    collector.enter_context(_collector_paused(not (full or fresh) and len(stale) <= MAX_PAUSED_FILES))
+    hashes = {p: v[2] for p, v in known.items()}
+    for item in parse_all(root, config, stale, hashes, _phase(progress, PARSING), workers, structure_only=full or fresh):
+        if item.warning:
+            result.warnings.append((item.path, item.warning))
+        if item.skip:
+            result.skipped.append(Skip(item.path, *item.skip))
+        if item.facts is None:
+            if item.hash and item.path in known:  # touched, same content: just remember the new stat
+                writes.update_file_stat(conn, item.path, item.size, item.mtime_ns)
+            elif not item.hash:
+                skipped.append(item.path)
+            continue
+        if item.facts.error_count:
+            result.warnings.append((item.path, f"{item.facts.error_count} syntax error node(s); kept what parsed"))
+        run.add(item)
+    deleted += [p for p in skipped if p in known]
+    result.parsed, result.removed = run.parsed, len(deleted)
 
-        kept = run.entry
-        if run.parsed or deleted or fresh or full:
-            kept = run.finish(deleted)
-            vectors.refresh(conn, embedding.shipped())  # the changed files' entity vectors, in the same transaction
-            store.set_meta(conn, indexed_at=f"{time.time():.3f}", root=str(root))
-    store.set_meta(conn, scanned_ns=scanned_ns)
+    kept = run.entry
+    if run.parsed or deleted or fresh or full:
+        from graphctx.semantic import model as embedding, vectors  # (numpy: a no-op run never loads it)
+
+        kept = run.finish(deleted)
+        vectors.refresh(conn, embedding.shipped())  # rows for files with none current (each parsed file brought its own)
+        store.set_meta(conn, indexed_at=f"{time.time():.3f}", root=str(root))
+    # A no-op (no file new, gone, changed or within the last scan's racy window) writes nothing, so
+    # that the index file stays as it was: its scan time too, as no file is within its window.
+    no_op = not (stale or deleted or fresh or full)
+    if not no_op:
+        store.set_meta(conn, scanned_ns=scanned_ns)
     # Warnings of files indexed before and not read again stay; every other path's are this run's.
     # (the files indexed now are those known before, less the deleted, plus the written, which are in run.facts)
-    writes.replace_warnings(conn, result.warnings, kept=set(known).difference(deleted, run.facts))
+    kept_warnings = set(known).difference(deleted, run.facts)
+    if not no_op or reads.warnings_of_unindexed(conn) != sorted(w for w in result.warnings if w[0] not in kept_warnings):
+        writes.replace_warnings(conn, result.warnings, kept=kept_warnings)
     _count(conn, result)
     return result, kept
 

@@ -14,6 +14,8 @@ again, and the class hierarchy keeps each file's base pairs, so no run scans eve
 
 from __future__ import annotations
 
+import atexit
+import gc
 import multiprocessing
 import os
 import queue
@@ -24,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphctx.index import dependencies, workers as worker_pool
+from graphctx.index import checked, dependencies, workers as worker_pool
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import entity_id
 from graphctx.index.resolve import FileResolver
@@ -38,6 +40,7 @@ KEPT_RESOLVERS = 256  # file scopes a kept table keeps between runs, with their 
 FORK_THRESHOLD = 64  # below this many files, forking workers costs more than it saves
 CHUNK = 16  # files per task: small enough to balance, large enough to amortise the round trip
 WORKER_POLL_SECONDS = 1.0  # how often the main process, waiting for a chunk, checks that its workers live
+THAWED_EVERY = 64  # kept runs between two in which the collector may walk (and free) what is frozen
 # (id, kind, name, qualified_name, path, language): what the table knows of an entity
 SymbolRow = tuple[str, str, str, str, str, str]
 Pair = tuple[str, str]  # (class, base)
@@ -82,10 +85,17 @@ class TableKeeper:
     watcher). A run takes it (and changes it) and puts it back only once it has committed. It also
     keeps the run's connection open for the next run: closing the last connection to the index
     checkpoints its write-ahead log into the database file and syncs it, tens of milliseconds of
-    disk wait on every edit (SQLite's own checkpoints still run as the log grows)."""
+    disk wait on every edit (SQLite's own checkpoints still run as the log grows).
+
+    A kept table is hundreds of thousands of long-lived objects, and each full pass of Python's cycle
+    collector walks them all (100-250 ms on sympy), which an edit's allocations set off about every
+    other run. Once a run is kept, every object alive then is frozen out of the collector's passes
+    (gc.freeze); every THAWED_EVERY runs, and when the keeper is cleared, they are thawed again, so
+    that what dropped out of the table as cycles meanwhile is freed after all."""
 
     def __init__(self) -> None:
         self._entry: KeptTable | None = None
+        self._kept_runs = 0
         self._connection: tuple[tuple, sqlite3.Connection] | None = None
         self.listings = FolderListings()  # the last walk's folders, outside git
         self._lock = threading.Lock()
@@ -107,33 +117,61 @@ class TableKeeper:
         entry.table.load_facts = _no_facts  # the run's connection is closed: the next run sets its own
         with self._lock:
             self._entry = entry
+            self._kept_runs += 1
+            if self._kept_runs % THAWED_EVERY:
+                _freeze()
+            else:
+                gc.unfreeze()
 
-    def take_connection(self, db_path: Path) -> sqlite3.Connection | None:
-        """The connection the last run left open on this index file, or None: none kept, or the
-        file or its log changed since (another file there, another writer, damage), which a new
-        connection looks at afresh."""
+    def take_connection(self, db_path: Path) -> tuple[sqlite3.Connection, bool] | None:
+        """The connection the last run left open on this index file, and whether that run checked the
+        file (see checked.py); None when none was kept, or the file or its log changed since (another
+        file there, another writer, damage), which a new connection looks at afresh."""
         with self._lock:
             kept, self._connection = self._connection, None
         if kept is None:
             return None
         if kept[0] != _file_state(db_path):
-            kept[1].close()
+            kept[2].close()
             return None
-        return kept[1]
+        return kept[2], kept[3]
 
-    def put_connection(self, db_path: Path, conn: sqlite3.Connection) -> None:
-        """Keep a run's connection (outside any transaction) for the next run; one kept before is closed."""
+    def put_connection(self, db_path: Path, conn: sqlite3.Connection, checked: bool = False) -> None:
+        """Keep a run's connection (outside any transaction) for the next run, with whether the run
+        checked the file (or found it as a checked run left it); one kept before is closed."""
         with self._lock:
-            kept, self._connection = self._connection, (_file_state(db_path), conn)
+            kept, self._connection = self._connection, (_file_state(db_path), db_path, conn, checked)
         if kept is not None:
-            kept[1].close()
+            kept[2].close()
 
     def clear(self) -> None:
+        """Forget the table and close the kept connection; a file a checked run left, written by no
+        one since, is then marked as checked (see checked.py), so the next run need not read it all."""
         with self._lock:
             self._entry = None
+            if self._kept_runs:
+                gc.unfreeze()
+            self._kept_runs = 0
             kept, self._connection = self._connection, None
         if kept is not None:
-            kept[1].close()
+            state, db_path, conn, was_checked = kept
+            untouched = was_checked and state == _file_state(db_path)  # (closing folds the log in: look first)
+            conn.close()
+            if untouched:
+                checked.mark(db_path)
+
+
+_thawed_at_exit: list[bool] = []
+
+
+def _freeze() -> None:
+    """Freeze every object alive out of the collector's passes until thawed, and thaw them at exit at
+    the latest: the collection at shutdown finalises what is left in cycles (a connection to close,
+    its write-ahead log to fold into the database)."""
+    if not _thawed_at_exit:
+        atexit.register(gc.unfreeze)
+        _thawed_at_exit.append(True)
+    gc.freeze()
 
 
 def _no_facts(path: str) -> None:
@@ -292,6 +330,7 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
                 progress(len(targets) + done, steps)
             yield Resolved(resolver.path, resolver.resolve_uses(), resolver.calls, resolver.calls_resolved)
         return
+    table.materialize()  # (a table read on demand reads through this process's connection: workers cannot)
     done = 0
     for results in _in_workers(resolvers, worker_load, workers):
         for path, edges, calls, calls_resolved in results:

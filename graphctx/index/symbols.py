@@ -62,6 +62,9 @@ class SymbolTable:
         self.flow = FlowQuestions()  # value-flow questions under way, across files
         self.mounts = None  # the run's route mounts across files (routemounts.MountTable), set by each run
 
+    def materialize(self, conn: Any = None) -> None:
+        """Hold every definition in memory: this table does (index/lazysymbols.py reads them on demand)."""
+
     def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
         """The resolved (class, base) pairs of the whole repository, for method lookup through bases;
         bases outside the repository (`ext:` targets) are kept apart, as where unknown members live."""

@@ -5,6 +5,7 @@ serialise to compact JSON for the store. Nothing here knows about other files.""
 from __future__ import annotations
 
 import json
+import zlib
 from dataclasses import dataclass, field, fields
 
 
@@ -190,6 +191,8 @@ class FileFacts:
     mounts: list[Mount] = field(default_factory=list)
     accessors: list[Accessor] = field(default_factory=list)
     attributes: list[AttributeUse] = field(default_factory=list)
+    complete: bool = field(default=True, compare=False, repr=False)  # False for structure-only facts
+    rest: bytes | None = field(default=None, compare=False, repr=False)  # what structure-only facts left out
 
     def to_json(self) -> str:
         return json.dumps(
@@ -214,6 +217,26 @@ class FileFacts:
             setattr(facts, name, [item_type(*row) for row in rows])
         facts.share_strings()
         return facts
+
+    def structure(self, packed: bytes) -> FileFacts:
+        """These facts holding only what every file's structure pass reads (imports, bases, flows...),
+        with the rest kept as `packed` (zlib-compressed `to_json`): what a full build's main process
+        holds of every file. A list left out is read from `packed` when first used, all of them at once."""
+        light = FileFacts(self.path, self.language, self.lines, self.error_count, self.package, self.doc,
+                          complete=False, rest=packed)
+        for name in _LISTS:
+            setattr(light, name, getattr(self, name) if name in STRUCTURE_LISTS else NotLoaded(light, name))
+        return light
+
+    def load_rest(self) -> None:
+        """Read the lists left out of structure-only facts (see `structure`)."""
+        if self.complete:
+            return
+        full = FileFacts.from_json(zlib.decompress(self.rest).decode("utf-8"))
+        for name in _LISTS:
+            if isinstance(getattr(self, name), NotLoaded):
+                setattr(self, name, getattr(full, name))
+        self.complete, self.rest = True, None
 
     def share_strings(self) -> None:
         """Make equal strings one object: a scope's name is repeated in every call, flow and parameter
@@ -258,6 +281,42 @@ _FIELD_NAMES = {t: tuple(f.name for f in fields(t)) for t in _LIST_TYPES.values(
 # Per item type: its string fields and its list-of-strings fields (annotations are strings here).
 _STRING_FIELDS = {t: (tuple(f.name for f in fields(t) if f.type in ("str", "str | None")),
                       tuple(f.name for f in fields(t) if f.type == "list[str]")) for t in _LIST_TYPES.values()}
+# What structure-only facts hold: what the structure pass reads (imports bound through value flow
+# read flows and parameters; a property's accessors), and the routes the main process writes.
+STRUCTURE_LISTS = frozenset({"imports", "bases", "bindings", "flows", "params", "accessors", "routes", "sections", "routers",
+                             "mounts"})
+
+
+class NotLoaded(tuple):
+    """A list that structure-only facts (FileFacts.structure) left out: read whole, with the other
+    lists left out, when first used; its owner then holds the real lists."""
+
+    def __new__(cls, owner: FileFacts, name: str) -> NotLoaded:
+        out = super().__new__(cls)
+        out.owner, out.name = owner, name
+        return out
+
+    def __reduce__(self):
+        return NotLoaded, (self.owner, self.name)
+
+    def _loaded(self) -> list:
+        self.owner.load_rest()
+        return getattr(self.owner, self.name)
+
+    def __iter__(self):
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+    def __bool__(self) -> bool:
+        return bool(self._loaded())
+
+    def __getitem__(self, index):
+        return self._loaded()[index]
+
+    def __contains__(self, item) -> bool:
+        return item in self._loaded()
 
 
 def _row(item) -> list:

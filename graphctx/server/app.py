@@ -63,10 +63,10 @@ class ServerState:
     """What every tool shares: the repository, its freshness keeper and the agents seen."""
 
     def __init__(self, root: Path, *, watch: bool = True, transport: str = "stdio", deadline: float = DEFAULT_DEADLINE,
-                 storage: Any = None):
+                 storage: Any = None, project: Project | None = None):
         self.root = Path(root).resolve()
         # Holds this process's ephemeral records too; `storage` keeps the rest in the team store.
-        self.project = Project(self.root, find=False, storage=storage)
+        self.project = project or Project(self.root, find=False, storage=storage)
         self.fresh = Watcher(self.project, watch=watch)
         self.agents = Agents(transport)
         self.workers = Workers(deadline)
@@ -111,11 +111,12 @@ class ServerState:
 
 
 def build_server(root: Path, *, watch: bool = True, transport: str = "stdio", start: bool = True,
-                 deadline: float = DEFAULT_DEADLINE, storage: Any = None) -> MCPServer:
+                 deadline: float = DEFAULT_DEADLINE, storage: Any = None, project: Project | None = None) -> MCPServer:
     """An MCP server for the indexed repository at `root` (the index must exist); a call still running
     after `deadline` seconds is stopped and answered with an error saying how to ask for less.
-    `storage` (a team store project, Project.open_team_store) keeps its records and work."""
-    state = ServerState(root, watch=watch, transport=transport, deadline=deadline, storage=storage)
+    `storage` (a team store project, Project.open_team_store) keeps its records and work; `project`
+    is the Project of `root` to serve (`graphctx serve` made it to start loading early), else a new one."""
+    state = ServerState(root, watch=watch, transport=transport, deadline=deadline, storage=storage, project=project)
     server = StrictServer(  # every tool refuses unknown arguments and bad values in plain words
         "graphctx",
         title="graphctx code context",

@@ -34,17 +34,15 @@ class Watcher:
     def __getattr__(self, name: str) -> Any:  # sync, check, settle_for_unknown, runs, pending, status...
         return getattr(self.keeper, name)
 
-    def start(self, catch_up: bool = True) -> None:
+    def start(self) -> None:
         """Start watching at once, and meanwhile (other threads) run the catch-up, an incremental run
         for files that changed while no server was running (tool calls wait for it), and load the
-        graph, the tokenizer and the answering code while the client is still shaking hands."""
-        if catch_up:
-            self.keeper.mark()
+        graph, the tokenizer and the answering code while the client is still shaking hands (unless
+        `graphctx serve` started both already, while the SDK loaded: Freshness.start_catch_up)."""
         if self.watch_enabled:
             self._thread = threading.Thread(target=self._watch, name="graphctx-watch", daemon=True)
             self._thread.start()
-        threading.Thread(target=self.keeper.sync, name="graphctx-catch-up", daemon=True).start()
-        threading.Thread(target=self.keeper.warm, name="graphctx-warm-up", daemon=True).start()
+        self.keeper.start_catch_up()
 
     def stop(self) -> None:
         """Stop watching. An index run in progress is let finish (it would roll back if cut short, which

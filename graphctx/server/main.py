@@ -2,7 +2,8 @@
 busy port is a one-line error before any work), build the index when there is none (progress on
 stderr; in stdio mode stdout carries only the protocol), then serve over stdio or streamable HTTP.
 The existing index's every page is read (a thread of SQLite's work) while the MCP SDK, the slowest
-import of all, loads beside it."""
+import of all, loads beside it; once it passes, the catch-up index run and the loading of the graph
+start on their own threads, so the first answer need not wait for the SDK and then for them."""
 
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ def serve(repo: Path | str | None = None, *, http: bool = False, host: str | Non
 
         return serve_team(repo=Path(repo) if repo else None, projects=projects or [], store=store, config_path=config,
                           http=http, host=host, port=port, no_auth=no_auth, watch=watch, deadline=deadline)
-    project = Project(repo or next((os.environ[v] for v in REPO_ENV if os.environ.get(v)), None), ephemeral=False)
-    check = IndexCheck(project)  # every page read while the MCP SDK loads below
+    project = Project(repo or next((os.environ[v] for v in REPO_ENV if os.environ.get(v)), None))
+    check = IndexCheck(project)  # every page read, then the catch-up and the warm-up, while the MCP SDK loads below
     import anyio
 
     from graphctx.server.app import build_server
@@ -51,7 +52,7 @@ def serve(repo: Path | str | None = None, *, http: bool = False, host: str | Non
         sock = listen(host, port)
         token = http_token(root, no_auth=no_auth)
     ensure_index(project, usable=check.usable())
-    server = build_server(root, watch=watch, transport="http" if http else "stdio", deadline=deadline)
+    server = build_server(root, watch=watch, transport="http" if http else "stdio", deadline=deadline, project=project)
     try:
         if http:
             run_http(server, sock, token)
@@ -80,7 +81,8 @@ def check_options(*, http: bool, host: str | None, port: int | None, no_auth: bo
 
 class IndexCheck:
     """Project.index_usable() on a thread of its own: reading every page is SQLite's work, done while
-    this thread holds Python's lock for the imports."""
+    this thread holds Python's lock for the imports. A usable index starts the catch-up and the
+    warm-up at once (an unusable one is rebuilt first, by ensure_index)."""
 
     def __init__(self, project: Project):
         self._usable: bool | None = None
@@ -92,6 +94,8 @@ class IndexCheck:
             self._usable = project.has_index() and project.index_usable()
         except Exception:  # ensure_index runs the check again and reports what this was
             self._usable = None
+        if self._usable:
+            project.freshness.start_catch_up()
 
     def usable(self) -> bool | None:
         """Whether the index can be used; None when the check could not tell."""

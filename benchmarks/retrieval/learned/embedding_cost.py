@@ -34,7 +34,7 @@ def main(argv=None) -> int:
     result = index_repository(args.path, full=True, workers=args.workers)
     build_cpu, build_wall = cpu() - cpu0, time.perf_counter() - wall0
     with sqlite3.connect(args.path / ".graphctx" / "index.db") as conn:
-        conn.execute("DELETE FROM entity_vectors")
+        conn.execute("DELETE FROM entity_vector_rows")
         cpu0, wall0 = cpu(), time.perf_counter()
         files = vectors.refresh(conn, model)
         embed_cpu, embed_wall = cpu() - cpu0, time.perf_counter() - wall0

@@ -200,6 +200,12 @@ def full_text(conn: sqlite3.Connection, match: str, weights: Sequence[float], ki
               limit: int) -> list[tuple[str, float]]:
     """(id, BM25 score: more negative is better) of the entities an FTS5 `match` expression finds,
     best first; `weights` weigh the columns (words, signature, doc, body), `kind` filters."""
+    if kind is None:  # the best `limit` rows are picked before the join, which then reads only those ids
+        return conn.execute(
+            f"SELECT e.id, f.s FROM (SELECT rowid, bm25(entities_fts, {_in(weights)}) AS s FROM entities_fts"
+            " WHERE entities_fts MATCH ? ORDER BY s LIMIT ?) f JOIN entities e ON e.rowid = f.rowid ORDER BY f.s",
+            (*weights, match, limit),
+        ).fetchall()
     return conn.execute(
         f"SELECT e.id, bm25(entities_fts, {_in(weights)}) AS s FROM entities_fts f JOIN entities e ON e.rowid = f.rowid"
         " WHERE entities_fts MATCH ? AND (? IS NULL OR e.kind = ?) ORDER BY s LIMIT ?",
@@ -223,6 +229,11 @@ def index_counts(conn: sqlite3.Connection) -> dict:
         "resolutions": grouped("SELECT r.name, count(*) FROM edge_keys e JOIN resolutions r ON r.code = e.resolution"
                                " WHERE e.kind = (SELECT code FROM edge_kinds WHERE name = 'calls') GROUP BY e.resolution"),
     }
+
+
+def warnings_of_unindexed(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """(path, message) of the warnings about paths that are no indexed file, sorted: those a run states anew."""
+    return sorted(conn.execute("SELECT path, message FROM warnings WHERE path NOT IN (SELECT path FROM files)"))
 
 
 def warnings(conn: sqlite3.Connection) -> list[tuple[str, str]]:

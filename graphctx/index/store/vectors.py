@@ -1,6 +1,7 @@
 """The SQL of the entity vectors table (graphctx/semantic/vectors.py keeps it): one row per file with
-the content hash and model it was embedded with, the entity ids and their vectors as one blob. The
-table is created on first use, so indexes written before it still open."""
+the content hash and model it was embedded with, a digest of its entities' ids (the ids themselves
+are read from the entities table) and their vectors as one int8 blob. The table is created on first
+use, so indexes written before it still open; the float16 table of earlier versions is dropped."""
 
 from __future__ import annotations
 
@@ -9,12 +10,16 @@ from collections.abc import Iterable, Sequence
 
 from graphctx.index.fulltext import unpack_bodies
 
-TABLE = """CREATE TABLE IF NOT EXISTS entity_vectors (
-    path TEXT PRIMARY KEY, hash TEXT NOT NULL, model TEXT NOT NULL, ids TEXT NOT NULL, vectors BLOB NOT NULL
-) WITHOUT ROWID"""
+TABLE = """CREATE TABLE IF NOT EXISTS entity_vector_rows (
+    path TEXT PRIMARY KEY, hash TEXT NOT NULL, model TEXT NOT NULL,
+    ids BLOB NOT NULL,  -- a digest of the file's embedded entity ids, in their stored order
+    vectors BLOB NOT NULL  -- per entity a float32 scale, then per entity dim int8 components
+)"""  # a rowid table: its blobs, often over a page, fill overflow pages; WITHOUT ROWID took a third more room
+OLD_TABLE = "entity_vectors"  # ids as JSON and float16 vectors: twice the size
 
 
 def ensure_table(conn: sqlite3.Connection) -> None:
+    conn.execute(f"DROP TABLE IF EXISTS {OLD_TABLE}")
     conn.execute(TABLE)
 
 
@@ -24,23 +29,29 @@ def file_hashes(conn: sqlite3.Connection) -> dict[str, str]:
 
 def stored_keys(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
     """path -> (content hash, model digest) of each stored row."""
-    return {path: (digest, model) for path, digest, model in conn.execute("SELECT path, hash, model FROM entity_vectors")}
+    return {path: (digest, model) for path, digest, model in conn.execute("SELECT path, hash, model FROM entity_vector_rows")}
 
 
-def stored_rows(conn: sqlite3.Connection) -> list[tuple[str, str, str, str, bytes]]:
-    """(path, hash, model, ids as JSON, vectors) of every row; none on an index from before the table."""
+def stored_rows(conn: sqlite3.Connection) -> list[tuple[str, str, str, bytes, bytes]]:
+    """(path, hash, model, ids digest, vectors) of every row; none on an index from before the table."""
     try:
-        return conn.execute("SELECT path, hash, model, ids, vectors FROM entity_vectors").fetchall()
+        return conn.execute("SELECT path, hash, model, ids, vectors FROM entity_vector_rows").fetchall()
     except sqlite3.OperationalError:
         return []
 
 
 def delete(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
-    conn.executemany("DELETE FROM entity_vectors WHERE path = ?", [(p,) for p in paths])
+    conn.executemany("DELETE FROM entity_vector_rows WHERE path = ?", [(p,) for p in paths])
 
 
-def put(conn: sqlite3.Connection, rows: Iterable[tuple[str, str, str, str, bytes]]) -> None:
-    conn.executemany("INSERT OR REPLACE INTO entity_vectors VALUES (?, ?, ?, ?, ?)", rows)
+def put(conn: sqlite3.Connection, rows: Iterable[tuple[str, str, str, bytes, bytes]]) -> None:
+    conn.executemany("INSERT OR REPLACE INTO entity_vector_rows VALUES (?, ?, ?, ?, ?)", rows)
+
+
+def entity_ids(conn: sqlite3.Connection, kinds: Sequence[str]) -> list[tuple[str, str]]:
+    """(path, id) of every entity of these kinds, by path and line: the order vectors are stored in."""
+    return conn.execute(f"SELECT path, id FROM entities WHERE kind IN ({','.join('?' * len(kinds))})"
+                        " ORDER BY path, start_line, id", list(kinds)).fetchall()
 
 
 def entity_texts(conn: sqlite3.Connection, paths: Sequence[str], kinds: Sequence[str]) -> list[tuple]:

@@ -1,0 +1,200 @@
+"""A symbol table read through the index's lookups instead of built from every definition: what a
+process with no kept table (`graphctx index` after an edit) resolves its few files against.
+
+Building the whole table reads and indexes every definition (46,000 on sympy, a quarter of a
+second); an edit's resolution asks for a few hundred names, ids and files. Each answer is one
+query on an indexed column (entities by id, path or name), made once and kept for the run, and
+every query sees the run's own rows (the edited files written, within its transaction), so it
+answers as a table built from those rows would, in the same order (rowid order, as the full read
+gives). Before resolution forks workers (which cannot share the connection), or before a kept
+table is used by the next run, it is made whole (`materialize`): then it is a plain SymbolTable."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable
+
+from graphctx.index.modules import ModuleMap
+from graphctx.index.naming import EXTERNAL_PREFIX, external_name
+from graphctx.index.store import reads
+from graphctx.index.symbols import Symbol, SymbolTable
+from graphctx.parse.facts import FileFacts
+from graphctx.parse.languages import family
+
+_COLUMNS = "rowid, id, kind, name, qualified_name, path, language"
+_SYMBOL = "kind NOT IN ('file', 'route', 'document', 'section')"  # as reads.definitions
+_CHUNK = 500
+
+
+class _Rows:
+    """The run's queries, each row made a Symbol once (one object per id, as the whole table has)."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self.conn = conn
+        self.symbols: dict[str, Symbol | None] = {}  # id -> its symbol, None: not a symbol
+        self.rowids: dict[str, int] = {}
+
+    def where(self, condition: str, values: tuple) -> list[Symbol]:
+        out = []
+        for rowid, id_, kind, name, qualified, path, language in self.conn.execute(
+                f"SELECT {_COLUMNS} FROM entities WHERE {condition} AND {_SYMBOL} ORDER BY rowid", values):
+            sym = self.symbols.get(id_)
+            if sym is None:
+                sym = self.symbols[id_] = Symbol(id_, kind, name, qualified, path, family(language))
+                self.rowids[id_] = rowid
+            out.append(sym)
+        return out
+
+    def ids(self, ids: Iterable[str]) -> None:
+        """Read the symbols of many ids at once (the targets of every inheritance pair)."""
+        wanted = [i for i in set(ids) if i not in self.symbols]
+        for start in range(0, len(wanted), _CHUNK):
+            chunk = wanted[start:start + _CHUNK]
+            self.where(f"id IN ({','.join('?' * len(chunk))})", tuple(chunk))
+            for id_ in chunk:
+                self.symbols.setdefault(id_, None)
+
+
+class _ById:
+    def __init__(self, rows: _Rows):
+        self.rows = rows
+
+    def get(self, id_: str, default=None):
+        if id_ not in self.rows.symbols:
+            found = self.rows.where("id = ?", (id_,))
+            self.rows.symbols[id_] = found[0] if found else None
+        sym = self.rows.symbols[id_]
+        return default if sym is None else sym
+
+    def __contains__(self, id_: object) -> bool:
+        return isinstance(id_, str) and self.get(id_) is not None
+
+    def __getitem__(self, id_: str) -> Symbol:
+        sym = self.get(id_)
+        if sym is None:
+            raise KeyError(id_)
+        return sym
+
+
+class _ByPath:
+    """path -> {qualified name: symbol}, the first definition of a qualified name kept (as the
+    table's file_defs, where a later row of the same name replaces the earlier one: there is none,
+    a file's entity ids being unique)."""
+
+    def __init__(self, rows: _Rows):
+        self.rows, self.cache = rows, {}
+
+    def get(self, path: str, default=None):
+        defs = self[path]
+        return defs if defs or default is None else default
+
+    def __getitem__(self, path: str) -> dict[str, Symbol]:
+        if path not in self.cache:
+            self.cache[path] = {sym.qualified_name: sym for sym in self.rows.where("path = ?", (path,))}
+        return self.cache[path]
+
+
+class _ByName:
+    """name -> the symbols of that name: methods, or the others defined at a file's top level."""
+
+    def __init__(self, rows: _Rows, methods: bool):
+        self.rows, self.methods, self.cache = rows, methods, {}
+
+    def get(self, name: str, default=()):
+        if name not in self.cache:
+            if self.methods:
+                found = self.rows.where("name = ? AND kind = 'method'", (name,))
+            else:
+                found = [s for s in self.rows.where("name = ? AND kind <> 'method'", (name,)) if "." not in s.qualified_name]
+            self.cache[name] = found
+        return self.cache[name] or default
+
+
+class _Names:
+    """Whether any symbol bears a name."""
+
+    def __init__(self, rows: _Rows):
+        self.rows, self.cache = rows, {}
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        if name not in self.cache:
+            self.cache[name] = self.rows.conn.execute(
+                f"SELECT 1 FROM entities WHERE name = ? AND {_SYMBOL} LIMIT 1", (name,)).fetchone() is not None
+        return self.cache[name]
+
+    def read(self, names: Iterable[str]) -> None:
+        """Answer many names at once (the external bases' names)."""
+        wanted = [n for n in set(names) if n not in self.cache]
+        for start in range(0, len(wanted), _CHUNK):
+            chunk = wanted[start:start + _CHUNK]
+            found = {n for (n,) in self.rows.conn.execute(
+                f"SELECT DISTINCT name FROM entities WHERE name IN ({','.join('?' * len(chunk))}) AND {_SYMBOL}", chunk)}
+            self.cache.update((n, n in found) for n in chunk)
+
+
+class _Members:
+    """class id -> its members by name, each the first symbol (in rowid order) of that name whose
+    owner (SymbolTable.owner_of) is the class: what the whole table's `members` holds."""
+
+    def __init__(self, table: LazySymbolTable):
+        self.table, self.cache = table, {}
+
+    def get(self, class_id: str, default=None):
+        return _ClassMembers(self, class_id)
+
+
+class _ClassMembers:
+    def __init__(self, members: _Members, class_id: str):
+        self.members, self.class_id = members, class_id
+
+    def get(self, name: str, default=None):
+        key = (self.class_id, name)
+        cache = self.members.cache
+        if key not in cache:
+            table = self.members.table
+            cache[key] = None
+            for sym in table.rows.where("name = ?", (name,)):
+                if "." in sym.qualified_name:
+                    owner = table.owner_of(sym)
+                    if owner is not None and owner.id == self.class_id:
+                        cache[key] = sym
+                        break
+        found = cache[key]
+        return default if found is None else found
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.get(name) is not None
+
+
+class LazySymbolTable(SymbolTable):
+    """A SymbolTable whose definitions are read on demand through `conn` (see the module's doc)."""
+
+    def __init__(self, conn: sqlite3.Connection, modules: ModuleMap, load_facts: Callable[[str], FileFacts | None]):
+        super().__init__((), modules, load_facts)
+        self.rows = _Rows(conn)
+        self.by_id = _ById(self.rows)
+        self.file_defs = _ByPath(self.rows)
+        self.top_by_name = _ByName(self.rows, methods=False)
+        self.methods_by_name = _ByName(self.rows, methods=True)
+        self.names = _Names(self.rows)
+        self.__dict__["members"] = _Members(self)  # (the cached_property of the whole table, taken)
+
+    def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
+        pairs = list(inherits)  # (what the whole table's set_bases asks, read in a few queries)
+        self.rows.ids(target for _, target in pairs if not target.startswith(EXTERNAL_PREFIX))
+        self.names.read(external_name(target) for _, target in pairs if target.startswith(EXTERNAL_PREFIX))
+        super().set_bases(pairs)
+
+    def materialize(self, conn: sqlite3.Connection | None = None) -> None:
+        """Become the whole table, read from the rows as they are now through `conn` (default the
+        run's own: the generation this run wrote, before it commits; the next run passes its own
+        connection to the committed one): what forked workers and the next run need."""
+        whole = SymbolTable(reads.definitions(conn or self.rows.conn), self.modules, self.load_facts)
+        for name in ("by_id", "file_defs", "top_by_name", "methods_by_name", "names"):
+            setattr(self, name, getattr(whole, name))
+        self.__dict__.pop("members", None)
+        self.__dict__.pop("files_by_stem", None)
+        del self.rows
+        self.__class__ = SymbolTable

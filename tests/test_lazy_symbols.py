@@ -1,0 +1,100 @@
+"""The symbol table read on demand (index/lazysymbols.py) answers every lookup resolution makes as
+the whole table built from every definition does, on a real index of several languages (Go methods
+joining their package's types, Rust impls in another file, Python classes and bases), and becomes
+that table when made whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import write_tree
+from graphctx.index import store
+from graphctx.index.generation import WITH_PACKAGE
+from graphctx.index.indexer import index_repository
+from graphctx.index.lazysymbols import LazySymbolTable
+from graphctx.index.modules import ModuleMap
+from graphctx.index.store import reads
+from graphctx.index.symbols import SymbolTable
+
+TREE = {
+    "app/models.py": (
+        "class Base:\n    def save(self):\n        return 1\n\n"
+        "class User(Base):\n    def name(self):\n        return 'u'\n    def save(self):\n        return 2\n\n"
+        "def make():\n    return User()\n"
+    ),
+    "app/views.py": (
+        "from app.models import User, make\nimport json\n\n"
+        "class View(json.JSONEncoder):\n    def show(self):\n        return make().name()\n\n"
+        "def save():\n    return User().save()\n"
+    ),
+    "app/more.py": "def make():\n    return 2\n\nclass User:\n    pass\n",
+    "go/server.go": "package web\n\ntype Server struct{}\n\nfunc New() *Server { return &Server{} }\n",
+    "go/handlers.go": "package web\n\nfunc (s *Server) Run() int { return s.Stop() }\nfunc (s *Server) Stop() int { return 0 }\n",
+    "rs/shape.rs": "pub struct Shape { w: u32 }\npub fn area() -> u32 { 1 }\n",
+    "rs/impls.rs": "use crate::shape::Shape;\nimpl Shape {\n    pub fn area(&self) -> u32 { self.w }\n}\n",
+}
+
+
+@pytest.fixture
+def tables(tmp_path: Path):
+    root = write_tree(tmp_path / "repo", TREE)
+    index_repository(root, workers=1)
+    conn = store.connect(store.index_path(root))
+    files = {p: (lang, pkg if lang in WITH_PACKAGE else None) for p, (lang, pkg) in reads.file_packages(conn).items()}
+    whole = SymbolTable(reads.definitions(conn), ModuleMap(files, root), lambda path: None)
+    lazy = LazySymbolTable(conn, ModuleMap(files, root), lambda path: None)
+    yield conn, whole, lazy
+    conn.close()
+
+
+def _ids(symbols) -> list[str]:
+    return [s.id for s in symbols]
+
+
+def test_every_lookup_answers_as_the_whole_table(tables):
+    _, whole, lazy = tables
+    ids = list(whole.by_id)
+    assert len(ids) > 10
+    for id_ in [*ids, "app/models.py::Nope", "ext:json.JSONEncoder"]:
+        assert lazy.by_id.get(id_) == whole.by_id.get(id_)
+        assert (id_ in lazy.by_id) == (id_ in whole.by_id)
+    for path in [*TREE, "missing.py"]:
+        assert lazy.file_defs.get(path, {}) == whole.file_defs.get(path, {})
+    names = {s.name for s in whole.by_id.values()} | {"nothing_has_this_name"}
+    for name in names:
+        assert _ids(lazy.top_by_name.get(name, ())) == _ids(whole.top_by_name.get(name, ()))
+        assert _ids(lazy.methods_by_name.get(name, ())) == _ids(whole.methods_by_name.get(name, ()))
+        assert (name in lazy.names) == (name in whole.names)
+    for sym in whole.by_id.values():
+        assert lazy.owner_of(lazy.by_id[sym.id]) == whole.owner_of(sym)
+    classes = [s.id for s in whole.by_id.values() if s.kind in ("class", "struct")]
+    assert "go/server.go::Server" in classes and "rs/shape.rs::Shape" in classes
+    for cid in classes:
+        for name in names:
+            assert lazy.members.get(cid, {}).get(name) == whole.members.get(cid, {}).get(name), (cid, name)
+            assert (name in lazy.members.get(cid, {})) == (name in whole.members.get(cid, {}))
+    assert whole.members["go/server.go::Server"]["Run"].path == "go/handlers.go"  # (the cases worth comparing)
+    assert whole.members["rs/shape.rs::Shape"]["area"].path == "rs/impls.rs"
+
+
+def test_the_class_hierarchy_is_the_same(tables):
+    conn, whole, lazy = tables
+    pairs = [(source, target) for source, target, _ in reads.inheritance_edges(conn)]
+    assert ("app/models.py::User", "app/models.py::Base") in pairs
+    whole.set_bases(pairs)
+    lazy.set_bases(pairs)
+    assert (lazy.bases, lazy.external_bases) == (whole.bases, whole.external_bases)
+    assert lazy.external_bases  # json.JSONEncoder, outside the repository
+    assert lazy.find_member("app/models.py::User", "save") == whole.find_member("app/models.py::User", "save")
+
+
+def test_made_whole_it_is_the_whole_table(tables):
+    _, whole, lazy = tables
+    _ = lazy.by_id.get("app/models.py::User")  # (something read on demand first)
+    lazy.materialize()
+    assert type(lazy) is SymbolTable
+    assert lazy.by_id == whole.by_id and dict(lazy.file_defs) == dict(whole.file_defs)
+    assert dict(lazy.top_by_name) == dict(whole.top_by_name) and dict(lazy.methods_by_name) == dict(whole.methods_by_name)
+    assert lazy.names == whole.names and lazy.members == whole.members
