@@ -170,3 +170,77 @@ def test_relative_columns_are_per_text():
     rel = wide[:, len(BASE_FEATURES) + RELATIVE.index("name_words")]
     assert rel.tolist() == [1.0, 0.5, 0.0, 0.0]
     assert with_relative(np.zeros((0, len(BASE_FEATURES)))).shape == (0, len(FEATURES))
+
+
+def test_within_text_ranks_do_not_grow_with_the_text():
+    """A long text's overlaps are all larger, but the candidates' ranks within it are the same."""
+    from graphctx.context.features import within_text_ranks
+
+    col = FEATURES.index("name_words")
+    short, long = np.zeros((4, len(FEATURES))), np.zeros((4, len(FEATURES)))
+    short[:, col] = [0.2, 0.1, 0.0, 0.1]
+    long[:, col] = [0.9, 0.6, 0.0, 0.6]
+    both = within_text_ranks(np.vstack([short, long]), [col], np.array([0, 0, 0, 0, 1, 1, 1, 1]))
+    assert both[:4, col].tolist() == both[4:, col].tolist() == [1.0, 0.75, 0.0, 0.75]
+    assert np.array_equal(within_text_ranks(short, [col]), both[:4])  # one text alone, as at query time
+    other = FEATURES.index("lines")
+    assert np.array_equal(both[:, other], np.zeros(8))  # columns not named stay as they are
+
+
+def test_dev_with_bench_writes_the_results_a_bench_run_gives(history):
+    """--bench runs `graphctx bench run`'s systems on each issue's walked tree: the same ranks as a
+    run that materialises each base commit apart, read back by `graphctx bench report`; --resume then
+    leaves alone the issues that have features and every system's result."""
+    features_of(history, window=1)
+    data = history["base"] / "data-window-1"
+    dev_set = data / "sets" / "owner__cfg.jsonl"
+    walked, separate = history["base"] / "bench-walked", history["base"] / "bench-separate"
+    corpus(history, "dev", data, "--set", str(dev_set), "--bench", str(walked), "--systems", "graphctx,bm25-functions")
+    run = subprocess.run([sys.executable, "-m", "graphctx.cli.main", "bench", "run", str(dev_set), "--repos-dir",
+                          str(history["repos"]), "--cache-dir", str(history["base"] / "bench-cache"), "-o", str(separate),
+                          "--systems", "graphctx,bm25-functions", "--budgets", "4000"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    ids = [json.loads(line)["instance_id"] for line in dev_set.read_text().splitlines()]
+    assert ids
+    for system in ("graphctx", "bm25-functions"):
+        for instance_id in ids:
+            mine = json.loads((walked / "instances" / system / f"{instance_id}.json").read_text())
+            theirs = json.loads((separate / "instances" / system / f"{instance_id}.json").read_text())
+            assert mine["ranks"] == theirs["ranks"] and mine["config"] == theirs["config"]
+    report = subprocess.run([sys.executable, "-m", "graphctx.cli.main", "bench", "report", str(walked)],
+                            capture_output=True, text=True)
+    assert report.returncode == 0 and "| bm25-functions |" in report.stdout, report.stderr
+    again = corpus(history, "dev", data, "--set", str(dev_set), "--resume", "--bench", str(walked),
+                   "--systems", "graphctx,bm25-functions")
+    assert not any(instance_id in again.stderr for instance_id in ids)  # nothing was ranked again
+
+
+def test_evaluate_reports_the_hand_set_the_embedding_and_a_model_on_stored_features(tmp_path):
+    """Two dev issues of 12 candidates: the first's gold ranked first by the hand-set blend, the
+    second's eleventh; the cosine of that gold is high, so the embedding in the blend finds both."""
+    from graphctx.context.features import BASE_FEATURES
+
+    x = np.zeros((24, len(BASE_FEATURES)))
+    x[:, BASE_FEATURES.index("hand_score")] = np.tile(np.linspace(1.0, 0.5, 12), 2)
+    y = np.zeros(24, dtype=np.int8)
+    y[0] = y[12 + 10] = 1
+    x[12 + 10, BASE_FEATURES.index("semantic")] = 1.0
+    keys = [f"m.py:f{i}" for i in range(12)]
+    meta = [{"instance_id": f"i{n}", "repo": "o/r", "lexical": n == 0, "gold": [keys[0] if n == 0 else keys[10]],
+             "keys": keys, "exact": True, "text": "t"} for n in range(2)]
+    (tmp_path / "features").mkdir()
+    np.savez_compressed(tmp_path / "features" / "dev-set.npz", x=x, y=y, group=np.repeat([0, 1], 12),
+                        features=np.array(BASE_FEATURES), meta=np.array(json.dumps(meta)))
+    out = tmp_path / "report.json"
+    result = subprocess.run([sys.executable, str(LEARNED / "evaluate.py"), "--data", str(tmp_path), "--json", str(out)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())["dev"]
+    assert report["hand-set"]["all"] == {"n": 2, "acc@5": 50.0, "acc@10": 50.0, "mrr": 54.5}
+    assert report["hand-set"]["non-lexical"]["acc@10"] == 0.0
+    assert report["hand-set+semantic"]["all"]["acc@10"] == 100.0
+    assert report["hand-set+semantic"]["paired_vs_hand_set"]["wins"] == 1
+    assert report["learned:shipped"]["all"]["n"] == 2 and report["learned:shipped"]["repositories"]["o/r"]["n"] == 2
+    bad = subprocess.run([sys.executable, str(LEARNED / "evaluate.py"), "--data", str(tmp_path), "--model", "x=/no/such.json"],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "cannot read the ranker file" in bad.stderr and "Traceback" not in bad.stderr

@@ -149,6 +149,37 @@ def test_a_tiny_training_run_ranks_the_planted_answer_first():
         assert np.allclose(model.score(x), booster.predict(x), atol=1e-9)  # numpy agrees with LightGBM
 
 
+def test_a_ranked_model_reads_its_columns_as_ranks_within_the_text():
+    """A model trained on a column as ranks scores a text's candidates by their rank there, so the
+    same candidates with every value of that column doubled (a longer text) keep their scores."""
+    lgb = pytest.importorskip("lightgbm", reason="the training extra (pip install -e '.[train]')")
+    from graphctx.context.features import within_text_ranks
+
+    rng = np.random.default_rng(5)
+    col = INDEX["name_words"]
+    xs, ys = [], []
+    for _ in range(60):
+        x = rng.random((20, len(FEATURES))) * 0.1
+        y = np.zeros(20)
+        y[int(np.argmax(x[:, col]))] = 1  # the best overlap of its text is the answer
+        xs.append(within_text_ranks(x, [col]))
+        ys.append(y)
+    booster = lgb.train({"objective": "lambdarank", "num_leaves": 4, "min_data_in_leaf": 5, "verbose": -1,
+                         "deterministic": True, "num_threads": 1, "seed": 1},
+                        lgb.Dataset(np.vstack(xs), np.concatenate(ys), group=[20] * 60, feature_name=list(FEATURES)),
+                        num_boost_round=20)
+    model = ranker.from_dict(json.loads(json.dumps(ranker.from_lightgbm(booster.dump_model(), ranked=("name_words",)))))
+    x = rng.random((20, len(FEATURES))) * 0.1
+    longer = x.copy()
+    longer[:, col] *= 2
+    assert model.order(x)[0] == int(np.argmax(x[:, col]))
+    assert np.array_equal(model.score(x), model.score(longer))
+    assert np.allclose(model.score(x), booster.predict(within_text_ranks(x, [col])), atol=1e-9)
+    bad = {**ranker.from_lightgbm(booster.dump_model()), "ranked": ["no_such_feature"]}
+    with pytest.raises(ranker.ModelError, match="unknown features \\['no_such_feature'\\].*retrain"):
+        ranker.from_dict(bad)
+
+
 # ---- the learned ranker in answers
 
 def test_answers_with_the_learned_ranker_stay_within_budget(small):

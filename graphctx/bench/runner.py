@@ -57,7 +57,7 @@ def result_path(out_dir: Path, system: str, instance_id: str) -> Path:
     return Path(out_dir) / "instances" / system / f"{instance_id}.json"
 
 
-def _done(config: RunConfig, system: str, inst: Instance) -> bool:
+def is_done(config: RunConfig, system: str, inst: Instance) -> bool:
     if system in config.force:
         return False
     path = result_path(config.out_dir, system, inst.instance_id)
@@ -73,7 +73,7 @@ def _done(config: RunConfig, system: str, inst: Instance) -> bool:
 def pending(config: RunConfig, instances: list[Instance]) -> list[tuple[Instance, list[str]]]:
     work = []
     for inst in instances:
-        todo = [s for s in config.systems if not _done(config, s, inst)]
+        todo = [s for s in config.systems if not is_done(config, s, inst)]
         if todo:
             work.append((inst, todo))
     return work
@@ -111,13 +111,25 @@ def _report(summary: dict, i: int, total: int, started: float, progress) -> int:
 def run_instance(config: RunConfig, inst: Instance, systems: list[str]) -> dict:
     """Run `systems` on one instance and write their result files; never raises."""
     from graphctx.bench import workspace
+
+    try:
+        root, index_seconds = workspace.prepare(config.cache_dir, config.repos_dir, inst.repo, inst.base_commit)
+    except Exception as exc:  # noqa: BLE001 - recorded per instance, the run goes on
+        for system in systems:
+            _write(config, system, inst, {"error": f"prepare: {exc}"})
+        return {"instance_id": inst.instance_id, "index_seconds": 0.0,
+                "systems": {s: f"error (prepare: {_first_line(exc)})" for s in systems}}
+    return run_on_tree(config, inst, systems, root, index_seconds)
+
+
+def run_on_tree(config: RunConfig, inst: Instance, systems: list[str], root: Path, index_seconds: float = 0.0) -> dict:
+    """Run `systems` on one instance over `root`, a tree of its base commit that graphctx has indexed
+    (the cache's, or a work tree walked from base to base), and write their result files; never raises."""
     from graphctx.bench.corpus import Repo
     from graphctx.bench.systems import run_system
 
-    summary = {"instance_id": inst.instance_id, "index_seconds": 0.0, "systems": {}}
+    summary = {"instance_id": inst.instance_id, "index_seconds": index_seconds, "systems": {}}
     try:
-        root, index_seconds = workspace.prepare(config.cache_dir, config.repos_dir, inst.repo, inst.base_commit)
-        summary["index_seconds"] = index_seconds
         repo = Repo(root)
     except Exception as exc:  # noqa: BLE001 - recorded per instance, the run goes on
         for system in systems:

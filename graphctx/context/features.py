@@ -169,6 +169,27 @@ def with_relative(matrix: np.ndarray, groups: np.ndarray | None = None) -> np.nd
     return np.hstack([base, relative])
 
 
+def within_text_ranks(matrix: np.ndarray, columns: list[int], groups: np.ndarray | None = None) -> np.ndarray:
+    """`matrix` with each of `columns` replaced by its value's rank among its text's candidates, as a
+    share in (0, 1] (the best 1, ties alike, 0 stays 0). A rank does not grow with the text's length,
+    so a model trained on short commit messages reads it the same way on long issues."""
+    out = np.array(matrix, dtype=np.float64)
+    if not len(out) or not columns:
+        return out
+    if groups is None:
+        groups = np.zeros(len(out), dtype=np.int64)
+    bounds = np.flatnonzero(np.diff(groups)) + 1  # each text's rows are together
+    for start, end in zip(np.r_[0, bounds], np.r_[bounds, len(out)], strict=True):
+        block = out[start:end, columns]
+        for j in range(block.shape[1]):
+            values = block[:, j]
+            # the share of the text's candidates at or below each value; 0 for a value of 0
+            below = np.searchsorted(np.sort(values), values, side="right") / len(values)
+            block[:, j] = np.where(values > 0, below, 0.0)
+        out[start:end, columns] = block
+    return out
+
+
 def _relative(scores: dict[str, float]) -> dict[str, float]:
     top = max(scores.values(), default=0.0) or 1.0
     return {k: v / top for k, v in scores.items()}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphctx.context.features import FEATURES
+from graphctx.context.features import FEATURES, within_text_ranks
 
 FORMAT = "graphctx-ranker"
 FORMAT_VERSION = 1
@@ -43,12 +43,18 @@ class RankerModel:
     # The trees correct a base score, one feature times a weight (the hand-set blend's score): with a
     # corpus of hundreds of commits, learning the corrections generalises better than learning it all.
     base: tuple[int, float] | None = None
+    # Columns the trees read as ranks among the text's candidates (features.within_text_ranks), so
+    # that what grows with a text's length does not: trained on commit messages, applied to issues.
+    ranked: tuple[int, ...] = ()
 
     def score(self, matrix: np.ndarray) -> np.ndarray:
-        """One score per row of a feature matrix (FEATURES columns): the base plus the trees' leaves."""
+        """One score per row of one text's candidates' feature matrix (FEATURES columns): the base plus
+        the trees' leaves."""
         matrix = np.asarray(matrix, dtype=np.float64)
         if matrix.ndim != 2 or matrix.shape[1] != len(self.features):
             raise ModelError(f"the ranker takes {len(self.features)} features a row; got an array of shape {matrix.shape}")
+        if self.ranked:
+            matrix = within_text_ranks(matrix, list(self.ranked))
         total = matrix[:, self.base[0]] * self.base[1] if self.base else np.zeros(len(matrix))
         rows = np.arange(len(matrix))
         for tree in self.trees:
@@ -91,8 +97,13 @@ def from_dict(data: dict) -> RankerModel:
     base = data.get("base")
     if base is not None and base.get("feature") not in FEATURES:
         raise ModelError(f"the ranker's base feature {base.get('feature')!r} is not one of features.FEATURES")
+    ranked = data.get("ranked", [])
+    unknown = [name for name in ranked if name not in FEATURES]
+    if unknown:
+        raise ModelError(f"the ranker ranks unknown features {unknown}; retrain it with benchmarks/retrieval/learned/train.py")
     return RankerModel(features, trees, dict(data.get("meta", {})),
-                       (FEATURES.index(base["feature"]), float(base["weight"])) if base else None)
+                       (FEATURES.index(base["feature"]), float(base["weight"])) if base else None,
+                       tuple(FEATURES.index(name) for name in ranked))
 
 
 def load(path: Path) -> RankerModel:
@@ -119,9 +130,11 @@ def _shipped_text() -> str:
     return resources.files("graphctx.context").joinpath("models", SHIPPED).read_text(encoding="utf-8")
 
 
-def from_lightgbm(dump: dict, meta: dict | None = None, base: tuple[str, float] | None = None) -> dict:
+def from_lightgbm(dump: dict, meta: dict | None = None, base: tuple[str, float] | None = None,
+                  ranked: tuple[str, ...] = ()) -> dict:
     """A model file's content from LightGBM's `Booster.dump_model()` (training only; plain dicts in,
-    plain dicts out, so this module never imports LightGBM)."""
+    plain dicts out, so this module never imports LightGBM); `ranked` names the columns it was
+    trained on as ranks within each text."""
     names = dump.get("feature_names") or []
     if tuple(names) != FEATURES:
         raise ModelError("the booster was trained on other features than features.FEATURES")
@@ -149,4 +162,6 @@ def from_lightgbm(dump: dict, meta: dict | None = None, base: tuple[str, float] 
     content = {"format": FORMAT, "version": FORMAT_VERSION, "features": list(FEATURES), "meta": meta or {}, "trees": trees}
     if base and base[1]:
         content["base"] = {"feature": base[0], "weight": base[1]}
+    if ranked:
+        content["ranked"] = list(ranked)
     return content

@@ -35,6 +35,7 @@ import numpy as np
 
 from graphctx.bench.gitrepo import BenchError, find_git_dir, first_parent_log, git
 from graphctx.bench.instances import HistoryOptions, Instance, derive_instance, load_jsonl, top_keys, write_jsonl
+from graphctx.bench.runner import RunConfig, is_done, run_on_tree
 from graphctx.context.features import FEATURES
 from graphctx.project import Project
 
@@ -172,6 +173,7 @@ def cmd_features(args) -> int:
         if args.per_repo:
             instances = instances[-args.per_repo:]  # the newest: close together, so each index run is short
         tree = args.data / "trees" / slug(row["repo"])
+        limit_workers(tree, args.workers)
         started = time.perf_counter()
         rows, indexed, served = [], None, 0
         project = None
@@ -214,35 +216,88 @@ def checkout(git_dir: Path, tree: Path, commit: str) -> None:
         subprocess.run([*base, "read-tree", "-u", "--reset", commit], env=env, check=True, capture_output=True)
 
 
+def limit_workers(tree: Path, workers: int) -> None:
+    """Index `tree` with at most `workers` processes (its own .graphctx/config.toml, which no commit
+    holds), so a corpus job shares a machine politely; 0 leaves graphctx's default, one per core."""
+    config = tree / ".graphctx" / "config.toml"
+    if workers:
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(f"[index]\nworkers = {workers}\n")
+    elif config.exists():
+        config.unlink()
+
+
 def cmd_dev(args) -> int:
     """Each issue ranked on the tree of its own base commit: one work tree per repository, moved from
     base to base oldest first, so each index run is incremental (exact, and far cheaper than a fresh
-    index per issue)."""
+    index per issue). The feature file is rewritten after every issue, and --resume keeps the issues
+    it already holds, so a long walk (sympy's 53 bases) survives being stopped."""
     instances = load_jsonl(args.set)
     if args.repo_filter:
         instances = [i for i in instances if i.repo in set(args.repo_filter.split(","))]
-    rows = []
+    part = f"-{slug(args.repo_filter.replace(',', '-'))}" if args.repo_filter else ""
+    out = args.data / "features" / f"dev-{args.set.stem}{part}.npz"
+    rows = stored_rows(out, instances) if args.resume and out.exists() else []
+    done = {inst.instance_id for inst, _ in rows}
+    if args.bench:  # an issue is done when its features and every system's result are
+        config = bench_config(args)
+        done = {i for i in done if all(is_done(config, s, inst) for inst in instances if inst.instance_id == i
+                                       for s in config.systems)}
+        rows = [(inst, r) for inst, r in rows if inst.instance_id in done]
     started = time.perf_counter()
     for repo in sorted({i.repo for i in instances}):
         git_dir = find_git_dir(args.repos_dir, repo)
-        mine = [i for i in instances if i.repo == repo]
+        mine = [i for i in instances if i.repo == repo and i.instance_id not in done]
         dates = {i.base_commit: int(str(git(git_dir, "show", "-s", "--format=%ct", i.base_commit)).strip() or 0) for i in mine}
         mine.sort(key=lambda i: (dates[i.base_commit], i.instance_id))
         tree = args.data / "trees" / f"dev-{slug(repo)}"
+        limit_workers(tree, args.workers)
         project = None
         for inst in mine:
             checkout(git_dir, tree, inst.base_commit)
             project = project or Project(tree, find=False, ephemeral=False)
             project.index()
             rows.append((inst, instance_rows(project, inst, args.candidates)))
-            if len(rows) % 10 == 0:
-                say(f"  {len(rows)}/{len(instances)} in {time.perf_counter() - started:.0f} s")
+            save(out, rows)
+            bench = bench_instance(args, inst, tree) if args.bench else ""
+            say(f"  {inst.instance_id}: {len(rows)}/{len(instances)} in {time.perf_counter() - started:.0f} s {bench}")
         if project is not None:
             project.close()
-    part = f"-{slug(args.repo_filter.replace(',', '-'))}" if args.repo_filter else ""
-    counts = save(args.data / "features" / f"dev-{args.set.stem}{part}.npz", rows)
+    counts = save(out, rows)
     say(f"{args.set}: {counts}")
     return 0
+
+
+def bench_config(args) -> RunConfig:
+    return RunConfig(args.repos_dir, args.data / "bench-cache", args.bench, tuple(args.systems.split(",")),
+                     budgets=(args.budget,))
+
+
+def bench_instance(args, inst: Instance, tree: Path) -> str:
+    """`graphctx bench run`'s systems on this issue, over the walked tree (indexed at its base commit):
+    the same result files as a run of its own, so `graphctx bench report` reads them."""
+    config = bench_config(args)
+    todo = [system for system in config.systems if not is_done(config, system, inst)]
+    if not todo:
+        return ""
+    summary = run_on_tree(config, inst, todo, tree)
+    return " ".join(f"{k}={v}" for k, v in summary["systems"].items())
+
+
+def stored_rows(path: Path, instances: list[Instance]) -> list[tuple[Instance, dict]]:
+    """The (instance, rows) pairs a feature file already holds, for the instances still asked for."""
+    data = np.load(path, allow_pickle=False)
+    if tuple(data["features"]) != FEATURES:
+        return []  # extracted with other features: start again
+    by_id = {i.instance_id: i for i in instances}
+    group = data["group"].astype(np.int64)
+    out = []
+    for n, meta in enumerate(json.loads(str(data["meta"]))):
+        if meta["instance_id"] in by_id:
+            mask = group == n
+            out.append((by_id[meta["instance_id"]], {"ids": meta["keys"], "keys": meta["keys"], "x": data["x"][mask],
+                                                     "y": data["y"][mask]}))
+    return out
 
 
 def main(argv=None) -> int:
@@ -255,6 +310,7 @@ def main(argv=None) -> int:
         p.add_argument("--only", help="only these repositories (comma-separated owner/name)")
         p.add_argument("--repos-file", type=Path, default=REPOS_FILE, help="the repository list (default repos.json here)")
         p.add_argument("--candidates", type=int, default=200, help="candidates per instance (default 200)")
+        p.add_argument("--workers", type=int, default=0, help="index with at most N processes (default 0: one per core)")
         p.set_defaults(run=run)
         if name == "mine":
             p.add_argument("--limit", type=int, default=40, help="instances per repository unless repos.json says")
@@ -268,6 +324,12 @@ def main(argv=None) -> int:
         if name == "dev":
             p.add_argument("--set", type=Path, required=True)
             p.add_argument("--repo-filter")
+            p.add_argument("--resume", action="store_true", help="keep the issues the feature file already holds")
+            p.add_argument("--bench", type=Path, help="also run `graphctx bench run`'s systems on each issue's walked "
+                           "tree, writing their results here (read them with `graphctx bench report`)")
+            p.add_argument("--systems", default="graphctx,graphctx-learned,graphctx-semantic,bm25-functions,bm25-files",
+                           help="the systems --bench runs (comma-separated)")
+            p.add_argument("--budget", type=int, default=4000, help="the token budget --bench packs to (default 4000)")
     args = parser.parse_args(argv)
     return args.run(args)
 

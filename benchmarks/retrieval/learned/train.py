@@ -30,7 +30,7 @@ import numpy as np
 
 from graphctx.bench.metrics import acc_at, reciprocal_rank
 from graphctx.context import ranker
-from graphctx.context.features import BASE_FEATURES, FEATURES, RELATIVE, with_relative
+from graphctx.context.features import BASE_FEATURES, FEATURES, RELATIVE, with_relative, within_text_ranks
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -46,6 +46,7 @@ ROUNDS = 100
 MAX_ROUNDS = 400  # cross-validation's ceiling; early stopping picks the rounds below it
 EARLY_STOP = 40
 ISSUE_LIKE_WORDS = 25  # words of prose in a message that reads like an issue (dev issues: a few hundred)
+SEMANTIC_WEIGHT = 0.5  # the blend weight of the embedding's cosine (embedding.py's cross-validation)
 BASE_FEATURE = "hand_score"  # the trees learn corrections to BASE_WEIGHT x the hand-set blend's score
 # Ablations: which feature columns a model may use.
 TEXT_ONLY = {"own_text", "field_words", "field_signature", "field_doc", "field_body", "file_text", "file_named",
@@ -173,7 +174,17 @@ RECIPES = {
     "length-robust-16": (None, "length-robust", 3.0, 16),
     "without-relative": (None, "base", 3.0, 4),  # the 43 features before the relative columns
     "without-semantic": (None, "no-semantic", 3.0, 4),  # the shipped recipe without the code embedding
+    # Ranked: the text-bound columns as ranks among the text's candidates (features.within_text_ranks),
+    # no text length: what a long issue and a short message share is which candidate overlaps most.
+    "ranked": (None, "no-query", 3.0, 4),
+    "ranked-graph": (None, "no-query", 3.0, 4),
+    "ranked-long": (lambda m: len(re.findall(r"[A-Za-z]{2,}", m.get("text") or "")) >= 12, "no-query", 3.0, 4),
 }
+# Which recipes see which columns as ranks within their text (the model file records them).
+TEXT_BOUND = ("own_text", "field_words", "field_signature", "field_doc", "field_body", "file_text", "file_named",
+              "name_words", "path_words", "semantic")
+RANKED = {"ranked": TEXT_BOUND, "ranked-long": TEXT_BOUND,
+          "ranked-graph": TEXT_BOUND + ("walk", "ppr_far", "one_hop", "seed", "parent_score")}
 QUERY_LEVEL = {"text_terms", "text_has_trace"}
 LENGTH_BOUND = {"name_words", "path_words", "file_named"}  # overlaps that grow with the text's length
 
@@ -247,11 +258,20 @@ def folds_of(parts: list[dict], k: int) -> list[list[int]]:
     return folds
 
 
+def prepared(data: dict, recipe: str) -> dict:
+    """`data` as the recipe's model reads it: its RANKED columns as ranks within each text."""
+    names = RANKED.get(recipe)
+    if not names:
+        return data
+    return {**data, "x": within_text_ranks(data["x"], [FEATURES.index(n) for n in names], data["group"])}
+
+
 def cross_validate(parts: list[dict], recipe: str, k: int) -> dict:
     """Leave-repositories-out: train on the other folds (filtered by the recipe), early-stop and
     score on the held-out fold's every instance; pooled Acc@10 against the hand-set order."""
     keep, which, base_weight, leaves = RECIPES[recipe]
     columns = columns_of(which)
+    parts = [prepared(p, recipe) for p in parts]
     learned, hand, best = [], [], []
     for fold in folds_of(parts, k):
         held = concat([parts[i] for i in fold])
@@ -300,6 +320,8 @@ def main(argv=None) -> int:
     parser.add_argument("--folds", type=int, default=5, help="groups of training repositories held out in turn (default 5)")
     parser.add_argument("--shift", action="store_true", help="list the features that differ most between training and dev")
     parser.add_argument("--json", type=Path, help="write the evaluation as JSON here")
+    parser.add_argument("--no-dev", action="store_true", help="leave the dev set out: choose a recipe on the training "
+                        "and held-out repositories first, and report dev once, for the one chosen")
     args = parser.parse_args(argv)
 
     parts = {"train": [], "heldout": []}
@@ -309,7 +331,7 @@ def main(argv=None) -> int:
             part = load(path)
             if part["meta"]:
                 parts[row["role"]].append(part)
-    dev = [load(p) for p in sorted((args.data / "features").glob("dev-*.npz"))]
+    dev = [] if args.no_dev else [load(p) for p in sorted((args.data / "features").glob("dev-*.npz"))]
     if not parts["train"]:
         raise SystemExit(f"no training features under {args.data}/features; run corpus.py mine and features first")
     train_data = concat(parts["train"])
@@ -332,11 +354,14 @@ def main(argv=None) -> int:
     for recipe in recipes:  # each recipe trained on every training repository, for the ablation table
         keep, which, base_weight, leaves = RECIPES[recipe]
         rounds = int(np.median(report["cross_validation"][recipe]["rounds"]))
-        models[recipe] = train(select(train_data, keep), columns_of(which), base_weight, rounds, leaves)
-        report["cross_validation"][recipe]["evaluation"] = {
-            name: {"all": (e := evaluate(data, predict(models[recipe], data["x"])))["all"]["acc@10"],
-                   "non-lexical": e["non-lexical"]["acc@10"]}
-            for name, data in sets.items() if data is not None}
+        models[recipe] = train(select(prepared(train_data, recipe), keep), columns_of(which), base_weight, rounds, leaves)
+        evaluation = report["cross_validation"][recipe]["evaluation"] = {}
+        for name, data in sets.items():
+            if data is not None:
+                data = prepared(data, recipe)
+                e = evaluate(data, predict(models[recipe], data["x"]))
+                evaluation[name] = {"all": e["all"]["acc@10"], "non-lexical": e["non-lexical"]["acc@10"],
+                                    "paired": paired_test(hits(data, None), hits(data, predict(models[recipe], data["x"])))}
     keep, which, base_weight, leaves = RECIPES[chosen]
     rounds = int(np.median(report["cross_validation"][chosen]["rounds"]))
     model = models[chosen]
@@ -344,8 +369,13 @@ def main(argv=None) -> int:
     for name, data in sets.items():
         if data is None:
             continue
+        data = prepared(data, chosen)
         hand_hits, learned_hits = hits(data, None), hits(data, predict(model, data["x"]))
+        # The code embedding's cosine added to the blend offline (graphctx-semantic: blend.semantic=0.5).
+        with_semantic = data["x"][:, FEATURES.index(BASE_FEATURE)] + SEMANTIC_WEIGHT * data["x"][:, FEATURES.index("semantic")]
         report["sets"][name] = {"hand-set": evaluate(data, None), "learned": evaluate(data, predict(model, data["x"])),
+                                "hand-set+semantic": evaluate(data, with_semantic),
+                                "semantic_paired": paired_test(hand_hits, hits(data, with_semantic)),
                                 "paired": paired_test(hand_hits, learned_hits),
                                 "exact_trees": sum(1 for m in data["meta"] if m.get("exact", True))}
         print(f"{name}: learned ({chosen}) {report['sets'][name]['paired']}, hand-set first "
@@ -353,6 +383,11 @@ def main(argv=None) -> int:
     if args.shift and sets["dev"] is not None:
         report["shift"] = [{"feature": f, "train": round(a, 3), "dev": round(b, 3), "std_diff": round(d, 2)}
                            for f, a, b, d in shift(train_data, sets["dev"])[:12]]
+        if RANKED.get(chosen):  # what the chosen model reads: its ranked columns
+            report["shift_as_read"] = [
+                {"feature": f, "train": round(a, 3), "dev": round(b, 3), "std_diff": round(d, 2)}
+                for f, a, b, d in shift(prepared(train_data, chosen), prepared(sets["dev"], chosen))
+                if FEATURES.index(f) in columns_of(which)][:12]
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n")
     print(json.dumps(report, indent=1))
@@ -360,10 +395,12 @@ def main(argv=None) -> int:
         meta = {"trained_on": report["train"], "recipe": report["chosen"],
                 "params": {k: v for k, v in PARAMS.items() if k != "verbose"} | {"num_leaves": leaves},
                 "rounds": rounds, "cross_validation": report["cross_validation"].get(chosen), "evaluation": report["sets"]}
-        content = ranker.from_lightgbm(model[0].dump_model(), meta, (BASE_FEATURE, model[1]))
+        content = ranker.from_lightgbm(model[0].dump_model(), meta, (BASE_FEATURE, model[1]), RANKED.get(chosen, ()))
         check = ranker.from_dict(content)
-        sample = train_data["x"][:2000]
-        if not np.allclose(check.score(sample), predict(model, sample), atol=1e-9):
+        first = train_data["group"] == train_data["group"][0]  # one text's candidates, as at query time
+        sample = train_data["x"][first]
+        if not np.allclose(check.score(sample), predict(model, prepared({"x": sample, "group": train_data["group"][first]},
+                                                                        chosen)["x"]), atol=1e-9):
             raise SystemExit("the numpy evaluation disagrees with LightGBM's; the model was not written")
         MODEL_PATH.parent.mkdir(parents=True, exist_ok=True)
         MODEL_PATH.write_text(json.dumps(content, separators=(",", ":")) + "\n")
