@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from graphctx.freshness import Freshness
     from graphctx.graph.loader import CodeGraph
     from graphctx.index.indexer import IndexResult, Progress
-    from graphctx.index.resolution import TableKeeper
+    from graphctx.index.keeper import TableKeeper
     from graphctx.records import RecordStore
 
 # What a command needs is imported when it runs: a one-shot command (a context answer) then loads
@@ -104,7 +104,7 @@ class Project(MemoryVerbs, PackageFacts):
         """The last index run's symbol table, for this project's next run."""
         with self._lock:
             if self._kept_symbols is None:
-                from graphctx.index.resolution import TableKeeper
+                from graphctx.index.keeper import TableKeeper
 
                 self._kept_symbols = TableKeeper()
             return self._kept_symbols

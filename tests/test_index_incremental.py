@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from conftest import index_tables, query_index, write_tree
 from graphctx.graph import loader
-from graphctx.index import checked, resolution, store
+from graphctx.index import checked, keeper as kept_tables, store
 from graphctx.index.indexer import index_repository
-from graphctx.index.resolution import TableKeeper
+from graphctx.index.keeper import TableKeeper
 from graphctx.index.store import reads
 
 # ---------------------------------------------------------------- a structured Python project
@@ -317,7 +317,7 @@ def kept_hierarchy_matches_rows(root: Path, keeper: TableKeeper) -> bool:
     entry = keeper.take(db_path, generation)
     assert entry is not None, "a committed run keeps its table"
     keeper.put(db_path, generation, entry)
-    return set(resolution.inheritance_names(entry.table)) == from_rows
+    return set(kept_tables.inheritance_names(entry.table)) == from_rows
 
 
 def loaded_edges(root: Path) -> list[tuple]:

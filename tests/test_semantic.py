@@ -4,7 +4,6 @@ the blend's similarity serve from the CLI and over MCP, answers staying within b
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import subprocess
 import sys

@@ -11,7 +11,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import textwrap
 import time
 import urllib.error
 import urllib.request
@@ -22,9 +21,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from conftest import SHOP as PROJECT, make_shop as make_repo
+from conftest import make_shop as make_repo
 from graphctx.context.tokens import count
-from graphctx.index.indexer import index_repository
 from graphctx.server import build_server
 from graphctx.server.http import Guard, local_origin
 

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 
-import pytest
 
 from conftest import make_shop
 from test_server import graphctx_command

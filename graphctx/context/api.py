@@ -23,7 +23,7 @@ from graphctx.models import Edge, Entity, EntityEdges, IndexStats, SearchAnswer,
 if TYPE_CHECKING:
     from graphctx.export import Selection
     from graphctx.index.indexer import IndexResult, Progress
-    from graphctx.index.resolution import TableKeeper
+    from graphctx.index.keeper import TableKeeper
 
 # Imported on first use, so that a context answer does not load the indexer, impact or export code.
 LAZY = {"get_impact": "graphctx.context.impact", "session_init": "graphctx.context.session",

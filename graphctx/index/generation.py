@@ -22,6 +22,7 @@ from graphctx.index import resolution, routemounts, store, textentities
 from graphctx.index.dependencies import attribute_owners, defined_names, names_of, subclass_names
 from graphctx.index.fulltext import fts_row
 from graphctx.index.languages import RULES, package_languages
+from graphctx.index.keeper import KeptTable, TableKeeper
 from graphctx.index.lazysymbols import LazySymbolTable
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
@@ -55,7 +56,7 @@ class Generation:
     """What one index run writes: `add` each parsed file, then `finish` with the deleted ones."""
 
     def __init__(self, conn: sqlite3.Connection, root: Path, *, everything: bool, workers: int, report: Report,
-                 keeper: resolution.TableKeeper | None = None):
+                 keeper: TableKeeper | None = None):
         self.conn, self.root, self.everything, self.workers, self.report = conn, root, everything, workers, report
         self.db_path = store.index_path(root)
         self.before = store.generation(conn)
@@ -105,7 +106,7 @@ class Generation:
 
     # ---- the new generation
 
-    def finish(self, deleted: list[str]) -> resolution.KeptTable:
+    def finish(self, deleted: list[str]) -> KeptTable:
         """Write what is left (the changed files of an incremental run), resolve the files whose edges
         can differ, write their edges and the graph snapshot of the new generation; the symbol table
         of the new generation, to be kept once the run commits."""
@@ -206,21 +207,21 @@ class Generation:
         read = [(path, facts) for path, facts in self.facts.items() if facts is not None]
         return dict(read[-KEPT_FACTS:])
 
-    def _symbol_table(self, deleted: list[str]) -> resolution.KeptTable:
+    def _symbol_table(self, deleted: list[str]) -> KeptTable:
         """The table of the new generation: a full build's from every definition it wrote, the kept
         one with the edited files' symbols replaced, or, with none kept, one that reads the
         definitions it is asked for from the rows this run wrote (lazysymbols.py)."""
         entry = self.entry
         if entry is None and self.everything:
             symbols = [row for path in sorted(self.symbols) for row in self.symbols[path]]
-            entry = resolution.KeptTable((0, 0), self.before, resolution.new_table(symbols, ModuleMap(self.files, self.root),
+            entry = KeptTable((0, 0), self.before, resolution.new_table(symbols, ModuleMap(self.files, self.root),
                                                                                    self._load))
             entry.files = dict(self.files)
             return entry
         if entry is None:
             files = {p: (lang, pkg if lang in WITH_PACKAGE else None) for p, (lang, pkg) in reads.file_packages(self.conn).items()}
             table = LazySymbolTable(self.conn, ModuleMap(files, self.root), self._load)
-            entry = resolution.KeptTable((0, 0), self.before, table, files=dict(files))
+            entry = KeptTable((0, 0), self.before, table, files=dict(files))
             # the pairs of the files not resolved again (the others' edges are gone)
             entry.bases = resolution.base_pairs_by_origin(reads.inheritance_edges(self.conn))
             return entry

@@ -23,7 +23,7 @@ from graphctx.index import checked, skips as skipping, store
 from graphctx.index.discover import Candidate, Config, discover, load_config
 from graphctx.index.generation import Generation
 from graphctx.index.parsing import parse_all
-from graphctx.index.resolution import KeptTable, TableKeeper
+from graphctx.index.keeper import KeptTable, TableKeeper
 from graphctx.index.skips import Skip
 from graphctx.index.store import reads, writes
 
@@ -148,7 +148,7 @@ def _collector_paused(paused: bool) -> Iterator[None]:
     (the facts it reads, its resolvers) beside the hundreds of thousands a kept symbol table holds,
     and each full collection the allocations set off walks all of those, 100 ms at a time on a
     large repository, more than the edit's own work. What the run leaves as cycles is collected
-    after it: after the keeper froze what it keeps (resolution.TableKeeper), where there is one, so
+    after it: after the keeper froze what it keeps (keeper.py), where there is one, so
     that the collector's first pass does not walk every object the run made and the table keeps.
     A full build, or a run parsing more than MAX_PAUSED_FILES files, keeps the collector: it
     allocates a good part of the repository's worth."""

@@ -16,43 +16,33 @@ from collections.abc import Callable, Iterable
 
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import EXTERNAL_PREFIX, external_name
-from graphctx.index.store import reads
+from graphctx.index.store import definitions, reads
 from graphctx.index.symbols import Symbol, SymbolTable
 from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import family
 
-_COLUMNS = "rowid, id, kind, name, qualified_name, path, language"
-_SYMBOL = "kind NOT IN ('file', 'route', 'document', 'section')"  # as reads.definitions
-_CHUNK = 500
-
-
 class _Rows:
-    """The run's queries, each row made a Symbol once (one object per id, as the whole table has)."""
+    """The run's answers, each row made a Symbol once (one object per id, as the whole table has)."""
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
         self.symbols: dict[str, Symbol | None] = {}  # id -> its symbol, None: not a symbol
-        self.rowids: dict[str, int] = {}
 
-    def where(self, condition: str, values: tuple) -> list[Symbol]:
+    def made(self, rows: Iterable[definitions.Row]) -> list[Symbol]:
         out = []
-        for rowid, id_, kind, name, qualified, path, language in self.conn.execute(
-                f"SELECT {_COLUMNS} FROM entities WHERE {condition} AND {_SYMBOL} ORDER BY rowid", values):
+        for id_, kind, name, qualified, path, language in rows:
             sym = self.symbols.get(id_)
             if sym is None:
                 sym = self.symbols[id_] = Symbol(id_, kind, name, qualified, path, family(language))
-                self.rowids[id_] = rowid
             out.append(sym)
         return out
 
     def ids(self, ids: Iterable[str]) -> None:
         """Read the symbols of many ids at once (the targets of every inheritance pair)."""
         wanted = [i for i in set(ids) if i not in self.symbols]
-        for start in range(0, len(wanted), _CHUNK):
-            chunk = wanted[start:start + _CHUNK]
-            self.where(f"id IN ({','.join('?' * len(chunk))})", tuple(chunk))
-            for id_ in chunk:
-                self.symbols.setdefault(id_, None)
+        self.made(definitions.with_ids(self.conn, wanted))
+        for id_ in wanted:
+            self.symbols.setdefault(id_, None)
 
 
 class _ById:
@@ -61,7 +51,7 @@ class _ById:
 
     def get(self, id_: str, default=None):
         if id_ not in self.rows.symbols:
-            found = self.rows.where("id = ?", (id_,))
+            found = self.rows.made(definitions.with_ids(self.rows.conn, (id_,)))
             self.rows.symbols[id_] = found[0] if found else None
         sym = self.rows.symbols[id_]
         return default if sym is None else sym
@@ -90,7 +80,7 @@ class _ByPath:
 
     def __getitem__(self, path: str) -> dict[str, Symbol]:
         if path not in self.cache:
-            self.cache[path] = {sym.qualified_name: sym for sym in self.rows.where("path = ?", (path,))}
+            self.cache[path] = {sym.qualified_name: sym for sym in self.rows.made(definitions.at(self.rows.conn, path))}
         return self.cache[path]
 
 
@@ -102,10 +92,9 @@ class _ByName:
 
     def get(self, name: str, default=()):
         if name not in self.cache:
-            if self.methods:
-                found = self.rows.where("name = ? AND kind = 'method'", (name,))
-            else:
-                found = [s for s in self.rows.where("name = ? AND kind <> 'method'", (name,)) if "." not in s.qualified_name]
+            found = self.rows.made(definitions.named(self.rows.conn, name, methods=self.methods))
+            if not self.methods:
+                found = [s for s in found if "." not in s.qualified_name]
             self.cache[name] = found
         return self.cache[name] or default
 
@@ -120,18 +109,14 @@ class _Names:
         if not isinstance(name, str):
             return False
         if name not in self.cache:
-            self.cache[name] = self.rows.conn.execute(
-                f"SELECT 1 FROM entities WHERE name = ? AND {_SYMBOL} LIMIT 1", (name,)).fetchone() is not None
+            self.cache[name] = bool(definitions.names_defined(self.rows.conn, (name,)))
         return self.cache[name]
 
     def read(self, names: Iterable[str]) -> None:
         """Answer many names at once (the external bases' names)."""
         wanted = [n for n in set(names) if n not in self.cache]
-        for start in range(0, len(wanted), _CHUNK):
-            chunk = wanted[start:start + _CHUNK]
-            found = {n for (n,) in self.rows.conn.execute(
-                f"SELECT DISTINCT name FROM entities WHERE name IN ({','.join('?' * len(chunk))}) AND {_SYMBOL}", chunk)}
-            self.cache.update((n, n in found) for n in chunk)
+        found = definitions.names_defined(self.rows.conn, wanted)
+        self.cache.update((n, n in found) for n in wanted)
 
 
 class _Members:
@@ -155,7 +140,7 @@ class _ClassMembers:
         if key not in cache:
             table = self.members.table
             cache[key] = None
-            for sym in table.rows.where("name = ?", (name,)):
+            for sym in table.rows.made(definitions.named(table.rows.conn, name)):
                 if "." in sym.qualified_name:
                     owner = table.owner_of(sym)
                     if owner is not None and owner.id == self.class_id:

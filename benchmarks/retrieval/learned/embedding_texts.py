@@ -28,7 +28,7 @@ from graphctx.parse.extract import extract
 from graphctx.parse.languages import language_for_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import DEFAULT_DATA, say, slug  # noqa: E402
+from corpus import DEFAULT_DATA, say  # noqa: E402
 
 
 class Blobs:
