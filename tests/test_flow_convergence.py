@@ -14,7 +14,7 @@ from graphctx.index import store
 from graphctx.index.fixpoint import EMPTY, MAX_DEPTH, FlowQuestions
 from graphctx.index.flowpaths import MAX_EXTERNAL_PARTS, MAX_VALUES
 from graphctx.index.indexer import index_repository
-from graphctx.index.resolution import TableKeeper
+from graphctx.index.keeper import TableKeeper
 
 # methods returning self-typed values in loops, `x = x.ring` in a loop on an external value,
 # mutually recursive functions passing a value through, chains of attribute assignment

@@ -16,7 +16,7 @@ from graphctx import Project
 from graphctx.errors import GraphctxError
 from graphctx.index.discover import ConfigError
 from graphctx.index.indexer import IndexRunError, index_repository
-from graphctx.index.resolution import TableKeeper
+from graphctx.index.keeper import TableKeeper
 
 GOOD = "def good():\n    return 1\n"
 

@@ -21,7 +21,7 @@ from mcp import Client
 from conftest import index_tables, indexed_copy, query_index as query, run_graphctx as graphctx
 from test_index_incremental import snapshot_matches_rows
 from graphctx.index.indexer import index_repository
-from graphctx.index.resolution import TableKeeper
+from graphctx.index.keeper import TableKeeper
 
 FIXTURES = Path(__file__).parent / "fixtures" / "route_mounts"
 NO_LITERAL = "gives a prefix that is no literal, so the path is the part below it"
