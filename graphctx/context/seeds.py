@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from graphctx import deadline
 from graphctx.context.policy import SeedPolicy
 from graphctx.graph.loader import CodeGraph
-from graphctx.graph.lookup import bm25, find_entities, full_text
+from graphctx.graph.lookup import bm25, find_entities, full_text, uninformative_words
 from graphctx.text import STOP_WORDS, words
 from graphctx.parse.languages import source_extensions
 
@@ -97,7 +97,7 @@ def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str, policy: See
     evidence = seeds.evidence
     for entity_id, weight in seeds.weights.items():  # so far only what the text names: frames, paths, names
         evidence.named_in_file[graph.nodes[entity_id]["path"]] += weight
-    matches = [(entity_id, share) for entity_id, share in _full_text(conn, text, policy) if entity_id in graph]
+    matches = [(entity_id, share) for entity_id, share in _full_text(graph, conn, text, policy) if entity_id in graph]
     evidence.text_scores = dict(matches)
     for entity_id, share in matches[:policy.full_text_limit]:
         seeds.add(entity_id, policy.text * share, "full-text")
@@ -124,10 +124,14 @@ def query_terms(text: str, policy: SeedPolicy) -> list[str]:
     return [t for t in dict.fromkeys(words(text).split()) if len(t) > 1 and t not in STOP_WORDS][:policy.max_terms]
 
 
-def _full_text(conn: sqlite3.Connection, text: str, policy: SeedPolicy) -> list[tuple[str, float]]:
+def _full_text(graph: CodeGraph, conn: sqlite3.Connection, text: str, policy: SeedPolicy) -> list[tuple[str, float]]:
     """BM25 over entity names, signatures, docs and bodies: (id, score relative to the best), best first.
-    Terms keep the text's order (a title's words first) up to max_terms."""
+    Terms keep the text's order (a title's words first) up to max_terms. Words in the paths of half the
+    entities or more are left out of the query, unless nothing else is left: BM25 gives them no weight,
+    and matching them cost most of the query (see uninformative_words)."""
     terms = query_terms(text, policy)
+    common = uninformative_words(graph)
+    terms = [t for t in terms if t not in common] or terms
     try:
         rows = bm25(conn, terms, policy.columns, policy.text_scores_limit)
     except sqlite3.OperationalError:  # an index from before the body column: names, signatures and docs

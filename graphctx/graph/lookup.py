@@ -186,6 +186,22 @@ def full_text(conn: sqlite3.Connection, text: str, limit: int, kind: str | None 
     return [entity_id for entity_id, _ in bm25(conn, terms, SEARCH_WEIGHTS, limit, columns=SEARCH_COLUMNS, kind=kind)]
 
 
+def uninformative_words(graph: CodeGraph) -> frozenset[str]:
+    """Words in the paths of at least half the entities (`sympy` and `py` in sympy), kept per graph
+    generation. Every entity's full-text row holds its path's words, and FTS5's BM25 floors the
+    inverse document frequency of a term in half the rows or more at 1e-6: such a term moves no score
+    by more than a millionth, yet ORing it into a query makes SQLite score nearly every row."""
+    found = graph.cache.get("uninformative-words")
+    if found is None:
+        per_word: dict[str, int] = defaultdict(int)
+        for path, ids in graph.by_path.items():
+            for word in set(words(path).split()):
+                per_word[word] += len(ids)
+        half = len(graph.nodes) / 2
+        found = graph.cache["uninformative-words"] = frozenset(w for w, n in per_word.items() if n >= half)
+    return found
+
+
 def bm25(conn: sqlite3.Connection, terms: Sequence[str], weights: Sequence[float], limit: int, *,
          columns: Sequence[str] | None = None, kind: str | None = None) -> list[tuple[str, float]]:
     """Entities matching any of `terms`, best first, as (id, BM25 score: more negative is better).
