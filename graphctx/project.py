@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from graphctx.context.tokens import count as count_tokens
+from graphctx.coord import traces
 from graphctx.graph.loader import GraphCache
 from graphctx.index import store as index_store
 from graphctx.index.root import find_root
@@ -210,8 +211,8 @@ class Project(MemoryVerbs, PackageFacts):
         return answered
 
     def _peered(self, pack, agent: str | None, budget: int, fmt: str) -> tuple[ContextAnswer, str]:
-        if agent is None and not self.work.has_activity():
-            return pack(budget)
+        if agent is None and self.storage is None and not traces.has_activity(self.root):
+            return pack(budget)  # nothing coordinated here: no peers, and no work store to load
 
         def peers_of(answer: ContextAnswer):
             ids = [item.id for item in answer.items]

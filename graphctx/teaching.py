@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from graphctx.context import learning
 from graphctx.context.intents import policy_for
 from graphctx.context.tokens import count
+from graphctx.coord import traces
 from graphctx.errors import InvalidRequest
 from graphctx.models import MIN_BUDGET, ContextAnswer
 
@@ -27,17 +28,16 @@ class Teaching:
         self.learner, self.task_id, self.helpful, self.about = learner, task_id, helpful, about
 
     def answer(self, run: Callable[[dict[str, Any]], Answered], options: dict[str, Any]) -> Answered:
-        work = self.project.work
         if self.about and self.helpful is None:
             raise InvalidRequest("`about` names the items that helped or not: give helpful=true or false with it")
         note = self._learn() if self.helpful is not None else ""
         extra: dict[str, Any] = {}
-        if "policy" not in options:  # a caller's own policy (a benchmark's) ranks as given
-            edges, signals = work.feedback.multipliers()
+        if "policy" not in options and self._may_have_learned():  # a caller's own policy (a benchmark's) ranks as given
+            edges, signals = self.project.work.feedback.multipliers()
             if edges or signals:
                 extra["policy"] = learning.with_learned(policy_for(self.intent), edges, signals)
         if self.task_id:
-            entities, files = work.task_focus(self.task_id)
+            entities, files = self.project.work.task_focus(self.task_id)
             extra["boost"] = learning.Boost(frozenset(entities), frozenset(files), task_id=self.task_id)
         opts = {**options, **extra}
         budget = options.get("token_budget")
@@ -45,10 +45,14 @@ class Teaching:
             opts["token_budget"] = budget - count(note) - 4  # room for the feedback line below
         answer, text = run(opts)
         if self.learner:
-            work.feedback.note_answer(self.learner, self.mode, self.query, [(i.id, i.relation) for i in answer.items])
+            self.project.work.feedback.note_answer(self.learner, self.mode, self.query, [(i.id, i.relation) for i in answer.items])
         if note and (budget is None or count(text + note) + 4 <= budget):
             text = _with_line(text, note, options.get("format", "compact"))
         return answer, text
+
+    def _may_have_learned(self) -> bool:
+        """Whether feedback may have taught the ranking here; on files, known without loading the work store."""
+        return self.project.storage is not None or traces.has_learned(self.project.root)
 
     def _learn(self) -> str:
         if not self.learner:

@@ -60,6 +60,22 @@ def test_a_context_answer_loads_neither_scipy_nor_networkx_nor_the_indexer(shop_
     assert done.stderr.strip().splitlines()[-1] == "[]"
 
 
+def test_the_work_store_loads_only_where_work_was_coordinated(tmp_path):
+    """A plain answer in a repository where nobody coordinated work or gave feedback reads no work state;
+    once a task exists, the same command loads the work store (peers come from it)."""
+    root = make_shop(tmp_path / "shop")
+    script = ("import sys; from graphctx.cli.main import main; code = main(['context', 'create_item', '--budget', "
+              "'1500']); print('graphctx.coord.store' in sys.modules, file=sys.stderr); sys.exit(code)")
+    plain = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True)
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stderr.strip().splitlines()[-1] == "False"
+    assert run_graphctx("tasks", "create", "Round totals", "--agent", "ann", cwd=root).returncode == 0
+    coordinated = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True)
+    assert coordinated.returncode == 0, coordinated.stderr
+    assert coordinated.stderr.strip().splitlines()[-1] == "True"
+    assert coordinated.stdout == plain.stdout  # nobody works on that code: no peers line
+
+
 def test_networkx_is_still_the_graph_api(shop_repo):
     graph = Project(shop_repo).graph.graph
     assert type(graph).__name__ == "MultiDiGraph"

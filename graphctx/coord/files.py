@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from graphctx.coord import traces
 from graphctx.coord.errors import check_task_version, check_version
 from graphctx.coord.models import AgentProfile, Claim, Event, LearnedWeights, Skill, SkillProposal, Stream, Task
 from graphctx.errors import GraphctxError
@@ -183,7 +184,7 @@ class FileWorkRepository:
     # ---- learned ranking weights
 
     def _weights_path(self) -> Path:
-        return self.folder / "private" / "weights.json"
+        return self.folder / traces.WEIGHTS
 
     def get_weights(self) -> LearnedWeights | None:
         return _load(self._weights_path(), LearnedWeights)

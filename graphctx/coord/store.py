@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from graphctx.coord import traces
 from graphctx.coord.feedback import Feedback
 from graphctx.coord.files import FileWorkRepository
 from graphctx.coord.hypotheses import Hypotheses
@@ -22,7 +23,6 @@ from graphctx.coord.skills import Skills
 from graphctx.coord.sync import Sync
 from graphctx.coord.tasks import Tasks
 from graphctx.coord.team import Team, check_name
-from graphctx.layout import index_dir
 
 
 class WorkStore:
@@ -60,9 +60,7 @@ class WorkStore:
         context served to a named agent): a cheap check before computing peers."""
         if self.root is None or not isinstance(self.repo, FileWorkRepository):
             return True
-        folder = index_dir(self.root)
-        names = ("tasks", "runs", "activity", "private/claims", *(("private/served",) if served else ()))
-        return any((folder / name).exists() for name in names)
+        return traces.has_activity(self.root, served=served)
 
     def start_run(self, agent: str, *, task_id: str | None = None, ticket: str | None = None) -> Run:
         if task_id:
