@@ -6,11 +6,14 @@ the caller's (a Project's), so its ephemeral records and served hashes last as l
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graphctx.context.packer import Candidate
 from graphctx.context.policy import PackPolicy
 from graphctx.layout import entity_path, record_dirs
-from graphctx.records import AnchoredRecord, RecordStore
+
+if TYPE_CHECKING:  # a store is passed in: this module needs no record code of its own
+    from graphctx.records import AnchoredRecord, RecordStore
 
 
 def may_have_records(root: Path) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graphctx import deadline, inputs
 from graphctx.context import anchored, anonymous, features, ranker, semantic
@@ -27,9 +28,11 @@ from graphctx.errors import Ambiguous, InvalidRequest, NotFound, quote
 from graphctx.graph import hierarchy, lookup, paths, rank
 from graphctx.graph.loader import CodeGraph, GraphCache
 from graphctx.index import skips
-from graphctx.records import RecordStore
 from graphctx.models import ANONYMOUS_KINDS, DEFAULT_BUDGET, FORMATS, FUNCTION_KINDS, MAX_BUDGET, MAX_DEPTH, MIN_BUDGET, ContextAnswer
 from graphctx.text import clip
+
+if TYPE_CHECKING:  # the records load only where a caller passes a store (a repository with records)
+    from graphctx.records import RecordStore
 
 Answer = tuple[ContextAnswer, str]
 MAX_QUERY_CHARS = 120  # free text, as an answer's header repeats it

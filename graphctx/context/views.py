@@ -5,14 +5,16 @@ the repository, and flags files changed since indexing."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 from graphctx.context.packer import Candidate
 from graphctx.graph.loader import CodeGraph
 from graphctx.index.changes import changed_files
 from graphctx.index.root import Boundary
 from graphctx.models import ANONYMOUS_KINDS, CLASS_KINDS, PacketItem
-from graphctx.records import AnchoredRecord
-from graphctx.records.render import answer_text
+
+if TYPE_CHECKING:
+    from graphctx.records import AnchoredRecord
 
 SUMMARY_DOC_LINES = 3
 
@@ -46,6 +48,8 @@ class Views:
         )
 
     def _record(self, candidate: Candidate, detail: str) -> PacketItem:
+        from graphctx.records.render import answer_text  # only answers with records show one
+
         record = self.records[candidate.id].record
         return PacketItem(
             id=candidate.id, kind=record.kind, path=record.path or "", start_line=0, end_line=0,
