@@ -1,10 +1,13 @@
 """The three views of an entity an answer can show: `full` (its code; for a class with members
 or a file, an outline of them instead of a copy of their bodies), `summary` (signature and doc)
 and `line` (the heading alone). Reads source from disk, never through a symbolic link that leaves
-the repository, and flags files changed since indexing."""
+the repository (keeping recently quoted files' lines between answers while their stat stays the same),
+and flags files changed since indexing."""
 
 from __future__ import annotations
 
+import os
+import threading
 from typing import TYPE_CHECKING
 
 from graphctx.context.packer import Candidate
@@ -17,6 +20,8 @@ if TYPE_CHECKING:
     from graphctx.records import AnchoredRecord
 
 SUMMARY_DOC_LINES = 3
+KEPT_FILES = 64  # source files whose lines the answers of one graph generation keep between them
+_KEEPING = threading.Lock()  # the graph's cache is shared by the threads answering from it
 
 
 class Views:
@@ -60,11 +65,29 @@ class Views:
     def source(self, path: str) -> list[str] | None:
         """The file's lines, read once per answer; None when unreadable."""
         if path not in self._sources:
-            try:
-                self._sources[path] = self.boundary.read_text(path).splitlines()
-            except OSError:
-                self._sources[path] = None
+            self._sources[path] = self._lines(path)
         return self._sources[path]
+
+    def _lines(self, path: str) -> list[str] | None:
+        """The file's lines, kept on the graph between answers (the last KEPT_FILES files) while its
+        stat (inode, size, modification and change times) stays the same: answers quote the same big
+        files again and again, and reading and splitting one costs more than ranking its entities."""
+        try:
+            st = os.stat(self.boundary.path(path))
+            identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            kept = self.graph.cache.setdefault("file-lines", {})
+            found = kept.get(path)
+            if found is not None and found[0] == identity:
+                return found[1]
+            lines = self.boundary.read_text(path).splitlines()
+        except OSError:
+            return None
+        with _KEEPING:
+            kept.pop(path, None)
+            kept[path] = (identity, lines)  # (a file changed since the stat is read again next time)
+            while len(kept) > KEPT_FILES:
+                del kept[next(iter(kept))]
+        return lines
 
     def stale(self, path: str) -> bool:
         """Whether the file's content changed on disk since it was indexed (its lines may have moved).
@@ -82,9 +105,10 @@ class Views:
         return 0 if e["kind"] in CLASS_KINDS or e["kind"] == "file" else e["end_line"] - e["start_line"] + 1
 
     def _full(self, entity_id: str, e: dict, lines: list[str] | None) -> str:
-        members = self.members(entity_id)
-        if e["kind"] == "file" or (e["kind"] in CLASS_KINDS and members):
-            return self._outline(e, members, lines)
+        if e["kind"] == "file" or e["kind"] in CLASS_KINDS:  # only these show their members
+            members = self.members(entity_id)
+            if e["kind"] == "file" or members:
+                return self._outline(e, members, lines)
         if lines is None:
             return self._summary(e)
         code = lines[e["start_line"] - 1: e["end_line"]]
