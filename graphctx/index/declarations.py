@@ -8,6 +8,7 @@ file's resolver (flow.py's FlowScope), which keeps each file's declarations once
 from __future__ import annotations
 
 from graphctx.index.flowpaths import definition_value
+from graphctx.index.languages import rules_for
 from graphctx.index.scope import Value
 from graphctx.parse.facts import FileFacts
 from graphctx.parse.flows import vocabulary
@@ -20,7 +21,7 @@ def declaration_scopes(facts: FileFacts) -> frozenset[str]:
 
 def declared(scope, sym) -> bool:
     """Whether a method only declares itself, read in its own file (stubs are Python's so far)."""
-    if sym.family != "python":
+    if not rules_for(sym.family).declaration_stubs:
         return False
     home = scope._home(sym.path)
     if home is None:

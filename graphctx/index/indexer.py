@@ -132,7 +132,7 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
             continue
         finally:
             if done and keeper is not None:
-                keeper.put_connection(db_path, conn, checked=trusted)
+                keeper.put_connection(db_path, conn, was_checked=trusted)
             else:
                 conn.close()
                 if done and trusted:

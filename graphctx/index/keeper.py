@@ -65,7 +65,7 @@ class TableKeeper:
     def __init__(self) -> None:
         self._entry: KeptTable | None = None
         self._kept_runs = 0
-        self._connection: tuple[tuple, sqlite3.Connection] | None = None
+        self._connection: tuple[list, Path, sqlite3.Connection, bool] | None = None
         self.listings = FolderListings()  # the last walk's folders, outside git
         self._lock = threading.Lock()
 
@@ -100,16 +100,16 @@ class TableKeeper:
             kept, self._connection = self._connection, None
         if kept is None:
             return None
-        if kept[0] != _file_state(db_path):
+        if kept[0] != checked.state(db_path):
             kept[2].close()
             return None
         return kept[2], kept[3]
 
-    def put_connection(self, db_path: Path, conn: sqlite3.Connection, checked: bool = False) -> None:
+    def put_connection(self, db_path: Path, conn: sqlite3.Connection, was_checked: bool = False) -> None:
         """Keep a run's connection (outside any transaction) for the next run, with whether the run
         checked the file (or found it as a checked run left it); one kept before is closed."""
         with self._lock:
-            kept, self._connection = self._connection, (_file_state(db_path), db_path, conn, checked)
+            kept, self._connection = self._connection, (checked.state(db_path), db_path, conn, was_checked)
         if kept is not None:
             kept[2].close()
 
@@ -124,7 +124,7 @@ class TableKeeper:
             kept, self._connection = self._connection, None
         if kept is not None:
             state, db_path, conn, was_checked = kept
-            untouched = was_checked and state == _file_state(db_path)  # (closing folds the log in: look first)
+            untouched = was_checked and state == checked.state(db_path)  # (closing folds the log in: look first)
             conn.close()
             if untouched:
                 checked.mark(db_path)
@@ -142,19 +142,6 @@ def _freeze() -> None:
 
 def _no_facts(path: str) -> None:
     raise RuntimeError("a kept symbol table reads facts only during a run")
-
-
-def _file_state(db_path: Path) -> tuple:
-    """The index file and its write-ahead log as the file system sees them (identity, size, time)."""
-    out = []
-    for path in (db_path, db_path.with_name(db_path.name + "-wal")):
-        try:
-            st = os.stat(path)
-        except OSError:
-            out.append(None)
-            continue
-        out.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
-    return tuple(out)
 
 
 def _identity(path: Path) -> tuple[int, int]:

@@ -98,6 +98,9 @@ class _ByName:
             self.cache[name] = found
         return self.cache[name] or default
 
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and bool(self.get(name))
+
 
 class _Names:
     """Whether any symbol bears a name."""

@@ -59,6 +59,9 @@ class LanguageRules:
     # Heads of a receiver expression that make it a module path (Rust `crate::a::T`, `super::T`).
     module_path_heads: ClassVar[frozenset[str]] = frozenset()
     super_calls_base: ClassVar[bool] = False  # `super.m()` calls a base's method
+    # A method whose body only declares it (`...`, `raise NotImplementedError`: parse/stubs.py) stands
+    # for its overrides (index/declarations.py).
+    declaration_stubs: ClassVar[bool] = False
     # What a name nothing in the repository defines, imports or builds in stands for: "unresolved"
     # (nothing says), "external" where the language runs it from outside (a shell command from PATH),
     # or "module" where an import brings in every public name of a module (Swift's `import XCTest`):

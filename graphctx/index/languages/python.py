@@ -66,6 +66,7 @@ class PythonRules(LanguageRules):
                           pathlib.Path)
         for name in dir(kind) if not name.startswith("__")) | RUNTIME_METHODS
     super_calls_base = True
+    declaration_stubs = True
     test_file_patterns = (r"_test\.py$", r"(^|/)conftest\.py$")
     tested_file_patterns = (r"^test_(.+)\.py$", r"^(.+)_test\.py$")
     package_stems = frozenset({"__init__"})
