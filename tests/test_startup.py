@@ -76,6 +76,18 @@ def test_the_work_store_loads_only_where_work_was_coordinated(tmp_path):
     assert coordinated.stdout == plain.stdout  # nobody works on that code: no peers line
 
 
+def test_an_index_run_with_nothing_changed_loads_no_graph_code(tmp_path):
+    """A no-op `graphctx index` (what hooks run on every edit) imports neither numpy nor the snapshot code."""
+    root = make_shop(tmp_path / "shop")
+    script = ("import sys; from graphctx.cli.main import main; code = main(['index', '-q']); "
+              "print([m for m in ('numpy', 'graphctx.graph.snapshot', 'graphctx.graph.lazy') if m in sys.modules], "
+              "file=sys.stderr); sys.exit(code)")
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "0 parsed" in done.stdout
+    assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
 def test_networkx_is_still_the_graph_api(shop_repo):
     graph = Project(shop_repo).graph.graph
     assert type(graph).__name__ == "MultiDiGraph"

@@ -19,11 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from graphctx.errors import NoIndex
-from graphctx.graph.lazy import LazyGroups, lazy_views, multidigraph
-from graphctx.graph.snapshot import Snapshot, SnapshotError
 from graphctx.index import store
 from graphctx.index.store import reads
 from graphctx.index.root import indexed_ancestor
@@ -31,6 +27,9 @@ from graphctx.models import EDGE_KINDS, INFERRED, RESOLUTIONS
 
 if TYPE_CHECKING:
     import networkx as nx
+    import numpy as np
+
+    from graphctx.graph.snapshot import Snapshot
 
 # Edges to names outside the repository stay in the store (graphctx show lists them); the graph
 # holds only edges between repository entities. Signatures and docs (DETAIL_COLUMNS) are most of an
@@ -87,6 +86,8 @@ class CodeGraph:
     @cached_property
     def graph(self) -> nx.MultiDiGraph:
         """The networkx MultiDiGraph of the entities and edges (edge key = edge kind)."""
+        from graphctx.graph.lazy import multidigraph
+
         return multidigraph(self.nodes, self.succ, self.pred)
 
     def entity(self, entity_id: str) -> dict:
@@ -110,6 +111,8 @@ class CodeGraph:
         the arrays' order (a snapshot's: by source, target, kind), the order the adjacency dicts list."""
         cached = self.cache.get("adjacency")
         if cached is None:
+            import numpy as np
+
             a = self.arrays
             bounds = np.arange(len(a.nodes) + 1)
             out_order = np.argsort(a.sources, kind="stable")
@@ -226,7 +229,13 @@ def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Conn
     """Read the entity rows and the generation's graph snapshot in one read transaction, so they
     agree on a generation. The networkx graph fills itself from the snapshot as it is used, and the
     arrays ranking needs are the snapshot's own: no edge row is read. An index without a snapshot
-    that matches its entities (none is expected) is loaded from its edge rows instead."""
+    that matches its entities (none is expected) is loaded from its edge rows instead. numpy and the
+    snapshot code load here, not with this module: an index run (graphctx index) loads no graph."""
+    import numpy as np
+
+    from graphctx.graph.lazy import LazyGroups, lazy_views
+    from graphctx.graph.snapshot import Snapshot
+
     generation, entities, blobs, edge_rows, files = reads.graph_snapshot(conn)
     rowids = np.fromiter((row[0] for row in entities), np.int64, len(entities))
     snapshot = _unpacked(blobs, rowids)
@@ -266,6 +275,10 @@ def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Conn
 
 def _unpacked(blobs: list[bytes], rowids: np.ndarray) -> Snapshot | None:
     """The stored snapshot (a base and its patches) when it is one and its nodes are exactly these entities."""
+    import numpy as np
+
+    from graphctx.graph.snapshot import Snapshot, SnapshotError
+
     if not blobs:
         return None
     try:
