@@ -66,10 +66,6 @@ class FlowScope(FileScope):
         """(scope, target) -> [(source, the scope the source is read in)]; `self.x` targets live on the class."""
         return self._stores[0]
 
-    @property
-    def flow_lines(self) -> dict[tuple[str, str], list[int]]:
-        return self._stores[1]
-
     @cached_property
     def _targets(self) -> tuple[dict[str, set[str]], dict[tuple[str, str], set[str]]]:
         variables: dict[str, set[str]] = defaultdict(set)
@@ -183,6 +179,10 @@ class FlowScope(FileScope):
     def _target_values(self, level: str, target: str, suffix: str) -> set[Value]:
         """What flows into `target` + `suffix` in scope `level` of this file: its own flows, the
         elements of what it aliases, its arguments when it is a parameter, its declared type."""
+        key = (level, target)  # (asked of every class of a lineage, most of which assign nothing to it)
+        if key not in self.flow_sources and key not in self.subscripts and key not in self.bindings \
+                and target not in self.params.get(level, ()):
+            return set()
         out: set[Value] = set()
         stored = [target + s for s in sorted(self.subscripts.get((level, target), ())) if same_element(s, suffix)] \
             if suffix else [target]
@@ -212,9 +212,9 @@ class FlowScope(FileScope):
         found = self.flow_sources.get((level, target), ())
         if not found or "[" not in target or "[]" in target:
             return found
-        own = [line for (_, read_scope), line in zip(found, self.flow_lines[(level, target)]) if read_scope == level]
-        last = max(own, default=None)
-        return [pair for pair, line in zip(found, self.flow_lines[(level, target)]) if pair[1] != level or line == last]
+        lines = self._stores[1][(level, target)]
+        last = max((line for (_, read_scope), line in zip(found, lines) if read_scope == level), default=None)
+        return [pair for pair, line in zip(found, lines) if pair[1] != level or line == last]
 
     def _decorated(self, decorator: str, scope: str, level: str, name: str) -> set[Value]:
         """A decorated definition's name holds what its decorator returns when that is known in the

@@ -40,6 +40,19 @@ def accessor(scope, class_id: str, name: str, role: str) -> tuple[Symbol, int] |
     """The accessor that `role` on attribute `name` of an instance of `class_id` runs, with the depth
     of the class defining it; None when the nearest class defining `name` makes it no property (or
     a property without that accessor)."""
+    key, known = (class_id, name), scope.table.nearest_properties
+    nearest = known.get(key)
+    if nearest is None:  # (asked for every attribute read at every call site: once per run and hierarchy)
+        nearest = _nearest_property(scope, class_id, name)
+        if scope.table.resolvers.get(scope.path) is scope:  # every file it read is then a kept scope:
+            known[key] = nearest  # reading the answer instead makes none that working it out would
+    found, depth = nearest
+    return (found[role], depth) if found is not None and role in found else None
+
+
+def _nearest_property(scope, class_id: str, name: str) -> tuple[dict[str, Symbol] | None, int]:
+    """The accessors of the nearest class of the lineage defining `name`, with its depth; None
+    when that class makes it no property or no class defines it."""
     table = scope.table
     for depth, level in enumerate(table.lineage(class_id)):
         for cid in level:
@@ -48,12 +61,12 @@ def accessor(scope, class_id: str, name: str, role: str) -> tuple[Symbol, int] |
                 continue
             found = accessors_of(home).get((sym.qualified_name, name))
             if found is not None:
-                return (found[role], depth) if role in found else None
+                return found, depth
             if name in table.members.get(cid, {}):  # a plain method or a nested class hides the bases' property
-                return None
+                return None, 0
             if vocabulary(home.facts.language) is None and (sym.qualified_name, "self." + name) in home.bindings:
-                return None  # so does a declared field (Kotlin's `override val tags` in a constructor)
-    return None
+                return None, 0  # so does a declared field (Kotlin's `override val tags` in a constructor)
+    return None, 0
 
 
 def getter_of(scope, value, name: str) -> Symbol | None:

@@ -59,6 +59,10 @@ class SymbolTable:
         self.resolvers: dict[str, Any] = {}  # path -> a FileResolver with its imports bound, made on demand
         self.external_bases: dict[str, list[str]] = {}
         self._subclasses: dict[str, list[str]] | None = None  # base -> the classes directly below it
+        # Derived from the bases, asked for the same classes at every call site: made once per hierarchy.
+        self._below: dict[str, list[str]] = {}  # class -> subclass_ids
+        self._levels: dict[str, list[list[str]]] = {}  # class -> its lineage, level by level
+        self.nearest_properties: dict[tuple[str, str], tuple] = {}  # (class, name) -> properties.py's answer
         self.flow = FlowQuestions()  # value-flow questions under way, across files
         self.mounts = None  # the run's route mounts across files (routemounts.MountTable), set by each run
 
@@ -78,6 +82,8 @@ class SymbolTable:
         self.bases = {k: sorted(set(v)) for k, v in bases.items()}
         self.external_bases = {k: sorted(set(v)) for k, v in external.items()}
         self._subclasses = None  # derived from the bases, so made again when next asked
+        self._below, self._levels = {}, {}
+        self.nearest_properties = {}
 
     @cached_property
     def files_by_stem(self) -> dict[str, list[str]]:
@@ -132,33 +138,47 @@ class SymbolTable:
         return None
 
     def lineage(self, class_id: str) -> Iterator[list[str]]:
-        return self._lineage(class_id)
+        return iter(self._lineage(class_id))
 
     def lineage_ids(self, class_id: str) -> list[str]:
         return [cid for level in self._lineage(class_id) for cid in level]
 
     def subclass_ids(self, class_id: str) -> list[str]:
-        """Every repository class below `class_id` in the hierarchy."""
+        """Every repository class below `class_id` in the hierarchy, level by level (a class below
+        two classes of one level is listed once per path to it there). Not to be changed by callers."""
+        found = self._below.get(class_id)
+        if found is not None:
+            return found
         if self._subclasses is None:
             self._subclasses = {}
             for cls, bases in self.bases.items():
                 for base in bases:
                     self._subclasses.setdefault(base, []).append(cls)
         below = self._subclasses
-        out, frontier = [], [class_id]
+        out: list[str] = []
+        seen: set[str] = set()  # (what `out` holds: a list searched for each class was quadratic on sympy's Basic)
+        frontier = [class_id]
         while frontier:
-            frontier = [c for cid in frontier for c in below.get(cid, ()) if c not in out]
+            frontier = [c for cid in frontier for c in below.get(cid, ()) if c not in seen]
             out += frontier
+            seen.update(frontier)
+        self._below[class_id] = out
         return out
 
-    def _lineage(self, class_id: str) -> Iterator[list[str]]:
+    def _lineage(self, class_id: str) -> list[list[str]]:
         """A class, then its repository bases, level by level."""
+        levels = self._levels.get(class_id)
+        if levels is not None:
+            return levels
+        levels = []
         seen = {class_id}
         frontier = [class_id]
         while frontier:
-            yield frontier
+            levels.append(frontier)
             frontier = [b for cid in frontier for b in self.bases.get(cid, ()) if b not in seen]
             seen.update(frontier)
+        self._levels[class_id] = levels
+        return levels
 
     def top_level(self, paths: Iterable[str], name: str) -> Symbol | None:
         for path in paths:
