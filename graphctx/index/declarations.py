@@ -45,7 +45,9 @@ def overrides(scope, class_id: str, name: str) -> set[str]:
             if member.kind in ("function", "method", "lambda"):
                 found.add(member.id)
             continue
-        for value in scope.attribute_values(Value("instance", sub, "exact"), name) if flows else ():
+        # (the subclasses below `sub` are in this walk: asking for theirs again, level by level, made
+        # the walk quadratic in the depth of the hierarchy and answered the same)
+        for value in scope._attribute_flows(Value("instance", sub, "exact"), name, "", overrides=False) if flows else ():
             sym = table.by_id.get(value.ref) if value.kind in ("function", "class") else None
             owner = table.owner_of(sym) if sym is not None else None
             if sym is not None and (owner is None or owner.id not in above):
@@ -53,13 +55,14 @@ def overrides(scope, class_id: str, name: str) -> set[str]:
     return found
 
 
-def member_values(scope, value: Value, name: str) -> set[Value]:
+def member_values(scope, value: Value, name: str, with_overrides: bool = True) -> set[Value]:
     """The member `name` a class or its instance has: the one its lineage defines, or, when that only
-    declares itself and the value is an instance, the overrides below its class."""
+    declares itself and the value is an instance, the overrides below its class (`with_overrides`)."""
     member = scope.table.find_member(value.ref, name)
     if member is None:
         return set()
-    below = overrides(scope, value.ref, name) if value.kind == "instance" and declared(scope, member[0]) else set()
+    below = (overrides(scope, value.ref, name) if with_overrides and value.kind == "instance" and declared(scope, member[0])
+             else set())
     bound = value.kind == "instance"
     return {Value(definition_value(scope.table.by_id[found]).kind, found, "inferred", bound)
             for found in (sorted(below) or [member[0].id])}

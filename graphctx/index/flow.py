@@ -311,9 +311,10 @@ class FlowScope(FileScope):
                     for v in home._target_values("", attr, "")}
         return set()
 
-    def _attribute_flows(self, value: Value, attr: str, suffix: str) -> set[Value]:
+    def _attribute_flows(self, value: Value, attr: str, suffix: str, overrides: bool = True) -> set[Value]:
         """An attribute of a class or its instance: what any class of its lineage assigns to it
-        (`self.attr = ...` in a method, `attr = ...` in the class body), else the member it defines."""
+        (`self.attr = ...` in a method, `attr = ...` in the class body), else the member it defines
+        (a stub's overrides too, unless `overrides` is False: see declarations.overrides)."""
         if value.kind == "unknown":
             return {UNKNOWN}
         if value.kind == "module":
@@ -336,7 +337,7 @@ class FlowScope(FileScope):
         if suffix:
             return out
         if not any(v.kind == "function" for v in out):  # the member it defines (a stub: its overrides)
-            out |= declarations.member_values(self, value, attr)
+            out |= declarations.member_values(self, value, attr, overrides)
         typed = self._attribute(value, attr)  # a declared attribute type (x: Foo in the class)
         if typed is not None and typed.kind == "instance":
             out.add(typed)
