@@ -244,3 +244,24 @@ def test_evaluate_reports_the_hand_set_the_embedding_and_a_model_on_stored_featu
     bad = subprocess.run([sys.executable, str(LEARNED / "evaluate.py"), "--data", str(tmp_path), "--model", "x=/no/such.json"],
                          capture_output=True, text=True)
     assert bad.returncode != 0 and "cannot read the ranker file" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_diagnose_names_each_kind_of_miss_and_packs_short_gold_first():
+    import diagnose
+
+    keys = ["a.py:f", "a.py:g", None, "b.py:h", "c.py:k", "d.py:m", "e.py:n"]
+    assert diagnose.category(keys, ["a.py:g"], list(range(7))) == "hit"
+    assert diagnose.category(keys, ["a.py:zz"], list(range(7))) == "not-candidate"
+    many = [f"a.py:f{i}" for i in range(12)]
+    assert diagnose.category(many, ["a.py:f11"], list(range(12))) == "right-file"
+    spread = [f"{c}.py:f" for c in "abcdefghijkl"]
+    assert diagnose.category(spread, ["l.py:f"], list(range(12))) == "wrong-file"
+    # Two candidates: a 300-line body ranked first fills the budget; ranked second, the gold fits beside it.
+    x = np.zeros((2, len(FEATURES)))
+    x[:, INDEX["kind_function"]] = 1.0
+    x[0, INDEX["lines"]], x[1, INDEX["lines"]] = np.log1p(380), np.log1p(20)
+    pair = ["a.py:big", "a.py:gold"]
+    assert diagnose.packed_recall(x, pair, ["a.py:gold"], [0, 1], 4000, 10.0, 0.5) == 0.0
+    assert diagnose.packed_recall(x, pair, ["a.py:gold"], [1, 0], 4000, 10.0, 0.5) == 1.0
+    scores = np.array([1.0, 0.9])
+    assert list(np.argsort(-diagnose.with_penalty(scores, {"x": x}, 0.25))) == [1, 0]

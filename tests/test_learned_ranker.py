@@ -180,6 +180,25 @@ def test_a_ranked_model_reads_its_columns_as_ranks_within_the_text():
         ranker.from_dict(bad)
 
 
+def test_a_size_penalty_lowers_long_candidates_by_its_weight():
+    """The shipped model subtracts weight x lines; the same trees without it score that much higher,
+    so of two candidates alike but for their size, the shorter comes first."""
+    data = json.loads((ROOT / "graphctx" / "context" / "models" / ranker.SHIPPED).read_text())
+    assert data["penalty"]["feature"] == "lines" and data["penalty"]["weight"] > 0
+    with_penalty = ranker.from_dict(data)
+    without = ranker.from_dict({k: v for k, v in data.items() if k != "penalty"})
+    matrix = np.random.default_rng(4).random((50, len(FEATURES)))
+    lines = matrix[:, INDEX["lines"]]
+    assert np.allclose(without.score(matrix) - with_penalty.score(matrix), data["penalty"]["weight"] * lines)
+    pair = np.vstack([matrix[0], matrix[0]])
+    pair[1, INDEX["lines"]] = pair[0, INDEX["lines"]] + 2.0
+    assert with_penalty.order(pair) == [0, 1]
+    for bad, message in ((dict(feature="no_such_feature", weight=1), "penalty feature 'no_such_feature'"),
+                         (dict(feature=data["ranked"][0], weight=1), "also ranked")):
+        with pytest.raises(ranker.ModelError, match=message):
+            ranker.from_dict({**data, "penalty": bad})
+
+
 # ---- the learned ranker in answers
 
 def test_answers_with_the_learned_ranker_stay_within_budget(small):

@@ -46,6 +46,9 @@ class RankerModel:
     # Columns the trees read as ranks among the text's candidates (features.within_text_ranks), so
     # that what grows with a text's length does not: trained on commit messages, applied to issues.
     ranked: tuple[int, ...] = ()
+    # Minus one feature times a weight (the candidate's log size): trained to find gold functions, the
+    # trees favour long bodies, which fill a packet's budget; this keeps the order's sizes near the gold's.
+    penalty: tuple[int, float] | None = None
 
     def score(self, matrix: np.ndarray) -> np.ndarray:
         """One score per row of one text's candidates' feature matrix (FEATURES columns): the base plus
@@ -56,6 +59,8 @@ class RankerModel:
         if self.ranked:
             matrix = within_text_ranks(matrix, list(self.ranked))
         total = matrix[:, self.base[0]] * self.base[1] if self.base else np.zeros(len(matrix))
+        if self.penalty:
+            total = total - matrix[:, self.penalty[0]] * self.penalty[1]
         rows = np.arange(len(matrix))
         for tree in self.trees:
             if not len(tree.feature):
@@ -101,9 +106,15 @@ def from_dict(data: dict) -> RankerModel:
     unknown = [name for name in ranked if name not in FEATURES]
     if unknown:
         raise ModelError(f"the ranker ranks unknown features {unknown}; retrain it with benchmarks/retrieval/learned/train.py")
+    penalty = data.get("penalty")
+    if penalty is not None and penalty.get("feature") not in FEATURES:
+        raise ModelError(f"the ranker's penalty feature {penalty.get('feature')!r} is not one of features.FEATURES")
+    if penalty is not None and FEATURES.index(penalty["feature"]) in [FEATURES.index(name) for name in ranked]:
+        raise ModelError(f"the ranker's penalty feature {penalty['feature']!r} is also ranked; penalise a raw column")
     return RankerModel(features, trees, dict(data.get("meta", {})),
                        (FEATURES.index(base["feature"]), float(base["weight"])) if base else None,
-                       tuple(FEATURES.index(name) for name in ranked))
+                       tuple(FEATURES.index(name) for name in ranked),
+                       (FEATURES.index(penalty["feature"]), float(penalty["weight"])) if penalty else None)
 
 
 def load(path: Path) -> RankerModel:

@@ -179,14 +179,21 @@ RECIPES = {
     "ranked": (None, "no-query", 3.0, 4),
     "ranked-graph": (None, "no-query", 3.0, 4),
     "ranked-long": (lambda m: len(re.findall(r"[A-Za-z]{2,}", m.get("text") or "")) >= 12, "no-query", 3.0, 4),
+    # Size-blind: issues are long, so a long body overlaps more of their words; these do not read the
+    # candidate's size (and the second not its body's overlap either), whatever the text's length.
+    "ranked-graph-no-size": (None, "no-size", 3.0, 4),
+    "ranked-graph-no-body": (None, "no-body", 3.0, 4),
 }
 # Which recipes see which columns as ranks within their text (the model file records them).
 TEXT_BOUND = ("own_text", "field_words", "field_signature", "field_doc", "field_body", "file_text", "file_named",
               "name_words", "path_words", "semantic")
 RANKED = {"ranked": TEXT_BOUND, "ranked-long": TEXT_BOUND,
           "ranked-graph": TEXT_BOUND + ("walk", "ppr_far", "one_hop", "seed", "parent_score")}
+RANKED["ranked-graph-no-size"] = RANKED["ranked-graph-no-body"] = RANKED["ranked-graph"]
 QUERY_LEVEL = {"text_terms", "text_has_trace"}
 LENGTH_BOUND = {"name_words", "path_words", "file_named"}  # overlaps that grow with the text's length
+SIZE = {"lines", "degree_out"}  # how big a candidate is
+BODY = {"field_body", "field_body_rel", "own_text", "own_text_rel"}  # its body's overlap with the text
 
 
 def columns_of(which: str | None) -> list[int]:
@@ -196,6 +203,10 @@ def columns_of(which: str | None) -> list[int]:
         return [i for i, f in enumerate(FEATURES) if f not in QUERY_LEVEL]
     if which == "length-robust":
         return [i for i, f in enumerate(FEATURES) if f not in QUERY_LEVEL | LENGTH_BOUND]
+    if which == "no-size":
+        return [i for i, f in enumerate(FEATURES) if f not in QUERY_LEVEL | SIZE]
+    if which == "no-body":
+        return [i for i, f in enumerate(FEATURES) if f not in QUERY_LEVEL | SIZE | BODY]
     if which == "base":
         return list(range(len(BASE_FEATURES)))
     if which == "no-semantic":
