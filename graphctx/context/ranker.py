@@ -109,7 +109,7 @@ def from_dict(data: dict) -> RankerModel:
     penalty = data.get("penalty")
     if penalty is not None and penalty.get("feature") not in FEATURES:
         raise ModelError(f"the ranker's penalty feature {penalty.get('feature')!r} is not one of features.FEATURES")
-    if penalty is not None and FEATURES.index(penalty["feature"]) in [FEATURES.index(name) for name in ranked]:
+    if penalty is not None and penalty["feature"] in ranked:
         raise ModelError(f"the ranker's penalty feature {penalty['feature']!r} is also ranked; penalise a raw column")
     return RankerModel(features, trees, dict(data.get("meta", {})),
                        (FEATURES.index(base["feature"]), float(base["weight"])) if base else None,

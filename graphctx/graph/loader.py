@@ -9,7 +9,6 @@ traversal and ranking need."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphctx.errors import NoIndex
-from graphctx.index import store
+from graphctx.index import checked, store
 from graphctx.index.store import reads
 from graphctx.index.root import indexed_ancestor
 from graphctx.models import EDGE_KINDS, INFERRED, RESOLUTIONS
@@ -158,7 +157,7 @@ class GraphCache:
         file was replaced (a damaged index deleted and rebuilt): a stat per call."""
         key = threading.get_ident()
         conn = self._connections.get(key)
-        if conn is not None and _file_identity(store.index_path(self.root)) != self._files.get(key):
+        if conn is not None and checked.identity(store.index_path(self.root)) != self._files.get(key):
             self._connections.pop(key).close()
             self._graph = None  # a new file counts its generations from the start again
             conn = None
@@ -205,7 +204,7 @@ def _open(root: Path) -> tuple[sqlite3.Connection, tuple[int, int]]:
             conn = store.connect(path, readonly=True)
         except store.IndexMissing:
             raise NoIndex(no_index_message(root)) from None
-        identity = _file_identity(path)
+        identity = checked.identity(path)
         problem = store.diagnose(conn)
         if problem is None:
             return conn, identity
@@ -215,14 +214,6 @@ def _open(root: Path) -> tuple[sqlite3.Connection, tuple[int, int]]:
 
             index_repository(root)  # it says what was wrong with the file, in one warning line
     raise NoIndex(f"{path} {problem}; run `graphctx index {root}` to rebuild it")
-
-
-def _file_identity(path: Path) -> tuple[int, int]:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return (-1, -1)
-    return st.st_dev, st.st_ino
 
 
 def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Connection] | None = None) -> CodeGraph:

@@ -34,6 +34,15 @@ def state(db_path: Path) -> list:
     return out
 
 
+def identity(path: Path) -> tuple[int, int]:
+    """The file's (device, inode), or (-1, -1) when it is missing: which file a path names now."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return st.st_dev, st.st_ino
+
+
 def unchanged(db_path: Path) -> bool:
     """Whether the index file is as the last checked run recorded it."""
     try:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import atexit
 import gc
-import os
 import sqlite3
 import threading
 from dataclasses import dataclass, field
@@ -74,13 +73,13 @@ class TableKeeper:
         since), or None."""
         with self._lock:
             entry, self._entry = self._entry, None
-        if entry is None or entry.generation != generation or entry.identity != _identity(db_path):
+        if entry is None or entry.generation != generation or entry.identity != checked.identity(db_path):
             return None
         return entry
 
     def put(self, db_path: Path, generation: int, entry: KeptTable) -> None:
         """Keep a table as of the generation just committed."""
-        entry.generation, entry.identity = generation, _identity(db_path)
+        entry.generation, entry.identity = generation, checked.identity(db_path)
         resolvers = entry.table.resolvers  # the latest made: what the next edit's value flow reads again
         entry.table.resolvers = dict(list(resolvers.items())[-KEPT_RESOLVERS:])
         entry.table.load_facts = _no_facts  # the run's connection is closed: the next run sets its own
@@ -142,14 +141,6 @@ def _freeze() -> None:
 
 def _no_facts(path: str) -> None:
     raise RuntimeError("a kept symbol table reads facts only during a run")
-
-
-def _identity(path: Path) -> tuple[int, int]:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return (-1, -1)
-    return st.st_dev, st.st_ino
 
 
 def inheritance_names(table: SymbolTable) -> list[tuple[str, str]]:
