@@ -152,7 +152,7 @@ def pagerank_among(graph: CodeGraph, seeds: dict[str, float], weights: Weights, 
     if rank is None:
         return np.zeros(len(among))
     index = graph.arrays.index
-    scores = rank[np.fromiter((index[node] for node in among), np.int64, len(among))]
+    scores = rank[np.fromiter(map(index.__getitem__, among), np.int64, len(among))]
     floor = MIN_SCORE
     if limit is not None:
         reached = rank[rank > MIN_SCORE]
