@@ -1,6 +1,7 @@
 """context/tokens.py: the ranks of the bundled encoding are cached in marshal form and counts from
 the cached copy equal tiktoken's own; a damaged or unwritable cache only costs the slower load; a
-text counted by its lines (each line's count remembered) counts what the whole text does."""
+text counted by its lines (each line's count remembered) counts what the whole text does, and a
+count within a limit is that count or None when over it."""
 
 from __future__ import annotations
 
@@ -79,6 +80,17 @@ def test_counting_by_lines_equals_counting_the_whole_text(pieces):
     expected = len(tokens.encoding().encode(text, disallowed_special=()))
     assert tokens.count(text) == expected
     assert tokens.count(text) == expected  # again, from the remembered lines
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=TRICKY, max_size=12), max_size=30), st.integers(min_value=-1, max_value=80))
+def test_a_count_within_a_limit_is_exact_or_says_it_is_over(pieces, limit):
+    """count_within stops early on a text over its limit, but never on one within it, by lines or whole."""
+    text = "\n".join(pieces)
+    expected = len(tokens.encoding().encode(text, disallowed_special=()))
+    assert tokens.count_within(text, limit) == (expected if expected <= limit else None)
+    whole = tokens.WholeCounts(tokens.encoding().encode)
+    assert whole.within(text, limit) == (expected if expected <= limit else None)
 
 
 def test_the_packages_own_sources_count_as_a_whole(tmp_path):

@@ -10,7 +10,7 @@ from typing import Protocol
 from graphctx import deadline
 from graphctx.context.policy import DEFAULT_PACKING
 from graphctx.context.render import MAX_OMITTED_LISTED, item_text, render
-from graphctx.context.tokens import count
+from graphctx.context.tokens import count, count_within
 from graphctx.models import ContextAnswer, Omitted, PacketItem
 
 LEVELS = ("full", "summary", "line")
@@ -72,21 +72,26 @@ def _fit(candidate: Candidate, view: View, fmt: str, encoding: str, remaining: i
     """The most detailed view of a candidate that fits, with its cost, or None. The one-line view is
     measured first: when even that does not fit, nothing bigger is built or counted. Only the first
     item may fill the budget with its body: a later long body taking more than `full_share` of what is
-    left comes as its summary, leaving room for the next candidates' code."""
+    left comes as its summary, leaving room for the next candidates' code. Each view is counted only
+    up to what it may take (`_cost`): the rest of a body that cannot fit is never counted."""
     line = view(candidate, "line")
-    line_cost = count(item_text(line, fmt), encoding) + 1
-    if line_cost > remaining:
+    line_cost = _cost(line, fmt, encoding, remaining)
+    if line_cost is None:
         return None
     for level in LEVELS[LEVELS.index(candidate.max_detail):-1]:
         if level == "full" and view.min_full_tokens(candidate.id) > remaining:
             continue
         item = view(candidate, level)
-        cost = count(item_text(item, fmt), encoding) + 1
-        if level == "full" and not first and cost > remaining * full_share:
-            continue
-        if cost <= remaining:
+        cost = _cost(item, fmt, encoding, remaining if first or level != "full" else min(remaining, int(remaining * full_share)))
+        if cost is not None:
             return item, cost
     return line, line_cost
+
+
+def _cost(item: PacketItem, fmt: str, encoding: str, limit: int) -> int | None:
+    """The tokens an item adds to an answer (its text and the newline before it) if at most `limit`, else None."""
+    counted = count_within(item_text(item, fmt), limit - 1, encoding)
+    return None if counted is None else counted + 1
 
 
 def _finalise(answer: ContextAnswer, chosen: list[PacketItem], candidates: list[Candidate], by_id: dict[str, Candidate],

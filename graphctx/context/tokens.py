@@ -46,7 +46,13 @@ def encoding(name: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
 
 def count(text: str, encoding_name: str = DEFAULT_ENCODING) -> int:
     """The exact number of tokens of `text` (special tokens' text counts as ordinary text)."""
-    return _counter(encoding_name)(text)
+    return _counter(encoding_name).within(text, sys.maxsize)
+
+
+def count_within(text: str, limit: int, encoding_name: str = DEFAULT_ENCODING) -> int | None:
+    """The exact number of tokens of `text` if it is at most `limit`, else None. Counting by lines
+    stops once the lines counted so far pass the limit: a text that cannot fit is not counted whole."""
+    return _counter(encoding_name).within(text, limit)
 
 
 # The pre-tokenizers (tiktoken's pattern strings) for which a line start (LINE_STARTS) always begins a
@@ -70,6 +76,10 @@ class LineCounts:
         self.older: dict[str, int] = {}
 
     def __call__(self, text: str) -> int:
+        return self.within(text, sys.maxsize)
+
+    def within(self, text: str, limit: int) -> int | None:
+        """The count of `text`, or None as soon as the lines counted so far pass `limit`."""
         total = 0
         for line in LINE_STARTS.split(text):
             n = self.recent.get(line)
@@ -81,7 +91,23 @@ class LineCounts:
                     self.older, self.recent = self.recent, {}
                 self.recent[line] = n
             total += n
+            if total > limit:
+                return None
         return total
+
+
+class WholeCounts:
+    """Counts a text whole, for encodings whose pre-tokenizer may join pieces across lines."""
+
+    def __init__(self, encode):
+        self.encode = encode
+
+    def __call__(self, text: str) -> int:
+        return len(self.encode(text, disallowed_special=()))
+
+    def within(self, text: str, limit: int) -> int | None:
+        n = len(self.encode(text, disallowed_special=()))
+        return n if n <= limit else None
 
 
 @cache
@@ -90,7 +116,7 @@ def _counter(name: str):
     made = encoding(name)
     if getattr(made, "_pat_str", None) in SPLITTABLE_PATTERNS:
         return LineCounts(made.encode)
-    return lambda text: len(made.encode(text, disallowed_special=()))
+    return WholeCounts(made.encode)
 
 
 def cache_dir() -> Path:
