@@ -140,7 +140,14 @@ class Views:
         return "\n".join(out)
 
     def members(self, entity_id: str) -> list[str]:
-        nodes = self.graph.nodes
-        found = {t for t, kind in self.graph.out_kinds(entity_id)
-                 if kind == "contains" and nodes[t]["kind"] not in ANONYMOUS_KINDS}
-        return sorted(found, key=lambda m: (nodes[m]["path"], nodes[m]["start_line"]))
+        """The entity's named members in source order, kept on the graph (its generation's edges do not
+        change): answers outline the same big classes again and again, and sorting hundreds of members
+        costs more than counting their outline's remembered lines."""
+        kept = self.graph.cache.setdefault("members", {})
+        found = kept.get(entity_id)
+        if found is None:
+            nodes = self.graph.nodes
+            named = {t for t, kind in self.graph.out_kinds(entity_id)
+                     if kind == "contains" and nodes[t]["kind"] not in ANONYMOUS_KINDS}
+            found = kept[entity_id] = tuple(sorted(named, key=lambda m: (nodes[m]["path"], nodes[m]["start_line"])))
+        return list(found)
