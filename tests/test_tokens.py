@@ -93,6 +93,19 @@ def test_a_count_within_a_limit_is_exact_or_says_it_is_over(pieces, limit):
     assert whole.within(text, limit) == (expected if expected <= limit else None)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=TRICKY, max_size=20), st.lists(st.text(alphabet=TRICKY, max_size=12), max_size=20),
+       st.lists(st.integers(min_value=-1, max_value=60), min_size=1, max_size=4))
+def test_a_heading_and_a_remembered_text_count_as_the_joined_text(head, pieces, limits):
+    """joined_within answers what count_within of the joined text does, for any order of limits, whether
+    the text's count (or a limit it passed) comes from the dict of remembered counts or not."""
+    text = "\n".join(pieces)
+    joined = f"{head}\n{text}"
+    known: dict = {}
+    for limit in limits:
+        assert tokens.joined_within(head, text, limit, known) == tokens.count_within(joined, limit)
+
+
 def test_the_packages_own_sources_count_as_a_whole(tmp_path):
     import graphctx
 

@@ -9,8 +9,8 @@ from typing import Protocol
 
 from graphctx import deadline
 from graphctx.context.policy import DEFAULT_PACKING
-from graphctx.context.render import MAX_OMITTED_LISTED, item_text, render
-from graphctx.context.tokens import count, count_within
+from graphctx.context.render import MAX_OMITTED_LISTED, heading, item_text, render
+from graphctx.context.tokens import count, count_within, joined_within
 from graphctx.models import ContextAnswer, Omitted, PacketItem
 
 LEVELS = ("full", "summary", "line")
@@ -34,6 +34,10 @@ class View(Protocol):
     def __call__(self, candidate: Candidate, detail: str) -> PacketItem: ...
 
     def min_full_tokens(self, entity_id: str) -> int: ...
+
+    def counted(self) -> dict:
+        """Where the counts of views' texts are remembered between answers (tokens.joined_within)."""
+        ...
 
 
 MIN_ITEM_TOKENS = 8  # below this much room not even a heading fits: stop trying
@@ -75,22 +79,28 @@ def _fit(candidate: Candidate, view: View, fmt: str, encoding: str, remaining: i
     left comes as its summary, leaving room for the next candidates' code. Each view is counted only
     up to what it may take (`_cost`): the rest of a body that cannot fit is never counted."""
     line = view(candidate, "line")
-    line_cost = _cost(line, fmt, encoding, remaining)
+    known = view.counted()
+    line_cost = _cost(line, fmt, encoding, remaining, known)
     if line_cost is None:
         return None
     for level in LEVELS[LEVELS.index(candidate.max_detail):-1]:
         if level == "full" and view.min_full_tokens(candidate.id) > remaining:
             continue
         item = view(candidate, level)
-        cost = _cost(item, fmt, encoding, remaining if first or level != "full" else min(remaining, int(remaining * full_share)))
+        limit = remaining if first or level != "full" else min(remaining, int(remaining * full_share))
+        cost = _cost(item, fmt, encoding, limit, known)
         if cost is not None:
             return item, cost
     return line, line_cost
 
 
-def _cost(item: PacketItem, fmt: str, encoding: str, limit: int) -> int | None:
-    """The tokens an item adds to an answer (its text and the newline before it) if at most `limit`, else None."""
-    counted = count_within(item_text(item, fmt), limit - 1, encoding)
+def _cost(item: PacketItem, fmt: str, encoding: str, limit: int, known: dict) -> int | None:
+    """The tokens an item adds to an answer (its text and the newline before it) if at most `limit`,
+    else None. A compact item's text is counted apart from its heading, so its count is remembered."""
+    if fmt == "compact" and item.text:
+        counted = joined_within(heading(item), item.text, limit - 1, known, encoding)
+    else:
+        counted = count_within(item_text(item, fmt), limit - 1, encoding)
     return None if counted is None else counted + 1
 
 

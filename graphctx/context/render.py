@@ -36,12 +36,16 @@ def header(answer: ContextAnswer) -> str:
 def item_text(item: PacketItem, fmt: str) -> str:
     if fmt == "json":
         return item.model_dump_json()
+    head = heading(item)
+    return f"{head}\n{item.text}" if item.text else head
+
+
+def heading(item: PacketItem) -> str:
+    """An item's first line in the compact format (its text follows on the next lines)."""
     if item.relation == "record":
-        head = f"## record {item.id} {item.kind} s{item.score:.2f}"
-        return f"{head}\n{item.text}" if item.text else head
+        return f"## record {item.id} {item.kind} s{item.score:.2f}"
     lines = f"L{item.start_line}-{item.end_line}" if item.end_line > item.start_line else f"L{item.start_line}"
     how = "" if item.relation in ("root", "seed") or item.resolution == "exact" else f" [{item.resolution} {item.confidence:.2f}]"
     stale = " (file changed since indexing)" if item.stale else ""
     digest = f" h:{item.body_hash[:SHOWN_HASH_DIGITS]}" if item.body_hash else ""
-    head = f"## {item.relation} {item.id} {item.kind} {lines} d{item.distance} s{item.score:.2f}{digest}{how}{stale}"
-    return f"{head}\n{item.text}" if item.text else head
+    return f"## {item.relation} {item.id} {item.kind} {lines} d{item.distance} s{item.score:.2f}{digest}{how}{stale}"

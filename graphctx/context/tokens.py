@@ -55,6 +55,29 @@ def count_within(text: str, limit: int, encoding_name: str = DEFAULT_ENCODING) -
     return _counter(encoding_name).within(text, limit)
 
 
+def joined_within(head: str, text: str, limit: int, known: dict, encoding_name: str = DEFAULT_ENCODING) -> int | None:
+    """count_within of `head`, a newline and `text`, with `text`'s count (or that it passes some limit)
+    remembered in `known` by its length and hash: a body shown or refused by one answer is not counted
+    again by the next. Only where counts add up by lines (LineCounts) and `text` starts a line with
+    text; otherwise the joined text is counted. A hash collision could only misjudge a view's cost,
+    never the answer's: the packer counts the rendered answer itself before it returns it."""
+    counter = _counter(encoding_name)
+    if not isinstance(counter, LineCounts) or not STARTS_WITH_TEXT.match(text):
+        return counter.within(f"{head}\n{text}", limit)
+    head_count = counter.within(head + "\n", limit)
+    if head_count is None:
+        return None
+    room, key = limit - head_count, (len(text), hash(text))
+    found = known.get(key)  # (count, True) or (a count it reaches, False)
+    if found is not None and (found[1] or found[0] > room):
+        return head_count + found[0] if found[0] <= room else None
+    counted = counter.within(text, room)
+    if len(known) >= REMEMBERED_TEXTS:
+        known.clear()
+    known[key] = (counted, True) if counted is not None else (room + 1, False)
+    return None if counted is None else head_count + counted
+
+
 # The pre-tokenizers (tiktoken's pattern strings) for which a line start (LINE_STARTS) always begins a
 # piece: a piece that takes a newline ends at it unless whitespace or another newline follows, and no
 # piece looks behind its start, so the text on either side splits into the same pieces alone as
@@ -63,7 +86,9 @@ SPLITTABLE_PATTERNS = frozenset({
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",  # cl100k_base
 })
 LINE_STARTS = re.compile(r"(?<=\n)(?=[ \t]*\S)")  # after a newline, where a line with text starts
+STARTS_WITH_TEXT = re.compile(r"[ \t]*\S")  # a text that LINE_STARTS splits from a line before it
 REMEMBERED_LINES = 1 << 15  # per generation of LineCounts' memory (two are kept)
+REMEMBERED_TEXTS = 1 << 16  # texts' counts a `known` dict of joined_within holds before it starts afresh
 
 
 class LineCounts:

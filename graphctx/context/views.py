@@ -97,6 +97,10 @@ class Views:
             self._stale[path] = bool(changed_files(self.boundary, files, [path]).changed)
         return self._stale[path]
 
+    def counted(self) -> dict:
+        """The token counts of view texts, kept on the graph: its generation's answers show the same bodies."""
+        return self.graph.cache.setdefault("view-tokens", {})
+
     def min_full_tokens(self, entity_id: str) -> int:
         """A cheap lower bound on the tokens of the full view, to skip reading what cannot fit."""
         if entity_id not in self.graph:
