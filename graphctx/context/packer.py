@@ -9,7 +9,7 @@ from typing import Protocol
 
 from graphctx import deadline
 from graphctx.context.policy import DEFAULT_PACKING
-from graphctx.context.render import MAX_OMITTED_LISTED, heading, item_text, render
+from graphctx.context.render import MAX_OMITTED_LISTED, header, heading, item_text, render
 from graphctx.context.tokens import count, count_within, joined_within
 from graphctx.models import ContextAnswer, Omitted, PacketItem
 
@@ -131,12 +131,22 @@ def _finalise(answer: ContextAnswer, chosen: list[PacketItem], candidates: list[
 def _render_counted(answer: ContextAnswer, fmt: str, encoding: str) -> str | None:
     """The rendering whose `tokens_used` states its own exact token count, or None if it is over budget.
     The count sits inside the text it counts, so settle it: start from the budget (the widest the
-    number can be) and repeat until the stated count is the true one."""
+    number can be) and repeat until the stated count is the true one. Only the header line changes
+    between tries: a compact answer's body is rendered and counted once (tokens.joined_within)."""
     answer.tokens_used = answer.token_budget
+    text = render(answer, fmt)
+    head = header(answer) if fmt == "compact" else None
+    body = text[len(head) + 1:] if head is not None and len(text) > len(head) else None
+    known: dict = {}
     for _ in range(4):
-        text = render(answer, fmt)
-        used = count(text, encoding)
-        if used > answer.token_budget:
+        if body is None:
+            text = render(answer, fmt)
+            used = count_within(text, answer.token_budget, encoding)
+        else:
+            head = header(answer)
+            text = f"{head}\n{body}"
+            used = joined_within(head, body, answer.token_budget, known, encoding)
+        if used is None:
             return None
         if used == answer.tokens_used:
             return text
