@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 SUMMARY_DOC_LINES = 3
 KEPT_FILES = 64  # source files whose lines the answers of one graph generation keep between them
+KEPT_OUTLINES = 4096  # class and file outlines the answers of one graph generation keep between them
 _KEEPING = threading.Lock()  # the graph's cache is shared by the threads answering from it
 
 
@@ -112,13 +113,27 @@ class Views:
         if e["kind"] == "file" or e["kind"] in CLASS_KINDS:  # only these show their members
             members = self.members(entity_id)
             if e["kind"] == "file" or members:
-                return self._outline(e, members, lines)
+                return self._kept_outline(entity_id, e, members, lines)
         if lines is None:
             return self._summary(e)
         code = lines[e["start_line"] - 1: e["end_line"]]
         if e["kind"] == "route":  # the registration alone does not say the path another file's mount gives
             return "\n".join([self._summary(e), *code])
         return "\n".join(code)
+
+    def _kept_outline(self, entity_id: str, e: dict, members: list[str], lines: list[str] | None) -> str:
+        """The outline, kept on the graph while its file holds what was indexed (the graph's generation
+        then fixes every line of it): answers outline the same hub classes and files again and again."""
+        if lines is None or self.stale(e["path"]):
+            return self._outline(e, members, lines)
+        kept = self.graph.cache.setdefault("outlines", {})
+        key = (entity_id, self.summary_doc_lines)
+        found = kept.get(key)
+        if found is None:
+            if len(kept) >= KEPT_OUTLINES:
+                kept.clear()
+            found = kept[key] = self._outline(e, members, lines)
+        return found
 
     def _summary(self, e: dict) -> str:
         doc = [line for line in e["doc"].splitlines() if line.strip()][: self.summary_doc_lines]
