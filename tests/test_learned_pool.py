@@ -11,11 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import commit_files, git_as
 from graphctx.context import pool
-from graphctx.context.seeds import query_terms
 from graphctx.project import Project
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,6 +146,15 @@ def test_the_study_sorts_a_missed_gold_function(tmp_path):
     summary = json.loads(report.stdout)["train"]
     assert summary["n"] == 1 and summary["recall"] == {**summary["recall"], "base": 0.0, "w3-20-100": 100.0}
     assert summary["categories"]["instances_missing"] == 1
+    # The training corpus records the widened pool when asked, the missed gold labelled in it.
+    corpus = subprocess.run([sys.executable, str(STUDY.parent / "corpus.py"), "features", "--repos-dir", str(repos),
+                             "--data", str(data), "--repos-file", str(tmp_path / "repos.json"), "--candidates", "2",
+                             "--widen", "5"], capture_output=True, text=True)
+    assert corpus.returncode == 0, corpus.stderr
+    stored = np.load(data / "features" / "owner__cfg.npz")
+    keys = json.loads(str(stored["meta"]))[0]["keys"]
+    assert 2 < len(keys) <= 7 and stored["x"].shape[0] == len(keys)
+    assert [keys[i] for i in np.flatnonzero(stored["y"])] == ["pkg/parser.py:Loader.cache_path"]
     # The CLI's benchmark runs the learned ranker over the widened pool, within budget; a misspelt
     # setting is refused with the right name.
     bench = lambda *policy: subprocess.run([  # noqa: E731
