@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections import Counter, defaultdict
@@ -233,6 +234,12 @@ def cmd_report(args) -> int:
             "ranker_seconds_p95": {p: round(float(np.percentile([r["ranker"][p]["seconds"] for r in mine], 95)), 3)
                                    for p in SCORED if all(p in r["ranker"] for r in mine)},
         }
+    lengths = message_lengths(args.data)
+    for role, mine in sorted(by_role.items()):  # issue-like (long) messages apart: the dev issues are long
+        out[role]["recall_by_length"] = {
+            f"{name} (n = {len(part)})": {p: round(recall(part, p), 1) for p in ("base", "cap300", "cap500", "w5-50-100")}
+            for name, part in (("< 25 words", [r for r in mine if lengths.get(r["id"], 0) < 25]),
+                               (">= 25 words", [r for r in mine if lengths.get(r["id"], 0) >= 25])) if part}
     train = by_role.get("train", [])
     if train and args.folds:
         out["cross_validation"] = cross_validate(train, args.folds, args.budget)
@@ -246,6 +253,15 @@ def cmd_report(args) -> int:
     if args.json:
         args.json.write_text(text + "\n")
     return 0
+
+
+def message_lengths(data: Path) -> dict[str, int]:
+    """Each history instance's message length in words, from the sets the study ranked."""
+    out = {}
+    for path in (data / "sets").glob("*.jsonl"):
+        for inst in load_jsonl(path):
+            out[inst.instance_id] = len(re.findall(r"\w+", inst.text))
+    return out
 
 
 def cross_validate(rows: list[dict], k: int, budget: int) -> dict:
