@@ -167,3 +167,15 @@ def test_the_study_sorts_a_missed_gold_function(tmp_path):
     assert json.loads(ok.stdout)["systems"]["graphctx-learned"]["within@400"] == 100.0
     bad = bench("--policy", "blend.widen_file=3")
     assert bad.returncode == 2 and "widen_files" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_training_can_keep_a_widened_pools_head():
+    sys.path.insert(0, str(STUDY.parent))
+    from train import pool_head
+
+    part = {"x": np.arange(10, dtype=float)[:, None], "y": np.array([0, 0, 1, 0, 0, 1, 0, 0, 0, 1]),
+            "group": np.array([0, 0, 0, 0, 1, 1, 1, 2, 2, 2]),
+            "meta": [{"keys": list("abcd")}, {"keys": list("efg")}, {"keys": list("hij")}]}
+    head = pool_head(part, 2)
+    assert head["x"][:, 0].tolist() == [0, 1, 4, 5, 7, 8] and head["y"].tolist() == [0, 0, 0, 1, 0, 0]
+    assert head["group"].tolist() == [0, 0, 1, 1, 2, 2] and [m["keys"] for m in head["meta"]] == [["a", "b"], ["e", "f"], ["h", "i"]]
