@@ -133,9 +133,10 @@ class Project(MemoryVerbs, PackageFacts):
         """Whether an index file exists (usable or not)."""
         return index_store.index_path(self.root).exists()
 
-    def index_usable(self) -> bool:
-        """Whether the index file exists and passes the thorough check (every page read)."""
-        return index_store.usable(index_store.index_path(self.root))
+    def index_usable(self, thorough: bool = True) -> bool:
+        """Whether the index file exists and passes the check: its tables and version, and with
+        `thorough` every page read."""
+        return index_store.usable(index_store.index_path(self.root), thorough=thorough)
 
     @property
     def graph(self) -> CodeGraph:
@@ -157,8 +158,11 @@ class Project(MemoryVerbs, PackageFacts):
         return self.freshness.check(self.graph.files if paths is None else paths)[0]
 
     def facts(self) -> ProjectFacts:
-        """What the project is (name, overview), its size and entry points: cheap, no graph load."""
-        return _api().project_facts(self.root, self._graphs.connection())
+        """What the project is (name, overview), its size and entry points: cheap, no graph load (nor
+        the answering code: a server tells them in its `initialize` answer)."""
+        from graphctx.context.facts import project_facts
+
+        return project_facts(self.root, self._graphs.connection())
 
     def stats(self) -> IndexStats:
         return _api().stats(self._graphs)
