@@ -24,11 +24,10 @@ from graphctx.index import store as index_store
 from graphctx.index.root import find_root
 from graphctx.memory_verbs import MemoryVerbs
 from graphctx.package_facts import PackageFacts
-from graphctx.models import (
-    DEFAULT_BUDGET, ContextAnswer, DocumentAnswer, EntityEdges, IndexStats, ProjectFacts, SearchAnswer,
-)
+from graphctx.models import DEFAULT_BUDGET
 
 if TYPE_CHECKING:
+    from graphctx.models import ContextAnswer, DocumentAnswer, EntityEdges, IndexStats, ProjectFacts, SearchAnswer
     from graphctx.coord import WorkStore
     from graphctx.context.policy import RankingPolicy
     from graphctx.freshness import Freshness
@@ -113,10 +112,12 @@ class Project(MemoryVerbs, PackageFacts):
     # ---- the index
 
     def index(self, *, full: bool = False, progress: Progress | None = None, verify: bool = False) -> IndexResult:
-        """Build or update the index (incremental; `full` rebuilds, `verify` checks an existing file first)."""
+        """Build or update the index (incremental; `full` rebuilds, `verify` checks an existing file first).
+        A long-lived project keeps the run's symbol table for its next run; a short command has none."""
         from graphctx.index.indexer import index_repository  # (not through the answering code: `graphctx index` needs none)
 
-        return index_repository(self.root, full=full, progress=progress, verify=verify, keeper=self.kept_symbols)
+        keeper = self.kept_symbols if self.ephemeral else None
+        return index_repository(self.root, full=full, progress=progress, verify=verify, keeper=keeper)
 
     def refresh(self) -> IndexResult:
         """Bring an existing index up to date with the working tree; a missing index is an error."""
