@@ -4,7 +4,9 @@ The SDK drops a line it cannot parse (invalid JSON, JSON nested deeper than its 
 about 190 levels, or JSON that is not a JSON-RPC message) without answering, so the client waits for
 ever. The guard reads each line first: a line the SDK would drop is answered here with a JSON-RPC
 error that names the problem, sent to the id the request carried (or to `null` when no id can be
-read, as JSON-RPC asks); every other line goes on to the SDK unchanged."""
+read, as JSON-RPC asks); every other line goes on to the SDK unchanged. The lines come from the
+wire `graphctx serve` claimed before loading the SDK (handshake.py), which may have answered the
+opening `initialize` already: the SDK's own answer to it is then left out."""
 
 from __future__ import annotations
 
