@@ -78,6 +78,27 @@ def test_the_work_store_loads_only_where_work_was_coordinated(tmp_path):
     assert coordinated.stdout == plain.stdout  # nobody works on that code: no peers line
 
 
+def test_context_served_too_long_ago_to_make_a_peer_loads_no_work_store(tmp_path):
+    """What a server served to an agent makes it a peer for 30 minutes; after that a CLI answer need not
+    load the work store to look for peers (a served file's time is its newest event)."""
+    root = make_shop(tmp_path / "shop")
+    script = ("import sys; from graphctx.cli.main import main; code = main(['context', 'validate', '--budget', "
+              "'1500']); print('graphctx.coord.store' in sys.modules, file=sys.stderr); sys.exit(code)")
+    with Project(root) as project:
+        project.work.note_served("ann", ["shop/service.py::validate"])
+    lately = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True)
+    assert lately.returncode == 0, lately.stderr
+    assert lately.stderr.strip().splitlines()[-1] == "True"
+    assert "peers: ann" in lately.stdout
+    long_ago = time.time() - 31 * 60
+    for served in (root / ".graphctx" / "private" / "served").iterdir():
+        os.utime(served, (long_ago, long_ago))
+    later = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True)
+    assert later.returncode == 0, later.stderr
+    assert later.stderr.strip().splitlines()[-1] == "False"
+    assert later.stdout == lately.stdout.replace(lately.stdout.splitlines()[-1] + "\n", "")
+
+
 NOT_FOR_A_NO_OP = ('numpy', 'graphctx.graph.snapshot', 'graphctx.graph.lazy', 'pydantic', 'graphctx.answers',
                    'graphctx.index.generation', 'graphctx.index.parsing', 'graphctx.index.keeper', 'graphctx.parse.extract')
 
