@@ -141,3 +141,24 @@ def test_an_initialize_the_sdk_refuses_is_refused_by_the_sdk(served):
     finally:
         proc.stdin.close()
         proc.wait(timeout=30)
+
+
+def test_the_sdks_own_answer_is_dropped_once_and_a_difference_is_logged(caplog):
+    sent = {"jsonrpc": "2.0", "id": 4, "result": handshake.initialize_result(
+        initialize()["params"], "the instructions", handshake.server_version())}
+
+    def response(result: dict) -> SessionMessage:
+        return SessionMessage(types.JSONRPCResponse(jsonrpc="2.0", id=4, result=result))
+
+    async def drive(sdk_result: dict) -> list:
+        writes, reads = anyio.create_memory_object_stream(10)
+        handover = handshake.Handover(writes, sent)
+        await handover.send(response(sdk_result))  # the SDK's answer to the replayed initialize
+        await handover.send(response({"later": True}))  # another answer to the same id goes through
+        writes.close()
+        return [message.message.result async for message in reads]
+
+    assert anyio.run(drive, sent["result"]) == [{"later": True}]
+    assert "differs" not in caplog.text
+    assert anyio.run(drive, {**sent["result"], "instructions": "other"}) == [{"later": True}]
+    assert "differs from the SDK's in instructions" in caplog.text
