@@ -65,17 +65,15 @@ MAX_DEPTH = 6  # hops an answer may follow from its root
 MAX_BUDGET = 100_000
 MIN_BUDGET = 100
 
-# The answer models, read from answers.py on first use.
-ANSWER_MODELS = frozenset({
-    "Entity", "Edge", "EntityEdges", "ProjectFacts", "IndexStats", "SearchHit", "SearchAnswer", "PacketItem", "Omitted",
-    "ContextAnswer", "DocumentHeading", "DocumentTable", "DocumentAnswer",
-})
-
 
 def __getattr__(name: str):
-    if name not in ANSWER_MODELS:
+    """An answer model (answers.py), loaded on first use: every name this module does not define."""
+    if name.startswith("__"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from graphctx import answers
 
-    value = globals()[name] = getattr(answers, name)
+    try:
+        value = globals()[name] = getattr(answers, name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
     return value
