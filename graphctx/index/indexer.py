@@ -9,6 +9,7 @@ rows in the same order."""
 from __future__ import annotations
 
 import gc
+import json
 import logging
 import os
 import sqlite3
@@ -34,6 +35,8 @@ log = logging.getLogger(__name__)
 # been rewritten within the same file-system clock tick, same size: its stat proves nothing, so it
 # is hashed again (git's "racily clean" entries). Two seconds covers the coarsest common clocks.
 RACY_NS = 2_000_000_000
+SKIPPED_STATS = "skipped_stats"  # meta: the stats of the files the last run read and skipped, with their verdicts' basis
+CONTENT_JUDGE = 1  # the version of the binary, minified and generated checks (parse/textfiles.py, discover.py)
 MAX_PAUSED_FILES = 256  # an incremental run parsing more files than this keeps the cycle collector on
 # progress(phase, done, total): total 0 when the phase cannot tell how much is left
 Progress = Callable[[str, int, int], None]
@@ -246,6 +249,16 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     racy_after = int(store.get_meta(conn, "scanned_ns", "0")) - RACY_NS
     stale = [c for c in candidates if known.get(c.path, (None, None))[:2] != (c.size, c.mtime_ns) or c.mtime_ns >= racy_after]
     result = IndexResult(str(root), warnings=list(discovery_warnings))
+    # A file skipped for its content (binary, minified, generated) last time and not touched since is
+    # skipped again without reading it: its stat then is kept beside the index (SKIPPED_STATS).
+    verdicts = _verdicts(config)
+    kept_stats = {} if full or fresh else json.loads(store.get_meta(conn, SKIPPED_STATS, "{}"))
+    before = kept_stats.get("files", {}) if kept_stats.get("verdicts") == verdicts else {}
+    still = {c.path: before[c.path] for c in stale if c.path not in known and before.get(c.path) == [c.size, c.mtime_ns]
+             and c.mtime_ns < racy_after}
+    if still:
+        stale = [c for c in stale if c.path not in still]
+        result.skipped += [Skip(*row) for row in reads.skipped(conn) if row[0] in still]
     # A no-op (no file new, gone, changed or within the last scan's racy window) writes nothing, so
     # that the index file stays as it was: its scan time too, as no file is within its window. It
     # loads no parser, resolver or kept table either (the keeper keeps it for the next real run).
@@ -254,7 +267,10 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     if not no_op:
         kept, read_now, deleted = _write(conn, root, config, stale, known, deleted, full, fresh, progress, workers,
                                          keeper, collector, result)
-        store.set_meta(conn, scanned_ns=scanned_ns)
+        read_and_skipped = {s.path for s in result.skipped if s.reason in skipping.BY_CONTENT}.difference(still)
+        stats = {**still, **{c.path: [c.size, c.mtime_ns] for c in stale if c.path in read_and_skipped}}
+        store.set_meta(conn, scanned_ns=scanned_ns,
+                       **{SKIPPED_STATS: json.dumps({"verdicts": verdicts, "files": stats}, sort_keys=True)})
     # Warnings of files indexed before and not read again stay; every other path's are this run's.
     # (the files indexed now are those known before, less the deleted, plus the written, which were read now)
     kept_warnings = set(known).difference(deleted, read_now)
@@ -262,6 +278,12 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
         writes.replace_warnings(conn, result.warnings, kept=kept_warnings)
     _count(conn, result)
     return result, kept
+
+
+def _verdicts(config: Config) -> str:
+    """What a content verdict depends on besides the bytes: the settings, and how this code judges
+    (raise CONTENT_JUDGE when the binary, minified or generated checks change)."""
+    return f"{CONTENT_JUDGE}:{config.skip_generated}:{config.max_file_bytes}"
 
 
 def _write(conn: sqlite3.Connection, root: Path, config: Config, stale: list[Candidate],
