@@ -39,6 +39,7 @@ class FlowScope(FileScope):
         self._sites: dict[str, list[tuple[Call, int]]] | None = None
         self._building: dict[str, list[tuple[Call, int]]] | None = None
         self._consulted = False  # whether the index being built was read while building it
+        self._levels: dict[tuple[str, str], str | None] = {}  # (name, scope) -> local_level's answer
 
     # The tables below are made on first use: the structure pass of every file needs none of them,
     # and a worker makes them only for the files its questions reach.
@@ -85,7 +86,13 @@ class FlowScope(FileScope):
     def local_level(self, name: str, scope: str) -> str | None:
         """The scope whose flows or parameters bind `name` as seen from `scope`, or None when the name
         is not a variable there (a definition or an import decides it). Class bodies are not visible
-        from their methods."""
+        from their methods. (Read off this file's own tables: worked out once per name and scope.)"""
+        key = (name, scope)
+        if key not in self._levels:
+            self._levels[key] = self._local_level(name, scope)
+        return self._levels[key]
+
+    def _local_level(self, name: str, scope: str) -> str | None:
         level = scope
         while True:
             is_class = level != scope and self._is_class(level)
