@@ -60,12 +60,12 @@ class FlowScope(FileScope):
                 subscripts[(owner, base)].add(target[len(base):])
         return variables, subscripts
 
-    @property
+    @cached_property  # (a plain attribute once made: read on the hot path)
     def variables(self) -> dict[str, set[str]]:
         """scope -> the variables its flows assign (`d` for `d[] <- f` too)."""
         return self._targets[0]
 
-    @property
+    @cached_property
     def subscripts(self) -> dict[tuple[str, str], set[str]]:
         """(scope, target) -> the subscripts stored into it: "['a'][]" for `d['a'][] <- f`."""
         return self._targets[1]
@@ -137,7 +137,7 @@ class FlowScope(FileScope):
         if path.startswith(DEFINITION):
             sym = self.defs.get(path[1:])
             return {definition_value(sym)} if sym is not None else set()
-        subscripts = SUBSCRIPTS.search(path)
+        subscripts = SUBSCRIPTS.search(path) if path.endswith("]") else None
         if subscripts:
             return self._elements(path[:subscripts.start()], subscripts.group(), scope)
         if path.endswith(CALLED):
@@ -167,7 +167,9 @@ class FlowScope(FileScope):
     def _target_values(self, level: str, target: str, suffix: str) -> set[Value]:
         """What flows into `target` + `suffix` in scope `level` of this file: its own flows, the
         elements of what it aliases, its arguments when it is a parameter, its declared type."""
-        if not self.stores_into(level, target):  # (asked of every class of a lineage, most of which assign nothing to it)
+        key = (level, target)  # (asked of every class of a lineage, most of which assign nothing to it)
+        if key not in self.flow_sources and key not in self.subscripts and key not in self.bindings \
+                and target not in self.params.get(level, ()):  # (stores_into, written out: this is the hot path)
             return set()
         out: set[Value] = set()
         stored = [target + s for s in sorted(self.subscripts.get((level, target), ())) if same_element(s, suffix)] \
@@ -308,9 +310,8 @@ class FlowScope(FileScope):
                          quiet: set[str] | None = None) -> set[Value]:
         """An attribute of a class or its instance: what any class of its lineage assigns to it
         (`self.attr = ...` in a method, `attr = ...` in the class body), else the member it defines
-        (a stub's overrides too, unless `overrides` is False: see declarations.overrides). `quiet`
-        gathers the classes found to assign nothing to it, for a caller that asks the same classes
-        again (the lineages of many subclasses share their upper levels): they are skipped."""
+        (a stub's overrides too, unless `overrides` is False: see declarations.overrides). The classes
+        of `quiet` assign nothing to it: skipped, and those found so added (for a walk over lineages)."""
         if value.kind == "unknown":
             return {UNKNOWN}
         if value.kind == "module":
@@ -346,8 +347,7 @@ class FlowScope(FileScope):
 
     def _home_of(self, entity_id: str):
         sym = self.table.by_id.get(entity_id)
-        home = self._home(sym.path) if sym is not None else None
-        return home, sym
+        return (self._home(sym.path) if sym is not None else None), sym
 
     # ---- parameters: what this file's call sites pass
     def _argument_values(self, function: str, param: str, suffix: str) -> set[Value]:
