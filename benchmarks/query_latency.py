@@ -4,6 +4,7 @@ on free text, path, file, impact) over random entities and queries, with the CPU
 
     python benchmarks/query_latency.py                 # a copy of the standard library
     python benchmarks/query_latency.py --path REPO     # any repository (indexed in place)
+    python benchmarks/query_latency.py --phases        # also where get_context's CPU goes, per call
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=300)
     parser.add_argument("--budget", type=int, default=4000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--phases", action="store_true",
+                        help="time get_context's phases (spreading, PageRank, the rest of ranking, packing) per call")
     args = parser.parse_args()
 
     root = args.path.resolve() if args.path else _stdlib_copy()
@@ -58,8 +61,9 @@ def main() -> None:
     pairs = _call_pairs(graph, rng, args.samples // 3)
     files = rng.sample(sorted(graph.files), min(args.samples // 3, len(graph.files)))
 
+    phases = _Phases() if args.phases else None
     timings = {
-        "context": _time(lambda e: project.context(e, token_budget=args.budget), sample),
+        "context": _time(lambda e: project.context(e, token_budget=args.budget), sample, phases),
         "intent": _time(lambda q: project.intent("debug", q, token_budget=args.budget), texts),
         "path": _time(lambda p: project.path(p[0], p[1], token_budget=args.budget), pairs),
         "file": _time(lambda f: project.file(f, token_budget=args.budget), files),
@@ -72,7 +76,48 @@ def main() -> None:
         goal = f"p50 <= {target[0]}" + (f", p95 <= {target[1]}" if target and target[1] else "") if target else ""
         print(f"{mode:<8} {len(values):>5} {p50:>8.1f} {p95:>8.1f} {max(values):>8.1f} {_percentile(cpu, 50):>8.1f} "
               f"{_percentile(cpu, 95):>8.1f}  {goal}")
+    if phases:
+        phases.report()
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+
+
+class _Phases:
+    """CPU milliseconds of get_context's phases, call by call, by timing the engine's calls of them:
+    spreading and PageRank (graph/rank.py), all of ranking (engine._rank_around) and packing."""
+
+    NAMES = ("spread", "pagerank", "ranking", "packing")
+
+    def __init__(self) -> None:
+        from graphctx.context import engine
+        from graphctx.graph import rank
+
+        self.now: dict[str, float] = {}
+        self.calls: list[dict[str, float]] = []
+        for module, attribute, name in ((rank, "spread", "spread"), (rank, "pagerank_among", "pagerank"),
+                                        (engine, "_rank_around", "ranking"), (engine, "pack", "packing")):
+            setattr(module, attribute, self._timed(getattr(module, attribute), name))
+
+    def _timed(self, function, name: str):
+        def timed(*args, **kwargs):
+            started = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.now[name] = self.now.get(name, 0.0) + (time.process_time() - started) * 1000
+        return timed
+
+    def done(self) -> None:
+        self.calls.append(self.now)
+        self.now = {}
+
+    def report(self) -> None:
+        walked = [call for call in self.calls if "pagerank" in call]
+        others = [call for call in self.calls if "pagerank" not in call]
+        print("get_context CPU by phase, p50 ms (ranking includes spreading and PageRank):")
+        for label, calls in ((f"{len(walked)} calls with PageRank", walked), (f"{len(others)} without", others)):
+            if calls:
+                print(f"  {label:<28}" + "  ".join(f"{name} {_percentile([c.get(name, 0.0) for c in calls], 50):6.1f}"
+                                                   for name in self.NAMES))
 
 
 def _stdlib_copy() -> Path:
@@ -105,7 +150,7 @@ def _call_pairs(graph, rng: random.Random, n: int) -> list[tuple[str, str]]:
     return pairs
 
 
-def _time(call, items) -> tuple[list[float], list[float]]:
+def _time(call, items, phases: _Phases | None = None) -> tuple[list[float], list[float]]:
     """Milliseconds of each call: wall-clock, and CPU (this process's, every thread)."""
     wall, cpu = [], []
     for item in items:
@@ -113,6 +158,8 @@ def _time(call, items) -> tuple[list[float], list[float]]:
         call(item)
         wall.append((time.perf_counter() - t) * 1000)
         cpu.append((time.process_time() - c) * 1000)
+        if phases:
+            phases.done()
     return (wall or [0.0]), (cpu or [0.0])
 
 

@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from graphctx import deadline, inputs
 from graphctx.context import anchored, anonymous, features, ranker, semantic
 from graphctx.context import seeds as text_seeds
@@ -189,11 +191,13 @@ def _rank_around(g: CodeGraph, root_id: str, depth: int, policy: RankingPolicy, 
     reached = rank.spread(g, root_id, depth, weights, include_inferred=include_inferred, decay=walk.decay,
                           max_nodes=walk.max_nodes)
     if len(reached) > walk.large_neighbourhood:
-        pr = rank.pagerank(g, {root_id: 1.0}, weights, include_inferred=include_inferred, alpha=walk.neighbourhood_alpha,
-                           limit=len(reached) * 4)
-        top = pr.get(root_id) or 1.0
-        for node, hit in reached.items():
-            hit.score = 1.0 if node == root_id else min(0.99, pr.get(node, 0.0) / top)
+        among = list(reached)
+        pr = rank.pagerank_among(g, {root_id: 1.0}, weights, among, include_inferred=include_inferred,
+                                 alpha=walk.neighbourhood_alpha, limit=len(reached) * 4)
+        top = pr[among.index(root_id)] or 1.0
+        for hit, score in zip(reached.values(), np.minimum(0.99, pr / top).tolist()):
+            hit.score = score
+        reached[root_id].score = 1.0
     if g.entity(root_id)["kind"] == "method" and depth > 0:
         _add_overrides(g, root_id, reached, weights, walk.override_decay)
     reached = anonymous.named(g, reached, keep=root_id)  # a lambda: the code holding it

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from small_graphs import build
 
-from graphctx.graph.rank import _transition, accelerate, pagerank, spread
+from graphctx.graph.rank import _transition, accelerate, pagerank, pagerank_among, spread
 from graphctx.models import INFERRED
 
 CALLS = {"calls": (1.0, 0.5)}
@@ -96,6 +96,59 @@ def test_numpy_and_scipy_products_agree_to_the_bit():
     assert np.array_equal(transition.numpy_product(vector), compiled @ vector)
     assert accelerate()
     assert np.array_equal(transition @ vector, compiled @ vector) and transition._compiled is not None
+
+
+def reference_pagerank(g, seeds, weights, alpha, iterations, tol):
+    """Power iteration as written before the walk skipped summing the whole change: every step sums it."""
+    nodes, index, transition = _transition(g, weights, True)
+    restart = np.zeros(len(nodes))
+    for node, weight in seeds.items():
+        restart[index[node]] += weight
+    restart /= restart.sum()
+    seeded = np.flatnonzero(restart)
+    rank, steps = restart.copy(), 0
+    for _ in range(iterations):
+        updated = transition @ rank
+        updated *= alpha
+        updated[seeded] += (1 - alpha) * restart[seeded]
+        updated[seeded] += (1.0 - updated.sum()) * restart[seeded]
+        steps += 1
+        done = np.abs(updated - rank).sum() < tol
+        rank = updated
+        if done:
+            break
+    return {nodes[i]: rank[i] for i in np.flatnonzero(rank > 1e-9)}, steps
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("alpha", [0.5, 0.85])
+def test_pagerank_stops_where_summing_every_change_would_and_gives_the_same_bits(seed, alpha):
+    g, ids = random_graph(seed, n=80, m=300)
+    seeds = {ids[seed]: 1.0, ids[seed + 7]: 0.5} if seed % 2 else {ids[seed]: 1.0}
+    expected, steps = reference_pagerank(g, seeds, {"calls": (1.0, 0.5), "references": (0.4, 0.2)}, alpha, 200, 1e-7)
+    assert steps < 200  # it converged: the stop itself is what is compared
+    assert pagerank(g, seeds, {"calls": (1.0, 0.5), "references": (0.4, 0.2)}, alpha=alpha, iterations=200) == expected
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pagerank_among_gives_the_scores_pagerank_gives_those_entities(seed):
+    g, ids = random_graph(seed + 10, n=120, m=500)
+    weights = {"calls": (1.0, 0.9), "inherits": (0.8, 0.6), "references": (0.6, 0.5)}
+    among = ids[::3] + ["m.py::f0"]
+    for limit in (None, 10, 40, 1000):
+        scores = pagerank(g, {ids[seed]: 1.0}, weights, limit=limit)
+        got = pagerank_among(g, {ids[seed]: 1.0}, weights, among, limit=limit)
+        assert got.tolist() == [scores.get(node, 0.0) for node in among]
+    assert not pagerank_among(g, {"m.py::missing": 1.0}, weights, among).any()  # no seed in the graph: nothing
+
+
+def test_pagerank_among_keeps_every_entity_tied_with_the_last_kept():
+    """Four leaves around a hub score the same: a limit that cuts among them keeps them all."""
+    g = build({f"m.py::{n}": "function" for n in ("hub", "a", "b", "c", "d")},
+              [("m.py::hub", f"m.py::{leaf}", "calls") for leaf in "abcd"])
+    leaves = [f"m.py::{leaf}" for leaf in "abcd"]
+    scores = pagerank_among(g, {"m.py::hub": 1.0}, CALLS, ["m.py::hub", *leaves], limit=3)
+    assert scores[0] > scores[1] > 0 and len(set(scores[1:].tolist())) == 1
 
 
 def test_ranking_does_not_import_scipy(tmp_path):
