@@ -16,6 +16,7 @@ report them with the core count and whatever else was running.
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import random
 import resource
@@ -28,6 +29,7 @@ from pathlib import Path
 import anyio
 from mcp import Client, StdioServerParameters
 
+import graphctx
 from graphctx.context import api
 from graphctx.index import store
 
@@ -49,6 +51,8 @@ def main() -> None:
     args = parser.parse_args()
 
     root = api.find_root(args.repo)
+    # The package's bytecode first, as an installed copy's is: the first cold start would compile it.
+    compileall.compile_dir(Path(graphctx.__file__).parent, quiet=1)
     started = time.perf_counter()
     result = api.index(root)
     print(f"repository {root}: {result.summary()} (index check, untimed, {time.perf_counter() - started:.1f} s)")

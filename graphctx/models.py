@@ -1,12 +1,12 @@
 """The shared vocabulary, defined once: entity and edge kinds, resolutions, record types, statuses
 and scopes, and the request and answer models of every library call. The MCP tool schemas and the
-CLI's choices derive from these names, and the CLI's JSON output prints these models."""
+CLI's choices derive from these names, and the CLI's JSON output prints these models. The models
+are pydantic's (answers.py) and load on first use, so that a command reading only the vocabulary
+(`graphctx index`, the CLI's choices) does not load pydantic."""
 
 from __future__ import annotations
 
 from typing import Literal, get_args
-
-from pydantic import BaseModel, Field
 
 Format = Literal["compact", "json"]
 FORMATS: tuple[str, ...] = get_args(Format)
@@ -66,161 +66,14 @@ MAX_BUDGET = 100_000
 MIN_BUDGET = 100
 
 
-class Entity(BaseModel):
-    id: str
-    kind: EntityKind
-    name: str
-    qualified_name: str
-    language: str
-    path: str
-    start_line: int
-    end_line: int
-    signature: str = ""
-    doc: str = ""
-    sig_hash: str = ""
-    body_hash: str = ""
+def __getattr__(name: str):
+    """An answer model (answers.py), loaded on first use: every name this module does not define."""
+    if name.startswith("__"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from graphctx import answers
 
-
-class Edge(BaseModel):
-    source: str
-    target: str
-    kind: EdgeKind
-    resolution: Resolution
-    confidence: float
-    line: int = 0
-
-
-class EntityEdges(BaseModel):
-    """One entity with its incoming and outgoing edges (graphctx show)."""
-
-    entity: Entity
-    outgoing: list[Edge]
-    incoming: list[Edge]
-
-
-class ProjectFacts(BaseModel):
-    """What a newcomer needs to know first, read from the index and a few small files."""
-
-    root: str
-    name: str
-    overview: str
-    files: int
-    entities: int
-    edges: int
-    languages: dict[str, int]
-    generation: int
-    indexed_at: float | None
-    entry_points: list[str] = Field(default_factory=list)  # "label -> entity id" or an entity id
-
-    def languages_text(self) -> str:
-        return ", ".join(f"{lang} {n}" for lang, n in sorted(self.languages.items(), key=lambda kv: (-kv[1], kv[0])))
-
-
-class IndexStats(BaseModel):
-    root: str
-    generation: int
-    files: int
-    entities: int
-    edges: int
-    indexed_at: float | None
-    age_seconds: float | None
-    languages: dict[str, int]
-    entity_kinds: dict[str, int]
-    edge_kinds: dict[str, int]
-    resolutions: dict[str, int]
-    calls_resolved_share: float
-    parse_errors: int
-    files_with_errors: int
-    warnings: list[tuple[str, str]]
-    skipped: dict[str, int] = Field(default_factory=dict)  # files not indexed, by reason
-    skipped_languages: dict[str, int] = Field(default_factory=dict)  # files in languages with no parser yet
-    skipped_files: list[tuple[str, str, str]] = Field(default_factory=list)  # (path, reason, detail), per-file reasons
-
-
-class SearchHit(BaseModel):
-    id: str
-    kind: EntityKind
-    path: str
-    start_line: int
-    signature: str
-    score: float
-    match: str
-
-
-class SearchAnswer(BaseModel):
-    query: str
-    hits: list[SearchHit]
-    generation: int
-
-
-class PacketItem(BaseModel):
-    """One entity in a context answer, at the detail the budget allowed."""
-
-    id: str
-    kind: str
-    path: str
-    start_line: int
-    end_line: int
-    score: float
-    relation: str  # root, seed, calls, called-by, contains, ... as seen from the root
-    distance: int
-    detail: Detail
-    text: str  # the code (full), signature and doc (summary) or nothing (line)
-    body_hash: str = ""  # pass it back as known_hash: an unchanged body then comes as one line
-    resolution: str = ""
-    confidence: float = 1.0
-    stale: bool = False  # the file changed on disk since it was indexed
-
-
-class Omitted(BaseModel):
-    id: str
-    score: float
-
-
-class ContextAnswer(BaseModel):
-    mode: str
-    query: str
-    root: str | None
-    items: list[PacketItem]
-    notes: list[str] = Field(default_factory=list)
-    truncated: bool
-    omitted: list[Omitted]
-    omitted_count: int
-    total_candidates: int
-    tokens_used: int
-    token_budget: int
-    generation: int
-
-
-class DocumentHeading(BaseModel):
-    """A heading of a repository document, with the id of its section entity."""
-
-    level: int
-    title: str
-    line: int
-    end_line: int
-    path: str  # the titles from the top: "Install > From source"
-    id: str
-
-
-class DocumentTable(BaseModel):
-    line: int
-    header: list[str]
-    rows: list[list[str]]
-
-
-class DocumentAnswer(BaseModel):
-    """One Markdown document of the repository, in the part asked for (graphctx doc)."""
-
-    path: str
-    title: str
-    view: Literal["outline", "section", "tables"]
-    headings: list[DocumentHeading]
-    section: DocumentHeading | None = None
-    text: str = ""  # the section's lines, heading included
-    tables: list[DocumentTable] = Field(default_factory=list)
-    generation: int
-
-    def is_empty(self) -> bool:
-        """Nothing found: no headings to outline, no tables."""
-        return not self.headings if self.view == "outline" else self.view == "tables" and not self.tables
+    try:
+        value = globals()[name] = getattr(answers, name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    return value

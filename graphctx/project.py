@@ -24,11 +24,10 @@ from graphctx.index import store as index_store
 from graphctx.index.root import find_root
 from graphctx.memory_verbs import MemoryVerbs
 from graphctx.package_facts import PackageFacts
-from graphctx.models import (
-    DEFAULT_BUDGET, ContextAnswer, DocumentAnswer, EntityEdges, IndexStats, ProjectFacts, SearchAnswer,
-)
+from graphctx.models import DEFAULT_BUDGET
 
 if TYPE_CHECKING:
+    from graphctx.models import ContextAnswer, DocumentAnswer, EntityEdges, IndexStats, ProjectFacts, SearchAnswer
     from graphctx.coord import WorkStore
     from graphctx.context.policy import RankingPolicy
     from graphctx.freshness import Freshness
@@ -113,10 +112,12 @@ class Project(MemoryVerbs, PackageFacts):
     # ---- the index
 
     def index(self, *, full: bool = False, progress: Progress | None = None, verify: bool = False) -> IndexResult:
-        """Build or update the index (incremental; `full` rebuilds, `verify` checks an existing file first)."""
+        """Build or update the index (incremental; `full` rebuilds, `verify` checks an existing file first).
+        A long-lived project keeps the run's symbol table for its next run; a short command has none."""
         from graphctx.index.indexer import index_repository  # (not through the answering code: `graphctx index` needs none)
 
-        return index_repository(self.root, full=full, progress=progress, verify=verify, keeper=self.kept_symbols)
+        keeper = self.kept_symbols if self.ephemeral else None
+        return index_repository(self.root, full=full, progress=progress, verify=verify, keeper=keeper)
 
     def refresh(self) -> IndexResult:
         """Bring an existing index up to date with the working tree; a missing index is an error."""
@@ -133,9 +134,10 @@ class Project(MemoryVerbs, PackageFacts):
         """Whether an index file exists (usable or not)."""
         return index_store.index_path(self.root).exists()
 
-    def index_usable(self) -> bool:
-        """Whether the index file exists and passes the thorough check (every page read)."""
-        return index_store.usable(index_store.index_path(self.root))
+    def index_usable(self, thorough: bool = True) -> bool:
+        """Whether the index file exists and passes the check: its tables and version, and with
+        `thorough` every page read."""
+        return index_store.usable(index_store.index_path(self.root), thorough=thorough)
 
     @property
     def graph(self) -> CodeGraph:
@@ -157,8 +159,11 @@ class Project(MemoryVerbs, PackageFacts):
         return self.freshness.check(self.graph.files if paths is None else paths)[0]
 
     def facts(self) -> ProjectFacts:
-        """What the project is (name, overview), its size and entry points: cheap, no graph load."""
-        return _api().project_facts(self.root, self._graphs.connection())
+        """What the project is (name, overview), its size and entry points: cheap, no graph load (nor
+        the answering code: a server tells them in its `initialize` answer)."""
+        from graphctx.context.facts import project_facts
+
+        return project_facts(self.root, self._graphs.connection())
 
     def stats(self) -> IndexStats:
         return _api().stats(self._graphs)

@@ -9,8 +9,10 @@ an answer packed again at a smaller budget reuses its ranking and equals a fresh
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -76,12 +78,43 @@ def test_the_work_store_loads_only_where_work_was_coordinated(tmp_path):
     assert coordinated.stdout == plain.stdout  # nobody works on that code: no peers line
 
 
-def test_an_index_run_with_nothing_changed_loads_no_graph_code(tmp_path):
-    """A no-op `graphctx index` (what hooks run on every edit) imports neither numpy nor the snapshot code."""
+def test_context_served_too_long_ago_to_make_a_peer_loads_no_work_store(tmp_path):
+    """What a server served to an agent makes it a peer for 30 minutes; after that a CLI answer need not
+    load the work store to look for peers (a served file's time is its newest event)."""
     root = make_shop(tmp_path / "shop")
+    script = ("import sys; from graphctx.cli.main import main; code = main(['context', 'validate', '--budget', "
+              "'1500']); print('graphctx.coord.store' in sys.modules, file=sys.stderr); sys.exit(code)")
+    with Project(root) as project:
+        project.work.note_served("ann", ["shop/service.py::validate"])
+    lately = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True)
+    assert lately.returncode == 0, lately.stderr
+    assert lately.stderr.strip().splitlines()[-1] == "True"
+    assert "peers: ann" in lately.stdout
+    long_ago = time.time() - 31 * 60
+    for served in (root / ".graphctx" / "private" / "served").iterdir():
+        os.utime(served, (long_ago, long_ago))
+    later = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True)
+    assert later.returncode == 0, later.stderr
+    assert later.stderr.strip().splitlines()[-1] == "False"
+    assert later.stdout == lately.stdout.replace(lately.stdout.splitlines()[-1] + "\n", "")
+
+
+NOT_FOR_A_NO_OP = ('numpy', 'graphctx.graph.snapshot', 'graphctx.graph.lazy', 'pydantic', 'graphctx.answers',
+                   'graphctx.index.generation', 'graphctx.index.parsing', 'graphctx.index.keeper', 'graphctx.parse.extract')
+
+
+def test_an_index_run_with_nothing_changed_loads_no_graph_code(tmp_path):
+    """A no-op `graphctx index` (what hooks run on every edit) imports neither numpy nor the snapshot code,
+    nor pydantic (the CLI's vocabulary is no model), nor the parser, the resolver or the kept table, and
+    reads no file skipped for its content last time."""
+    root = make_shop(tmp_path / "shop", index=False)
+    (root / "bundle.js").write_text("var a=function(){return 1};" * 400)  # skipped as minified: not read again
+    an_hour_ago = time.time() - 3600  # out of the racy window a run just after writing a file must read it again in
+    for path in root.rglob("*"):
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    assert run_graphctx("index", "-q", cwd=root).returncode == 0
     script = ("import sys; from graphctx.cli.main import main; code = main(['index', '-q']); "
-              "print([m for m in ('numpy', 'graphctx.graph.snapshot', 'graphctx.graph.lazy') if m in sys.modules], "
-              "file=sys.stderr); sys.exit(code)")
+              f"print([m for m in {NOT_FOR_A_NO_OP!r} if m in sys.modules], file=sys.stderr); sys.exit(code)")
     done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "0 parsed" in done.stdout

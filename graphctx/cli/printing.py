@@ -10,11 +10,10 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from graphctx.errors import quote
-from graphctx.models import (
-    CHANGE_RELATIONS, NO_PARSER, TIER_PREFIX, ContextAnswer, EntityEdges, IndexStats, SearchAnswer,
-)
+from graphctx.models import CHANGE_RELATIONS, NO_PARSER, TIER_PREFIX
 
-if TYPE_CHECKING:  # the index layer loads tree-sitter: only the commands that use it import it
+if TYPE_CHECKING:  # the index layer loads tree-sitter, the answer models pydantic: only the commands that use them do
+    from graphctx.models import ContextAnswer, EntityEdges, IndexStats, SearchAnswer
     from graphctx.project import IndexResult
 
 MAX_WARNINGS_SHOWN = 20

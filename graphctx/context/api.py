@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 # Imported on first use, so that a context answer does not load the indexer, impact or export code.
 LAZY = {"get_impact": "graphctx.context.impact", "session_init": "graphctx.context.session",
-        "project_facts": "graphctx.context.session"}
+        "project_facts": "graphctx.context.facts"}
 
 
 def __getattr__(name: str):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from graphctx import deadline, inputs
-from graphctx.context import anchored, anonymous, features, ranker, semantic
+from graphctx.context import anchored, anonymous, features, pool, ranker, semantic
 from graphctx.context import seeds as text_seeds
 from graphctx.context.blend import blend
 from graphctx.context.intents import DETAIL_SHAPES, policy_for
@@ -283,12 +283,16 @@ def with_similarity(g: CodeGraph, text: str, scores: dict[str, float], weight: f
 
 def _learned_order(g: CodeGraph, found, walk: dict[str, float], scores: dict[str, float],
                    ordered: list[tuple[str, float]], policy: RankingPolicy) -> list[tuple[str, float]]:
-    """The hand-set order with its best `blend.rerank` candidates re-ordered by the shipped learned
-    ranker; each place keeps the score it had, so scores still fall along the list."""
-    head = ordered[:policy.blend.rerank]
-    matrix = text_features(g, found, walk, scores, [entity for entity, _ in head], policy)
+    """The hand-set order with its best `blend.rerank` candidates (widened: pool.py) re-ordered by the
+    shipped learned ranker; each place keeps the score it had."""
+    candidates = pool.candidate_pool(g, found, scores, ordered, policy)
+    matrix = text_features(g, found, walk, scores, candidates, policy)
     order = ranker.shipped().order(matrix)
-    return [(head[i][0], head[place][1]) for place, i in enumerate(order)] + ordered[len(head):]
+    taken = set(candidates)
+    # The widened places share the last score of the blend's best, so scores still fall along the list.
+    head_scores = [score for _, score in ordered[:policy.blend.rerank]]
+    places = head_scores + [head_scores[-1] if head_scores else 0.0] * (len(candidates) - len(head_scores))
+    return [(candidates[i], places[place]) for place, i in enumerate(order)] + [kv for kv in ordered if kv[0] not in taken]
 
 
 def text_features(g: CodeGraph, found, walk: dict[str, float], scores: dict[str, float], candidates: list[str],
@@ -301,14 +305,14 @@ def text_features(g: CodeGraph, found, walk: dict[str, float], scores: dict[str,
 def rank_text_features(graphs: GraphCache, text: str, *, intent: str = "debug", policy: RankingPolicy | None = None,
                        limit: int | None = None):
     """(candidate ids in the hand-set blend's order, their feature matrix) for free text: what the
-    learned ranker is trained on. `limit` defaults to the policy's `blend.rerank`."""
+    learned ranker is trained on. `limit` defaults to the learned ranker's pool (pool.candidate_pool)."""
     policy = _policy(intent, policy)
     g = graphs.get()
     ranked = _text_ranking(g, text, policy, True)
     if ranked is None:
         return [], features.extract(g, text, text_seeds.Seeds(text_seeds.TextEvidence(text)), {}, {}, [], policy.edges, [])
     found, walk, scores, ordered = ranked
-    ids = [entity for entity, _ in ordered[:limit or policy.blend.rerank]]
+    ids = [entity for entity, _ in ordered[:limit]] if limit else pool.candidate_pool(g, found, scores, ordered, policy)
     return ids, text_features(g, found, walk, scores, ids, policy)
 
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
+from graphctx.coord import traces
 from graphctx.coord.errors import InvalidRequest, NotFound
 from graphctx.coord.models import AgentProfile, BoardEntry, Event, Peer, Task, now
 from graphctx.coord.repository import WorkRepository
 from graphctx.layout import entity_path
 
-RECENT = timedelta(minutes=30)  # served context and open runs older than this no longer make a peer
+RECENT = timedelta(seconds=traces.RECENT_SECONDS)  # served context and open runs older than this no longer make a peer
 OPEN_RUN_WINDOW = timedelta(hours=12)
 SERVED_ITEMS = 12  # the entities of an answer noted for peers: its best ones
 MAX_SHOWN = 3  # shared entities or files named per peer

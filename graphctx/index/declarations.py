@@ -11,7 +11,6 @@ from graphctx.index.flowpaths import definition_value
 from graphctx.index.languages import rules_for
 from graphctx.index.scope import Value
 from graphctx.parse.facts import FileFacts
-from graphctx.parse.flows import vocabulary
 
 
 def declaration_scopes(facts: FileFacts) -> frozenset[str]:
@@ -38,7 +37,8 @@ def overrides(scope, class_id: str, name: str) -> set[str]:
     table = scope.table
     found: set[str] = set()
     above = set(table.lineage_ids(class_id))  # (what a subclass inherits from there is no override)
-    flows = vocabulary(scope.facts.language) is not None
+    flows = scope.reads_flows
+    quiet: set[str] = set()  # the classes of these lineages that assign nothing to `name`
     for sub in table.subclass_ids(class_id):
         member = table.members.get(sub, {}).get(name)
         if member is not None:
@@ -47,12 +47,18 @@ def overrides(scope, class_id: str, name: str) -> set[str]:
             continue
         # (the subclasses below `sub` are in this walk: asking for theirs again, level by level, made
         # the walk quadratic in the depth of the hierarchy and answered the same)
-        for value in scope._attribute_flows(Value("instance", sub, "exact"), name, "", overrides=False) if flows else ():
+        for value in scope._attribute_flows(Value("instance", sub, "exact"), name, "", False, quiet) if flows else ():
             sym = table.by_id.get(value.ref) if value.kind in ("function", "class") else None
             owner = table.owner_of(sym) if sym is not None else None
             if sym is not None and (owner is None or owner.id not in above):
                 found.add(sym.id)
     return found
+
+
+def stub_overrides(scope, class_id: str, member) -> set[str]:
+    """What a call of `member` (the method the lineage of `class_id` gives that name) reaches below
+    the class: its overrides when it only declares itself, else nothing (the member is what runs)."""
+    return overrides(scope, class_id, member.name) if declared(scope, member) else set()
 
 
 def member_values(scope, value: Value, name: str, with_overrides: bool = True) -> set[Value]:
@@ -61,8 +67,7 @@ def member_values(scope, value: Value, name: str, with_overrides: bool = True) -
     member = scope.table.find_member(value.ref, name)
     if member is None:
         return set()
-    below = (overrides(scope, value.ref, name) if with_overrides and value.kind == "instance" and declared(scope, member[0])
-             else set())
+    below = stub_overrides(scope, value.ref, member[0]) if with_overrides and value.kind == "instance" else set()
     bound = value.kind == "instance"
     return {Value(definition_value(scope.table.by_id[found]).kind, found, "inferred", bound)
             for found in (sorted(below) or [member[0].id])}

@@ -19,7 +19,7 @@ class BudgetSpent(Exception):
     """The question under way asked more than its budget allows."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Frame:
     guard: Hashable
     depth: int
@@ -129,6 +129,8 @@ class FlowQuestions:
     def _release(self, depth: int) -> list[tuple]:
         """Take out the provisional answers made with a head at `depth` or deeper."""
         out = []
+        if not self._by_low:  # (asked as each question settles: mostly none is held)
+            return out
         for low in sorted(low for low in self._by_low if low >= depth):
             for guard in self._by_low.pop(low):
                 held = self.provisional.get(guard)

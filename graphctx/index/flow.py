@@ -14,7 +14,7 @@ from graphctx.index import declarations, flowrules, properties
 from graphctx.index.fixpoint import EMPTY
 from graphctx.index.scope import SELF, FileScope, Value
 from graphctx.index.symbols import CLASS_KINDS
-from graphctx.parse.facts import RETURN, Call, FileFacts
+from graphctx.parse.facts import RETURN, Call, FileFacts, Flow
 from graphctx.index.flowpaths import (
     KEYS, SUBSCRIPTS, UNKNOWN, Values, argument_for, bounded, callee_path, definition_value, ordered,
     same_element, unslice,
@@ -39,32 +39,14 @@ class FlowScope(FileScope):
         self._sites: dict[str, list[tuple[Call, int]]] | None = None
         self._building: dict[str, list[tuple[Call, int]]] | None = None
         self._consulted = False  # whether the index being built was read while building it
+        self._levels: dict[tuple[str, str], str | None] = {}  # (name, scope) -> local_level's answer
 
     # The tables below are made on first use: the structure pass of every file needs none of them,
     # and a worker makes them only for the files its questions reach.
     @cached_property
-    def _stores(self) -> tuple[dict[tuple[str, str], list[tuple[str, str]]], dict[tuple[str, str], list[int]]]:
-        sources: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
-        lines: dict[tuple[str, str], list[int]] = defaultdict(list)
-        bound = flowrules.bound_names(self.facts)
-        for flow in self.facts.flows:
-            owner, target = flow.scope, flow.target
-            head, _, rest = target.partition(".")
-            if rest and head in SELF:
-                cls = self._enclosing_class(flow.scope)
-                if cls is None or cls.path != self.path:
-                    continue
-                owner, target = cls.qualified_name, "self." + rest
-            elif "[" in head and not rest and not head.startswith(RETURN + "["):  # d[k] = v binds no name:
-                owner = flowrules.binding_level(head.split("[", 1)[0], flow.scope, bound, self._is_class)  # the d seen
-            sources[(owner, target)].append((flow.source, flow.scope))
-            lines[(owner, target)].append(flow.line)
-        return sources, lines
-
-    @property
-    def flow_sources(self) -> dict[tuple[str, str], list[tuple[str, str]]]:
-        """(scope, target) -> [(source, the scope the source is read in)]; `self.x` targets live on the class."""
-        return self._stores[0]
+    def flow_sources(self) -> dict[tuple[str, str], tuple[Flow, ...]]:
+        """(scope, target) -> the flows into it, in the file's order; `self.x` targets live on the class."""
+        return flowrules.flows_by_target(self)
 
     @cached_property
     def _targets(self) -> tuple[dict[str, set[str]], dict[tuple[str, str], set[str]]]:
@@ -78,12 +60,12 @@ class FlowScope(FileScope):
                 subscripts[(owner, base)].add(target[len(base):])
         return variables, subscripts
 
-    @property
+    @cached_property  # (a plain attribute once made: read on the hot path)
     def variables(self) -> dict[str, set[str]]:
         """scope -> the variables its flows assign (`d` for `d[] <- f` too)."""
         return self._targets[0]
 
-    @property
+    @cached_property
     def subscripts(self) -> dict[tuple[str, str], set[str]]:
         """(scope, target) -> the subscripts stored into it: "['a'][]" for `d['a'][] <- f`."""
         return self._targets[1]
@@ -104,7 +86,13 @@ class FlowScope(FileScope):
     def local_level(self, name: str, scope: str) -> str | None:
         """The scope whose flows or parameters bind `name` as seen from `scope`, or None when the name
         is not a variable there (a definition or an import decides it). Class bodies are not visible
-        from their methods."""
+        from their methods. (Read off this file's own tables: worked out once per name and scope.)"""
+        key = (name, scope)
+        if key not in self._levels:
+            self._levels[key] = self._local_level(name, scope)
+        return self._levels[key]
+
+    def _local_level(self, name: str, scope: str) -> str | None:
         level = scope
         while True:
             is_class = level != scope and self._is_class(level)
@@ -149,7 +137,7 @@ class FlowScope(FileScope):
         if path.startswith(DEFINITION):
             sym = self.defs.get(path[1:])
             return {definition_value(sym)} if sym is not None else set()
-        subscripts = SUBSCRIPTS.search(path)
+        subscripts = SUBSCRIPTS.search(path) if path.endswith("]") else None
         if subscripts:
             return self._elements(path[:subscripts.start()], subscripts.group(), scope)
         if path.endswith(CALLED):
@@ -181,12 +169,13 @@ class FlowScope(FileScope):
         elements of what it aliases, its arguments when it is a parameter, its declared type."""
         key = (level, target)  # (asked of every class of a lineage, most of which assign nothing to it)
         if key not in self.flow_sources and key not in self.subscripts and key not in self.bindings \
-                and target not in self.params.get(level, ()):
+                and target not in self.params.get(level, ()):  # (stores_into, written out: this is the hot path)
             return set()
         out: set[Value] = set()
         stored = [target + s for s in sorted(self.subscripts.get((level, target), ())) if same_element(s, suffix)] \
             if suffix else [target]
-        for source, read_scope in (pair for name in stored for pair in self._latest(level, name)):
+        for flow in (flow for name in stored for flow in self._latest(level, name)):
+            source, read_scope = flow.source, flow.scope
             if source.startswith(DECORATED):
                 out |= self._decorated(source[1:], read_scope, level, target)
             elif source == target:  # str = str: the name as it was before, an import or a builtin
@@ -195,9 +184,9 @@ class FlowScope(FileScope):
             else:
                 out |= self.values(source, read_scope)
         if suffix:
-            for source, read_scope in self.flow_sources.get((level, target), ()):
-                if not source.startswith((DECORATED, DEFINITION)):
-                    out |= self.values(source + suffix, read_scope)
+            for flow in self.flow_sources.get((level, target), ()):
+                if not flow.source.startswith((DECORATED, DEFINITION)):
+                    out |= self.values(flow.source + suffix, flow.scope)
         if target in self.params.get(level, ()):
             out |= self._argument_values(level, target, suffix)
         if not suffix and target != RETURN and (level, target) in self.bindings:  # an annotation: x: Foo
@@ -206,15 +195,21 @@ class FlowScope(FileScope):
                 out.add(typed)
         return out
 
-    def _latest(self, level: str, target: str) -> list[tuple[str, str]]:
+    def stores_into(self, level: str, target: str) -> bool:
+        """Whether anything flows into `target` in scope `level` here: a store, a declared type, or
+        the arguments of a parameter's calls."""
+        key = (level, target)
+        return key in self.flow_sources or key in self.subscripts or key in self.bindings \
+            or target in self.params.get(level, ())
+
+    def _latest(self, level: str, target: str) -> tuple[Flow, ...] | list[Flow]:
         """The stores into `target`; into an element of literal keys (`d['a']`), only the last
         statement's of those made in the scope itself: straight-line code replaces that entry."""
         found = self.flow_sources.get((level, target), ())
         if not found or "[" not in target or "[]" in target:
             return found
-        lines = self._stores[1][(level, target)]
-        last = max((line for (_, read_scope), line in zip(found, lines) if read_scope == level), default=None)
-        return [pair for pair, line in zip(found, lines) if pair[1] != level or line == last]
+        last = max((flow.line for flow in found if flow.scope == level), default=None)
+        return [flow for flow in found if flow.scope != level or flow.line == last]
 
     def _decorated(self, decorator: str, scope: str, level: str, name: str) -> set[Value]:
         """A decorated definition's name holds what its decorator returns when that is known in the
@@ -311,10 +306,12 @@ class FlowScope(FileScope):
                     for v in home._target_values("", attr, "")}
         return set()
 
-    def _attribute_flows(self, value: Value, attr: str, suffix: str, overrides: bool = True) -> set[Value]:
+    def _attribute_flows(self, value: Value, attr: str, suffix: str, overrides: bool = True,
+                         quiet: set[str] | None = None) -> set[Value]:
         """An attribute of a class or its instance: what any class of its lineage assigns to it
         (`self.attr = ...` in a method, `attr = ...` in the class body), else the member it defines
-        (a stub's overrides too, unless `overrides` is False: see declarations.overrides)."""
+        (a stub's overrides too, unless `overrides` is False: see declarations.overrides). The classes
+        of `quiet` assign nothing to it: skipped, and those found so added (for a walk over lineages)."""
         if value.kind == "unknown":
             return {UNKNOWN}
         if value.kind == "module":
@@ -326,8 +323,13 @@ class FlowScope(FileScope):
         out: set[Value] = set()
         for level in self.table.lineage(value.ref):
             for class_id in level:
+                if quiet is not None and class_id in quiet:
+                    continue
                 home, sym = self._home_of(class_id)
-                if home is None:
+                if home is None or quiet is not None and not home.stores_into(sym.qualified_name, "self." + attr) \
+                        and not home.stores_into(sym.qualified_name, attr):
+                    if quiet is not None:
+                        quiet.add(class_id)
                     continue
                 out |= home._target_values(sym.qualified_name, "self." + attr, suffix)
                 if getter is None:  # (a property's name in the class body holds the property, not a value)
@@ -345,8 +347,7 @@ class FlowScope(FileScope):
 
     def _home_of(self, entity_id: str):
         sym = self.table.by_id.get(entity_id)
-        home = self._home(sym.path) if sym is not None else None
-        return home, sym
+        return (self._home(sym.path) if sym is not None else None), sym
 
     # ---- parameters: what this file's call sites pass
     def _argument_values(self, function: str, param: str, suffix: str) -> set[Value]:

@@ -156,8 +156,9 @@ class Generation:
             writes.insert_edges(conn, rows)
             writes.set_call_counts(conn, done.path, done.calls, done.calls_resolved)
             snapshot_rows.add([row for row in rows if row[1] > 0])
-        if self.everything:  # every file's scope: not worth the memory until an edit, nor while the snapshot is built
+        if self.everything:  # every file's scope and facts: not worth the memory until an edit, nor while the snapshot is built
             entry.table.resolvers.clear()
+            self.facts = dict.fromkeys(self.facts)  # (the paths stay: they are the files this run indexed)
         writes.insert_externals(conn, self.keys.take_new_externals())
         self.report("writing", 0, 0)
         writes.create_indexes(conn, self.deferred)

@@ -9,6 +9,7 @@ rows in the same order."""
 from __future__ import annotations
 
 import gc
+import json
 import logging
 import os
 import sqlite3
@@ -17,15 +18,16 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from graphctx.errors import GraphctxError
 from graphctx.index import checked, skips as skipping, store
 from graphctx.index.discover import Candidate, Config, discover, load_config
-from graphctx.index.generation import Generation
-from graphctx.index.parsing import parse_all
-from graphctx.index.keeper import KeptTable, TableKeeper
 from graphctx.index.skips import Skip
 from graphctx.index.store import reads, writes
+
+if TYPE_CHECKING:  # (a no-op run loads neither the parser and resolver nor the kept table's code)
+    from graphctx.index.keeper import KeptTable, TableKeeper
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +35,8 @@ log = logging.getLogger(__name__)
 # been rewritten within the same file-system clock tick, same size: its stat proves nothing, so it
 # is hashed again (git's "racily clean" entries). Two seconds covers the coarsest common clocks.
 RACY_NS = 2_000_000_000
+SKIPPED_STATS = "skipped_stats"  # meta: the stats of the files the last run read and skipped, with their verdicts' basis
+CONTENT_JUDGE = 1  # the version of the binary, minified and generated checks (parse/textfiles.py, discover.py)
 MAX_PAUSED_FILES = 256  # an incremental run parsing more files than this keeps the cycle collector on
 # progress(phase, done, total): total 0 when the phase cannot tell how much is left
 Progress = Callable[[str, int, int], None]
@@ -244,11 +248,65 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     deleted = sorted(set(known) - present)
     racy_after = int(store.get_meta(conn, "scanned_ns", "0")) - RACY_NS
     stale = [c for c in candidates if known.get(c.path, (None, None))[:2] != (c.size, c.mtime_ns) or c.mtime_ns >= racy_after]
+    result = IndexResult(str(root), warnings=list(discovery_warnings))
+    # A file skipped for its content (binary, minified, generated) last time and not touched since is
+    # skipped again without reading it: its stat then is kept beside the index (SKIPPED_STATS).
+    verdicts = _verdicts(config)
+    kept_stats = {} if full or fresh else json.loads(store.get_meta(conn, SKIPPED_STATS, "{}"))
+    before = kept_stats.get("files", {}) if kept_stats.get("verdicts") == verdicts else {}
+    still = {c.path: before[c.path] for c in stale if c.path not in known and before.get(c.path) == [c.size, c.mtime_ns]
+             and c.mtime_ns < racy_after}
+    if still:
+        stale = [c for c in stale if c.path not in still]
+        result.skipped += [Skip(*row) for row in reads.skipped(conn) if row[0] in still]
+    # A no-op (no file new, gone, changed or within the last scan's racy window) writes nothing, so
+    # that the index file stays as it was: its scan time too, as no file is within its window. It
+    # loads no parser, resolver or kept table either (the keeper keeps it for the next real run).
+    no_op = not (stale or deleted or fresh or full)
+    kept, read_now = None, set()
+    if not no_op:
+        kept, read_now, deleted = _write(conn, root, config, stale, known, deleted, full, fresh, progress, workers,
+                                         keeper, collector, result)
+        read_and_skipped = {s.path for s in result.skipped if s.reason in skipping.BY_CONTENT}.difference(still)
+        stats = {**still, **{c.path: [c.size, c.mtime_ns] for c in stale if c.path in read_and_skipped}}
+        store.set_meta(conn, scanned_ns=scanned_ns,
+                       **{SKIPPED_STATS: json.dumps({"verdicts": verdicts, "files": stats}, sort_keys=True)})
+    # Warnings of files indexed before and not read again stay; every other path's are this run's.
+    # (the files indexed now are those known before, less the deleted, plus the written, which were read now)
+    kept_warnings = set(known).difference(deleted, read_now)
+    if not no_op or reads.warnings_of_unindexed(conn) != sorted(w for w in result.warnings if w[0] not in kept_warnings):
+        writes.replace_warnings(conn, result.warnings, kept=kept_warnings)
+    _count(conn, result)
+    return result, kept
+
+
+def _verdicts(config: Config) -> str:
+    """What a content verdict depends on besides the bytes: the settings, and how this code judges
+    (raise CONTENT_JUDGE when the binary, minified or generated checks change)."""
+    return f"{CONTENT_JUDGE}:{config.skip_generated}:{config.max_file_bytes}"
+
+
+def _write(conn: sqlite3.Connection, root: Path, config: Config, stale: list[Candidate],
+           known: dict[str, tuple], deleted: list[str], full: bool, fresh: bool, progress: Progress | None,
+           workers: int | None, keeper: TableKeeper | None, collector: ExitStack,
+           result: IndexResult) -> tuple[KeptTable | None, set[str], list[str]]:
+    """Parse the stale files, write them and resolve what they change: (the table to keep, the paths
+    whose facts were read, the deleted paths with the files no longer indexable)."""
+    from graphctx.index.parsing import parse_all
 
     workers = workers or config.workers or os.cpu_count() or 1
     report = progress or (lambda phase, done, total: None)
-    run = Generation(conn, root, everything=full or fresh, workers=workers, report=report, keeper=keeper)
-    result = IndexResult(str(root), warnings=list(discovery_warnings))
+    runs: list = []  # the generation, made when something is written (re-reading skipped files writes nothing)
+
+    def generation():
+        if not runs:
+            from graphctx.index.generation import Generation
+
+            runs.append(Generation(conn, root, everything=full or fresh, workers=workers, report=report, keeper=keeper))
+        return runs[0]
+
+    if full or fresh:
+        generation()
     skipped: list[str] = []
     collector.enter_context(_collector_paused(not (full or fresh) and len(stale) <= MAX_PAUSED_FILES))
     hashes = {p: v[2] for p, v in known.items()}
@@ -265,9 +323,12 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
             continue
         if item.facts.error_count:
             result.warnings.append((item.path, f"{item.facts.error_count} syntax error node(s); kept what parsed"))
-        run.add(item)
-    deleted += [p for p in skipped if p in known]
-    result.parsed, result.removed = run.parsed, len(deleted)
+        generation().add(item)
+    deleted = deleted + [p for p in skipped if p in known]
+    run = generation() if deleted else runs[0] if runs else None
+    result.parsed, result.removed = (run.parsed if run else 0), len(deleted)
+    if run is None:
+        return None, set(), deleted
 
     kept = run.entry
     if run.parsed or deleted or fresh or full:
@@ -276,18 +337,7 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
         kept = run.finish(deleted)
         vectors.refresh(conn, embedding.shipped())  # rows for files with none current (each parsed file brought its own)
         store.set_meta(conn, indexed_at=f"{time.time():.3f}", root=str(root))
-    # A no-op (no file new, gone, changed or within the last scan's racy window) writes nothing, so
-    # that the index file stays as it was: its scan time too, as no file is within its window.
-    no_op = not (stale or deleted or fresh or full)
-    if not no_op:
-        store.set_meta(conn, scanned_ns=scanned_ns)
-    # Warnings of files indexed before and not read again stay; every other path's are this run's.
-    # (the files indexed now are those known before, less the deleted, plus the written, which are in run.facts)
-    kept_warnings = set(known).difference(deleted, run.facts)
-    if not no_op or reads.warnings_of_unindexed(conn) != sorted(w for w in result.warnings if w[0] not in kept_warnings):
-        writes.replace_warnings(conn, result.warnings, kept=kept_warnings)
-    _count(conn, result)
-    return result, kept
+    return kept, set(run.facts), deleted
 
 
 def _count(conn: sqlite3.Connection, result: IndexResult) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from graphctx.index.scope import CONFIDENCE, SELF, Value
 from graphctx.index.symbols import Symbol
 from graphctx.parse.facts import RETURN
-from graphctx.parse.flows import vocabulary
 
 Accessors = dict[tuple[str, str], dict[str, Symbol]]  # (class qualified name, attribute) -> role -> accessor
 STATIC = "static-"  # the role of a static property's accessor, read off its class: "static-get"
@@ -64,7 +63,7 @@ def _nearest_property(scope, class_id: str, name: str) -> tuple[dict[str, Symbol
                 return found, depth
             if name in table.members.get(cid, {}):  # a plain method or a nested class hides the bases' property
                 return None, 0
-            if vocabulary(home.facts.language) is None and (sym.qualified_name, "self." + name) in home.bindings:
+            if not home.reads_flows and (sym.qualified_name, "self." + name) in home.bindings:
                 return None, 0  # so does a declared field (Kotlin's `override val tags` in a constructor)
     return None, 0
 
@@ -88,7 +87,7 @@ def property_edges(resolver) -> None:
     """A `calls` edge from each use of a property, on an object of known class, to its accessor:
     `exact` through self (0.9 from a base class), `inferred` otherwise, the confidence shared among
     the classes the object may be."""
-    flows = vocabulary(resolver.facts.language) is not None
+    flows = resolver.reads_flows
     methods = resolver.table.methods_by_name
     for use in resolver.facts.attributes:
         base, _, name = use.path.rpartition(".")
@@ -121,7 +120,7 @@ def property_edges(resolver) -> None:
 def _receiver_values(resolver, base: str, scope: str):
     """What the object a property is read off may be: its value flow where the language has it, else
     the class its name evidently has (`this` in the class, a typed or constructed variable or field)."""
-    if vocabulary(resolver.facts.language) is not None:  # (Python: a property read off a class is no call)
+    if resolver.reads_flows:  # (Python: a property read off a class is no call)
         return [v for v in resolver.values(base, scope) if v.kind != "class"]
     if base in SELF:
         cls = resolver._enclosing_class(scope)

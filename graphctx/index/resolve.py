@@ -16,7 +16,6 @@ from graphctx.index.naming import EXTERNAL_PREFIX, external_id, external_name, i
 from graphctx.index.scope import CONFIDENCE, SELF, Edge, Value
 from graphctx.index.symbols import CLASS_KINDS, Symbol
 from graphctx.parse.facts import Call
-from graphctx.parse.flows import vocabulary
 from graphctx.parse.languages import family
 
 AMBIGUOUS = 0.5
@@ -194,7 +193,7 @@ class FileResolver(CandidateEvidence, FlowScope):
                     found = self.table.find_member(class_id, name)
                     if found is not None:
                         sym, depth = found
-                        below = self._overrides_below(cls.id, name) if receiver != "super" and declarations.declared(self, sym) else []
+                        below = self._as_overrides(declarations.stub_overrides(self, cls.id, sym)) if receiver != "super" else []
                         return below or [(sym.id, "exact", 1.0 if depth == 0 and receiver != "super" else 0.9)]
                 found = self._from_flow()
                 if not found and receiver != "super" and self.table.external_base(cls.id) is None:
@@ -220,8 +219,8 @@ class FileResolver(CandidateEvidence, FlowScope):
             return self._from_flow() or self._unknown_receiver(name)
         if value.kind in ("class", "instance"):
             found = self.table.find_member(value.ref, name)
-            below = self._overrides_below(value.ref, name) if found is not None and value.kind == "instance" \
-                and declarations.declared(self, found[0]) else []
+            below = self._as_overrides(declarations.stub_overrides(self, value.ref, found[0])) \
+                if found is not None and value.kind == "instance" else []
             if below:  # a stub of the declared type: what its subclasses implement
                 return below
             if found is not None:
@@ -231,10 +230,12 @@ class FileResolver(CandidateEvidence, FlowScope):
         return self._unknown_receiver(name)
 
     def _overrides_below(self, class_id: str, name: str) -> list[Target]:
-        """`self.m()` in a class that neither defines nor inherits m (a template method), or only declares
-        it (a stub): what its subclasses define as m or assign to `self.m` (declarations.py),
-        `inferred` when one, `ambiguous` when several."""
-        found = declarations.overrides(self, class_id, name)
+        """`self.m()` in a class that neither defines nor inherits m (a template method): what its
+        subclasses define as m or assign to `self.m` (declarations.py)."""
+        return self._as_overrides(declarations.overrides(self, class_id, name))
+
+    def _as_overrides(self, found: set[str]) -> list[Target]:
+        """The overrides a call reaches below a class, `inferred` when one, `ambiguous` when several."""
         if len(found) == 1:
             return [(next(iter(found)), "inferred", CONFIDENCE["inferred"])]
         if not found or len(found) > MAX_CANDIDATES:
@@ -253,7 +254,7 @@ class FileResolver(CandidateEvidence, FlowScope):
         """The call being resolved, through value flow: an attribute assigned a function, a receiver
         that a call returned. [] when flow knows nothing more."""
         call = getattr(self, "_site", None)
-        if call is None or vocabulary(self.facts.language) is None:  # a language whose flows are not read
+        if call is None or not self.reads_flows:  # a language whose flows are not read
             return []
         return self._flow_targets(callee_path(call), call.scope)
 

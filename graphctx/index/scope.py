@@ -13,6 +13,7 @@ from graphctx.index.languages import rules_for
 from graphctx.index.naming import external_id
 from graphctx.index.symbols import CLASS_KINDS, Symbol, SymbolTable
 from graphctx.parse.facts import RETURN, FileFacts
+from graphctx.parse.flows import vocabulary
 from graphctx.parse.languages import family
 
 # How sure each way of resolving is; ambiguous edges share AMBIGUOUS among their candidates.
@@ -44,6 +45,7 @@ class FileScope:
         self.path = facts.path
         self.family = family(facts.language)
         self.rules = rules_for(facts.language)
+        self.reads_flows = vocabulary(facts.language) is not None  # whether value flow reads this language's flows
         self.defs = table.file_defs.get(self.path, {})
         self.edges: dict[tuple[str, str, str], Edge] = {}
         self.calls = self.calls_resolved = 0

@@ -28,6 +28,7 @@ BAD_NAME = "name not UTF-8"  # the index stores paths as text; such a name is sh
 # Reasons judged file by file, from content, size or link target: each may surprise, so they are listed
 # by path (graphctx stats) and summed up at index time. The others are whole folders or languages: counted.
 PER_FILE = (BINARY, MINIFIED, GENERATED, TOO_LARGE, OUTSIDE, BAD_NAME)
+BY_CONTENT = (BINARY, MINIFIED, GENERATED)  # judged from a file's bytes: the same bytes, the same verdict
 
 INTERNAL_PATTERNS = (".git/", ".graphctx/")  # never source: not counted
 PATTERN_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (

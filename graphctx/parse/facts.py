@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 
 
@@ -221,11 +222,18 @@ class FileFacts:
     def from_json(cls, text: str) -> FileFacts:
         path, language, lines, errors, package, doc, *lists = json.loads(text)
         facts = cls(path, language, lines, errors, package, doc)
-        for name, rows in zip(_LISTS, lists):
-            item_type = _LIST_TYPES[name]
-            setattr(facts, name, [item_type(*row) for row in rows])
-        facts.share_strings()
+        facts._set_lists(_LISTS, lists)
         return facts
+
+    def _set_lists(self, names: Iterable[str], lists: list[list]) -> None:
+        """Make the items of the lists `names` from their JSON rows (`lists`, in _LISTS order), their
+        equal strings one object (see share_strings)."""
+        for name in names:
+            position = _POSITION[name]
+            rows = lists[position] if position < len(lists) else []  # (facts stored before a list existed have none)
+            item_type = _LIST_TYPES[name]
+            setattr(self, name, [item_type(*row) for row in rows])
+        self.share_strings(names)
 
     def structure(self, packed: bytes) -> FileFacts:
         """These facts holding only what every file's structure pass reads (imports, bases, flows...),
@@ -241,19 +249,18 @@ class FileFacts:
         """Read the lists left out of structure-only facts (see `structure`)."""
         if self.complete:
             return
-        full = FileFacts.from_json(zlib.decompress(self.rest).decode("utf-8"))
-        for name in _LISTS:
-            if isinstance(getattr(self, name), NotLoaded):
-                setattr(self, name, getattr(full, name))
+        lists = json.loads(zlib.decompress(self.rest).decode("utf-8"))[6:]
+        self._set_lists([name for name in _LISTS if isinstance(getattr(self, name), NotLoaded)], lists)  # (only those)
         self.complete, self.rest = True, None
 
-    def share_strings(self) -> None:
+    def share_strings(self, names: Iterable[str] = ()) -> None:
         """Make equal strings one object: a scope's name is repeated in every call, flow and parameter
         of it, and a file's facts held for a whole run take about a third less memory (and pickle
-        to a process smaller) when each distinct string is stored once."""
+        to a process smaller) when each distinct string is stored once. Within the lists `names`
+        (default every list)."""
         shared: dict[str, str] = {}
         share = shared.setdefault
-        for name in _LISTS:
+        for name in names or _LISTS:
             items = getattr(self, name)
             if not items:
                 continue
@@ -287,6 +294,7 @@ _LIST_TYPES = {
     "stubs": Stub,
 }
 _LISTS = tuple(_LIST_TYPES)
+_POSITION = {name: i for i, name in enumerate(_LISTS)}
 _FIELD_NAMES = {t: tuple(f.name for f in fields(t)) for t in _LIST_TYPES.values()}
 # Per item type: its string fields and its list-of-strings fields (annotations are strings here).
 _STRING_FIELDS = {t: (tuple(f.name for f in fields(t) if f.type in ("str", "str | None")),

@@ -25,7 +25,7 @@ from graphctx.models import (
     SearchAnswer, SessionScope,
 )
 from graphctx.project import Project
-from graphctx.server import records, review, skills, surfaces, sync, work
+from graphctx.server import handshake, records, review, skills, surfaces, sync, work
 from graphctx.server.agents import Agents
 from graphctx.server.freshness import Watcher
 from graphctx.server.instructions import build_instructions
@@ -111,17 +111,19 @@ class ServerState:
 
 
 def build_server(root: Path, *, watch: bool = True, transport: str = "stdio", start: bool = True,
-                 deadline: float = DEFAULT_DEADLINE, storage: Any = None, project: Project | None = None) -> MCPServer:
+                 deadline: float = DEFAULT_DEADLINE, storage: Any = None, project: Project | None = None,
+                 instructions: str | None = None) -> MCPServer:
     """An MCP server for the indexed repository at `root` (the index must exist); a call still running
     after `deadline` seconds is stopped and answered with an error saying how to ask for less.
     `storage` (a team store project, Project.open_team_store) keeps its records and work; `project`
-    is the Project of `root` to serve (`graphctx serve` made it to start loading early), else a new one."""
+    is the Project of `root` to serve (`graphctx serve` made it to start loading early), else a new one;
+    `instructions` those built from its facts already (and sent in an early `initialize` answer)."""
     state = ServerState(root, watch=watch, transport=transport, deadline=deadline, storage=storage, project=project)
     server = StrictServer(  # every tool refuses unknown arguments and bad values in plain words
-        "graphctx",
-        title="graphctx code context",
-        version=_version(),
-        instructions=build_instructions(state.project.facts()),
+        handshake.NAME,
+        title=handshake.TITLE,
+        version=handshake.server_version(),
+        instructions=instructions or build_instructions(state.project.facts()),
         log_level="WARNING",
     )
     server.graphctx_state = state  # type: ignore[attr-defined]  # for tests and the transports
@@ -136,15 +138,6 @@ def build_server(root: Path, *, watch: bool = True, transport: str = "stdio", st
     if start:
         state.fresh.start()
     return server
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("graphctx")
-    except PackageNotFoundError:
-        return "0"
 
 
 # ---- tools

@@ -1,9 +1,10 @@
 """`graphctx serve`: check the options, bind the HTTP port and settle its token (so a bad option or a
 busy port is a one-line error before any work), build the index when there is none (progress on
 stderr; in stdio mode stdout carries only the protocol), then serve over stdio or streamable HTTP.
-The existing index's every page is read (a thread of SQLite's work) while the MCP SDK, the slowest
-import of all, loads beside it; once it passes, the catch-up index run and the loading of the graph
-start on their own threads, so the first answer need not wait for the SDK and then for them."""
+Over stdio an opening `initialize` is answered before the MCP SDK, the slowest import of all, loads
+(handshake.py); the existing index's every page is read (a thread of SQLite's work) while the SDK
+loads; once that passes, the catch-up index run and the loading of the graph start on their own
+threads, so the first answer need not wait for the SDK and then for them."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from graphctx.errors import GraphctxError, quote
 from graphctx.project import Project
+from graphctx.server.handshake import Wire
 from graphctx.server.workers import DEFAULT_DEADLINE
 
 # Hosts start servers in their own working directory; these name the project when --repo is absent.
@@ -37,7 +39,23 @@ def serve(repo: Path | str | None = None, *, http: bool = False, host: str | Non
         return serve_team(repo=Path(repo) if repo else None, projects=projects or [], store=store, config_path=config,
                           http=http, host=host, port=port, no_auth=no_auth, watch=watch, deadline=deadline)
     project = Project(repo or next((os.environ[v] for v in REPO_ENV if os.environ.get(v)), None))
-    check = IndexCheck(project)  # every page read, then the catch-up and the warm-up, while the MCP SDK loads below
+    # Over stdio, stdin is read from now on and an opening `initialize` answered as soon as the
+    # instructions are known, long before the SDK below has loaded.
+    wire = None if http or not Wire.claimable() else Wire()
+    try:
+        check = IndexCheck(project, wire)  # every page read, the instructions, then the catch-up and the warm-up
+        return _serve(project, check, wire, http=http, host=host, port=port, watch=watch, no_auth=no_auth,
+                      deadline=deadline)
+    finally:
+        if wire is not None:
+            wire.close()
+
+
+def _serve(project: Project, check: IndexCheck, wire: Wire | None, *, http: bool, host: str | None,
+           port: int | None, watch: bool, no_auth: bool, deadline: float) -> int:
+    # The instructions first (an `initialize` may be waiting for them): they and the SDK's import
+    # would only take Python's lock in turns; the page check, SQLite's work, goes on beside the import.
+    check.offered.wait()
     import anyio
 
     from graphctx.server.app import build_server
@@ -51,14 +69,18 @@ def serve(repo: Path | str | None = None, *, http: bool = False, host: str | Non
         check_address(host, port, no_auth=no_auth)
         sock = listen(host, port)
         token = http_token(root, no_auth=no_auth)
-    ensure_index(project, usable=check.usable())
-    server = build_server(root, watch=watch, transport="http" if http else "stdio", deadline=deadline, project=project)
+    usable = check.usable()
+    ensure_index(project, usable=usable)
+    # An `initialize` answered already told the client these; the SDK must say the same.
+    instructions = check.instructions if usable or (wire is not None and wire.answered) else None
+    server = build_server(root, watch=watch, transport="http" if http else "stdio", deadline=deadline, project=project,
+                          instructions=instructions)
     try:
         if http:
             run_http(server, sock, token)
         else:
             _say(f"serving {root} over stdio")
-            anyio.run(run_stdio, server)
+            anyio.run(run_stdio, server, wire)
     except KeyboardInterrupt:
         pass
     finally:
@@ -80,18 +102,34 @@ def check_options(*, http: bool, host: str | None, port: int | None, no_auth: bo
 
 
 class IndexCheck:
-    """Project.index_usable() on a thread of its own: reading every page is SQLite's work, done while
-    this thread holds Python's lock for the imports. A usable index starts the catch-up and the
-    warm-up at once (an unusable one is rebuilt first, by ensure_index)."""
+    """The index's checks on a thread of their own. First the quick one (its tables and version) and
+    the server's instructions from its facts, offered to the stdio `wire` so that it can answer
+    `initialize`; then Project.index_usable(), which reads every page (SQLite's work, done beside the
+    SDK's import); a usable index then starts the catch-up and the warm-up (an unusable one is
+    rebuilt first, by ensure_index)."""
 
-    def __init__(self, project: Project):
+    def __init__(self, project: Project, wire: Wire | None = None):
         self._usable: bool | None = None
-        self._thread = threading.Thread(target=self._check, args=(project,), name="graphctx-index-check", daemon=True)
+        self.instructions: str | None = None
+        self.offered = threading.Event()
+        self._thread = threading.Thread(target=self._check, args=(project, wire), name="graphctx-index-check",
+                                        daemon=True)
         self._thread.start()
 
-    def _check(self, project: Project) -> None:
+    def _check(self, project: Project, wire: Wire | None) -> None:
         try:
-            self._usable = project.has_index() and project.index_usable()
+            if project.has_index() and project.index_usable(thorough=False):
+                from graphctx.server.instructions import build_instructions
+
+                self.instructions = build_instructions(project.facts())
+        except Exception:  # not readable as it is: ensure_index reports and rebuilds it
+            self.instructions = None
+        finally:
+            if wire is not None:
+                wire.offer(self.instructions)
+            self.offered.set()
+        try:
+            self._usable = self.instructions is not None and project.index_usable()
         except Exception:  # ensure_index runs the check again and reports what this was
             self._usable = None
         if self._usable:

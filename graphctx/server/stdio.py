@@ -4,19 +4,18 @@ The SDK drops a line it cannot parse (invalid JSON, JSON nested deeper than its 
 about 190 levels, or JSON that is not a JSON-RPC message) without answering, so the client waits for
 ever. The guard reads each line first: a line the SDK would drop is answered here with a JSON-RPC
 error that names the problem, sent to the id the request carried (or to `null` when no id can be
-read, as JSON-RPC asks); every other line goes on to the SDK unchanged."""
+read, as JSON-RPC asks); every other line goes on to the SDK unchanged. The lines come from the
+wire `graphctx serve` claimed before loading the SDK (handshake.py), which may have answered the
+opening `initialize` already: the SDK's own answer to it is then left out."""
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from io import TextIOWrapper
-from typing import Any, BinaryIO
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -24,6 +23,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
+
+from graphctx.server.handshake import Handover, Wire
 
 log = logging.getLogger("graphctx.server")
 
@@ -35,15 +36,28 @@ _LEADING_ID = re.compile(
     r'\s*"id"\s*:\s*(-?\d{1,20}|"(?:[^"\\]|\\.){0,256}")')
 
 
-async def run_stdio(server: MCPServer) -> None:
-    """Serve `server` over the process's stdin and stdout until stdin closes."""
-    with _claimed_stdin() as wire:
-        lines = GuardedLines(anyio.wrap_file(TextIOWrapper(wire, encoding="utf-8", errors="replace")))
-        async with stdio_server(stdin=lines) as (read_stream, write_stream):  # the SDK claims stdout
-            lines.answers = write_stream
-            # What MCPServer.run_stdio_async does, with the guarded stdin in place of the raw one.
-            lowlevel = server._lowlevel_server
-            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+async def run_stdio(server: MCPServer, wire: Wire | None = None) -> None:
+    """Serve `server` over the process's stdin and stdout until stdin closes. `wire` is the stdin
+    `graphctx serve` claimed before loading the SDK (it may have answered `initialize` already)."""
+    if wire is None and Wire.claimable():
+        wire = Wire()
+        try:
+            return await run_stdio(server, wire)
+        finally:
+            wire.close()
+    if wire is not None:
+        wire.handover()
+        source: Any = wire
+    else:  # not a real descriptor (embedded use): read it where it is
+        source = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
+    lines = GuardedLines(source)
+    async with stdio_server(stdin=lines) as (read_stream, write_stream):  # the SDK claims stdout
+        lines.answers = write_stream
+        # What MCPServer.run_stdio_async does, with the guarded stdin in place of the raw one, and
+        # the SDK's own answer to an `initialize` the wire answered already left out.
+        lowlevel = server._lowlevel_server
+        await lowlevel.run(read_stream, Handover(write_stream, wire.answered if wire else None),
+                           lowlevel.create_initialization_options())
 
 
 class GuardedLines:
@@ -109,23 +123,3 @@ def _request_id(line: str) -> tuple[int | str | None, bool]:
     if isinstance(request_id, bool) or not isinstance(request_id, int | str):
         return None, "id" not in message and isinstance(message.get("method"), str)
     return request_id, False
-
-
-@contextmanager
-def _claimed_stdin() -> Iterator[BinaryIO]:
-    """The wire on a private descriptor while fd 0 reads the null device, so no child process or
-    library reads protocol bytes; fd 0 is pointed back at the wire afterwards. The private descriptor
-    stays open: a reader thread may still be blocked on it when the transport ends."""
-    try:
-        fd = sys.stdin.fileno()
-    except (AttributeError, OSError, ValueError):
-        yield sys.stdin.buffer  # not a real descriptor (embedded use): read it where it is
-        return
-    wire = os.dup(fd)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, fd)
-    os.close(null)
-    try:
-        yield os.fdopen(wire, "rb", closefd=False)
-    finally:
-        os.dup2(wire, fd)

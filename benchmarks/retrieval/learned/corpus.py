@@ -138,8 +138,14 @@ def labels(project: Project, ids: list[str], gold_functions: list[str]) -> tuple
     return out, keys
 
 
-def instance_rows(project: Project, inst: Instance, limit: int) -> dict:
-    ids, matrix = project.rank_text_features(inst.text, intent="debug", limit=limit)
+def instance_rows(project: Project, inst: Instance, limit: int, widen: int = 0) -> dict:
+    """The features of an instance's candidates: the blend's best `limit`, or with `widen` the pool
+    the engine re-orders when `blend.widen` is that (the best 200 and up to `widen` more, pool.py)."""
+    if widen:
+        policy = Project.policy("debug", [f"blend.widen={widen}", f"blend.rerank={limit}"])
+        ids, matrix = project.rank_text_features(inst.text, policy=policy)
+    else:
+        ids, matrix = project.rank_text_features(inst.text, intent="debug", limit=limit)
     y, keys = labels(project, ids, inst.gold_functions)
     return {"ids": ids, "keys": keys, "x": matrix, "y": y}
 
@@ -187,7 +193,7 @@ def cmd_features(args) -> int:
                     project.index()
                     indexed, served = inst.base_commit, 0
                 served += 1
-                features = instance_rows(project, inst, args.candidates)
+                features = instance_rows(project, inst, args.candidates, args.widen)
                 features["tree"] = indexed
                 rows.append((inst, features))
             except Exception as exc:  # noqa: BLE001 - one commit graphctx cannot index does not end the corpus
@@ -257,7 +263,7 @@ def cmd_dev(args) -> int:
             checkout(git_dir, tree, inst.base_commit)
             project = project or Project(tree, find=False, ephemeral=False)
             project.index()
-            rows.append((inst, instance_rows(project, inst, args.candidates)))
+            rows.append((inst, instance_rows(project, inst, args.candidates, args.widen)))
             save(out, rows)
             bench = bench_instance(args, inst, tree) if args.bench else ""
             say(f"  {inst.instance_id}: {len(rows)}/{len(instances)} in {time.perf_counter() - started:.0f} s {bench}")
@@ -311,6 +317,9 @@ def main(argv=None) -> int:
         p.add_argument("--repos-file", type=Path, default=REPOS_FILE, help="the repository list (default repos.json here)")
         p.add_argument("--candidates", type=int, default=200, help="candidates per instance (default 200)")
         p.add_argument("--workers", type=int, default=0, help="index with at most N processes (default 0: one per core)")
+        if name != "mine":
+            p.add_argument("--widen", type=int, default=0, help="also take up to N candidates past the best (blend.widen, "
+                           "context/pool.py), as a ranker trained for a widened pool must see them (default 0)")
         p.set_defaults(run=run)
         if name == "mine":
             p.add_argument("--limit", type=int, default=40, help="instances per repository unless repos.json says")

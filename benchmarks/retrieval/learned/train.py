@@ -75,6 +75,17 @@ def load(path: Path) -> dict:
     return {"x": x, "y": data["y"].astype(np.int32), "group": group, "meta": json.loads(str(data["meta"]))}
 
 
+def pool_head(part: dict, n: int) -> dict:
+    """Each instance's first `n` candidates only: from a widened pool (corpus.py features --widen), the
+    blend's best `n` it starts with, so a ranker for each pool is trained and scored on the same commits."""
+    group = part["group"]
+    starts = np.r_[0, np.flatnonzero(np.diff(group)) + 1]
+    place = np.arange(len(group)) - np.repeat(starts, np.diff(np.r_[starts, len(group)]))
+    keep = place < n
+    meta = [{**m, "keys": m["keys"][:n]} for m in part["meta"]]
+    return {"x": part["x"][keep], "y": part["y"][keep], "group": group[keep], "meta": meta}
+
+
 def concat(parts: list[dict]) -> dict:
     x, y, group, meta = [], [], [], []
     for part in parts:
@@ -331,6 +342,8 @@ def main(argv=None) -> int:
     parser.add_argument("--folds", type=int, default=5, help="groups of training repositories held out in turn (default 5)")
     parser.add_argument("--shift", action="store_true", help="list the features that differ most between training and dev")
     parser.add_argument("--json", type=Path, help="write the evaluation as JSON here")
+    parser.add_argument("--pool-head", type=int, help="keep each instance's first N candidates (a widened pool's "
+                        "head: the blend's best N)")
     parser.add_argument("--no-dev", action="store_true", help="leave the dev set out: choose a recipe on the training "
                         "and held-out repositories first, and report dev once, for the one chosen")
     args = parser.parse_args(argv)
@@ -340,6 +353,8 @@ def main(argv=None) -> int:
         path = args.data / "features" / f"{slug(row['repo'])}.npz"
         if path.exists():
             part = load(path)
+            if args.pool_head and len(part["y"]):
+                part = pool_head(part, args.pool_head)
             if part["meta"]:
                 parts[row["role"]].append(part)
     dev = [] if args.no_dev else [load(p) for p in sorted((args.data / "features").glob("dev-*.npz"))]

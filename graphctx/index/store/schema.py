@@ -153,14 +153,14 @@ def damage(exc: sqlite3.DatabaseError) -> str:
     return f"{kind} ({exc})"
 
 
-def usable(db_path: Path) -> bool:
-    """Whether the index file exists and passes the thorough `diagnose`."""
+def usable(db_path: Path, thorough: bool = True) -> bool:
+    """Whether the index file exists and passes `diagnose` (the thorough one by default)."""
     try:
         conn = connect(db_path, readonly=True)
     except IndexMissing:
         return False
     try:
-        return diagnose(conn, thorough=True) is None
+        return diagnose(conn, thorough=thorough) is None
     finally:
         conn.close()
 
