@@ -11,11 +11,14 @@ import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from graphctx.index import checked, dependencies
-from graphctx.index.symbols import SymbolTable
+from graphctx.index import checked
 from graphctx.index.walk import FolderListings
-from graphctx.parse.facts import FileFacts
+
+if TYPE_CHECKING:  # (a no-op run makes a keeper and loads no resolver: see names_below)
+    from graphctx.index.symbols import SymbolTable
+    from graphctx.parse.facts import FileFacts
 
 KEPT_RESOLVERS = 256  # file scopes a kept table keeps between runs, with their facts (tens per edit on sympy)
 THAWED_EVERY = 64  # kept runs between two in which the collector may walk (and free) what is frozen
@@ -43,6 +46,8 @@ class KeptTable:
     def names_below(self) -> dict[str, set[str]]:
         """Base name -> the names of the classes directly below it, as the table's last run resolved them."""
         if self.below is None or self.below[0] is not self.table.bases:
+            from graphctx.index import dependencies
+
             self.below = (self.table.bases, dependencies.names_below(inheritance_names(self.table)))
         return self.below[1]
 
