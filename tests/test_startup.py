@@ -121,6 +121,24 @@ def test_an_index_run_with_nothing_changed_loads_no_graph_code(tmp_path):
     assert done.stderr.strip().splitlines()[-1] == "[]"
 
 
+
+RESOLVER = ("graphctx.index.scope", "graphctx.index.symbols", "graphctx.index.dependencies", "graphctx.index.languages")
+
+
+def test_a_long_lived_projects_no_op_run_loads_no_resolver(tmp_path):
+    """A server's watcher runs the indexer after every save; one that finds nothing changed makes the
+    project's table keeper but loads none of the resolving code the keeper keeps tables for."""
+    root = make_shop(tmp_path / "shop", index=False)
+    an_hour_ago = time.time() - 3600
+    for path in root.rglob("*"):
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    assert run_graphctx("index", "-q", cwd=root).returncode == 0
+    script = ("import sys; from graphctx import Project; result = Project('.').index(); "
+              f"print(result.parsed, [m for m in {RESOLVER!r} if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "[]"]
+
 def test_networkx_is_still_the_graph_api(shop_repo):
     graph = Project(shop_repo).graph.graph
     assert type(graph).__name__ == "MultiDiGraph"
