@@ -109,10 +109,7 @@ def test_an_index_run_with_nothing_changed_loads_no_graph_code(tmp_path):
     reads no file skipped for its content last time."""
     root = make_shop(tmp_path / "shop", index=False)
     (root / "bundle.js").write_text("var a=function(){return 1};" * 400)  # skipped as minified: not read again
-    an_hour_ago = time.time() - 3600  # out of the racy window a run just after writing a file must read it again in
-    for path in root.rglob("*"):
-        os.utime(path, (an_hour_ago, an_hour_ago))
-    assert run_graphctx("index", "-q", cwd=root).returncode == 0
+    _index_an_hour_after_writing(root)
     script = ("import sys; from graphctx.cli.main import main; code = main(['index', '-q']); "
               f"print([m for m in {NOT_FOR_A_NO_OP!r} if m in sys.modules], file=sys.stderr); sys.exit(code)")
     done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True)
@@ -129,15 +126,21 @@ def test_a_long_lived_projects_no_op_run_loads_no_resolver(tmp_path):
     """A server's watcher runs the indexer after every save; one that finds nothing changed makes the
     project's table keeper but loads none of the resolving code the keeper keeps tables for."""
     root = make_shop(tmp_path / "shop", index=False)
-    an_hour_ago = time.time() - 3600
-    for path in root.rglob("*"):
-        os.utime(path, (an_hour_ago, an_hour_ago))
-    assert run_graphctx("index", "-q", cwd=root).returncode == 0
+    _index_an_hour_after_writing(root)
     script = ("import sys; from graphctx import Project; result = Project('.').index(); "
               f"print(result.parsed, [m for m in {RESOLVER!r} if m in sys.modules])")
     done = subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["0", "[]"]
+
+
+def _index_an_hour_after_writing(root):
+    """Date every file an hour back (out of the racy window in which a run just after a write must
+    read the file again) and index the repository."""
+    an_hour_ago = time.time() - 3600
+    for path in root.rglob("*"):
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    assert run_graphctx("index", "-q", cwd=root).returncode == 0
 
 def test_networkx_is_still_the_graph_api(shop_repo):
     graph = Project(shop_repo).graph.graph

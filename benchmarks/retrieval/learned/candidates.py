@@ -35,11 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
-from graphctx.bench.gitrepo import find_git_dir
 from graphctx.bench.instances import load_jsonl
 from graphctx.bench.metrics import acc_at
 from graphctx.context import engine, ranker
-from graphctx.context.features import FEATURES
 from graphctx.context.pool import widened
 from graphctx.context.seeds import query_terms
 from graphctx.graph.loader import CodeGraph
@@ -48,8 +46,7 @@ from graphctx.project import Project
 from graphctx.text import words
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpus import DEFAULT_DATA, REPOS_FILE, checkout, labels, limit_workers, load_repos, say, slug  # noqa: E402
-from reuse import first_parent_order, gold_unchanged  # noqa: E402
+from corpus import DEFAULT_DATA, REPOS_FILE, labels, repositories_to_walk, say  # noqa: E402
 
 HEAD = 200  # the pool the learned ranker re-orders today
 CAPS = (300, 500)
@@ -132,38 +129,16 @@ def study_instance(project: Project, inst, policy, head_size: int = HEAD) -> dic
 
 def cmd_study(args) -> int:
     policy = Project.policy("debug")
-    for row in load_repos(args.only, args.repos_file):
-        set_path = args.data / "sets" / f"{slug(row['repo'])}.jsonl"
-        out = args.data / "candidates" / f"{slug(row['repo'])}.jsonl"
-        if not set_path.exists() or (out.exists() and not args.force):
-            continue
-        instances = load_jsonl(set_path)
-        git_dir = find_git_dir(args.repos_dir, row["repo"])
-        place = first_parent_order(git_dir, row["rev"], {i.base_commit for i in instances}, row.get("scan", 3000) + 2)
-        instances = sorted((i for i in instances if i.base_commit in place), key=lambda i: place[i.base_commit])
-        if args.per_repo:
-            instances = instances[-args.per_repo:]
-        tree = args.data / "trees" / slug(row["repo"])
-        limit_workers(tree, args.workers)
-        started = time.perf_counter()
-        rows, indexed, served, project = [], None, 0, None
+    for row, out, instances, trees in repositories_to_walk(args, "candidates", ".jsonl"):
+        started, rows = time.perf_counter(), []
         for inst in instances:
             try:
-                if indexed is None or served >= args.window or not gold_unchanged(
-                        git_dir, indexed, inst.base_commit, inst.gold_functions):
-                    checkout(git_dir, tree, inst.base_commit)
-                    project = project or Project(tree, find=False, ephemeral=False)
-                    project.index()
-                    indexed, served = inst.base_commit, 0
-                served += 1
-                result = study_instance(project, inst, policy, args.head)
-                result.update(role=row["role"], repo=row["repo"], exact=indexed == inst.base_commit)
+                result = study_instance(trees.serve(inst), inst, policy, args.head)
+                result.update(role=row["role"], repo=row["repo"], exact=trees.indexed == inst.base_commit)
                 rows.append(result)
             except Exception as exc:  # noqa: BLE001 - one commit graphctx cannot index does not end the study
                 say(f"  {inst.instance_id}: skipped ({type(exc).__name__}: {str(exc)[:200]})")
-                indexed = None
-        if project is not None:
-            project.close()
+                trees.forget()
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text("".join(json.dumps(r) + "\n" for r in rows))
         say(f"{row['repo']}: {len(rows)} instances in {time.perf_counter() - started:.0f} s")

@@ -29,6 +29,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -166,47 +167,81 @@ def save(path: Path, rows: list[tuple[Instance, dict]]) -> dict:
             "with_gold_in_candidates": sum(1 for _, r in rows if r["y"].any())}
 
 
-def cmd_features(args) -> int:
+def repositories_to_walk(args, folder: str, suffix: str) -> Iterator[tuple[dict, Path, list[Instance], ParentTrees]]:
+    """Each listed repository whose output (`folder`/<repo><suffix>) is missing, or all with --force:
+    its row, that output path, its instances oldest first, and the work tree that serves them."""
     for row in load_repos(args.only, args.repos_file):
         set_path = args.data / "sets" / f"{slug(row['repo'])}.jsonl"
-        out = args.data / "features" / f"{slug(row['repo'])}.npz"
+        out = args.data / folder / f"{slug(row['repo'])}{suffix}"
         if not set_path.exists() or (out.exists() and not args.force):
             continue
-        instances = load_jsonl(set_path)
         git_dir = find_git_dir(args.repos_dir, row["repo"])
-        place = first_parent_order(git_dir, row["rev"], {i.base_commit for i in instances}, row.get("scan", 3000) + 2)
-        instances = sorted((i for i in instances if i.base_commit in place), key=lambda i: place[i.base_commit])
-        if args.per_repo:
-            instances = instances[-args.per_repo:]  # the newest: close together, so each index run is short
         tree = args.data / "trees" / slug(row["repo"])
         limit_workers(tree, args.workers)
-        started = time.perf_counter()
-        rows, indexed, served = [], None, 0
-        project = None
+        trees = ParentTrees(git_dir, tree, args.window)
+        try:
+            yield row, out, ordered_instances(set_path, row, git_dir, args.per_repo), trees
+        finally:
+            trees.close()
+
+
+def ordered_instances(set_path: Path, row: dict, git_dir: Path, per_repo: int | None) -> list[Instance]:
+    """A repository's instances whose parent commit is on its first-parent line, oldest first; with
+    `per_repo`, only that many of the newest (close together, so each index run is short)."""
+    instances = load_jsonl(set_path)
+    place = first_parent_order(git_dir, row["rev"], {i.base_commit for i in instances}, row.get("scan", 3000) + 2)
+    instances = sorted((i for i in instances if i.base_commit in place), key=lambda i: place[i.base_commit])
+    return instances[-per_repo:] if per_repo else instances
+
+
+def cmd_features(args) -> int:
+    for row, out, instances, trees in repositories_to_walk(args, "features", ".npz"):
+        started, rows = time.perf_counter(), []
         for inst in instances:
             try:
-                # The window's tree serves this commit when it is recent enough and holds its gold as is.
-                if indexed is None or served >= args.window or not gold_unchanged(
-                        git_dir, indexed, inst.base_commit, inst.gold_functions):
-                    checkout(git_dir, tree, inst.base_commit)
-                    project = project or Project(tree, find=False, ephemeral=False)  # keeps its symbol table
-                    project.index()
-                    indexed, served = inst.base_commit, 0
-                served += 1
-                features = instance_rows(project, inst, args.candidates, args.widen)
-                features["tree"] = indexed
+                features = instance_rows(trees.serve(inst), inst, args.candidates, args.widen)
+                features["tree"] = trees.indexed
                 rows.append((inst, features))
             except Exception as exc:  # noqa: BLE001 - one commit graphctx cannot index does not end the corpus
                 say(f"  {inst.instance_id}: skipped ({type(exc).__name__}: {str(exc)[:200]})")
-                indexed = None
-        if project is not None:
-            project.close()
+                trees.forget()
         counts = save(out, rows)
         counts["indexed_trees"] = len({r["tree"] for _, r in rows})
         counts["seconds"] = round(time.perf_counter() - started)
         out.with_suffix(".json").write_text(json.dumps(counts) + "\n")  # manifest.json is mine's alone
         say(f"{row['repo']}: {counts}")
     return 0
+
+
+class ParentTrees:
+    """One work tree per repository, checked out at an instance's parent and indexed (incrementally,
+    by one Project that keeps its symbol table) only when the tree indexed last cannot serve it: it
+    served `window` instances already, or the instance's gold functions differ there."""
+
+    def __init__(self, git_dir: Path, tree: Path, window: int):
+        self.git_dir, self.tree, self.window = git_dir, tree, window
+        self.indexed: str | None = None  # the commit the tree is indexed at
+        self.served = 0
+        self.project: Project | None = None
+
+    def serve(self, inst: Instance) -> Project:
+        """The project indexed at a tree that holds `inst`'s parent's gold functions as they are."""
+        if self.indexed is None or self.served >= self.window or not gold_unchanged(
+                self.git_dir, self.indexed, inst.base_commit, inst.gold_functions):
+            checkout(self.git_dir, self.tree, inst.base_commit)
+            self.project = self.project or Project(self.tree, find=False, ephemeral=False)
+            self.project.index()
+            self.indexed, self.served = inst.base_commit, 0
+        self.served += 1
+        return self.project
+
+    def forget(self) -> None:
+        """After a failure: the next instance checks out and indexes its own parent."""
+        self.indexed = None
+
+    def close(self) -> None:
+        if self.project is not None:
+            self.project.close()
 
 
 def checkout(git_dir: Path, tree: Path, commit: str) -> None:
