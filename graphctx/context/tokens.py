@@ -100,9 +100,6 @@ class LineCounts:
         self.recent: dict[str, int] = {}
         self.older: dict[str, int] = {}
 
-    def __call__(self, text: str) -> int:
-        return self.within(text, sys.maxsize)
-
     def within(self, text: str, limit: int) -> int | None:
         """The count of `text`, or None as soon as the lines counted so far pass `limit`."""
         total = 0
@@ -126,9 +123,6 @@ class WholeCounts:
 
     def __init__(self, encode):
         self.encode = encode
-
-    def __call__(self, text: str) -> int:
-        return len(self.encode(text, disallowed_special=()))
 
     def within(self, text: str, limit: int) -> int | None:
         n = len(self.encode(text, disallowed_special=()))

@@ -296,14 +296,15 @@ def _write(conn: sqlite3.Connection, root: Path, config: Config, stale: list[Can
 
     workers = workers or config.workers or os.cpu_count() or 1
     report = progress or (lambda phase, done, total: None)
-    runs: list = []  # the generation, made when something is written (re-reading skipped files writes nothing)
+    run = None  # the generation, made when something is written (re-reading skipped files writes nothing)
 
     def generation():
-        if not runs:
+        nonlocal run
+        if run is None:
             from graphctx.index.generation import Generation
 
-            runs.append(Generation(conn, root, everything=full or fresh, workers=workers, report=report, keeper=keeper))
-        return runs[0]
+            run = Generation(conn, root, everything=full or fresh, workers=workers, report=report, keeper=keeper)
+        return run
 
     if full or fresh:
         generation()
@@ -325,7 +326,8 @@ def _write(conn: sqlite3.Connection, root: Path, config: Config, stale: list[Can
             result.warnings.append((item.path, f"{item.facts.error_count} syntax error node(s); kept what parsed"))
         generation().add(item)
     deleted = deleted + [p for p in skipped if p in known]
-    run = generation() if deleted else runs[0] if runs else None
+    if deleted:
+        generation()
     result.parsed, result.removed = (run.parsed if run else 0), len(deleted)
     if run is None:
         return None, set(), deleted

@@ -14,6 +14,8 @@ import os
 import queue
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from io import TextIOWrapper
 from typing import Any
 
@@ -90,6 +92,18 @@ class Wire:
         self.answered: dict | None = None  # the `initialize` answer sent, for the SDK's to be dropped
         self.version = server_version()
         threading.Thread(target=self._read, name="graphctx-stdin", daemon=True).start()
+
+    @classmethod
+    @contextmanager
+    def claimed(cls, wanted: bool = True) -> Iterator[Wire | None]:
+        """A wire claimed for the block, fd 0 pointed back at it afterwards; None when not `wanted`
+        or when stdin is no real descriptor."""
+        wire = cls() if wanted and cls.claimable() else None
+        try:
+            yield wire
+        finally:
+            if wire is not None:
+                wire.close()
 
     @staticmethod
     def claimable() -> bool:

@@ -41,14 +41,10 @@ def serve(repo: Path | str | None = None, *, http: bool = False, host: str | Non
     project = Project(repo or next((os.environ[v] for v in REPO_ENV if os.environ.get(v)), None))
     # Over stdio, stdin is read from now on and an opening `initialize` answered as soon as the
     # instructions are known, long before the SDK below has loaded.
-    wire = None if http or not Wire.claimable() else Wire()
-    try:
+    with Wire.claimed(not http) as wire:
         check = IndexCheck(project, wire)  # every page read, the instructions, then the catch-up and the warm-up
         return _serve(project, check, wire, http=http, host=host, port=port, watch=watch, no_auth=no_auth,
                       deadline=deadline)
-    finally:
-        if wire is not None:
-            wire.close()
 
 
 def _serve(project: Project, check: IndexCheck, wire: Wire | None, *, http: bool, host: str | None,

@@ -40,11 +40,8 @@ async def run_stdio(server: MCPServer, wire: Wire | None = None) -> None:
     """Serve `server` over the process's stdin and stdout until stdin closes. `wire` is the stdin
     `graphctx serve` claimed before loading the SDK (it may have answered `initialize` already)."""
     if wire is None and Wire.claimable():
-        wire = Wire()
-        try:
-            return await run_stdio(server, wire)
-        finally:
-            wire.close()
+        with Wire.claimed() as claimed:
+            return await run_stdio(server, claimed)
     if wire is not None:
         wire.handover()
         source: Any = wire
