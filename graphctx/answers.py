@@ -1,13 +1,21 @@
 """The request and answer models of every library call (pydantic), over the vocabulary in
-models.py; read through graphctx.models, which loads this module on first use."""
+models.py, but for the context answer's (packets.py); read through graphctx.models, which loads this
+module on first use. A model's validator and serializer are built when first used, not when this
+module loads: a command builds those of the answers it makes."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel as _PydanticModel, ConfigDict, Field
 
-from graphctx.models import Detail, EdgeKind, EntityKind, Resolution
+from graphctx.models import EdgeKind, EntityKind, Resolution
+
+
+class BaseModel(_PydanticModel):
+    """An answer model whose validator and serializer are built on first use."""
+
+    model_config = ConfigDict(defer_build=True)
 
 
 class Entity(BaseModel):
@@ -94,45 +102,6 @@ class SearchHit(BaseModel):
 class SearchAnswer(BaseModel):
     query: str
     hits: list[SearchHit]
-    generation: int
-
-
-class PacketItem(BaseModel):
-    """One entity in a context answer, at the detail the budget allowed."""
-
-    id: str
-    kind: str
-    path: str
-    start_line: int
-    end_line: int
-    score: float
-    relation: str  # root, seed, calls, called-by, contains, ... as seen from the root
-    distance: int
-    detail: Detail
-    text: str  # the code (full), signature and doc (summary) or nothing (line)
-    body_hash: str = ""  # pass it back as known_hash: an unchanged body then comes as one line
-    resolution: str = ""
-    confidence: float = 1.0
-    stale: bool = False  # the file changed on disk since it was indexed
-
-
-class Omitted(BaseModel):
-    id: str
-    score: float
-
-
-class ContextAnswer(BaseModel):
-    mode: str
-    query: str
-    root: str | None
-    items: list[PacketItem]
-    notes: list[str] = Field(default_factory=list)
-    truncated: bool
-    omitted: list[Omitted]
-    omitted_count: int
-    total_candidates: int
-    tokens_used: int
-    token_budget: int
     generation: int
 
 

@@ -65,6 +65,11 @@ class StaleEdit(GraphctxError):
     current: object = None
 
 
+class IndexMoved(GraphctxError):
+    """The index moved to a new generation while a graph loaded from an older one was still being
+    read (its entity rows are read on demand); the answering code asks again on the new one."""
+
+
 class NoIndex(GraphctxError):
     """The repository has not been indexed yet."""
 

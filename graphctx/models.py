@@ -1,8 +1,9 @@
 """The shared vocabulary, defined once: entity and edge kinds, resolutions, record types, statuses
 and scopes, and the request and answer models of every library call. The MCP tool schemas and the
 CLI's choices derive from these names, and the CLI's JSON output prints these models. The models
-are pydantic's (answers.py) and load on first use, so that a command reading only the vocabulary
-(`graphctx index`, the CLI's choices) does not load pydantic."""
+are pydantic's (answers.py; the context answer's are dataclasses pydantic validates and dumps on
+demand, packets.py) and load on first use, so that a command reading only the vocabulary
+(`graphctx index`, the CLI's choices) or printing a context answer as text does not load pydantic."""
 
 from __future__ import annotations
 
@@ -66,14 +67,19 @@ MAX_BUDGET = 100_000
 MIN_BUDGET = 100
 
 
+PACKET_MODELS = ("ContextAnswer", "PacketItem", "Omitted")  # packets.py: no pydantic until one is validated or dumped
+
+
 def __getattr__(name: str):
-    """An answer model (answers.py), loaded on first use: every name this module does not define."""
+    """An answer model (answers.py, packets.py), loaded on first use: every name this module does not define."""
     if name.startswith("__"):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from graphctx import answers
-
+    if name in PACKET_MODELS:
+        from graphctx import packets as models
+    else:
+        from graphctx import answers as models
     try:
-        value = globals()[name] = getattr(answers, name)
+        value = globals()[name] = getattr(models, name)
     except AttributeError:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
     return value

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import commit_files, git_as
+from conftest import commit_files, git_as, write_tree
 from graphctx.context import pool
 from graphctx.project import Project
 
@@ -60,10 +60,7 @@ NORMALISE = "pkg/parser.py::normalise"
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory) -> Project:
-    root = tmp_path_factory.mktemp("pool")
-    for rel, text in {"pkg/__init__.py": "", "pkg/parser.py": PARSER, "pkg/other.py": OTHER}.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+    root = write_tree(tmp_path_factory.mktemp("pool"), {"pkg/__init__.py": "", "pkg/parser.py": PARSER, "pkg/other.py": OTHER})
     project = Project(root, find=False, ephemeral=False)
     project.index()
     yield project

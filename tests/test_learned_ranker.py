@@ -8,14 +8,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import commit_files, git_as
+from conftest import commit_files, git_as, write_tree
 from graphctx.context import ranker
-from graphctx.context.features import FEATURES, INDEX
+from graphctx.context.forest import Forest
+from graphctx.context.features import FEATURES, INDEX, within_text_ranks
 from graphctx.project import Project
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,10 +54,7 @@ def test_parse_config():
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory) -> Project:
-    root = tmp_path_factory.mktemp("small")
-    for rel, text in {"pkg/__init__.py": "", "pkg/parser.py": PARSER, "tests/test_parser.py": TEST}.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+    root = write_tree(tmp_path_factory.mktemp("small"), {"pkg/__init__.py": "", "pkg/parser.py": PARSER, "tests/test_parser.py": TEST})
     project = Project(root, find=False, ephemeral=False)
     project.index()
     yield project
@@ -94,7 +93,29 @@ def test_features_are_deterministic(small):
     text = "normalise lowercases values"
     first, second = small.rank_text_features(text), small.rank_text_features(text)
     assert first[0] == second[0] and np.array_equal(first[1], second[1])
+    small.rank_text_features("Loader load_file reads parser.py")  # what the graph keeps per entity is no text's
+    third = small.rank_text_features(text)
+    assert first[0] == third[0] and np.array_equal(first[1], third[1])
 
+
+
+def test_the_field_query_on_its_own_thread_answers_as_on_the_callers(small, tmp_path):
+    """The learned path starts the per-field full-text query on a thread with a connection of its own;
+    it finds what the caller's connection finds, and where the thread cannot open the index (a graph
+    whose folder has none) the caller's connection answers instead."""
+    from dataclasses import replace as changed
+
+    from graphctx.context.features import FIELD_LIMIT, field_scores
+    from graphctx.context.fieldquery import FieldScores
+
+    graph = small.graph
+    terms = ["parse", "config", "normalise", "value"]
+    rows, values = FieldScores(graph, terms).result()
+    expected_rows, expected_values = field_scores(graph.connection(), terms, FIELD_LIMIT)
+    assert rows and rows == expected_rows and np.array_equal(values, expected_values)
+    elsewhere = changed(graph, root=tmp_path)  # no index there: the thread's connection fails
+    rows, values = FieldScores(elsewhere, terms).result()
+    assert rows == expected_rows and np.array_equal(values, expected_values)
 
 # ---- the shipped model
 
@@ -106,6 +127,34 @@ def test_shipped_model_loads_and_scores_deterministically():
     assert np.array_equal(first, second) and len(np.unique(first)) > 1
     assert model.order(matrix) == model.order(matrix)
     assert model.meta["trained_on"]["repositories"] >= 5
+
+
+def test_all_trees_at_once_score_every_bit_as_one_tree_at_a_time():
+    """The model evaluates its trees side by side (a table of leaves by split decisions, or a walk one
+    level a step); walking each tree row by row and adding the leaves tree after tree (the plain
+    reading of a model file) gives the same scores to the last bit, on values that sit on the
+    thresholds too."""
+    model = ranker.shipped()
+    rng = np.random.default_rng(8)
+    matrix = rng.random((120, len(FEATURES)))
+    for tree in model.trees[:40]:  # some values exactly on a split: `<=` goes left
+        for feature, threshold in zip(tree.feature, tree.threshold):
+            matrix[rng.integers(len(matrix)), feature] = threshold
+    ranked = within_text_ranks(matrix, list(model.ranked))
+    expected = ranked[:, model.base[0]] * model.base[1] - ranked[:, model.penalty[0]] * model.penalty[1]
+    for tree in model.trees:
+        leaves = []
+        for row in ranked:
+            node = 0 if len(tree.feature) else -1
+            while node >= 0:
+                node = tree.left[node] if row[tree.feature[node]] <= tree.threshold[node] else tree.right[node]
+            leaves.append(tree.leaf[~node])
+        expected = expected + np.array(leaves)
+    assert np.array_equal(model.score(matrix), expected)
+    assert model.score(matrix[:0]).shape == (0,)
+    forest = Forest.of(model.trees)  # small trees are read as a table; larger ones walked level by level
+    assert forest.table is not None
+    assert np.array_equal(forest.leaves(ranked), replace(forest, table=None).leaves(ranked))
 
 
 def test_a_model_of_other_features_is_refused(tmp_path):

@@ -52,10 +52,11 @@ def test_free_text_ranks_the_same_in_a_fresh_process(shop_repo, warm, text):
     assert answer["items"] and answer == json.loads(warm.intent("debug", text, token_budget=1500, format="json")[1])
 
 
-def test_a_context_answer_loads_neither_scipy_nor_networkx_nor_the_indexer(shop_repo):
+def test_a_context_answer_loads_neither_scipy_nor_networkx_nor_the_indexer_nor_pydantic(shop_repo):
+    # (an answer printed as text needs no validator: the context answer is a dataclass, packets.py)
     script = ("import sys; from graphctx.cli.main import main; code = main(['context', 'create_item', '--budget', "
-              "'1500']); print([m for m in ('scipy.sparse', 'networkx', 'graphctx.index.indexer', 'mcp') "
-              "if m in sys.modules], file=sys.stderr); sys.exit(code)")
+              "'1500']); print([m for m in ('scipy.sparse', 'networkx', 'graphctx.index.indexer', 'mcp', 'pydantic', "
+              "'graphctx.answers') if m in sys.modules], file=sys.stderr); sys.exit(code)")
     done = subprocess.run([sys.executable, "-c", script], cwd=shop_repo, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "repo.save(name)" in done.stdout

@@ -4,23 +4,24 @@ returns a model from graphctx.models; bad input raises a GraphctxError whose mes
 
 from __future__ import annotations
 
+import functools
 import importlib
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphctx.context.engine import get_context, get_file_context, get_intent, get_path, rank_text, rank_text_features
+from graphctx.context import engine
 from graphctx.context.intents import policy_for
 from graphctx.context.policy import RankingPolicy, with_overrides
 from graphctx.errors import InvalidRequest, NoIndex
 from graphctx.graph import lookup
-from graphctx.graph.loader import GraphCache
-from graphctx.index import skips, store
+from graphctx.graph.loader import GraphCache, current_generation
+from graphctx.index import store
 from graphctx.index.store import reads
 from graphctx.index.root import find_root
-from graphctx.models import Edge, Entity, EntityEdges, IndexStats, SearchAnswer, SearchHit
 
 if TYPE_CHECKING:
+    from graphctx.models import EntityEdges, IndexStats, SearchAnswer
     from graphctx.export import Selection
     from graphctx.index.indexer import IndexResult, Progress
     from graphctx.index.keeper import TableKeeper
@@ -33,8 +34,24 @@ LAZY = {"get_impact": "graphctx.context.impact", "session_init": "graphctx.conte
 def __getattr__(name: str):
     if name not in LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = globals()[name] = getattr(importlib.import_module(LAZY[name]), name)
+    value = getattr(importlib.import_module(LAZY[name]), name)
+    value = globals()[name] = value if name == "project_facts" else _on_current_generation(value)
     return value
+
+
+def _on_current_generation(fn):
+    """`fn`, computed again on the new generation's graph when the index moved while it read entity
+    rows of an older one (they are read on demand: loader.current_generation)."""
+    @functools.wraps(fn)
+    def answered(*args, **kwargs):
+        return current_generation(lambda: fn(*args, **kwargs))
+
+    return answered
+
+
+get_context, get_intent, get_path, get_file_context, rank_text, rank_text_features = map(_on_current_generation, (
+    engine.get_context, engine.get_intent, engine.get_path, engine.get_file_context, engine.rank_text,
+    engine.rank_text_features))
 
 
 __all__ = [  # noqa: F822 - some names are read on first use (__getattr__ above)
@@ -63,6 +80,9 @@ def refresh(root: Path, keeper: TableKeeper | None = None) -> IndexResult:
 
 
 def stats(graphs: GraphCache) -> IndexStats:
+    from graphctx.index import skips  # (with pathspec: only stats reads the skipped files)
+    from graphctx.models import IndexStats  # (pydantic's models load with the answers that are theirs)
+
     conn = graphs.connection()
     counts = reads.index_counts(conn)
     calls, resolved = counts["calls"], counts["calls_resolved"]
@@ -91,8 +111,11 @@ def stats(graphs: GraphCache) -> IndexStats:
     )
 
 
+@_on_current_generation
 def show(graphs: GraphCache, entity: str, file: str | None = None) -> EntityEdges:
     """One entity with every edge into and out of it, external references included."""
+    from graphctx.models import Edge, Entity, EntityEdges
+
     g = graphs.get()
     entity_id = lookup.resolve_entity(g, entity, file)
     outgoing, incoming = reads.edges_of(g.connection(), entity_id)
@@ -106,9 +129,12 @@ def show(graphs: GraphCache, entity: str, file: str | None = None) -> EntityEdge
 SEARCH_MODES = ("name", "semantic")
 
 
+@_on_current_generation
 def search(graphs: GraphCache, query: str, kind: str | None = None, limit: int = 20, mode: str = "name") -> SearchAnswer:
     """Entities for a query: by name and words (exact, prefix, full-text, fuzzy), or with mode
     "semantic" the functions, methods and classes whose embedding is nearest to the query's."""
+    from graphctx.models import SearchAnswer, SearchHit
+
     if mode not in SEARCH_MODES:
         raise InvalidRequest(f"unknown search mode {mode!r}; use one of {', '.join(SEARCH_MODES)}")
     g = graphs.get()
@@ -122,6 +148,7 @@ def search(graphs: GraphCache, query: str, kind: str | None = None, limit: int =
     return SearchAnswer(query=query, hits=hits, generation=g.generation)
 
 
+@_on_current_generation
 def export(graphs: GraphCache, fmt: str = "json", *, around: str | None = None, file: str | None = None, depth: int | None = None,
            edge_kinds: str | None = None, max_nodes: int | None = None, external: bool | None = None) -> tuple[Selection, str]:
     """The graph, or the neighbourhood of `around` out to `depth` hops (default 1), as node-link

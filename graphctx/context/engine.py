@@ -18,6 +18,7 @@ from graphctx import deadline, inputs
 from graphctx.context import anchored, anonymous, features, pool, ranker, semantic
 from graphctx.context import seeds as text_seeds
 from graphctx.context.blend import blend
+from graphctx.context.fieldquery import FieldScores
 from graphctx.context.intents import DETAIL_SHAPES, policy_for
 from graphctx.context.kept import MAX_KEPT_TEXT, kept
 from graphctx.context.learning import Boost, boosted
@@ -29,7 +30,6 @@ from graphctx.context.views import Views
 from graphctx.errors import Ambiguous, InvalidRequest, NotFound, quote
 from graphctx.graph import hierarchy, lookup, paths, rank
 from graphctx.graph.loader import CodeGraph, GraphCache
-from graphctx.index import skips
 from graphctx.models import ANONYMOUS_KINDS, DEFAULT_BUDGET, FORMATS, FUNCTION_KINDS, MAX_BUDGET, MAX_DEPTH, MIN_BUDGET, ContextAnswer
 from graphctx.text import clip
 
@@ -227,12 +227,13 @@ def _from_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred:
 
 
 def _rank_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool) -> list[Candidate]:
+    fields = FieldScores.of_text(g, text, policy.seeds) if policy.blend.learned else None  # while the rest ranks
     ranked = _text_ranking(g, text, policy, include_inferred)
     if ranked is None:
         return []
     found, walk, scores, ordered = ranked
     if policy.blend.learned:
-        ordered = _learned_order(g, found, walk, scores, ordered, policy)
+        ordered = _learned_order(g, found, walk, scores, ordered, policy, fields)
     seed_weights = found.top(policy.seeds.max_seeds)
     top = (ordered[0][1] if ordered else 0.0) or 1.0
     # Code is what a task needs: containers (files, classes) come as signature and doc, so the budget
@@ -282,11 +283,11 @@ def with_similarity(g: CodeGraph, text: str, scores: dict[str, float], weight: f
 
 
 def _learned_order(g: CodeGraph, found, walk: dict[str, float], scores: dict[str, float],
-                   ordered: list[tuple[str, float]], policy: RankingPolicy) -> list[tuple[str, float]]:
+                   ordered: list[tuple[str, float]], policy: RankingPolicy, fields: FieldScores) -> list[tuple[str, float]]:
     """The hand-set order with its best `blend.rerank` candidates (widened: pool.py) re-ordered by the
     shipped learned ranker; each place keeps the score it had."""
     candidates = pool.candidate_pool(g, found, scores, ordered, policy)
-    matrix = text_features(g, found, walk, scores, candidates, policy)
+    matrix = text_features(g, found, walk, scores, candidates, policy, fields)
     order = ranker.shipped().order(matrix)
     taken = set(candidates)
     # The widened places share the last score of the blend's best, so scores still fall along the list.
@@ -296,10 +297,11 @@ def _learned_order(g: CodeGraph, found, walk: dict[str, float], scores: dict[str
 
 
 def text_features(g: CodeGraph, found, walk: dict[str, float], scores: dict[str, float], candidates: list[str],
-                  policy: RankingPolicy):
+                  policy: RankingPolicy, fields: FieldScores | None = None):
     """The learned ranker's feature matrix for candidates of a text (see features.py)."""
     terms = text_seeds.query_terms(found.evidence.text, policy.seeds)
-    return features.extract(g, found.evidence.text, found, walk, scores, candidates, policy.edges, terms)
+    return features.extract(g, found.evidence.text, found, walk, scores, candidates, policy.edges, terms,
+                            fields.result() if fields else None)
 
 
 def rank_text_features(graphs: GraphCache, text: str, *, intent: str = "debug", policy: RankingPolicy | None = None,
@@ -355,6 +357,8 @@ def _repo_path(g: CodeGraph, file: str) -> str:
         return hits[0]
     if hits:
         raise Ambiguous(f"the path {quote(file)} matches {len(hits)} indexed files; give more of the path", sorted(hits)[:10])
+    from graphctx.index import skips  # (with pathspec: only a path that is no indexed file needs it)
+
     why = skips.explain(g.connection(), relative)  # a language with no parser yet, or a skipped file
     raise NotFound(why or f"the path {quote(file)} is not an indexed source file",
                    [p for p in g.files if Path(p).name == Path(file).name][:5])
@@ -368,8 +372,9 @@ def _narrower(a: Shape, b: Shape) -> Shape:
 
 def new_answer(g: CodeGraph, mode: str, query: str, root_id: str | None, budget: int) -> ContextAnswer:
     """An empty answer with its header fields set, for the packer to fill."""
-    return ContextAnswer(mode=mode, query=query, root=root_id, items=[], truncated=False, omitted=[], omitted_count=0,
-                         total_candidates=0, tokens_used=0, token_budget=budget, generation=g.generation)
+    return ContextAnswer(
+        mode=mode, query=query, root=root_id, items=[], truncated=False, omitted=[], omitted_count=0,
+        total_candidates=0, tokens_used=0, token_budget=budget, generation=g.generation)
 
 
 def check_request(budget: int, fmt: str, depth: int | None = None) -> None:

@@ -156,6 +156,6 @@ class _ChangeViews(Views):
         if gone is None:
             return super().__call__(candidate, detail)
         return PacketItem(id=gone.id, kind=gone.kind, path=gone.path, start_line=gone.start_line,
-                          end_line=gone.end_line, score=round(candidate.score, 4), relation=candidate.relation,
+                          end_line=gone.end_line, score=float(round(candidate.score, 4)), relation=candidate.relation,
                           distance=0, detail=detail, text="" if detail == "line" else gone.signature,
                           resolution="exact")

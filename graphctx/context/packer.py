@@ -159,6 +159,6 @@ def _set_items(answer: ContextAnswer, chosen: list[PacketItem], candidates: list
     taken = {item.id for item in chosen}
     left_out = [c for c in candidates if c.id not in taken]
     answer.items = chosen
-    answer.omitted = [Omitted(id=c.id, score=round(c.score, 4)) for c in left_out[:listed]]
+    answer.omitted = [Omitted(id=c.id, score=float(round(c.score, 4))) for c in left_out[:listed]]
     answer.omitted_count = len(left_out)
     answer.truncated = bool(left_out) or any(item.detail != by_id[item.id].max_detail for item in chosen)

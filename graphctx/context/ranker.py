@@ -9,13 +9,14 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 from graphctx.context.features import FEATURES, within_text_ranks
+from graphctx.context.forest import Forest, Tree
 
 FORMAT = "graphctx-ranker"
 FORMAT_VERSION = 1
@@ -24,15 +25,6 @@ SHIPPED = "ranker.json"  # in graphctx/context/models/
 
 class ModelError(Exception):
     """A ranker file that cannot be used: not a ranker, another format version, or other features."""
-
-
-@dataclass(frozen=True)
-class Tree:
-    feature: np.ndarray  # per split node: the feature column it tests
-    threshold: np.ndarray  # ... goes left when the value is <= this
-    left: np.ndarray  # child: >= 0 another split node, < 0 the leaf ~child
-    right: np.ndarray
-    leaf: np.ndarray  # leaf values
 
 
 @dataclass(frozen=True)
@@ -61,20 +53,14 @@ class RankerModel:
         total = matrix[:, self.base[0]] * self.base[1] if self.base else np.zeros(len(matrix))
         if self.penalty:
             total = total - matrix[:, self.penalty[0]] * self.penalty[1]
-        rows = np.arange(len(matrix))
-        for tree in self.trees:
-            if not len(tree.feature):
-                total += tree.leaf[0]
-                continue
-            node = np.zeros(len(matrix), dtype=np.int64)
-            inner = node >= 0
-            while inner.any():
-                at = node[inner]
-                go_left = matrix[rows[inner], tree.feature[at]] <= tree.threshold[at]
-                node[inner] = np.where(go_left, tree.left[at], tree.right[at])
-                inner = node >= 0
-            total += tree.leaf[~node]
-        return total
+        # Every tree at once (forest.py); the leaves are then added tree after tree (a running sum, as
+        # one tree at a time would add them), so the scores keep every bit.
+        leaves = self._forest.leaves(matrix)
+        return np.add.accumulate(np.column_stack([total, leaves]), axis=1)[:, -1] if leaves.shape[1] else total
+
+    @cached_property
+    def _forest(self) -> Forest:
+        return Forest.of(self.trees)
 
     def order(self, matrix: np.ndarray) -> list[int]:
         """Row indices best first; ties keep the given order (the hand-set ranking's)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from graphctx import deadline
 from graphctx.context.policy import SeedPolicy
 from graphctx.graph.loader import CodeGraph
-from graphctx.graph.lookup import bm25, find_entities, full_text, uninformative_words
+from graphctx.graph.lookup import bm25, files_named, find_entities, full_text, uninformative_words
 from graphctx.text import STOP_WORDS, words
 from graphctx.parse.languages import source_extensions
 
@@ -176,9 +176,10 @@ def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, prose
 def _files_matching(graph: CodeGraph, path: str) -> list[str]:
     path = path.lstrip("./")
     parts = path.split("/")
+    named = files_named(graph, parts[-1])  # a suffix ends in the file's name
     for start in range(len(parts)):  # absolute paths from another machine: try ever shorter suffixes
         suffix = "/".join(parts[start:])
-        hits = [p for p in graph.files if p == suffix or p.endswith("/" + suffix)]
+        hits = [p for p in named if p == suffix or p.endswith("/" + suffix)]
         if hits:
             return hits if len(hits) <= 3 else []
     return []

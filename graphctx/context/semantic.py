@@ -3,6 +3,8 @@ similarity of free text to each candidate, which the blend for free text may add
 
 from __future__ import annotations
 
+import numpy as np
+
 from graphctx.errors import InvalidRequest
 from graphctx.graph import lookup
 from graphctx.graph.loader import CodeGraph
@@ -32,3 +34,8 @@ def semantic_search(g: CodeGraph, query: str, kind: str | None, limit: int) -> l
 def text_similarity(g: CodeGraph, text: str) -> dict[str, float]:
     """Each embedded entity's cosine with the text (the index's vectors are read once per graph)."""
     return nearby.similarities(g.connection(), text, g.cache)
+
+
+def text_similarity_of(g: CodeGraph, text: str, entity_ids: list[str]) -> np.ndarray:
+    """The cosine `text_similarity` gives each of `entity_ids`, in their order (0 where it has none)."""
+    return nearby.similarities_of(g.connection(), text, entity_ids, g.cache)

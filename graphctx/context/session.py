@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from pathlib import Path
 
 from graphctx.context.engine import check_request, new_answer
 from graphctx.context.facts import project_facts
@@ -26,12 +25,10 @@ from graphctx.context.tokens import DEFAULT_ENCODING
 from graphctx.context.views import Views
 from graphctx.graph import rank
 from graphctx.graph.loader import CodeGraph, GraphCache
-from graphctx.index import store
-from graphctx.index.store import reads
 from graphctx.index.languages import RULES, rules_for
 from graphctx.index.changes import changed_files
 from graphctx.index.root import Boundary
-from graphctx.models import ANONYMOUS_KINDS, DEFAULT_BUDGET, ContextAnswer
+from graphctx.models import ANONYMOUS_KINDS, DEFAULT_BUDGET, ContextAnswer, ProjectFacts
 from graphctx.records import RecordStore
 from graphctx.text import clip_words
 

@@ -46,11 +46,12 @@ class Views:
             text = self._summary(e)
         else:
             text = ""
+        # An answer is not validated (packets.py): its values are given in the plain types validation gives.
         return PacketItem(
             id=candidate.id, kind=e["kind"], path=e["path"], start_line=e["start_line"], end_line=e["end_line"],
-            score=round(candidate.score, 4), relation=candidate.relation, distance=candidate.distance, detail=detail,
-            text=text, body_hash=e["body_hash"], resolution=candidate.resolution, confidence=candidate.confidence,
-            stale=stale,
+            score=float(round(candidate.score, 4)), relation=candidate.relation, distance=int(candidate.distance),
+            detail=detail, text=text, body_hash=e["body_hash"], resolution=candidate.resolution,
+            confidence=float(candidate.confidence), stale=bool(stale),
         )
 
     def _record(self, candidate: Candidate, detail: str) -> PacketItem:
@@ -59,7 +60,7 @@ class Views:
         record = self.records[candidate.id].record
         return PacketItem(
             id=candidate.id, kind=record.kind, path=record.path or "", start_line=0, end_line=0,
-            score=round(candidate.score, 4), relation="record", distance=0, detail=detail,
+            score=float(round(candidate.score, 4)), relation="record", distance=0, detail=detail,
             text=answer_text(self.records[candidate.id], detail),
         )
 

@@ -1,17 +1,19 @@
 """networkx over a graph snapshot, filled lazily: node and adjacency dicts made per entity on first
-use, from the snapshot's arrays and the entity rows, which a MultiDiGraph then wraps. Loading a graph
-costs the arrays and the rows, not a dict per edge: an answer touches a few hundred entities of
-hundreds of thousands. networkx stays the graph's API (views, traversal, export all work), and
-whatever reads every node or edge (an export, a whole-graph walk) fills the dicts as it goes. The
-dicts need no networkx: the answering paths read them directly, and networkx (a third of a second to
-import) is loaded only when something asks for the MultiDiGraph."""
+use, from the snapshot's arrays and the entity rows (read as they are needed), which a MultiDiGraph
+then wraps. Loading a graph costs the arrays and the entity ids, not a dict per edge nor a row per
+entity: an answer touches a few hundred entities of hundreds of thousands. networkx stays the
+graph's API (views, traversal, export all work), and whatever reads every node or edge (an export,
+a whole-graph walk) fills the dicts as it goes. The dicts need no networkx: the answering paths read
+them directly, and networkx (a third of a second to import) is loaded only when something asks for
+the MultiDiGraph."""
 
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from graphctx.errors import IndexMoved
 from graphctx.graph.snapshot import Snapshot
 from graphctx.models import EDGE_KINDS, RESOLUTIONS
 
@@ -47,18 +49,29 @@ class _Lazy(Mapping):
         return len(self._ids)
 
 
-class LazyNodes(_Lazy):
-    """Entity id -> attribute dict, each made from its row on first access and kept (callers may add
-    to it, as CodeGraph.entity adds the signature and doc). A row's values for `columns` start at
-    `skip` (rows as read, with leading keys)."""
+class StoredNodes(_Lazy):
+    """Entity id -> attribute dict, each made on first access from its entity row and kept (callers
+    may add to it, as CodeGraph.entity adds the signature and doc). The rows are read on demand by
+    `read(rowids)` (None: every row), which gives (id, *columns) in rowid order: an answer reads the few
+    hundred entities it ranks, not all of them. Past `bulk_after` single reads, the rest are read at
+    once (a walk over the whole graph: an export, a benchmark's sample)."""
 
-    def __init__(self, ids: Sequence[str], index: Mapping[str, int], rows: Sequence[tuple], columns: Sequence[str],
-                 skip: int = 0):
+    def __init__(self, ids: Sequence[str], index: Mapping[str, int], rowids: Sequence[int], columns: Sequence[str],
+                 read: Callable[[Sequence[int] | None], list[tuple]], bulk_after: int = 4096):
         super().__init__(ids, index)
-        self._rows, self._columns, self._skip = rows, columns, skip
+        self._rowids, self._columns, self._read = rowids, columns, read
+        self._all: list[tuple] | None = None
+        self._reads_left = bulk_after
 
     def _make(self, i: int) -> dict:
-        return dict(zip(self._columns, self._rows[i][self._skip:]))
+        if self._all is None:
+            self._reads_left -= 1
+            if self._reads_left < 0:
+                self._all = self._read(None)
+        row = self._all[i] if self._all is not None else self._read([self._rowids[i]])[0]
+        if row[0] != self._ids[i]:  # another index file at the same generation number (a rebuilt one)
+            raise IndexMoved("the index file was replaced while an answer was read from it; ask again")
+        return dict(zip(self._columns, row[1:]))
 
 
 class LazyAdjacency(_Lazy):
@@ -83,24 +96,24 @@ class LazyAdjacency(_Lazy):
 
 
 class LazyGroups(Mapping):
-    """A column's value -> the ids of the rows holding it, in row order (the by-name lookups), the
-    dict built on first use: an answer for an entity given by id never needs it."""
+    """A column's value -> the ids of the entities holding it, in row order (the by-name lookups),
+    the column read and the dict built on first use: an answer for an entity given by id never needs it.
+    `column()` gives the column's values in the order of `ids`."""
 
-    def __init__(self, rows: Sequence[tuple], key: int, value: int):
-        self._rows, self._key, self._value = rows, key, value
+    def __init__(self, ids: Sequence[str], column: Callable[[], list]):
+        self._ids, self._column = ids, column
         self._built: dict[str, list[str]] | None = None
 
     def _groups(self) -> dict[str, list[str]]:
         groups = self._built
         if groups is None:
             groups = {}
-            key, value = self._key, self._value
-            for row in self._rows:
-                found = groups.get(row[key])
+            for key, entity_id in zip(self._column(), self._ids, strict=True):
+                found = groups.get(key)
                 if found is None:
-                    groups[row[key]] = [row[value]]
+                    groups[key] = [entity_id]
                 else:
-                    found.append(row[value])
+                    found.append(entity_id)
             self._built = groups
         return groups
 
@@ -129,11 +142,13 @@ class LazyGroups(Mapping):
         return self._groups().values()
 
 
-def lazy_views(snapshot: Snapshot, ids: Sequence[str], index: Mapping[str, int], rows: Sequence[tuple],
-               columns: Sequence[str], skip: int = 0) -> tuple[LazyNodes, LazyAdjacency, LazyAdjacency]:
+def lazy_views(snapshot: Snapshot, ids: Sequence[str], index: Mapping[str, int], rowids: Sequence[int],
+               columns: Sequence[str], read: Callable[[Sequence[int] | None], list[tuple]],
+               ) -> tuple[StoredNodes, LazyAdjacency, LazyAdjacency]:
     """(nodes, successors, predecessors) over the snapshot: node i is ids[i] with the attributes
-    zip(columns, rows[i][skip:]); the adjacency dicts are a MultiDiGraph's (edge key = edge kind)."""
-    return (LazyNodes(ids, index, rows, columns, skip), LazyAdjacency(snapshot, ids, index, forward=True),
+    zip(columns, row[1:]) of its row read by `read` (see StoredNodes); the adjacency dicts are a
+    MultiDiGraph's (edge key = edge kind)."""
+    return (StoredNodes(ids, index, rowids, columns, read), LazyAdjacency(snapshot, ids, index, forward=True),
             LazyAdjacency(snapshot, ids, index, forward=False))
 
 

@@ -16,11 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
-from graphctx.errors import NoIndex
+from graphctx.errors import IndexMoved, NoIndex
 from graphctx.index import checked, store
-from graphctx.index.store import reads
+from graphctx.index.store import graph_reads, reads
 from graphctx.index.root import indexed_ancestor
 from graphctx.models import EDGE_KINDS, INFERRED, RESOLUTIONS
 
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from graphctx.graph.snapshot import Snapshot
+
+T = TypeVar("T")
 
 # Edges to names outside the repository stay in the store (graphctx show lists them); the graph
 # holds only edges between repository entities. Signatures and docs (DETAIL_COLUMNS) are most of an
@@ -74,6 +76,7 @@ class CodeGraph:
     by_path: Mapping[str, list[str]] = field(default_factory=dict)  # the file's entities, the file itself included
     files: dict[str, dict] = field(default_factory=dict)  # path -> {language, size, mtime_ns, hash, lines, is_test}
     cache: dict = field(default_factory=dict)  # derived structures (sparse matrices), per generation
+    snapshot: Snapshot | None = None  # the snapshot the arrays are, in its order (its sparse rows are theirs)
     reader: Callable[[], sqlite3.Connection] | None = None  # the index this graph was loaded from, for lazy details
 
     def connection(self) -> sqlite3.Connection:
@@ -109,6 +112,11 @@ class CodeGraph:
         out_order[out_ptr[i]:out_ptr[i + 1]], those into it in_order[in_ptr[i]:in_ptr[i + 1]], each in
         the arrays' order (a snapshot's: by source, target, kind), the order the adjacency dicts list."""
         cached = self.cache.get("adjacency")
+        if cached is None and self.snapshot is not None:
+            import numpy as np
+
+            s = self.snapshot
+            cached = self.cache["adjacency"] = (np.arange(len(s.sources)), s.out_ptr, s.in_order, s.in_ptr)
         if cached is None:
             import numpy as np
 
@@ -166,6 +174,13 @@ class GraphCache:
             self._connections[key] = conn
         return conn
 
+    def held_connection(self) -> sqlite3.Connection:
+        """The calling thread's connection as it is, without the stat that finds a replaced index file:
+        a graph's entity rows are read on, from the file it was loaded from (each read checks the
+        generation and the ids)."""
+        conn = self._connections.get(threading.get_ident())
+        return conn if conn is not None else self.connection()
+
     @property
     def open_connections(self) -> int:
         return len(self._connections)
@@ -190,7 +205,7 @@ class GraphCache:
             with self._lock:
                 graph = self._graph
                 if graph is None or graph.generation != current:
-                    graph = self._graph = load(self.root, conn, reader=self.connection)
+                    graph = self._graph = load(self.root, conn, reader=self.connection, rows=self.held_connection)
         return graph
 
 
@@ -216,18 +231,22 @@ def _open(root: Path) -> tuple[sqlite3.Connection, tuple[int, int]]:
     raise NoIndex(f"{path} {problem}; run `graphctx index {root}` to rebuild it")
 
 
-def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Connection] | None = None) -> CodeGraph:
-    """Read the entity rows and the generation's graph snapshot in one read transaction, so they
-    agree on a generation. The networkx graph fills itself from the snapshot as it is used, and the
-    arrays ranking needs are the snapshot's own: no edge row is read. An index without a snapshot
-    that matches its entities (none is expected) is loaded from its edge rows instead. numpy and the
+def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Connection] | None = None,
+         rows: Callable[[], sqlite3.Connection] | None = None) -> CodeGraph:
+    """Read the entity ids and the generation's graph snapshot in one read transaction, so they agree
+    on a generation. The networkx graph fills itself from the snapshot as it is used, and the arrays
+    ranking needs are the snapshot's own: no edge row is read. The other entity columns are read as
+    answers need them, on the connections `rows` (else `reader`) gives, each read confirming the
+    generation (a graph the index moved away from raises IndexMoved, and the answer is asked again:
+    see current_generation); with neither, they are read at once. An index without a snapshot that
+    matches its entities (none is expected) is loaded from its edge rows instead. numpy and the
     snapshot code load here, not with this module: an index run (graphctx index) loads no graph."""
     import numpy as np
 
     from graphctx.graph.lazy import LazyGroups, lazy_views
     from graphctx.graph.snapshot import Snapshot
 
-    generation, entities, blobs, edge_rows, files = reads.graph_snapshot(conn)
+    generation, entities, blobs, edge_rows, files = graph_reads.graph_snapshot(conn)
     rowids = np.fromiter((row[0] for row in entities), np.int64, len(entities))
     snapshot = _unpacked(blobs, rowids)
     if snapshot is None:
@@ -235,7 +254,7 @@ def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Conn
             edge_rows = reads.graph_arrays(conn)[1]
         snapshot = Snapshot.from_rows(rowids, edge_rows)
     nodes = [row[1] for row in entities]
-    index = {node: i for i, node in enumerate(nodes)}
+    index = dict(zip(nodes, range(len(nodes))))
     inferred_codes = [i for i, resolution in enumerate(RESOLUTIONS) if resolution in INFERRED]
     arrays = EdgeArrays(
         nodes=nodes,
@@ -247,7 +266,11 @@ def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Conn
         inferred=np.isin(snapshot.resolutions, inferred_codes),
         resolutions=snapshot.resolutions,
     )
-    node_dicts, succ, pred = lazy_views(snapshot, nodes, index, entities, NODE_COLUMNS[1:], skip=2)
+    rowid_list = rowids.tolist()
+    read = (_row_reader(root, generation, len(nodes), rows or reader) if rows or reader
+            else _rows_at_hand(root, conn, generation, rowid_list))
+    column = lambda name: lambda: [value for (value,) in read(None, (name,))]  # noqa: E731
+    node_dicts, succ, pred = lazy_views(snapshot, nodes, index, rowid_list, NODE_COLUMNS[1:], read)
     return CodeGraph(
         root=root,
         reader=reader,
@@ -256,12 +279,53 @@ def load(root: Path, conn: sqlite3.Connection, reader: Callable[[], sqlite3.Conn
         succ=succ,
         pred=pred,
         arrays=arrays,
-        by_name=LazyGroups(entities, 3, 1),  # rows are (rowid, *NODE_COLUMNS)
-        by_qualified_name=LazyGroups(entities, 4, 1),
-        by_path=LazyGroups(entities, 6, 1),
+        snapshot=snapshot,
+        by_name=LazyGroups(nodes, column("name")),
+        by_qualified_name=LazyGroups(nodes, column("qualified_name")),
+        by_path=LazyGroups(nodes, column("path")),
         files={p: {"language": lang, "size": size, "mtime_ns": mtime, "hash": digest, "lines": lines, "is_test": bool(test)}
                for p, lang, size, mtime, digest, lines, test in files},
     )
+
+
+def _row_reader(root: Path, generation: int, count: int, connection: Callable[[], sqlite3.Connection]):
+    """read(rowids, columns=NODE_COLUMNS): those entity rows (all `count` for None), in rowid order, as
+    they are in `generation`; IndexMoved once the index has moved on (a graph no longer current)."""
+    def read(rowids, columns=NODE_COLUMNS) -> list[tuple]:
+        rows = graph_reads.entity_rows(connection(), generation, rowids, columns)
+        if len(rows) != (count if rowids is None else len(rowids)):
+            raise IndexMoved(f"the index of {root} was updated while an answer was read from it; ask again")
+        return rows
+
+    return read
+
+
+def _rows_at_hand(root: Path, conn: sqlite3.Connection, generation: int, rowids: list[int]):
+    """read() as _row_reader gives it, over every row read now: a graph with no reader to come back to
+    (its caller may close `conn`) holds its rows."""
+    rows = graph_reads.entity_rows(conn, generation)
+    if len(rows) != len(rowids):
+        raise IndexMoved(f"the index of {root} was updated while its graph loaded; load it again")
+    position = dict(zip(rowids, range(len(rowids))))
+
+    def read(wanted, columns=NODE_COLUMNS) -> list[tuple]:
+        picked = [NODE_COLUMNS.index(c) for c in columns]
+        chosen = rows if wanted is None else [rows[position[r]] for r in wanted]
+        return [tuple(row[k] for k in picked) for row in chosen]
+
+    return read
+
+
+def current_generation(answer: Callable[[], T], attempts: int = 3) -> T:
+    """`answer()`, asked again (on the graph of the new generation) when the index moved while it read
+    entity rows; after `attempts` moves the IndexMoved is raised (its message says to ask again)."""
+    for attempt in range(attempts):
+        try:
+            return answer()
+        except IndexMoved:
+            if attempt == attempts - 1:
+                raise
+    raise AssertionError("unreachable")
 
 
 def _unpacked(blobs: list[bytes], rowids: np.ndarray) -> Snapshot | None:

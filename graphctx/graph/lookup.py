@@ -82,8 +82,20 @@ def find_entities(graph: CodeGraph, name: str) -> list[str]:
     if routes:
         return routes
     if "/" in name or "." in name:
-        return [p for p in graph.files if _path_matches(p, name)]
+        return [p for p in files_named(graph, name.rsplit("/", 1)[-1]) if _path_matches(p, name)]
     return []
+
+
+def files_named(graph: CodeGraph, file_name: str) -> list[str]:
+    """The paths whose last part is `file_name`, in the graph's file order: the only ones a path
+    suffix ending in that name can match (kept per graph generation; free text asks for many)."""
+    by_name = graph.cache.get("files_by_name")
+    if by_name is None:
+        by_name = defaultdict(list)
+        for path in graph.files:
+            by_name[path.rsplit("/", 1)[-1]].append(path)
+        graph.cache["files_by_name"] = by_name = dict(by_name)
+    return by_name.get(file_name, [])
 
 
 _HTTP_METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "ANY", "WS")

@@ -142,6 +142,14 @@ def pagerank(graph: CodeGraph, seeds: dict[str, float], weights: Weights, *, inc
     return dict(zip([nodes[i] for i in top.tolist()], rank[top].tolist()))
 
 
+def pagerank_vector(graph: CodeGraph, seeds: dict[str, float], weights: Weights, *, include_inferred: bool = True,
+                    alpha: float = 0.85, iterations: int = 30, tol: float = 1e-7) -> np.ndarray | None:
+    """The scores `pagerank` (same arguments) computes, by position in the graph's edge arrays
+    (`graph.arrays.index`), unreached entities included; None for no seed. For a caller that reads
+    a few entities' scores and the best one: no dict of every reached entity is made."""
+    return _ranks(graph, seeds, weights, include_inferred, alpha, iterations, tol)[1]
+
+
 def pagerank_among(graph: CodeGraph, seeds: dict[str, float], weights: Weights, among: list[str], *,
                    include_inferred: bool = True, alpha: float = 0.85, iterations: int = 30, tol: float = 1e-7,
                    limit: int | None = None) -> np.ndarray:

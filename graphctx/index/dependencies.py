@@ -17,20 +17,24 @@ from graphctx.parse.facts import RETURN, FileFacts
 # A lambda's name (`outer.<lambda:12>`) says where it is, not what it is called: the word "lambda"
 # would make every file holding one depend on every other.
 _LAMBDA = re.compile(r"<lambda:[\d:]+>")
+_SEPARATORS = re.compile(r"[^\w$]+")
 
 
 def reference_names(facts: FileFacts) -> set[str]:
     """The names a file's resolution depends on: when the repository gains or loses a definition,
     import or module under one of these names, the file is resolved again."""
     names: set[str] = set()
+    paths: set[str] = set()  # (a file repeats its paths: each is split once)
     for call in facts.calls:
         names.add(call.name)
         if call.receiver:
             names.update(call.receiver.split("."))
-        for path in (call.callee, *call.args):
-            names.update(_path_names(path))
-    for flow in facts.flows:  # what a value comes from: a function's returns, a class's attributes
-        names.update(_path_names(flow.source))
+        paths.add(call.callee)
+        paths.update(call.args)
+    paths.update(flow.source for flow in facts.flows)  # what a value comes from: a function's returns, a class's attributes
+    paths.update(use.path for use in facts.attributes)  # obj.x runs x's accessor when x is a property
+    for path in paths:
+        names.update(_path_names(path))
     for imp in facts.imports:
         names.update(p for p in re.split(r"[^\w$]+", imp.module) if p)
         if imp.name:
@@ -48,8 +52,6 @@ def reference_names(facts: FileFacts) -> set[str]:
         names.add(definition.qualified_name.split(".")[0])  # methods resolve through their owner
     for route in facts.routes:  # a handler resolves like a call
         names.update(route.handler.split("."))
-    for use in facts.attributes:  # obj.x runs x's accessor when x is a property
-        names.update(_path_names(use.path))
     if routemounts.refers(facts):  # a route's path may come from any file's mounts
         names.add(routemounts.MOUNTS)
     for section in facts.sections:  # a code span names a definition, maybe through its owner
@@ -107,7 +109,9 @@ def _digest(items: list[str]) -> str:
 
 
 def _path_names(path: str) -> list[str]:
-    return [p for p in re.split(r"[^\w$]+", _LAMBDA.sub("", path)) if p and not p.isdigit()]
+    if "<lambda:" in path:
+        path = _LAMBDA.sub("", path)
+    return [p for p in _SEPARATORS.split(path) if p and not p.isdigit()]
 
 
 def names_of(keys: Iterable[tuple[str, str]]) -> set[str]:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from graphctx.errors import GraphctxError
 from graphctx.index.skips import (
@@ -51,6 +52,11 @@ class Config:
         patterns = [*self.exclude, *self.extra_exclude]
         object.__setattr__(self, "spec", Patterns(patterns))
         object.__setattr__(self, "reasons", ExcludeReasons(self.exclude))
+        object.__setattr__(self, "_hash", hash((self.max_file_bytes, self.exclude, self.extra_exclude,
+                                                 self.skip_generated, self.workers)))
+
+    def __hash__(self) -> int:  # (hashed once: every path's verdict is looked up under it, every run)
+        return self._hash
 
 
 class ConfigError(GraphctxError, ValueError):
@@ -95,8 +101,7 @@ def _config(settings: tuple[tuple[str, object], ...]) -> Config:
     return Config(**dict(settings))
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(NamedTuple):  # (a tuple: one is made per file per run, a watcher's every edit)
     path: str  # repository-relative, forward slashes
     size: int
     mtime_ns: int
@@ -116,6 +121,8 @@ def discover(root: Path, config: Config, progress: Callable[[int, int], None] | 
     top = os.path.join(str(root), "")
     out: list[Candidate] = []
     no_grammar: dict[str, int] = {}  # language whose grammar wheel is missing here -> its files
+    folders_inside: dict[str, bool] = {}  # folder -> whether its resolved path is in the repository
+    lstat, is_link, is_regular = os.lstat, stat.S_ISLNK, stat.S_ISREG  # (the loop runs per file, every run)
     for done, rel in enumerate(paths):
         if progress and done % DISCOVERY_STEP == 0:
             progress(done, len(paths))
@@ -128,12 +135,23 @@ def discover(root: Path, config: Config, progress: Callable[[int, int], None] | 
             continue
         full = top + rel  # (a string join: a Path per file costs more than the stat)
         try:  # one lstat tells a plain file (its own stat, the common case) from a link to follow
-            st = os.lstat(full)
+            st = lstat(full)
         except OSError as exc:  # deleted but still in git's index
             if not isinstance(exc, FileNotFoundError):
                 warnings.append((rel, f"cannot stat: {exc.strerror}"))
             continue
-        link = stat.S_ISLNK(st.st_mode)
+        link = is_link(st.st_mode)
+        if not link and is_regular(st.st_mode):  # the common case: a plain file, inside when its folder is
+            folder = rel.rpartition("/")[0]
+            inside = folders_inside.get(folder)
+            if inside is None:
+                inside = folders_inside[folder] = boundary.real_path(rel, is_link=False) is not None
+            if inside:
+                if st.st_size > config.max_file_bytes:
+                    skips.append(_too_large(rel, st.st_size, config))
+                else:
+                    out.append(Candidate(rel, st.st_size, st.st_mtime_ns))
+                continue
         if link and os.path.isdir(full):  # a symlinked folder: not followed, as by git
             continue
         real = boundary.real_path(rel, is_link=link)
@@ -151,8 +169,7 @@ def discover(root: Path, config: Config, progress: Callable[[int, int], None] | 
             warnings.append((rel, "skipped: not a regular file"))
             continue
         if st.st_size > config.max_file_bytes:
-            skips.append(Skip(rel, TOO_LARGE, f"{st.st_size:,} bytes, over max_file_bytes = {config.max_file_bytes:,}"
-                                              " (raise it in .graphctx/config.toml)"))
+            skips.append(_too_large(rel, st.st_size, config))
             continue
         out.append(Candidate(rel, st.st_size, st.st_mtime_ns))
     if progress:
@@ -163,6 +180,11 @@ def discover(root: Path, config: Config, progress: Callable[[int, int], None] | 
                                    f" (pip install {wheel} where a wheel exists)"))
     out.sort(key=lambda c: c.path)
     return out, skips, warnings
+
+
+def _too_large(rel: str, size: int, config: Config) -> Skip:
+    return Skip(rel, TOO_LARGE, f"{size:,} bytes, over max_file_bytes = {config.max_file_bytes:,}"
+                                " (raise it in .graphctx/config.toml)")
 
 
 DROP = Skip("", "", "")  # a path graphctx passes over without a word: its own folders, an excluded file without a reason

@@ -16,7 +16,7 @@ from graphctx.index.scope import SELF, FileScope, Value
 from graphctx.index.symbols import CLASS_KINDS
 from graphctx.parse.facts import RETURN, Call, FileFacts, Flow
 from graphctx.index.flowpaths import (
-    KEYS, SUBSCRIPTS, UNKNOWN, Values, argument_for, bounded, callee_path, definition_value, ordered,
+    SUBSCRIPTS, UNKNOWN, Values, argument_for, bounded, callee_path, definition_value, key_choices, ordered,
     same_element, unslice,
 )
 from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL, TYPED
@@ -25,7 +25,6 @@ DECORATED = "@"
 FORWARDERS = frozenset({"functools.partial", "functools.partialmethod", "contextlib.closing", "contextlib.nullcontext"})
 MAX_PATH_STEPS = 8  # calls and subscripts in one path
 MAX_SUBSCRIPTS = 3  # of them subscripts: deeper element paths multiply (`[1][][k]...`) and rarely hold a callee
-MAX_KEY_CHOICES = 16  # subscript suffixes tried for one read through variable keys
 MAX_SITE_ROUNDS = 3  # call-site index rebuilds: each lets one more level of passed-on functions through
 SUPER = "super"
 
@@ -168,28 +167,29 @@ class FlowScope(FileScope):
         """What flows into `target` + `suffix` in scope `level` of this file: its own flows, the
         elements of what it aliases, its arguments when it is a parameter, its declared type."""
         key = (level, target)  # (asked of every class of a lineage, most of which assign nothing to it)
-        if key not in self.flow_sources and key not in self.subscripts and key not in self.bindings \
-                and target not in self.params.get(level, ()):  # (stores_into, written out: this is the hot path)
+        flow_sources, subscripts, params = self.flow_sources, self.subscripts, self.params.get(level, ())
+        if key not in flow_sources and key not in subscripts and key not in self.bindings \
+                and target not in params:  # (stores_into, written out: this is the hot path)
             return set()
         out: set[Value] = set()
-        stored = [target + s for s in sorted(self.subscripts.get((level, target), ())) if same_element(s, suffix)] \
-            if suffix else [target]
+        stored = [target + s for s in sorted(subscripts.get(key, ())) if same_element(s, suffix)] if suffix else [target]
+        values = self.values
         for flow in (flow for name in stored for flow in self._latest(level, name)):
             source, read_scope = flow.source, flow.scope
-            if source.startswith(DECORATED):
+            if source[:1] == DECORATED:
                 out |= self._decorated(source[1:], read_scope, level, target)
             elif source == target:  # str = str: the name as it was before, an import or a builtin
                 value = self._value(source, read_scope)
                 out |= {value} if value is not None else set()
             else:
-                out |= self.values(source, read_scope)
+                out |= values(source, read_scope)
         if suffix:
-            for flow in self.flow_sources.get((level, target), ()):
+            for flow in flow_sources.get(key, ()):
                 if not flow.source.startswith((DECORATED, DEFINITION)):
-                    out |= self.values(flow.source + suffix, flow.scope)
-        if target in self.params.get(level, ()):
+                    out |= values(flow.source + suffix, flow.scope)
+        if target in params:
             out |= self._argument_values(level, target, suffix)
-        if not suffix and target != RETURN and (level, target) in self.bindings:  # an annotation: x: Foo
+        if not suffix and target != RETURN and key in self.bindings:  # an annotation: x: Foo
             typed = self._value(target, level)
             if typed is not None:
                 out.add(typed)
@@ -239,22 +239,9 @@ class FlowScope(FileScope):
         if level is None:
             return set()
         out: set[Value] = set()
-        for keys in self._key_choices(suffix, scope):
+        for keys in key_choices(suffix, lambda name: self.values(name, scope)):
             out |= self._target_values(level, base, keys)
         return out
-
-    def _key_choices(self, suffix: str, scope: str) -> list[str]:
-        """A subscript suffix with its variable keys (`[$k]`) replaced by the constants the variable
-        holds: one suffix per combination, or any key (`[]`) where a variable holds something else."""
-        choices = [""]
-        for found in KEYS.findall(suffix):
-            options = [found]
-            if found.startswith("$"):
-                held = self.values(found[1:], scope)
-                literal = sorted(v.ref for v in held if v.kind == "literal")
-                options = literal if literal and len(literal) == len(held) else [""]
-            choices = [c + f"[{o}]" for c in choices for o in options][:MAX_KEY_CHOICES]
-        return choices
 
     def module_variable(self, name: str) -> set[Value]:
         """What a module-level variable of this file holds (`str = str`, `urlparse = parse.urlparse`)."""

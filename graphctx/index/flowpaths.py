@@ -5,6 +5,7 @@ itself is. The bounds on what a path may hold. Plain functions of plain data."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from graphctx.index.scope import Value
 from graphctx.models import CLASS_KINDS
@@ -14,6 +15,7 @@ SLICED = re.compile(r"\[:(\d*)\](?:\[([^\[\]]*)\])?")  # a slice `[:start]`, may
 SUBSCRIPTS = re.compile(r"(?:\[[^\[\]]*\])+$")  # the trailing `[k]`/`[]` of a path
 KEYS = re.compile(r"\[([^\[\]]*)\]")
 MAX_EXTERNAL_PARTS = 4  # dotted parts of an external value's name: deeper (`x = x.ring` in a loop) is no news
+MAX_KEY_CHOICES = 16  # subscript suffixes tried for one read through variable keys
 MAX_VALUES = 64  # values one path may hold; past it (a parameter that every caller feeds) it may hold anything
 Values = frozenset  # of Value
 UNKNOWN = Value("unknown", "", "unresolved")  # could be anything: absorbs whatever it is joined with
@@ -59,6 +61,24 @@ def unslice(path: str) -> str:
     return SLICED.sub(shift, path)
 
 
+def key_choices(suffix: str, held) -> list[str]:
+    """A subscript suffix with its variable keys (`[$k]`) replaced by the constants the variable
+    holds (`held(k)`, its values): one suffix per combination, or any key (`[]`) where a variable
+    holds something else."""
+    if "$" not in suffix:  # (most suffixes: no variable key, so the one choice is the suffix itself)
+        return [suffix]
+    choices = [""]
+    for found in KEYS.findall(suffix):
+        options = [found]
+        if found.startswith("$"):
+            values = held(found[1:])
+            literal = sorted(v.ref for v in values if v.kind == "literal")
+            options = literal if literal and len(literal) == len(values) else [""]
+        choices = [c + f"[{o}]" for c in choices for o in options][:MAX_KEY_CHOICES]
+    return choices
+
+
+@lru_cache(maxsize=1 << 14)  # (a pure answer on two short strings, asked for each store at every read of an element)
 def same_element(stored: str, asked: str) -> bool:
     """Whether a store into subscripts `stored` may be what a read of `asked` finds: as deep, and at
     each level the same literal key or a key not known on either side."""
@@ -88,7 +108,7 @@ def ordered(values: Values) -> list[Value]:
     """Values in a fixed order. Which questions are asked first decides which become a cycle's head
     and what a budget cuts: a set's own order (string hashes, different in every process) would
     make the same tree give different edges."""
-    return sorted(values, key=order)
+    return sorted(values, key=order) if len(values) > 1 else list(values)
 
 
 def extends(external: str, attr: str) -> bool:

@@ -66,6 +66,7 @@ class Generation:
         self.symbols: dict[str, list[tuple]] = {}  # path -> its new symbol rows
         self.new_rowids: list[int] = []
         self.deferred: list[str] = []
+        self.flows_hold = False  # whether kept scopes' value flow may stand (see _delta)
         self.entry = None if everything or keeper is None else keeper.take(self.db_path, self.before)
         if self.entry is not None:  # (one read on demand by the last run is read whole now)
             self.entry.table.materialize(conn)
@@ -150,6 +151,7 @@ class Generation:
 
         snapshot_rows = EdgeColumns()
         for done in resolution.resolve(entry, targets, self._load, workers=self.workers, worker_load=self._worker_load,
+                                       flows_hold=self.flows_hold,
                                        progress=lambda done, total: self.report("resolving", done, total)):
             self._write_routes(done.path, entry.table.mounts, previous, removed_rowids)
             rows = list(self.keys.edge_rows(done.edges))
@@ -294,17 +296,21 @@ class Generation:
     def _delta(self, deleted: list[str]) -> set[str]:
         """The names whose meaning the edit may change: what the changed and deleted files defined
         before and define now, the module names of files added or removed, and of every module below
-        a package marker that came or went."""
+        a package marker that came or went. Kept scopes' value flow may stand when no import, package
+        or mount changed and no file came or went (what a module re-exports is read off its imports)."""
         old = {p: self._stored_facts(p) for p in [*deleted, *self.changed]}
         delta: set[str] = set()
+        moved = False
         for path, before in old.items():
             item = self.changed.get(path)
             old_keys = defined_names(before) if before else set()
             new_keys = set(item.defines) if item else set()
             delta |= names_of(old_keys ^ new_keys)
+            moved = moved or any(kind in ("import", "package", "mount") for kind, _ in old_keys ^ new_keys)
             if before and item and before.package != item.facts.package:  # its definitions moved to another package
                 delta |= names_of(k for k in old_keys | new_keys if k[0] == "def")
         added_or_removed = [p for p in self.changed if old.get(p) is None] + deleted
+        self.flows_hold = not (moved or added_or_removed)
         for path in added_or_removed:
             delta |= module_names(path)
         packages = {posixpath.dirname(p) + "/" for p in added_or_removed if posixpath.basename(p) in PACKAGE_MARKERS} - {"/"}

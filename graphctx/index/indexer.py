@@ -27,7 +27,7 @@ from graphctx.index.skips import Skip
 from graphctx.index.store import reads, writes
 
 if TYPE_CHECKING:  # (a no-op run loads neither the parser and resolver nor the kept table's code)
-    from graphctx.index.keeper import KeptTable, TableKeeper
+    from graphctx.index.keeper import KeptFiles, KeptTable, TableKeeper
 
 log = logging.getLogger(__name__)
 
@@ -114,9 +114,9 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
     for attempt in (1, 2):
         # A file exactly as a checked run left it needs no second check (checked.py); a kept
         # connection's file is as this process's last run left it.
-        kept = _kept_connection(db_path, keeper)
+        kept, files = _kept_connection(db_path, keeper), None
         if kept is not None and (kept[1] or not verify):
-            conn, trusted = kept
+            conn, trusted, files = kept
         else:
             if kept is not None:
                 kept[0].close()
@@ -124,8 +124,8 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
             conn = _open(db_path, verify and not checked.unchanged(db_path))
         done = False
         try:
-            result = _transaction(conn, root, config, candidates, skips, full, progress, workers, scanned_ns,
-                                  warnings, keeper)
+            result, files = _transaction(conn, root, config, candidates, skips, full, progress, workers, scanned_ns,
+                                         warnings, keeper, files)
             done = True
         except sqlite3.DatabaseError as exc:
             if attempt == 2 or not store.is_damage(exc):
@@ -136,7 +136,7 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
             continue
         finally:
             if done and keeper is not None:
-                keeper.put_connection(db_path, conn, was_checked=trusted)
+                keeper.put_connection(db_path, conn, was_checked=trusted, files=files)
             else:
                 conn.close()
                 if done and trusted:
@@ -168,12 +168,13 @@ def _collector_paused(paused: bool) -> Iterator[None]:
 
 def _transaction(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[Candidate], skips: list[Skip],
                  full: bool, progress: Progress | None, workers: int | None, scanned_ns: int,
-                 warnings: list[tuple[str, str]], keeper: TableKeeper | None) -> IndexResult:
+                 warnings: list[tuple[str, str]], keeper: TableKeeper | None,
+                 files: KeptFiles | None) -> tuple[IndexResult, KeptFiles | None]:
     writes.begin_run(conn)
     with ExitStack() as collector:  # (_run may pause the cycle collector until the table is kept)
         try:
-            result, kept = _run(conn, root, config, candidates, full, progress, workers, scanned_ns, warnings, keeper,
-                                collector)
+            result, kept, files = _run(conn, root, config, candidates, full, progress, workers, scanned_ns, warnings,
+                                       keeper, collector, files)
             result.skipped = sorted([*skips, *result.skipped], key=lambda s: s.path)
             rows = [(s.path, s.reason, s.detail) for s in result.skipped]
             if sorted(rows) != sorted(reads.skipped(conn)):  # (a run with nothing new writes nothing)
@@ -186,13 +187,13 @@ def _transaction(conn: sqlite3.Connection, root: Path, config: Config, candidate
             raise
         if keeper is not None and kept is not None:  # only a committed generation's table is worth keeping
             keeper.put(store.index_path(root), result.generation, kept)
-    return result
+    return result, files
 
 
-def _kept_connection(db_path: Path, keeper: TableKeeper | None) -> tuple[sqlite3.Connection, bool] | None:
-    """The connection the keeper kept from the last run on this file, and whether that run checked
-    the file, when the index it opens is still usable as it is (else None: `_open` says what is
-    wrong and rebuilds)."""
+def _kept_connection(db_path: Path, keeper: TableKeeper | None) -> tuple[sqlite3.Connection, bool, KeptFiles | None] | None:
+    """The connection the keeper kept from the last run on this file, whether that run checked the
+    file and the files table it committed, when the index it opens is still usable as it is (else
+    None: `_open` says what is wrong and rebuilds)."""
     kept = keeper.take_connection(db_path) if keeper is not None else None
     if kept is None:
         return None
@@ -239,11 +240,16 @@ def _phase(progress: Progress | None, phase: str) -> Callable[[int, int], None] 
 
 def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[Candidate], full: bool,
          progress: Progress | None, workers: int | None, scanned_ns: int, discovery_warnings: list[tuple[str, str]],
-         keeper: TableKeeper | None, collector: ExitStack) -> tuple[IndexResult, KeptTable | None]:
+         keeper: TableKeeper | None, collector: ExitStack,
+         files: KeptFiles | None) -> tuple[IndexResult, KeptTable | None, KeptFiles | None]:
     fresh = store.ensure_schema(conn)
     if full and not fresh:  # everything goes: emptying each table beats deleting file by file
         writes.clear_files(conn)
-    known = reads.file_stats(conn)
+    if full or fresh:
+        files = None
+    # The files table as this process's last run left it, when nothing else wrote the index since
+    # (keeper.py), else as read now: what every file's stat is compared with.
+    known = files.stats if files is not None else reads.file_stats(conn)
     present = {c.path for c in candidates}
     deleted = sorted(set(known) - present)
     racy_after = int(store.get_meta(conn, "scanned_ns", "0")) - RACY_NS
@@ -276,8 +282,17 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     kept_warnings = set(known).difference(deleted, read_now)
     if not no_op or reads.warnings_of_unindexed(conn) != sorted(w for w in result.warnings if w[0] not in kept_warnings):
         writes.replace_warnings(conn, result.warnings, kept=kept_warnings)
-    _count(conn, result)
-    return result, kept
+    if keeper is None:
+        _count(conn, result, None)
+        return result, kept, None
+    if not no_op or files is None:  # the rows of the files this run looked at again, as it leaves them
+        from graphctx.index.keeper import KeptFiles
+
+        changed = {c.path for c in stale}.union(deleted)
+        stats = {path: row for path, row in known.items() if path not in changed} if changed else dict(known)
+        files = KeptFiles(stats | reads.file_stats(conn, sorted(changed)), reads.run_counts(conn))
+    _count(conn, result, files.counts)
+    return result, kept, files
 
 
 def _verdicts(config: Config) -> str:
@@ -342,7 +357,7 @@ def _write(conn: sqlite3.Connection, root: Path, config: Config, stale: list[Can
     return kept, set(run.facts), deleted
 
 
-def _count(conn: sqlite3.Connection, result: IndexResult) -> None:
+def _count(conn: sqlite3.Connection, result: IndexResult, counts: tuple[int, ...] | None) -> None:
     (result.files, result.entities, result.edges, result.parse_errors,
-     result.calls, result.calls_resolved) = reads.run_counts(conn)
+     result.calls, result.calls_resolved) = counts if counts is not None else reads.run_counts(conn)
     result.generation = store.generation(conn)

@@ -52,6 +52,16 @@ class KeptTable:
         return self.below[1]
 
 
+@dataclass(slots=True)
+class KeptFiles:
+    """The files table as this process's last run committed it: what the next run compares each
+    file's stat with instead of reading every row again. Kept with the run's connection, so it is
+    used exactly when that connection is: nothing else wrote the index file since."""
+
+    stats: dict[str, tuple[int, int, str]]  # path -> (size, mtime_ns, content hash), as reads.file_stats
+    counts: tuple[int, int, int, int, int, int]  # reads.run_counts: what a run that writes nothing reports
+
+
 class TableKeeper:
     """The symbol table of one index's last committed generation, kept for the next run in the same
     process; owned by whoever indexes a repository again and again (a Project, for its server's
@@ -69,7 +79,7 @@ class TableKeeper:
     def __init__(self) -> None:
         self._entry: KeptTable | None = None
         self._kept_runs = 0
-        self._connection: tuple[list, Path, sqlite3.Connection, bool] | None = None
+        self._connection: tuple[list, Path, sqlite3.Connection, bool, KeptFiles | None] | None = None
         self.listings = FolderListings()  # the last walk's folders, outside git
         self._lock = threading.Lock()
 
@@ -96,10 +106,11 @@ class TableKeeper:
             else:
                 gc.unfreeze()
 
-    def take_connection(self, db_path: Path) -> tuple[sqlite3.Connection, bool] | None:
-        """The connection the last run left open on this index file, and whether that run checked the
-        file (see checked.py); None when none was kept, or the file or its log changed since (another
-        file there, another writer, damage), which a new connection looks at afresh."""
+    def take_connection(self, db_path: Path) -> tuple[sqlite3.Connection, bool, KeptFiles | None] | None:
+        """The connection the last run left open on this index file, whether that run checked the
+        file (see checked.py) and the files table as it committed it; None when none was kept, or
+        the file or its log changed since (another file there, another writer, damage), which a new
+        connection looks at afresh."""
         with self._lock:
             kept, self._connection = self._connection, None
         if kept is None:
@@ -107,13 +118,15 @@ class TableKeeper:
         if kept[0] != checked.state(db_path):
             kept[2].close()
             return None
-        return kept[2], kept[3]
+        return kept[2], kept[3], kept[4]
 
-    def put_connection(self, db_path: Path, conn: sqlite3.Connection, was_checked: bool = False) -> None:
+    def put_connection(self, db_path: Path, conn: sqlite3.Connection, was_checked: bool = False,
+                       files: KeptFiles | None = None) -> None:
         """Keep a run's connection (outside any transaction) for the next run, with whether the run
-        checked the file (or found it as a checked run left it); one kept before is closed."""
+        checked the file (or found it as a checked run left it) and the files table it committed;
+        one kept before is closed."""
         with self._lock:
-            kept, self._connection = self._connection, (checked.state(db_path), db_path, conn, was_checked)
+            kept, self._connection = self._connection, (checked.state(db_path), db_path, conn, was_checked, files)
         if kept is not None:
             kept[2].close()
 
@@ -127,7 +140,7 @@ class TableKeeper:
             self._kept_runs = 0
             kept, self._connection = self._connection, None
         if kept is not None:
-            state, db_path, conn, was_checked = kept
+            state, db_path, conn, was_checked, _ = kept
             untouched = was_checked and state == checked.state(db_path)  # (closing folds the log in: look first)
             conn.close()
             if untouched:

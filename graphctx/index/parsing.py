@@ -25,7 +25,7 @@ from graphctx.index.root import Boundary
 from graphctx.index.store import content_hash
 from graphctx.parse.documents import document_facts, is_markdown
 from graphctx.parse.extract import extract
-from graphctx.parse.facts import FileFacts
+from graphctx.parse.facts import STRUCTURE_LISTS, FileFacts
 from graphctx.parse.languages import language_for_path
 from graphctx.parse.textfiles import file_language, text_facts
 
@@ -46,7 +46,7 @@ class ParsedFile:
     texts: list[TextRow] = field(default_factory=list)
     packed_bodies: bytes = b""
     references: list[str] = field(default_factory=list)
-    defines: frozenset[tuple[str, str]] = frozenset()
+    defines: frozenset[tuple[str, str]] = frozenset()  # what it offers other files (none read in a full build)
     vectors: tuple[str, bytes, bytes] | None = None  # (model digest, ids digest, vectors): semantic/vectors.py
     attribute_types: str = "[]"
 
@@ -63,7 +63,9 @@ class ParsedFile:
         packed = pack_facts(facts)
         return cls(path, size, mtime_ns, digest, warning, None, facts.structure(packed) if structure_only else facts,
                    packed, entities, texts, pack_bodies(entities, texts), sorted(reference_names(facts)),
-                   frozenset(defined_names(facts)), vectors.file_row(embedding.shipped(), entities, texts),
+                   # (what a file offers is compared with what it offered before: a full build has no before)
+                   frozenset() if structure_only else frozenset(defined_names(facts)),
+                   vectors.file_row(embedding.shipped(), entities, texts),
                    attribute_types(facts))
 
 
@@ -150,7 +152,9 @@ def parse_file(task: tuple) -> ParsedFile:
         text = data.decode("utf-8", errors="replace")
     try:
         facts = _facts(path, text, data)
-        facts.share_strings()  # before pickling: the main process holds every file's facts for the run
+        # before pickling: the main process holds every file's facts for the run (of structure-only
+        # facts, only the lists it holds: the others travel packed)
+        facts.share_strings(STRUCTURE_LISTS if structure_only else ())
     except (RecursionError, ValueError, RuntimeError) as exc:  # a pathological file must not stop the run
         return ParsedFile(path, size, mtime_ns, "", f"cannot parse: {exc}")
     except Exception as exc:  # nor may a bug of ours on one file: the rest of the repository still indexes

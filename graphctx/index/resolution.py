@@ -134,22 +134,23 @@ def _update_members(table: SymbolTable, old: list[Symbol], new: list[Symbol]) ->
 
 def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFacts | None], *, workers: int,
             worker_load: Callable[[], Callable[[str], FileFacts | None]] | None = None,
-            progress: Callable[[int, int], None] | None = None) -> Iterator[Resolved]:
+            progress: Callable[[int, int], None] | None = None, flows_hold: bool = False) -> Iterator[Resolved]:
     """Resolve the target files, in order: the structure pass here, then the class hierarchy of the
     whole repository (kept pairs of the other files, found pairs of these), then the uses.
     `worker_load()` makes a forked worker its own facts loader (this process's database connection
-    is not its to use); without it the uses pass stays here."""
+    is not its to use); without it the uses pass stays here. `flows_hold`: the edit moved no import
+    or module, so a kept scope's value flow holds where it read no file resolved again."""
     table = entry.table
     resolvers: list[FileResolver] = []
     steps = 2 * len(targets)  # both passes count on the bar
     # The scopes of files neither edited nor resolved again, kept from the last run with their imports
     # bound: what they bind cannot have changed (a file that names anything the edit changed is a
-    # target), unless the class hierarchy moved. What their value flow worked out is dropped.
+    # target), unless the class hierarchy moved. What their value flow worked out holds likewise
+    # where it read only such scopes (_forget_stale_flows); the rest is dropped.
     again = set(targets)
     kept = [resolver for path, resolver in table.resolvers.items() if resolver is not None and path not in again]
     table.resolvers = {resolver.path: resolver for resolver in kept}
-    for resolver in kept:
-        resolver.forget_flows()
+    _forget_stale_flows(kept, flows_hold)
     hierarchy = (table.bases, table.external_bases)
     for done, path in enumerate(targets):
         if progress and done % 64 == 0:
@@ -165,8 +166,8 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
     table.resolvers.clear()
     if (table.bases, table.external_bases) == hierarchy:
         table.bases, table.external_bases = hierarchy  # the same objects: what was derived from them holds
+        _forget_stale_flows(kept, flows_hold)  # (the structure pass may have read the targets' new scopes)
         for resolver in kept:
-            resolver.forget_flows()
             table.resolvers[resolver.path] = resolver
     for resolver in resolvers:
         resolver.forget_flows()
@@ -187,6 +188,23 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
         done += len(results)
         if progress:
             progress(len(targets) + done, steps)
+
+
+def _forget_stale_flows(kept: list[FileResolver], flows_hold: bool) -> None:
+    """Drop the value flow of each kept scope that read (itself, or through the answers of scopes it
+    read, and so on) a scope that is not kept with its flows: a file resolved again, one no longer
+    kept. The others' answers rest only on files and names the edit left as they were. Without
+    `flows_hold` (an import or a module moved), every kept scope's flows are dropped."""
+    holding = {resolver.path for resolver in kept} if flows_hold else set()
+    while True:
+        stale = {resolver.path for resolver in kept if resolver.path in holding and not resolver.consulted <= holding}
+        if not stale:
+            break
+        holding -= stale
+    for resolver in kept:
+        if resolver.path not in holding:
+            resolver.forget_flows()
+            resolver.consulted.clear()  # (what its flows read: they are worked out again)
 
 
 ChunkResult = list[tuple[str, list[Edge], int, int]]  # (path, edges, calls, calls resolved) per file

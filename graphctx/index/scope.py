@@ -7,7 +7,7 @@ rules (graphctx/index/languages/) say where its scoping and imports differ."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from graphctx.index.languages import rules_for
 from graphctx.index.naming import external_id
@@ -27,9 +27,10 @@ SELF = frozenset({"self", "cls", "Self"})
 Edge = tuple  # (source, target, kind, resolution, confidence, line)
 
 
-# A value an expression stands for while resolving receivers.
-@dataclass(slots=True, frozen=True)
-class Value:
+# A value an expression stands for while resolving receivers. A named tuple: value flow makes and
+# hashes millions of them on a large repository, and a tuple does both in C (with the hash a frozen
+# dataclass of these fields has, so sets of them keep their order).
+class Value(NamedTuple):
     kind: str  # module, class, instance, function, external, super (the bases of class `ref`)
     ref: str | tuple[str, ...]  # symbol id, module file paths, or external dotted name
     resolution: str
@@ -52,11 +53,13 @@ class FileScope:
         self.locals: dict[str, Value] = {}
         self.alternatives: dict[str, list[Value]] = {}  # name -> every value its imports bind, when they differ
         self.bindings: dict[tuple[str, str], str] = {(b.scope, b.variable): b.type_name for b in facts.bindings}
+        self.consulted: set[str] = set()  # the files whose scopes this one read: what its answers may rest on
 
     def _home(self, path: str) -> FileScope | None:
         """The resolver of the file `path`, its imports bound: a type name written there is read there."""
         if path == self.path:
             return self
+        self.consulted.add(path)
         cache = self.table.resolvers
         if path not in cache:
             facts = self.table.load_facts(path)

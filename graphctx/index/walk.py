@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -29,26 +29,36 @@ class Patterns:
 
     def match_file(self, path: str) -> bool:
         if self.joined is not None:
-            return self.joined.search(path) is not None
+            return self.joined(path) is not None
         return self.spec.match_file(path)
 
 
-def _joined(lines: list[str]) -> re.Pattern | None:
-    """One regular expression matching where any of the patterns does (each translated as pathspec
-    translates it), None when they cannot be joined: a negation, no pattern at all."""
+def _joined(lines: list[str]) -> Callable[[str], re.Match | None] | None:
+    """The search of one regular expression matching where any of the patterns does (each translated
+    as pathspec translates it), None when they cannot be joined: a negation, no pattern at all. The patterns
+    matching at any depth (`^(?:.+/)?name...`, most of them) share that prefix, written once: the
+    engine then tries each folder boundary once instead of once per pattern, four times faster on
+    the default excludes."""
     translated = [_PATTERN.pattern_to_regex(line) for line in lines]
     regexes = [regex for regex, include in translated if include is not None]
     if not regexes or any(include is False for _, include in translated):
         return None
     # (group names repeat from pattern to pattern; only whether one matches counts here)
+    regexes = [_GROUP_NAME.sub("(?:", regex) for regex in regexes]
+    deep = [regex[len(_ANY_DEPTH):] for regex in regexes if regex.startswith(_ANY_DEPTH)]
+    parts = [f"{_ANY_DEPTH}(?:{'|'.join(f'(?:{regex})' for regex in deep)})"] if deep else []
+    parts += [f"(?:{regex})" for regex in regexes if not regex.startswith(_ANY_DEPTH)]
     try:
-        return re.compile("|".join(f"(?:{_GROUP_NAME.sub('(?:', regex)})" for regex in regexes))
+        joined = re.compile("|".join(parts))
     except re.error:
         return None
+    # (each part anchored at the start, as pathspec writes them: one attempt there is the whole search)
+    return joined.match if all(part.startswith(("^", "(?:^")) for part in parts) else joined.search
 
 
 _PATTERN = type(pathspec.GitIgnoreSpec.from_lines(["x"]).patterns[0])  # how GitIgnoreSpec reads a line
 _GROUP_NAME = re.compile(r"\(\?P<\w+>")
+_ANY_DEPTH = "^(?:.+/)?"  # how pathspec begins a pattern that matches in any folder
 class FolderListings:
     """The folder listings of the last walk of one tree, kept by whoever walks it again and again
     (a Project, for its server's watcher): a folder whose modification time has not moved since that

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+from itertools import chain, islice
 from pathlib import Path
 
 import numpy as np
@@ -37,12 +38,7 @@ class EmbeddingError(Exception):
 def tokens(text: str) -> list[str]:
     """The words of a text the embedding sees: split identifiers, lowercased, no stop words, no
     single letters or bare numbers (graphctx.text.words, one identifier at a time)."""
-    out: list[str] = []
-    for part in _PART.findall(text):
-        out.extend(_part_words(part))
-        if len(out) >= MAX_TOKENS:
-            break
-    return out[:MAX_TOKENS]
+    return list(islice(chain.from_iterable(map(_part_words, _PART.findall(text))), MAX_TOKENS))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -55,6 +51,18 @@ def _part_words(part: str) -> tuple[str, ...]:
 def bucket(token: str, buckets: int) -> int:
     """A word's row: crc32, the same on every machine and in every process (unlike hash())."""
     return zlib.crc32(token.encode("utf-8")) % buckets
+
+
+@lru_cache(maxsize=1 << 12)
+def _sqrt(n: int) -> float:
+    # numpy's scalar functions cost a microsecond a call, and a build asks for the same few counts
+    # millions of times: each is worked out once, as the same double.
+    return float(np.sqrt(n))
+
+
+@lru_cache(maxsize=1 << 12)
+def _log1p(n: int) -> float:
+    return float(np.log1p(n))
 
 
 @dataclass(frozen=True)
@@ -76,12 +84,13 @@ def bags(texts: Sequence[Sequence[list[str]]], buckets: int, field_weights: Sequ
         for field_weight, field in zip(field_weights, fields):
             if not field or not field_weight:
                 continue
-            counts = Counter(bucket(t, buckets) for t in field)
-            scale = field_weight / np.sqrt(len(counts))
-            for row, n in counts.items():
-                rows.append(row)
-                weights.append(scale * np.log1p(n))
-                owners.append(owner)
+            counts: Counter = Counter()  # (each distinct word hashed once, buckets in the order the words first come)
+            for token, n in Counter(field).items():
+                counts[bucket(token, buckets)] += n
+            scale = field_weight / _sqrt(len(counts))
+            rows += counts
+            weights += [scale * _log1p(n) for n in counts.values()]
+            owners += [owner] * len(counts)
     return Bags(np.asarray(rows, dtype=np.int64), np.asarray(weights, dtype=np.float32),
                 np.asarray(owners, dtype=np.int64), len(texts))
 

@@ -3,8 +3,11 @@ text ranked under each policy (alternated, after one warm-up round), CPU and wal
 p50 and p95. The texts are a repository's own commit messages (`--git-dir`, the newest `--texts`
 first-parent commits with at least 8 words) or lines of a file; nothing here is tuned on them.
 
-    python benchmarks/retrieval/learned/pool_cost.py PATH --git-dir REPO.git [--texts 30]
+    python benchmarks/retrieval/learned/pool_cost.py PATH --git-dir REPO.git [--texts 30] [--long-lived]
         [--policy hand-set= --policy learned=blend.learned=true --policy widened=blend.learned=true,blend.widen=100]
+
+`--long-lived` ranks as a long-lived process (the MCP server) does after its first answer: with
+scipy's compiled sparse product loaded (graph/rank.py's accelerate; the same scores to the bit).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from graphctx.bench.gitrepo import git
+from graphctx.graph import rank
 from graphctx.project import Project
 
 DEFAULT_POLICIES = ("hand-set=", "learned=blend.learned=true",
@@ -37,6 +41,8 @@ def main(argv=None) -> int:
     source.add_argument("--git-dir", type=Path, help="take the texts from this repository's commit messages")
     source.add_argument("--texts-file", type=Path, help="one text a line")
     parser.add_argument("--texts", type=int, default=30)
+    parser.add_argument("--long-lived", action="store_true", help="load scipy's sparse product first, as a "
+                        "long-lived process does after its first answer")
     parser.add_argument("--policy", action="append", help="NAME=SETTING,SETTING (repeat); default: hand-set, "
                         "learned, widened")
     args = parser.parse_args(argv)
@@ -46,6 +52,8 @@ def main(argv=None) -> int:
     for item in args.policy or DEFAULT_POLICIES:
         name, _, settings = item.partition("=")
         policies[name] = Project.policy("debug", [s for s in settings.split(",") if s])
+    if args.long_lived and not rank.accelerate():
+        parser.error("--long-lived needs scipy")
     project = Project(args.path, find=False)
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in policies}
     for round_ in range(2):  # the first round warms the graph, the model and the caches of each text

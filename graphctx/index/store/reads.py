@@ -8,7 +8,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 
-from graphctx.index.store.schema import generation
 
 _CHUNK = 500  # values per IN (...): SQLite caps the number of bound parameters
 # The entity columns a loaded graph holds; signatures and docs (DETAIL_COLUMNS) are read on first use.
@@ -30,10 +29,13 @@ def _chunks(values: Sequence) -> Iterable[Sequence]:
 
 # ---- what an index run compares against
 
-def file_stats(conn: sqlite3.Connection) -> dict[str, tuple[int, int, str]]:
-    """path -> (size, mtime_ns, content hash) of every indexed file."""
-    return {path: (size, mtime, digest) for path, size, mtime, digest in
-            conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
+def file_stats(conn: sqlite3.Connection, paths: Sequence[str] | None = None) -> dict[str, tuple[int, int, str]]:
+    """path -> (size, mtime_ns, content hash) of every indexed file, or of those among `paths`."""
+    if paths is None:
+        return {path: (size, mtime, digest) for path, size, mtime, digest in
+                conn.execute("SELECT path, size, mtime_ns, hash FROM files")}
+    return {path: (size, mtime, digest) for chunk in _chunks(paths) for path, size, mtime, digest in
+            conn.execute(f"SELECT path, size, mtime_ns, hash FROM files WHERE path IN ({_in(chunk)})", chunk)}
 
 
 def file_paths(conn: sqlite3.Connection) -> list[str]:
@@ -160,25 +162,6 @@ def run_counts(conn: sqlite3.Connection) -> tuple[int, int, int, int, int, int]:
 
 
 # ---- the graph
-
-def graph_snapshot(conn: sqlite3.Connection) -> tuple[int, list[tuple], list[bytes], list[tuple], list[tuple]]:
-    """(generation, entity rows (rowid, *NODE_COLUMNS) in rowid order, the packed graph snapshot of
-    that generation (its base and patches; [] when there is none), edge rows between entities (source, target, kind,
-    resolution, confidence codes; read only when there is no snapshot), file rows (path, language,
-    size, mtime_ns, hash, lines, is_test)), read in one transaction so that they agree on a
-    generation. Edges to external names stay in the store."""
-    conn.execute("BEGIN")
-    try:
-        current = generation(conn)
-        entities = conn.execute(f"SELECT rowid, {', '.join(NODE_COLUMNS)} FROM entities ORDER BY rowid").fetchall()
-        blobs = snapshot_blobs(conn, current)
-        edges = [] if blobs else conn.execute(
-            "SELECT source, target, kind, resolution, confidence FROM edge_keys WHERE target > 0").fetchall()
-        files = conn.execute("SELECT path, language, size, mtime_ns, hash, lines, is_test FROM files").fetchall()
-    finally:
-        conn.execute("COMMIT")
-    return current, entities, blobs, edges, files
-
 
 def entity_details(conn: sqlite3.Connection, entity_id: str) -> tuple[str, str]:
     """(signature, doc) of an entity; empty strings for one that is gone."""
