@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -120,6 +121,11 @@ def test_the_installed_package_lives_outside_the_checkout(installed, tmp_path):
     assert not any(p and Path(p).resolve().is_relative_to(CHECKOUT) for p in path), path
 
 
+def test_the_installed_script_says_its_version(installed, tmp_path):
+    declared = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["project"]["version"]
+    assert graphctx(installed, "--version", cwd=tmp_path) == f"graphctx {declared}\n"
+
+
 # ---- the main job, end to end, with the installed console script
 
 def test_smoke_index_and_answer(installed, project, tmp_path):
@@ -220,6 +226,14 @@ def test_claude_code_lists_graphctx_as_connected(installed, dist, project, tmp_p
     claude("mcp", "add", "gc-script", "--", str(installed), "serve", "--repo", str(project))
     claude("mcp", "add", "gc-checkout", "--", "uvx", "--from", str(CHECKOUT), "graphctx", "serve", "--repo", str(project))
     claude("mcp", "add", "gc-name", "-e", f"UV_FIND_LINKS={dist}", "--", "uvx", "graphctx", "serve", "--repo", str(project))
+    # uvx builds each environment on its first start; built here first (from this checkout and this
+    # wheel, not what uv's cache kept of earlier ones), so that on a busy machine the host's connection
+    # check times the server's start, not the environment's creation.
+    for first_start in (["--from", str(CHECKOUT), "graphctx"], ["graphctx"]):
+        done = subprocess.run([uvx, "--refresh-package", "graphctx", *first_start, "--version"], capture_output=True, text=True, cwd=project,
+                              env={**env, "UV_FIND_LINKS": str(dist)}, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+    env["MCP_TIMEOUT"] = "60000"  # the host's start-up wait, in ms (its default is made for idle machines)
     listed = claude("mcp", "list")
     for name in ("gc-script", "gc-checkout", "gc-name"):
         line = next((l for l in listed.splitlines() if l.startswith(f"{name}:")), "")

@@ -74,8 +74,25 @@ class Parser(argparse.ArgumentParser):
         super()._check_value(action, value)
 
 
+class PrintVersion(argparse.Action):
+    """`--version`: the installed package's version, read only when asked (it costs a metadata scan)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, help="print graphctx's version and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            print(f"graphctx {version('graphctx')}")
+        except PackageNotFoundError:
+            print("graphctx (not installed: run from a source tree)")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="graphctx", description="Code context for coding agents, from a tree-sitter entity graph.")
+    parser.add_argument("--version", action=PrintVersion)
     parser.set_defaults(run=lambda _: parser.print_help())
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
 
