@@ -59,60 +59,92 @@ def spread(graph: CodeGraph, root: str, depth: int, weights: Weights, *, include
     >>> reached["graphctx/graph/rank.py::spread"].score, max(r.distance for r in reached.values()) <= 2
     (1.0, True)
     """
-    a = graph.arrays
     walk = _walk(graph, weights, include_inferred)
-    out_order, out_ptr, in_order, in_ptr = graph.adjacency()
-    nodes = a.nodes
+    nodes, index = graph.arrays.nodes, graph.arrays.index
     best = {root: Reached(root, 1.0, 0, "root", None)}
     frontier = [root]
     for distance in range(1, depth + 1):
         next_frontier = []
-        for node in sorted(frontier, key=lambda n: -best[n].score):
-            deadline.check()
-            base = best[node].score * decay
-            i = a.index[node]
-            for edges, forward in ((out_order[out_ptr[i]:out_ptr[i + 1]], True), (in_order[in_ptr[i]:in_ptr[i + 1]], False)):
-                edges = edges[walk.followed[edges]]
-                # (base x weight) x confidence, as one multiplication after another, edge by edge
-                scores = base * (walk.forward if forward else walk.backward)[edges] * a.confidence[edges]
-                edges = edges[scores > 0]
-                others = (a.targets if forward else a.sources)[edges]
-                for edge, other, score in zip(edges.tolist(), others.tolist(), scores[scores > 0].tolist()):
-                    other = nodes[other]
-                    known = best.get(other)
-                    if known is None and len(best) >= max_nodes:
-                        continue
-                    if known is None or score > known.score:
-                        if known is None:
-                            next_frontier.append(other)
-                        kind = EDGE_KINDS[a.kinds[edge]]
-                        best[other] = Reached(other, score, distance, RELATION[kind][0 if forward else 1], node,
-                                              RESOLUTIONS[a.resolutions[edge]], float(a.confidence[edge]))
+        order = sorted(frontier, key=lambda n: -best[n].score)
+        owners, slots = walk.slots_of(np.fromiter(map(index.__getitem__, order), np.int64, len(order)))
+        # Each entity's edges, out then in, as the slots list them; its score is read when its turn
+        # comes (an entity before it in this hop may have raised it), and each edge's score is
+        # (base x weight) x confidence, the multiplications numpy made edge by edge before.
+        current = -1
+        for owner, other, weight, confidence, relation, resolution in zip(
+                owners.tolist(), walk.others[slots].tolist(), walk.weights[slots].tolist(),
+                walk.confidence[slots].tolist(), walk.relations[slots].tolist(), walk.resolutions[slots].tolist()):
+            if owner != current:
+                deadline.check()
+                current, node = owner, order[owner]
+                base = best[node].score * decay
+            score = base * weight * confidence
+            if not score > 0:
+                continue
+            other = nodes[other]
+            known = best.get(other)
+            if known is None and len(best) >= max_nodes:
+                continue
+            if known is None or score > known.score:
+                if known is None:
+                    next_frontier.append(other)
+                best[other] = Reached(other, score, distance, RELATIONS[relation], node, RESOLUTIONS[resolution], confidence)
         frontier = next_frontier
     return best
 
 
+# How an edge reads from each end, by code: 2 x its kind's position, + 1 from its target.
+RELATIONS = tuple(RELATION[kind][backward] for kind in EDGE_KINDS for backward in (0, 1))
+
+
 @dataclass(frozen=True)
 class _Walk:
-    """Per edge, for one weight table: whether spreading follows it, and its weight each way."""
+    """The edges spreading may follow for one weight table, as slots: each edge seen from one end,
+    in the adjacency's order (the edges out of entity i, then the edges into it), with the entity at
+    the other end, the weight that way, the confidence, the relation's code (RELATIONS) and the
+    resolution's (RESOLUTIONS). Edges not followed have no slot."""
 
-    followed: np.ndarray
-    forward: np.ndarray
-    backward: np.ndarray
+    out_ptr: np.ndarray  # entity i's out-slots are [out_ptr[i], out_ptr[i + 1]), its in-slots follow them
+    in_ptr: np.ndarray  # ... [in_ptr[i], in_ptr[i + 1])
+    others: np.ndarray
+    weights: np.ndarray
+    confidence: np.ndarray
+    relations: np.ndarray
+    resolutions: np.ndarray
+
+    def slots_of(self, entities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(owner, slot) of each slot of these entity positions, in their order, out-slots then
+        in-slots for each; the owner is the entity's place in `entities`."""
+        starts = np.column_stack([self.out_ptr[entities], self.in_ptr[entities]]).ravel()
+        lengths = np.column_stack([self.out_ptr[entities + 1], self.in_ptr[entities + 1]]).ravel() - starts
+        total = int(lengths.sum())
+        # positions 0..total-1 shifted, range by range, to each range's start
+        slots = np.arange(total) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+        owners = np.repeat(np.arange(len(entities)).repeat(2), lengths)
+        return owners, slots
 
 
 def _walk(graph: CodeGraph, weights: Weights, include_inferred: bool) -> _Walk:
-    key = ("walk", tuple(sorted(weights.items())), include_inferred)
+    key = ("spread-slots", tuple(sorted(weights.items())), include_inferred)
     cached = graph.cache.get(key)
     if cached is None:
         a = graph.arrays
+        out_order, out_ptr, in_order, in_ptr = graph.adjacency()
         followed = np.array([k in weights for k in EDGE_KINDS], bool)[a.kinds]
         if not include_inferred:
             followed &= ~a.inferred
+        edges = np.concatenate([out_order, in_order])
+        forward = np.arange(len(edges)) < len(out_order)
+        kept = followed[edges]
+        # the slots kept up to each adjacency boundary: where each entity's followed slots start
+        before = np.concatenate([[0], np.cumsum(kept)])
+        edges, forward = edges[kept], forward[kept]
+        weight_of = lambda side: np.array([weights.get(k, (0.0, 0.0))[side] for k in EDGE_KINDS])[a.kinds[edges]]  # noqa: E731
         cached = graph.cache[key] = _Walk(
-            followed,
-            np.array([weights.get(k, (0.0, 0.0))[0] for k in EDGE_KINDS])[a.kinds],
-            np.array([weights.get(k, (0.0, 0.0))[1] for k in EDGE_KINDS])[a.kinds])
+            before[out_ptr], before[len(out_order) + np.asarray(in_ptr)],
+            np.where(forward, a.targets[edges], a.sources[edges]),
+            np.where(forward, weight_of(0), weight_of(1)), a.confidence[edges],
+            a.kinds[edges] * 2 + ~forward, a.resolutions[edges])
     return cached
 
 
