@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from small_graphs import build
 
+from graphctx.graph import rank
 from graphctx.graph.rank import _transition, accelerate, pagerank, pagerank_among, spread
 from graphctx.models import INFERRED
 
@@ -143,6 +144,20 @@ def test_numpy_and_scipy_products_agree_to_the_bit():
     assert np.array_equal(transition.numpy_product(vector), compiled @ vector)
     assert accelerate()
     assert np.array_equal(transition @ vector, compiled @ vector) and transition._compiled is not None
+
+
+@pytest.mark.parametrize("nonzero", [1, 30, 300])
+def test_a_product_over_the_nonzero_columns_alone_gives_the_same_bits(nonzero, monkeypatch):
+    """A walk's first steps multiply a vector that is zero but near the seeds: only those columns'
+    entries are read, each row's terms added in the order of the full product."""
+    g, ids = random_graph(4, n=300, m=3000)
+    transition = _transition(g, {"calls": (1.0, 0.5), "references": (0.3, 0.3)}, True)[2]
+    rng = np.random.default_rng(nonzero)
+    assert transition.sparse_product(rng.random(len(ids))) is None  # every column: the full product is cheaper
+    monkeypatch.setattr(rank, "SPARSE_SHARE", 1.0)  # (taken however many columns: rows then add many terms)
+    vector = np.zeros(len(ids))
+    vector[rng.choice(len(ids), nonzero, replace=False)] = rng.random(nonzero)
+    assert np.array_equal(transition.sparse_product(vector), transition.numpy_product(vector))
 
 
 def reference_pagerank(g, seeds, weights, alpha, iterations, tol):
