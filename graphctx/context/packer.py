@@ -5,6 +5,7 @@ counted with the real tokenizer and trimmed until it fits, so it never exceeds t
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from itertools import islice
 from typing import Protocol
 
 from graphctx import deadline
@@ -171,8 +172,13 @@ def _render_counted(answer: ContextAnswer, fmt: str, encoding: str) -> str | Non
 def _set_items(answer: ContextAnswer, chosen: list[PacketItem], candidates: list[Candidate],
                by_id: dict[str, Candidate], listed: int) -> None:
     taken = {item.id for item in chosen}
-    left_out = [c for c in candidates if c.id not in taken]
+    left_out = (c for c in candidates if c.id not in taken)
+    if len(by_id) == len(candidates):  # no id twice (no ranking gives one twice): each chosen item is one candidate
+        omitted_count = len(candidates) - len(taken)  # (thousands of candidates: not counted one by one per try)
+    else:
+        left_out = list(left_out)
+        omitted_count = len(left_out)
     answer.items = chosen
-    answer.omitted = [Omitted(id=c.id, score=float(round(c.score, 4))) for c in left_out[:listed]]
-    answer.omitted_count = len(left_out)
-    answer.truncated = bool(left_out) or any(item.detail != by_id[item.id].max_detail for item in chosen)
+    answer.omitted = [Omitted(id=c.id, score=float(round(c.score, 4))) for c in islice(left_out, listed)]
+    answer.omitted_count = omitted_count
+    answer.truncated = omitted_count > 0 or any(item.detail != by_id[item.id].max_detail for item in chosen)
