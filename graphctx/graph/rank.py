@@ -72,9 +72,10 @@ def spread(graph: CodeGraph, root: str, depth: int, weights: Weights, *, include
         # comes (an entity before it in this hop may have raised it), and each edge's score is
         # (base x weight) x confidence, the multiplications numpy made edge by edge before.
         current = -1
+        relations = walk.relations[slots]
         for owner, other, weight, confidence, relation, resolution in zip(
-                owners.tolist(), walk.others[slots].tolist(), walk.weights[slots].tolist(),
-                walk.confidence[slots].tolist(), walk.relations[slots].tolist(), walk.resolutions[slots].tolist()):
+                owners.tolist(), walk.others[slots].tolist(), walk.weight_of[relations].tolist(),
+                walk.confidence[slots].tolist(), relations.tolist(), walk.resolutions[slots].tolist()):
             if owner != current:
                 deadline.check()
                 current, node = owner, order[owner]
@@ -112,16 +113,16 @@ RELATIONS = tuple(RELATION[kind][backward] for kind in EDGE_KINDS for backward i
 class _Walk:
     """The edges spreading may follow for one weight table, as slots: each edge seen from one end,
     in the adjacency's order (the edges out of entity i, then the edges into it), with the entity at
-    the other end, the weight that way, the confidence, the relation's code (RELATIONS) and the
-    resolution's (RESOLUTIONS). Edges not followed have no slot."""
+    the other end, the confidence, the relation's code (RELATIONS: the edge's kind and the way it is
+    walked, which fix its weight) and the resolution's (RESOLUTIONS). Edges not followed have no slot."""
 
     out_ptr: np.ndarray  # entity i's out-slots are [out_ptr[i], out_ptr[i + 1]), its in-slots follow them
     in_ptr: np.ndarray  # ... [in_ptr[i], in_ptr[i + 1])
     others: np.ndarray
-    weights: np.ndarray
     confidence: np.ndarray
     relations: np.ndarray
     resolutions: np.ndarray
+    weight_of: np.ndarray  # by relation code
 
     def slots_of(self, entities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(owner, slot) of each slot of these entity positions, in their order, out-slots then
@@ -150,12 +151,11 @@ def _walk(graph: CodeGraph, weights: Weights, include_inferred: bool) -> _Walk:
         # the slots kept up to each adjacency boundary: where each entity's followed slots start
         before = np.concatenate([[0], np.cumsum(kept)])
         edges, forward = edges[kept], forward[kept]
-        weight_of = lambda side: np.array([weights.get(k, (0.0, 0.0))[side] for k in EDGE_KINDS])[a.kinds[edges]]  # noqa: E731
         cached = graph.cache[key] = _Walk(
             before[out_ptr], before[len(out_order) + np.asarray(in_ptr)],
-            np.where(forward, a.targets[edges], a.sources[edges]),
-            np.where(forward, weight_of(0), weight_of(1)), a.confidence[edges],
-            a.kinds[edges] * 2 + ~forward, a.resolutions[edges])
+            np.where(forward, a.targets[edges], a.sources[edges]).astype(np.int32), a.confidence[edges],
+            (a.kinds[edges] * 2 + ~forward).astype(np.uint8), a.resolutions[edges],
+            np.array([weights.get(kind, (0.0, 0.0))[backward] for kind in EDGE_KINDS for backward in (0, 1)]))
     return cached
 
 
