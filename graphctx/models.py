@@ -30,6 +30,9 @@ FUNCTION_KINDS: frozenset[str] = frozenset({"function", "method"})
 # Code with no name of its own (a lambda, `outer.<lambda:12>`): a node of the call graph, never listed in an
 # outline, a file's entities or the session map.
 ANONYMOUS_KINDS: frozenset[str] = frozenset({"lambda"})
+# Every anonymous entity's name has this mark (parse/lambdas.local_name makes them): an id without it names
+# no anonymous entity, so ranking reads the kind of none of the thousands of other entities it reaches.
+ANONYMOUS_MARK = "<lambda:"
 # Entities no code names: an HTTP route (`route:GET /users`), a Markdown document and its sections.
 # They are no symbols, so no call or import resolves to them; their edges say what they serve or name.
 TEXT_KINDS: frozenset[str] = frozenset({"route", "document", "section"})

@@ -15,6 +15,7 @@ from mcp import Client
 
 from conftest import run_graphctx, write_tree
 from graphctx.index.indexer import index_repository
+from graphctx.models import ANONYMOUS_MARK
 from graphctx.server import build_server
 
 FILES = {
@@ -99,6 +100,7 @@ def test_context_names_the_function_holding_a_lambda(repo):
 def test_the_lambda_is_an_entity_with_its_calls(repo):
     lam = cli_json(repo, "show", "report.py::sizes.<lambda:10>")
     assert lam["entity"]["kind"] == "lambda" and lam["entity"]["signature"] == "lambda x"
+    assert ANONYMOUS_MARK in lam["entity"]["id"]  # ranking finds lambdas among what it reaches by this mark
     assert calls(lam["outgoing"], "target") == {("shapes.py::compute", "import")}
     assert calls(lam["incoming"], "source") == {("report.py::sizes", "inferred")}  # handed to sorted
 

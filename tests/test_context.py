@@ -157,6 +157,23 @@ def test_small_budget_degrades_before_dropping(repo):
     assert answer.items and answer.items[0].id == "app/service.py::create_item"
 
 
+def test_a_candidate_listed_twice_leaves_out_neither_copy_once_chosen(repo):
+    """The omitted count is of the candidates left out: a chosen entity listed twice (no ranking lists
+    one twice, but a caller's list may) is left out in neither place."""
+    from graphctx.context.engine import new_answer
+    from graphctx.context.packer import Candidate, pack
+    from graphctx.context.views import Views
+
+    g = Project(repo, find=False).graph
+    ids = sorted(n for n in g.nodes if g.nodes[n]["kind"] in ("function", "method"))[:8]
+    candidates = [Candidate(i, 1.0 - k / 10, "calls", 1) for k, i in enumerate(ids)] + [Candidate(ids[0], 0.1, "calls", 2)]
+    answer, _ = pack(new_answer(g, "context", ids[0], ids[0], 130), candidates, Views(g), "compact", "cl100k_base")
+    chosen = {item.id for item in answer.items}
+    left_out = [c.id for c in candidates if c.id not in chosen]
+    assert ids[0] in chosen and len(answer.items) < len(ids)
+    assert answer.omitted_count == len(left_out) and [o.id for o in answer.omitted] == left_out[:len(answer.omitted)]
+
+
 def test_names_ids_and_file_filter(repo):
     assert Project(repo, find=False).context("app/models.py::Repo.save")[0].root == "app/models.py::Repo.save"
     assert Project(repo, find=False).context("Repo.save")[0].root == "app/models.py::Repo.save"

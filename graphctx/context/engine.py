@@ -201,7 +201,7 @@ def _rank_around(g: CodeGraph, root_id: str, depth: int, policy: RankingPolicy, 
     if g.entity(root_id)["kind"] == "method" and depth > 0:
         _add_overrides(g, root_id, reached, weights, walk.override_decay)
     reached = anonymous.named(g, reached, keep=root_id)  # a lambda: the code holding it
-    ordered = sorted(reached.values(), key=lambda h: (h.id != root_id, -h.score, h.distance, h.id))
+    ordered = rank.best_first(list(reached.values()), root_id)
     return [
         Candidate(h.id, h.score, h.relation, h.distance, h.resolution, h.confidence,
                   shape.root if h.id == root_id else shape.others)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 import numpy as np
 
@@ -59,60 +60,102 @@ def spread(graph: CodeGraph, root: str, depth: int, weights: Weights, *, include
     >>> reached["graphctx/graph/rank.py::spread"].score, max(r.distance for r in reached.values()) <= 2
     (1.0, True)
     """
-    a = graph.arrays
     walk = _walk(graph, weights, include_inferred)
-    out_order, out_ptr, in_order, in_ptr = graph.adjacency()
-    nodes = a.nodes
+    nodes, index = graph.arrays.nodes, graph.arrays.index
     best = {root: Reached(root, 1.0, 0, "root", None)}
     frontier = [root]
     for distance in range(1, depth + 1):
         next_frontier = []
-        for node in sorted(frontier, key=lambda n: -best[n].score):
-            deadline.check()
-            base = best[node].score * decay
-            i = a.index[node]
-            for edges, forward in ((out_order[out_ptr[i]:out_ptr[i + 1]], True), (in_order[in_ptr[i]:in_ptr[i + 1]], False)):
-                edges = edges[walk.followed[edges]]
-                # (base x weight) x confidence, as one multiplication after another, edge by edge
-                scores = base * (walk.forward if forward else walk.backward)[edges] * a.confidence[edges]
-                edges = edges[scores > 0]
-                others = (a.targets if forward else a.sources)[edges]
-                for edge, other, score in zip(edges.tolist(), others.tolist(), scores[scores > 0].tolist()):
-                    other = nodes[other]
-                    known = best.get(other)
-                    if known is None and len(best) >= max_nodes:
-                        continue
-                    if known is None or score > known.score:
-                        if known is None:
-                            next_frontier.append(other)
-                        kind = EDGE_KINDS[a.kinds[edge]]
-                        best[other] = Reached(other, score, distance, RELATION[kind][0 if forward else 1], node,
-                                              RESOLUTIONS[a.resolutions[edge]], float(a.confidence[edge]))
+        order = sorted(frontier, key=lambda n: -best[n].score)
+        owners, slots = walk.slots_of(np.fromiter(map(index.__getitem__, order), np.int64, len(order)))
+        # Each entity's edges, out then in, as the slots list them; its score is read when its turn
+        # comes (an entity before it in this hop may have raised it), and each edge's score is
+        # (base x weight) x confidence, the multiplications numpy made edge by edge before.
+        current = -1
+        relations = walk.relations[slots]
+        for owner, other, weight, confidence, relation, resolution in zip(
+                owners.tolist(), walk.others[slots].tolist(), walk.weight_of[relations].tolist(),
+                walk.confidence[slots].tolist(), relations.tolist(), walk.resolutions[slots].tolist()):
+            if owner != current:
+                deadline.check()
+                current, node = owner, order[owner]
+                base = best[node].score * decay
+            score = base * weight * confidence
+            if not score > 0:
+                continue
+            other = nodes[other]
+            known = best.get(other)
+            if known is None and len(best) >= max_nodes:
+                continue
+            if known is None or score > known.score:
+                if known is None:
+                    next_frontier.append(other)
+                best[other] = Reached(other, score, distance, RELATIONS[relation], node, RESOLUTIONS[resolution], confidence)
         frontier = next_frontier
     return best
 
 
+def best_first(hits: list[Reached], root: str) -> list[Reached]:
+    """The root, then the others by score (highest first), distance and id: three stable sorts on one
+    key each take two thirds of the time of one sort on a tuple made per entity, for the same order."""
+    others = [hit for hit in hits if hit.id != root]
+    others.sort(key=attrgetter("id"))
+    others.sort(key=attrgetter("distance"))
+    others.sort(key=attrgetter("score"), reverse=True)  # (stable too: equal scores keep their order)
+    return [hit for hit in hits if hit.id == root] + others
+
+
+# How an edge reads from each end, by code: 2 x its kind's position, + 1 from its target.
+RELATIONS = tuple(RELATION[kind][backward] for kind in EDGE_KINDS for backward in (0, 1))
+
+
 @dataclass(frozen=True)
 class _Walk:
-    """Per edge, for one weight table: whether spreading follows it, and its weight each way."""
+    """The edges spreading may follow for one weight table, as slots: each edge seen from one end,
+    in the adjacency's order (the edges out of entity i, then the edges into it), with the entity at
+    the other end, the confidence, the relation's code (RELATIONS: the edge's kind and the way it is
+    walked, which fix its weight) and the resolution's (RESOLUTIONS). Edges not followed have no slot."""
 
-    followed: np.ndarray
-    forward: np.ndarray
-    backward: np.ndarray
+    out_ptr: np.ndarray  # entity i's out-slots are [out_ptr[i], out_ptr[i + 1]), its in-slots follow them
+    in_ptr: np.ndarray  # ... [in_ptr[i], in_ptr[i + 1])
+    others: np.ndarray
+    confidence: np.ndarray
+    relations: np.ndarray
+    resolutions: np.ndarray
+    weight_of: np.ndarray  # by relation code
+
+    def slots_of(self, entities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(owner, slot) of each slot of these entity positions, in their order, out-slots then
+        in-slots for each; the owner is the entity's place in `entities`."""
+        starts = np.column_stack([self.out_ptr[entities], self.in_ptr[entities]]).ravel()
+        lengths = np.column_stack([self.out_ptr[entities + 1], self.in_ptr[entities + 1]]).ravel() - starts
+        total = int(lengths.sum())
+        # positions 0..total-1 shifted, range by range, to each range's start
+        slots = np.arange(total) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+        owners = np.repeat(np.arange(len(entities)).repeat(2), lengths)
+        return owners, slots
 
 
 def _walk(graph: CodeGraph, weights: Weights, include_inferred: bool) -> _Walk:
-    key = ("walk", tuple(sorted(weights.items())), include_inferred)
+    key = ("spread-slots", tuple(sorted(weights.items())), include_inferred)
     cached = graph.cache.get(key)
     if cached is None:
         a = graph.arrays
+        out_order, out_ptr, in_order, in_ptr = graph.adjacency()
         followed = np.array([k in weights for k in EDGE_KINDS], bool)[a.kinds]
         if not include_inferred:
             followed &= ~a.inferred
+        edges = np.concatenate([out_order, in_order])
+        forward = np.arange(len(edges)) < len(out_order)
+        kept = followed[edges]
+        # the slots kept up to each adjacency boundary: where each entity's followed slots start
+        before = np.concatenate([[0], np.cumsum(kept)])
+        edges, forward = edges[kept], forward[kept]
         cached = graph.cache[key] = _Walk(
-            followed,
-            np.array([weights.get(k, (0.0, 0.0))[0] for k in EDGE_KINDS])[a.kinds],
-            np.array([weights.get(k, (0.0, 0.0))[1] for k in EDGE_KINDS])[a.kinds])
+            before[out_ptr], before[len(out_order) + np.asarray(in_ptr)],
+            np.where(forward, a.targets[edges], a.sources[edges]).astype(np.int32), a.confidence[edges],
+            (a.kinds[edges] * 2 + ~forward).astype(np.uint8), a.resolutions[edges],
+            np.array([weights.get(kind, (0.0, 0.0))[backward] for kind in EDGE_KINDS for backward in (0, 1)]))
     return cached
 
 
@@ -185,9 +228,13 @@ def _ranks(graph: CodeGraph, seeds: dict[str, float], weights: Weights, include_
     seeded = np.flatnonzero(restart)
     share, kept = restart[seeded], (1 - alpha) * restart[seeded]
     rank, change = restart.copy(), np.empty(len(nodes))
+    sparse = True  # the walk starts at the seeds: its first steps reach few entities
     for _ in range(iterations):
         deadline.check()
-        updated = transition @ rank
+        updated = transition.sparse_product(rank) if sparse else None
+        if updated is None:
+            sparse = False
+            updated = transition @ rank
         updated *= alpha
         updated[seeded] += kept
         dangling = 1.0 - updated.sum()  # mass that fell off nodes without edges returns to the seeds
@@ -206,12 +253,13 @@ class Transition:
     """A column-stochastic matrix in compressed sparse rows: row i's entries are
     values[ptr[i]:ptr[i + 1]] in the columns cols[...] (rows[...] repeats i for each entry)."""
 
-    __slots__ = ("size", "rows", "cols", "values", "ptr", "_compiled")
+    __slots__ = ("size", "rows", "cols", "values", "ptr", "_compiled", "_by_column")
 
     def __init__(self, size: int, rows: np.ndarray, cols: np.ndarray, values: np.ndarray):
         self.size, self.rows, self.cols, self.values = size, rows, cols, values
         self.ptr = np.searchsorted(rows, np.arange(size + 1)).astype(np.int32)
         self._compiled = None
+        self._by_column: tuple[np.ndarray, np.ndarray] | None = None
 
     def __matmul__(self, vector: np.ndarray) -> np.ndarray:
         """The product with a vector. Each row is summed left to right over its entries, as scipy's
@@ -222,12 +270,34 @@ class Transition:
             return self._compiled @ vector
         return self.numpy_product(vector)
 
+    def sparse_product(self, vector: np.ndarray) -> np.ndarray | None:
+        """The product, when the vector's nonzero entries meet few of the matrix's (SPARSE_SHARE), from
+        those columns' entries alone; None otherwise. Taking the columns in ascending order, each row's
+        terms are added in the order its entries have, as in the full product, less the zero terms
+        (adding +0.0 changes no bit: every term is a non-negative number), so the bits are the same."""
+        if self._by_column is None:
+            order = np.argsort(self.cols, kind="stable")
+            self._by_column = order, np.searchsorted(self.cols[order], np.arange(self.size + 1))
+        order, column_ptr = self._by_column
+        columns = np.flatnonzero(vector)
+        starts = column_ptr[columns]
+        lengths = column_ptr[columns + 1] - starts
+        total = int(lengths.sum())
+        if total > len(self.values) * SPARSE_SHARE:
+            return None
+        entries = order[np.arange(total) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)]
+        return np.bincount(self.rows[entries], self.values[entries] * vector[self.cols[entries]], minlength=self.size)
+
     def numpy_product(self, vector: np.ndarray) -> np.ndarray:
         """The product without scipy: bincount adds each row's terms in entry order."""
         return np.bincount(self.rows, self.values * vector[self.cols], minlength=self.size)
 
 
 _sparse = None  # scipy.sparse, once accelerate() has loaded it
+# A product over the entries of some columns costs about ten times a compiled product's share of
+# them, plus a fourth of a whole product: below this share of the entries it is the cheaper (on
+# sympy's graph, a walk's first two or three steps).
+SPARSE_SHARE = 0.05
 _accelerating = threading.Lock()  # taken for good by the first call of accelerate_in_background
 
 

@@ -5,13 +5,14 @@ are known, the paths get the lambda's qualified name. Pure: one file's facts."""
 
 from __future__ import annotations
 
+from graphctx.models import ANONYMOUS_MARK
 from graphctx.parse import flows as flow
 from graphctx.parse.facts import FileFacts
 
 
 def local_name(line: int, count: int) -> str:
     """The name of the `count`-th lambda starting on `line`."""
-    return f"<lambda:{line}>" if count == 1 else f"<lambda:{line}:{count}>"
+    return f"{ANONYMOUS_MARK}{line}>" if count == 1 else f"{ANONYMOUS_MARK}{line}:{count}>"
 
 
 def name_in_paths(facts: FileFacts, names: dict[int, str]) -> None:

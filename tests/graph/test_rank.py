@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from small_graphs import build
 
+from graphctx.graph import rank
 from graphctx.graph.rank import _transition, accelerate, pagerank, pagerank_among, spread
 from graphctx.models import INFERRED
 
@@ -45,6 +46,53 @@ def test_spread_caps_the_entities_it_takes():
     hub = {"m.py::hub": "function", **{f"m.py::leaf{i}": "function" for i in range(10)}}
     g = build(hub, [("m.py::hub", f"m.py::leaf{i}", "calls") for i in range(10)])
     assert len(spread(g, "m.py::hub", 1, CALLS, max_nodes=4)) == 4
+
+
+def reference_spread(g, root, depth, weights, include_inferred, decay, max_nodes):
+    """Spreading as written before it walked each hop's edges from precomputed slots: entity by entity,
+    best first, edge by edge in the adjacency's order (out, then in)."""
+    from graphctx.graph.rank import RELATION, Reached
+    from graphctx.models import EDGE_KINDS, RESOLUTIONS
+
+    a = g.arrays
+    out_order, out_ptr, in_order, in_ptr = g.adjacency()
+    best = {root: Reached(root, 1.0, 0, "root", None)}
+    frontier = [root]
+    for distance in range(1, depth + 1):
+        next_frontier = []
+        for node in sorted(frontier, key=lambda n: -best[n].score):
+            base = best[node].score * decay
+            i = a.index[node]
+            for edges, forward in ((out_order[out_ptr[i]:out_ptr[i + 1]], True), (in_order[in_ptr[i]:in_ptr[i + 1]], False)):
+                for edge in edges.tolist():
+                    kind = EDGE_KINDS[a.kinds[edge]]
+                    if kind not in weights or (not include_inferred and a.inferred[edge]):
+                        continue
+                    score = base * weights[kind][0 if forward else 1] * float(a.confidence[edge])
+                    other = a.nodes[(a.targets if forward else a.sources)[edge]]
+                    known = best.get(other)
+                    if score <= 0 or (known is None and len(best) >= max_nodes):
+                        continue
+                    if known is None or score > known.score:
+                        if known is None:
+                            next_frontier.append(other)
+                        best[other] = Reached(other, score, distance, RELATION[kind][0 if forward else 1], node,
+                                              RESOLUTIONS[a.resolutions[edge]], float(a.confidence[edge]))
+        frontier = next_frontier
+    return best
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("include_inferred", [True, False])
+def test_spread_gives_the_reference_scores_paths_and_order_to_the_bit(seed, include_inferred):
+    g, ids = random_graph(seed, n=120, m=700)
+    weights = {"calls": (1.0, 0.5), "references": (0.4, 0.3), "inherits": (0.7, 0.0), "contains": (0.0, 0.6)}
+    for root in ids[:40]:
+        for depth, max_nodes in ((1, 2000), (2, 2000), (3, 2000), (2, 30)):
+            got = spread(g, root, depth, weights, include_inferred=include_inferred, decay=0.6, max_nodes=max_nodes)
+            want = reference_spread(g, root, depth, weights, include_inferred, 0.6, max_nodes)
+            assert list(got) == list(want)  # the same entities, taken in the same order
+            assert list(got.values()) == list(want.values())
 
 
 def test_pagerank_ranks_what_the_seeds_reach_by_how_surely():
@@ -96,6 +144,20 @@ def test_numpy_and_scipy_products_agree_to_the_bit():
     assert np.array_equal(transition.numpy_product(vector), compiled @ vector)
     assert accelerate()
     assert np.array_equal(transition @ vector, compiled @ vector) and transition._compiled is not None
+
+
+@pytest.mark.parametrize("nonzero", [1, 30, 300])
+def test_a_product_over_the_nonzero_columns_alone_gives_the_same_bits(nonzero, monkeypatch):
+    """A walk's first steps multiply a vector that is zero but near the seeds: only those columns'
+    entries are read, each row's terms added in the order of the full product."""
+    g, ids = random_graph(4, n=300, m=3000)
+    transition = _transition(g, {"calls": (1.0, 0.5), "references": (0.3, 0.3)}, True)[2]
+    rng = np.random.default_rng(nonzero)
+    assert transition.sparse_product(rng.random(len(ids))) is None  # every column: the full product is cheaper
+    monkeypatch.setattr(rank, "SPARSE_SHARE", 1.0)  # (taken however many columns: rows then add many terms)
+    vector = np.zeros(len(ids))
+    vector[rng.choice(len(ids), nonzero, replace=False)] = rng.random(nonzero)
+    assert np.array_equal(transition.sparse_product(vector), transition.numpy_product(vector))
 
 
 def reference_pagerank(g, seeds, weights, alpha, iterations, tol):
