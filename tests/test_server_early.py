@@ -221,6 +221,7 @@ def test_the_sdk_takes_over_and_answers_the_rest_once(shop):
     [initialize(), INITIALIZED, call(1, "recall", {"query": "x"})],  # a tool whose body needs the SDK
     [initialize(), INITIALIZED, {**listing(1), "params": {"cursor": "x"}}],
     [initialize(), INITIALIZED, call(1, "get_context", {"entity": "null"})],  # the SDK re-reads it as JSON
+    [initialize(), INITIALIZED, call(1, "search", {"query": json.loads("[" * 100 + "]" * 100)})],  # deep nesting
 ])
 def test_anything_unusual_is_left_to_the_sdk(shop, opening):
     lines = [*opening, call("after", "get_context", {"entity": "create_item"})]

@@ -34,6 +34,7 @@ HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[-1]
 EARLY_ANSWERS_ENV = "GRAPHCTX_EARLY_ANSWERS"  # "0": the SDK answers every request (the tests' reference)
 EARLY_METHODS = ("tools/list", "tools/call")
+MAX_EARLY_NESTING = 64  # levels of lists and objects answered early: far below what the SDK's parser refuses
 CAPABILITIES = {"prompts": {"listChanged": False}, "resources": {"listChanged": False, "subscribe": False},
                 "tools": {"listChanged": False}}
 
@@ -75,6 +76,17 @@ def answerable(message: Any) -> bool:
             and isinstance(client, dict) and set(client) <= {"name", "version", "title"}
             and all(isinstance(client.get(k), str) for k in ("name", "version"))
             and isinstance(client.get("title", ""), str))
+
+
+def deeper(value: Any, levels: int) -> bool:
+    """Whether `value` nests lists and objects more than `levels` deep."""
+    frontier = [value]
+    for _ in range(levels + 1):
+        frontier = [child for item in frontier if isinstance(item, dict | list)
+                    for child in (item.values() if isinstance(item, dict) else item)]
+        if not frontier:
+            return False
+    return True
 
 
 class Wire:
@@ -183,6 +195,8 @@ class Wire:
         if not (isinstance(message, dict) and message.get("jsonrpc") == "2.0"
                 and message.get("method") in EARLY_METHODS and set(message) <= {"jsonrpc", "id", "method", "params"}):
             return False
+        if deeper(message, MAX_EARLY_NESTING):  # the SDK's parser may refuse it: the transport's guard answers that
+            return False
         request_id, method = message.get("id"), message["method"]
         if isinstance(request_id, bool) or not isinstance(request_id, int | str) or request_id in self.taken \
                 or request_id == self.answered["id"]:
@@ -202,11 +216,12 @@ class Wire:
         try:
             if result is not None:
                 self._send({"jsonrpc": "2.0", "id": request_id, "result": result})
-                self.taken[request_id] = method
                 log.debug("answered %s before the MCP SDK loaded", method)
             return result is not None
         finally:
             with self._state:
+                if result is not None:
+                    self.taken[request_id] = method
                 self._busy = False
                 self._state.notify_all()
 
