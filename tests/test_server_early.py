@@ -154,7 +154,7 @@ BAD_CALLS = [
     call(22, "get_context", {"depth": 99, "token_budget": 5}),  # out of bounds, twice
     call(23, "get_file_context", {}),  # a missing argument
     call(24, "get_file_context"),  # no arguments at all
-    call(25, "get_context", {"entity": "create\x00item"}),  # a string its kind refuses
+    call(25, "get_context", {"entity": "create_item", "agent_id": "me\x07"}),  # a string its kind refuses
     call(26, "get_context", {"mode": "sideways"}),  # not one of the choices
     call(27, "search", {"query": "save", "limit": True, "kind": "nothing"}),
     call(28, "get_impact", {"files": "shop/models.py"}),
@@ -208,6 +208,10 @@ def test_the_sdk_takes_over_and_answers_the_rest_once(shop):
     assert set(later) == {3, 4, 5, 6}
     assert json.loads(later[4])["result"] == json.loads(first[1])["result"]
     assert "Repo.save" in json.loads(later[3])["result"]["content"][0]["text"]
+    # and the SDK never ran it again: the session counts the bodies run, calls 2 and 3 (5 was refused)
+    served.send({"jsonrpc": "2.0", "id": 7, "method": "resources/read", "params": {"uri": "graphctx://status"}})
+    status = json.loads(json.loads(served.answers(1)[7])["result"]["contents"][0]["text"])
+    assert [(session["label"], session["calls"]) for session in status["sessions"]] == [("raw/1", 2)]
     served.close()
 
 
