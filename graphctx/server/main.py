@@ -113,14 +113,15 @@ def check_options(*, http: bool, host: str | None, port: int | None, no_auth: bo
 
 
 class IndexCheck:
-    """The index's checks on a thread of their own. First the quick one (its tables and version) and
-    the server's instructions from its facts, offered to the stdio `wire` so that it can answer
-    `initialize`; then Project.index_usable(), which reads every page (SQLite's work, done beside the
-    SDK's import); a usable index then starts the catch-up and the warm-up (an unusable one is
-    rebuilt first, by ensure_index)."""
+    """The index's checks on threads of their own. First the quick one (its tables and version); once
+    it passes, Project.index_usable(), which reads every page (SQLite's work, which leaves Python's
+    lock free), goes on beside the server's instructions, built from the index's facts and offered to
+    the stdio `wire` so that it can answer `initialize`; a usable index then starts the catch-up and
+    the warm-up (an unusable one is rebuilt first, by ensure_index)."""
 
     def __init__(self, project: Project, wire: Wire | None = None):
         self._usable: bool | None = None
+        self._pages: bool | None = None
         self.instructions: str | None = None
         self.offered = threading.Event()
         self._thread = threading.Thread(target=self._check, args=(project, wire), name="graphctx-index-check",
@@ -128,8 +129,10 @@ class IndexCheck:
         self._thread.start()
 
     def _check(self, project: Project, wire: Wire | None) -> None:
+        pages = threading.Thread(target=self._read_pages, args=(project,), name="graphctx-page-check", daemon=True)
         try:
             if project.has_index() and project.index_usable(thorough=False):
+                pages.start()
                 from graphctx.server.instructions import build_instructions
 
                 self.instructions = build_instructions(project.facts())
@@ -139,12 +142,17 @@ class IndexCheck:
             if wire is not None:
                 wire.offer(self.instructions)
             self.offered.set()
-        try:
-            self._usable = self.instructions is not None and project.index_usable()
-        except Exception:  # ensure_index runs the check again and reports what this was
-            self._usable = None
+        if pages.ident is not None:
+            pages.join()
+        self._usable = self._pages if self.instructions is not None else False
         if self._usable:
             project.freshness.start_catch_up()
+
+    def _read_pages(self, project: Project) -> None:
+        try:
+            self._pages = project.index_usable()
+        except Exception:  # ensure_index runs the check again and reports what this was
+            self._pages = None
 
     def usable(self) -> bool | None:
         """Whether the index can be used; None when the check could not tell."""
