@@ -1,10 +1,11 @@
 """The stdio wire from a server's first moment, before the MCP SDK has loaded (it is the slowest
 import of all): stdin is read on a thread into a queue, and an `initialize` request that opens the
 session is answered at once with exactly what the SDK answers (tests compare the two field by
-field), so a host sees the server ready while the SDK, the tools and the graph load. The SDK then
-reads every line from the first, that `initialize` included, so it holds the session state it would
-hold anyway; its own answer to that request is dropped (`Handover`), once compared with the one sent.
-This module imports nothing of the SDK."""
+field), so a host sees the server ready while the SDK, the tools and the graph load; the first
+`tools/list` and read tool calls after it are answered too (early.py). The SDK then reads every line
+from the first, those answered included, so it holds the session state it would hold anyway; it
+runs none of the requests answered already, and its answers to them are dropped (`Handover`), that
+to `initialize` once compared with the one sent. This module imports nothing of the SDK."""
 
 from __future__ import annotations
 
