@@ -16,7 +16,6 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 from graphctx.errors import GraphctxError, quote
 from graphctx.project import Project
@@ -48,24 +47,22 @@ def serve(repo: Path | str | None = None, *, http: bool = False, host: str | Non
     # instructions are known, long before the SDK below has loaded.
     with Wire.claimed(not http) as wire:
         check = IndexCheck(project, wire)  # every page read, the instructions, then the catch-up and the warm-up
-        state = None
-        if wire is not None:  # the first tools/list and read tool calls are answered before the SDK loads
-            from graphctx.server.early import EarlyTools
-            from graphctx.server.tools import ServerState
-
-            state = ServerState(project.root, watch=watch, transport="stdio", deadline=deadline, project=project)
-            wire.serve(EarlyTools(state, check.usable))
-        return _serve(project, check, wire, state, http=http, host=host, port=port, watch=watch, no_auth=no_auth,
+        return _serve(project, check, wire, http=http, host=host, port=port, watch=watch, no_auth=no_auth,
                       deadline=deadline)
 
 
-def _serve(project: Project, check: IndexCheck, wire: Wire | None, state: Any, *, http: bool, host: str | None,
+def _serve(project: Project, check: IndexCheck, wire: Wire | None, *, http: bool, host: str | None,
            port: int | None, watch: bool, no_auth: bool, deadline: float) -> int:
     # The instructions first (an `initialize` may be waiting for them), then the first tool call,
-    # answered on the wire: they and the SDK's import would only take Python's lock in turns. The page
-    # check, SQLite's work, goes on beside the import.
+    # answered on the wire: they and the SDK's import would only take Python's lock in turns.
     check.offered.wait()
-    if wire is not None:
+    state = None
+    if wire is not None:  # the first tools/list and read tool calls are answered before the SDK loads
+        from graphctx.server.early import EarlyTools
+        from graphctx.server.tools import ServerState
+
+        state = ServerState(project.root, watch=watch, transport="stdio", deadline=deadline, project=project)
+        wire.serve(EarlyTools(state, check.usable))
         wire.settled(idle=SDK_IMPORT_IDLE_S)
     import anyio
 
@@ -113,15 +110,14 @@ def check_options(*, http: bool, host: str | None, port: int | None, no_auth: bo
 
 
 class IndexCheck:
-    """The index's checks on threads of their own. First the quick one (its tables and version); once
-    it passes, Project.index_usable(), which reads every page (SQLite's work, which leaves Python's
-    lock free), goes on beside the server's instructions, built from the index's facts and offered to
-    the stdio `wire` so that it can answer `initialize`; a usable index then starts the catch-up and
-    the warm-up (an unusable one is rebuilt first, by ensure_index)."""
+    """The index's checks on a thread of their own. First the quick one (its tables and version) and
+    the server's instructions from its facts, offered to the stdio `wire` so that it can answer
+    `initialize`; then Project.index_usable(), which reads every page (SQLite's work, which leaves
+    Python's lock free); a usable index then starts the catch-up and the warm-up (an unusable one is
+    rebuilt first, by ensure_index)."""
 
     def __init__(self, project: Project, wire: Wire | None = None):
         self._usable: bool | None = None
-        self._pages: bool | None = None
         self.instructions: str | None = None
         self.offered = threading.Event()
         self._thread = threading.Thread(target=self._check, args=(project, wire), name="graphctx-index-check",
@@ -129,10 +125,8 @@ class IndexCheck:
         self._thread.start()
 
     def _check(self, project: Project, wire: Wire | None) -> None:
-        pages = threading.Thread(target=self._read_pages, args=(project,), name="graphctx-page-check", daemon=True)
         try:
             if project.has_index() and project.index_usable(thorough=False):
-                pages.start()
                 from graphctx.server.instructions import build_instructions
 
                 self.instructions = build_instructions(project.facts())
@@ -142,17 +136,12 @@ class IndexCheck:
             if wire is not None:
                 wire.offer(self.instructions)
             self.offered.set()
-        if pages.ident is not None:
-            pages.join()
-        self._usable = self._pages if self.instructions is not None else False
+        try:
+            self._usable = self.instructions is not None and project.index_usable()
+        except Exception:  # ensure_index runs the check again and reports what this was
+            self._usable = None
         if self._usable:
             project.freshness.start_catch_up()
-
-    def _read_pages(self, project: Project) -> None:
-        try:
-            self._pages = project.index_usable()
-        except Exception:  # ensure_index runs the check again and reports what this was
-            self._pages = None
 
     def usable(self) -> bool | None:
         """Whether the index can be used; None when the check could not tell."""
