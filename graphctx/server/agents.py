@@ -41,6 +41,21 @@ class Agent:
                 "client_version": self.client_version, "agent_id": self.agent_id, "calls": self.calls}
 
 
+@dataclass(frozen=True)
+class Caller:
+    """Who sent a request: the client's name and version from its initialize request, and the HTTP
+    session id when there is one. `Caller.of(ctx)` reads them from the SDK's request context; a call
+    answered before the SDK loaded (early.py) makes one from the initialize request it answered."""
+
+    client_name: str | None = None
+    client_version: str | None = None
+    session_id: str | None = None
+
+    @classmethod
+    def of(cls, ctx: Any) -> Caller:
+        return cls(*_client_info(ctx), _session_id(ctx))
+
+
 class Agents:
     """Agents by session key. The key is the streamable HTTP session id when there is one; otherwise
     (stdio, in-process, stateless HTTP) the transport and the client's name and version, since a stdio
@@ -52,8 +67,11 @@ class Agents:
         self._lock = threading.Lock()
 
     def identify(self, ctx: Any, agent_id: str | None = None) -> Agent:
-        name, version = _client_info(ctx)
-        key = _session_id(ctx) or f"{self.transport}:{name or '?'}/{version or '?'}"
+        return self.identify_caller(Caller.of(ctx), agent_id)
+
+    def identify_caller(self, caller: Caller, agent_id: str | None = None) -> Agent:
+        name, version = caller.client_name, caller.client_version
+        key = caller.session_id or f"{self.transport}:{name or '?'}/{version or '?'}"
         with self._lock:
             agent = self._by_session.get(key)
             if agent is None:

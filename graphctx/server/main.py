@@ -1,10 +1,11 @@
 """`graphctx serve`: check the options, bind the HTTP port and settle its token (so a bad option or a
 busy port is a one-line error before any work), build the index when there is none (progress on
 stderr; in stdio mode stdout carries only the protocol), then serve over stdio or streamable HTTP.
-Over stdio an opening `initialize` is answered before the MCP SDK, the slowest import of all, loads
-(handshake.py); the existing index's every page is read (a thread of SQLite's work) while the SDK
-loads; once that passes, the catch-up index run and the loading of the graph start on their own
-threads, so the first answer need not wait for the SDK and then for them."""
+Over stdio the opening `initialize`, `tools/list` and read tool calls are answered before the MCP
+SDK, the slowest import of all, loads (handshake.py, early.py); the existing index's every page is
+read (a thread of SQLite's work) meanwhile; once that passes, the catch-up index run and the loading
+of the graph start on their own threads, so the first answer waits for them but not for the SDK,
+which loads once that answer is sent and then takes the session over."""
 
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ from graphctx.server.workers import DEFAULT_DEADLINE
 
 # Hosts start servers in their own working directory; these name the project when --repo is absent.
 REPO_ENV = ("GRAPHCTX_REPO", "CLAUDE_PROJECT_DIR")
+# The SDK loads once the first tool call is answered on the wire, or once this long passed with none
+# being answered (a host may open a session and wait).
+SDK_IMPORT_IDLE_S = 1.0
 
 
 def serve(repo: Path | str | None = None, *, http: bool = False, host: str | None = None, port: int | None = None,
@@ -49,9 +53,17 @@ def serve(repo: Path | str | None = None, *, http: bool = False, host: str | Non
 
 def _serve(project: Project, check: IndexCheck, wire: Wire | None, *, http: bool, host: str | None,
            port: int | None, watch: bool, no_auth: bool, deadline: float) -> int:
-    # The instructions first (an `initialize` may be waiting for them): they and the SDK's import
-    # would only take Python's lock in turns; the page check, SQLite's work, goes on beside the import.
+    # The instructions first (an `initialize` may be waiting for them), then the first tool call,
+    # answered on the wire: they and the SDK's import would only take Python's lock in turns.
     check.offered.wait()
+    state = None
+    if wire is not None:  # the first tools/list and read tool calls are answered before the SDK loads
+        from graphctx.server.early import EarlyTools
+        from graphctx.server.tools import ServerState
+
+        state = ServerState(project.root, watch=watch, transport="stdio", deadline=deadline, project=project)
+        wire.serve(EarlyTools(state, check.usable))
+        wire.settled(idle=SDK_IMPORT_IDLE_S)
     import anyio
 
     from graphctx.server.app import build_server
@@ -70,7 +82,7 @@ def _serve(project: Project, check: IndexCheck, wire: Wire | None, *, http: bool
     # An `initialize` answered already told the client these; the SDK must say the same.
     instructions = check.instructions if usable or (wire is not None and wire.answered) else None
     server = build_server(root, watch=watch, transport="http" if http else "stdio", deadline=deadline, project=project,
-                          instructions=instructions)
+                          instructions=instructions, state=state)
     try:
         if http:
             run_http(server, sock, token)
@@ -100,8 +112,8 @@ def check_options(*, http: bool, host: str | None, port: int | None, no_auth: bo
 class IndexCheck:
     """The index's checks on a thread of their own. First the quick one (its tables and version) and
     the server's instructions from its facts, offered to the stdio `wire` so that it can answer
-    `initialize`; then Project.index_usable(), which reads every page (SQLite's work, done beside the
-    SDK's import); a usable index then starts the catch-up and the warm-up (an unusable one is
+    `initialize`; then Project.index_usable(), which reads every page (SQLite's work, which leaves
+    Python's lock free); a usable index then starts the catch-up and the warm-up (an unusable one is
     rebuilt first, by ensure_index)."""
 
     def __init__(self, project: Project, wire: Wire | None = None):

@@ -6,7 +6,7 @@ ever. The guard reads each line first: a line the SDK would drop is answered her
 error that names the problem, sent to the id the request carried (or to `null` when no id can be
 read, as JSON-RPC asks); every other line goes on to the SDK unchanged. The lines come from the
 wire `graphctx serve` claimed before loading the SDK (handshake.py), which may have answered the
-opening `initialize` already: the SDK's own answer to it is then left out."""
+opening requests already: the SDK reads them too, but does not run or answer them again."""
 
 from __future__ import annotations
 
@@ -51,10 +51,12 @@ async def run_stdio(server: MCPServer, wire: Wire | None = None) -> None:
     async with stdio_server(stdin=lines) as (read_stream, write_stream):  # the SDK claims stdout
         lines.answers = write_stream
         # What MCPServer.run_stdio_async does, with the guarded stdin in place of the raw one, and
-        # the SDK's own answer to an `initialize` the wire answered already left out.
+        # the requests the wire answered already neither run again nor answered twice.
         lowlevel = server._lowlevel_server
-        await lowlevel.run(read_stream, Handover(write_stream, wire.answered if wire else None),
-                           lowlevel.create_initialization_options())
+        handover = Handover(write_stream, wire.answered if wire else None, wire.taken if wire else None)
+        if handover.taken:
+            lowlevel.middleware.append(handover.skip_taken)
+        await lowlevel.run(read_stream, handover, lowlevel.create_initialization_options())
 
 
 class GuardedLines:

@@ -1,6 +1,6 @@
 """The MCP resources (index status, file outlines, entities) and prompts (explain an entity, review a
 change, onboard), each computed off the event loop under the call deadline and from a fresh index,
-like the tools (ServerState in app.py)."""
+like the tools (ServerState in tools.py)."""
 
 from __future__ import annotations
 
@@ -12,15 +12,10 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
 from graphctx.errors import DeadlineExceeded, GraphctxError, NotFound
-from graphctx.models import ContextAnswer
+from graphctx.server.tools import item_paths
 
 if TYPE_CHECKING:
-    from graphctx.server.app import ServerState
-
-
-def item_paths(answer: ContextAnswer) -> list[str]:
-    """The files an answer names: the ones whose freshness it depends on."""
-    return [item.path for item in answer.items]
+    from graphctx.server.tools import ServerState
 
 
 def register_resources(server: MCPServer, state: ServerState) -> None:
