@@ -68,8 +68,9 @@ class Generation:
         self.deferred: list[str] = []
         self.flows_hold = False  # whether kept scopes' value flow may stand (see _delta)
         self.entry = None if everything or keeper is None else keeper.take(self.db_path, self.before)
-        if self.entry is not None:  # (one read on demand by the last run is read whole now)
-            self.entry.table.materialize(conn)
+        if self.entry is not None:  # (one read on demand goes on reading through this run's connection)
+            self.entry.table.reuse(conn)
+        self.base_rows: list[tuple] = []  # with no kept table: every inheritance edge, read once before the writes
         vector_rows.ensure_table(conn)
         if everything:
             self.keys = RowKeys({}, {}, 0, 0)
@@ -126,10 +127,15 @@ class Generation:
                 RowKeys({}, {}, *last, lookup=lookup)
             # A class whose bases or members changed changes what every class below it inherits; the
             # kept table knows the hierarchy, else every inheritance edge is read.
-            hierarchy = kept.names_below() if kept is not None else reads.inheritance_names(conn)
+            if kept is None:
+                self.base_rows = reads.inheritance_rows(conn)
+            hierarchy = kept.names_below() if kept is not None else \
+                [(source, target) for _, _, _, source, target in self.base_rows if target is not None]
             delta = subclass_names(self._delta(deleted), hierarchy)
             previous = reads.entity_keys(conn, [*deleted, *self.changed])
             removed_rowids = list(previous.values())
+            if kept is not None:  # (a table read on demand forgets what it read of them)
+                kept.table.before_rewrite([*deleted, *self.changed])
             writes.delete_files(conn, [*deleted, *self.changed])
             for done, item in enumerate(self.changed.values()):
                 if done % 64 == 0:
@@ -145,7 +151,7 @@ class Generation:
         for path in deleted:
             self.facts[path] = None  # (a forked worker reads the committed index, where it still is)
 
-        entry = self._symbol_table(deleted)
+        entry = self._symbol_table(deleted, targets)
         entry.table.mounts = self._mount_table(entry.table, targets)
         from graphctx.graph.snapshot import EdgeColumns  # (numpy: not on a no-op's path)
 
@@ -210,7 +216,7 @@ class Generation:
         read = [(path, facts) for path, facts in self.facts.items() if facts is not None]
         return dict(read[-KEPT_FACTS:])
 
-    def _symbol_table(self, deleted: list[str]) -> KeptTable:
+    def _symbol_table(self, deleted: list[str], targets: list[str]) -> KeptTable:
         """The table of the new generation: a full build's from every definition it wrote, the kept
         one with the edited files' symbols replaced, or, with none kept, one that reads the
         definitions it is asked for from the rows this run wrote (lazysymbols.py)."""
@@ -226,7 +232,8 @@ class Generation:
             table = LazySymbolTable(self.conn, ModuleMap(files, self.root), self._load)
             entry = KeptTable((0, 0), self.before, table, files=dict(files))
             # the pairs of the files not resolved again (the others' edges are gone)
-            entry.bases = resolution.base_pairs_by_origin(reads.inheritance_edges(self.conn))
+            again = {*deleted, *targets}
+            entry.bases = resolution.base_pairs_by_origin(row[:3] for row in self.base_rows if row[2] not in again)
             return entry
         moved = bool(deleted) or any(path not in entry.files or entry.files[path] != self.files[path] for path in self.files)
         for path in deleted:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from graphctx.index import workers as worker_pool
 from graphctx.index.keeper import KeptTable, Pair
+from graphctx.index.lazysymbols import LazySymbolTable
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import entity_id
 from graphctx.index.resolve import FileResolver
@@ -54,8 +55,25 @@ def new_table(symbols: Iterable[SymbolRow], modules: ModuleMap, load: Callable[[
 def update_table(table: SymbolTable, removed_paths: Iterable[str], added: Iterable[SymbolRow],
                  modules: ModuleMap | None, load: Callable[[str], FileFacts | None]) -> None:
     """Replace the symbols of `removed_paths` (deleted or rewritten files) by `added`, as a table built
-    from scratch would hold them, and take this run's module map and facts loader."""
+    from scratch would hold them, and take this run's module map and facts loader. A table read on
+    demand forgets what it read of them instead (lazysymbols.py)."""
     gone = set(removed_paths)
+    if isinstance(table, LazySymbolTable):
+        table.forget(gone, list(added), modules_moved=modules is not None)
+    else:
+        _replace_symbols(table, gone, added)
+    if modules is not None:
+        table.modules = modules
+        table.__dict__.pop("files_by_stem", None)
+    table.load_facts = load
+    table.nearest_properties = {}  # (read off the members and the files' facts)
+    if modules is not None:  # a module came or went: what any file's imports bind may differ
+        table.resolvers.clear()
+    for path in gone:
+        table.resolvers.pop(path, None)
+
+
+def _replace_symbols(table: SymbolTable, gone: set[str], added: Iterable[SymbolRow]) -> None:
     old = [sym for path in gone for sym in table.file_defs.get(path, {}).values()]
     for path in gone:
         table.file_defs.pop(path, None)
@@ -85,15 +103,6 @@ def update_table(table: SymbolTable, removed_paths: Iterable[str], added: Iterab
     table.names.update(sym.name for sym in new)
     if gone_names:  # (one pass over the table, only when a name may have left it)
         table.names -= gone_names - {sym.name for sym in table.by_id.values() if sym.name in gone_names}
-    if modules is not None:
-        table.modules = modules
-        table.__dict__.pop("files_by_stem", None)
-    table.load_facts = load
-    table.nearest_properties = {}  # (read off the members and the files' facts)
-    if modules is not None:  # a module came or went: what any file's imports bind may differ
-        table.resolvers.clear()
-    for path in gone:
-        table.resolvers.pop(path, None)
     if "members" in table.__dict__ and not _update_members(table, old, new):
         del table.__dict__["members"]  # rebuilt from every symbol when next asked
 

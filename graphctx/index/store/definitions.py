@@ -21,6 +21,11 @@ def at(conn: sqlite3.Connection, path: str) -> list[Row]:
     return _where(conn, "path = ?", (path,))
 
 
+def at_paths(conn: sqlite3.Connection, paths: Sequence[str]) -> list[Row]:
+    """The definitions of every file of `paths`, in rowid order."""
+    return _in(conn, "path", paths)
+
+
 def named(conn: sqlite3.Connection, name: str, methods: bool | None = None) -> list[Row]:
     """The definitions called `name`: methods only, all but methods, or (None) all."""
     kind = {True: " AND kind = 'method'", False: " AND kind <> 'method'", None: ""}[methods]
