@@ -143,11 +143,15 @@ class _ClassMembers:
         key = (self.class_id, name)
         cache = self.members.cache
         if key not in cache:
-            # (with the owner names it looked up: the answer rests on the definitions of those names too)
+            # A member's owner (SymbolTable.owner_of) is a definition of its owner name in the member's
+            # file or package, or the one top-level class of that name: so its qualified name is the
+            # class's, or the class's name, then the member's. The answer rests on the definitions of
+            # those owner names too (kept with it, for `forget`).
             table, found, owners = self.members.table, None, set()
-            for sym in table.rows.made(definitions.named(table.rows.conn, name)):
-                if "." in sym.qualified_name:
-                    owners.add(sym.qualified_name.rsplit(".", 1)[0])
+            cls = table.by_id.get(self.class_id)
+            if cls is not None:
+                owners = {cls.qualified_name, cls.name}
+                for sym in table.rows.made(definitions.named_as(table.rows.conn, name, [f"{o}.{name}" for o in owners])):
                     owner = table.owner_of(sym)
                     if owner is not None and owner.id == self.class_id:
                         found = sym

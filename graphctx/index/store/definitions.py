@@ -32,6 +32,12 @@ def named(conn: sqlite3.Connection, name: str, methods: bool | None = None) -> l
     return _where(conn, "name = ?" + kind, (name,))
 
 
+def named_as(conn: sqlite3.Connection, name: str, qualified_names: Sequence[str]) -> list[Row]:
+    """The definitions called `name` whose qualified name is one of `qualified_names`."""
+    marks = ",".join("?" * len(qualified_names))
+    return _where(conn, f"name = ? AND qualified_name IN ({marks})", (name, *qualified_names))
+
+
 def names_defined(conn: sqlite3.Connection, names: Sequence[str]) -> set[str]:
     """Which of `names` some definition bears."""
     found: set[str] = set()
