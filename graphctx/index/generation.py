@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphctx.index import resolution, routemounts, store, textentities
+from graphctx.index.appended import Appended, appended
 from graphctx.index.dependencies import attribute_owners, defined_names, names_of, subclass_names
 from graphctx.index.fulltext import fts_row
 from graphctx.index.languages import RULES, package_languages
@@ -67,6 +68,7 @@ class Generation:
         self.new_rowids: list[int] = []
         self.deferred: list[str] = []
         self.flows_hold = False  # whether kept scopes' value flow may stand (see _delta)
+        self.appended: dict[str, Appended] = {}  # the changed files that only appended functions (see _delta)
         self.entry = None if everything or keeper is None else keeper.take(self.db_path, self.before)
         if self.entry is not None:  # (one read on demand goes on reading through this run's connection)
             self.entry.table.reuse(conn)
@@ -136,14 +138,23 @@ class Generation:
             removed_rowids = list(previous.values())
             if kept is not None:  # (a table read on demand forgets what it read of them)
                 kept.table.before_rewrite([*deleted, *self.changed])
+            for path, found in self.appended.items():  # (what a file that only appended keeps: appended.py)
+                found.edges, found.counts = reads.edges_made_by(conn, path), reads.call_counts(conn, path)
             writes.delete_files(conn, [*deleted, *self.changed])
             for done, item in enumerate(self.changed.values()):
                 if done % 64 == 0:
                     self.report("writing", done, len(self.changed))
                 self._write(item, previous)
             self.keys.forget(set(previous) - {row[0] for item in self.changed.values() for row in item.entities})
-            dependents = reads.paths_referring_to(conn, self._through_attributes(delta))
+            grown = self._through_attributes(delta)
+            dependents = reads.paths_referring_to(conn, grown)
             targets = sorted(set(self.changed) | (dependents - set(deleted)))
+            # The one file changed, whose earlier part then answers as before (every other file is as it
+            # was), and what it appended is named nowhere else. (With other files changed, what the
+            # earlier part works out through their value flow may differ without it naming them.)
+            self.appended = {path: found for path, found in self.appended.items() if len(self.changed) == 1
+                             and not deleted and found.named_before.isdisjoint(grown)
+                             and reads.paths_referring_to(conn, found.names) <= {path}}
             writes.delete_edges_from(conn, targets)
         if self.entry is not None:  # what earlier edits read of the files this one leaves as they were
             for path, facts in self.entry.facts.items():
@@ -157,7 +168,7 @@ class Generation:
 
         snapshot_rows = EdgeColumns()
         for done in resolution.resolve(entry, targets, self._load, workers=self.workers, worker_load=self._worker_load,
-                                       flows_hold=self.flows_hold,
+                                       flows_hold=self.flows_hold, appended=self.appended,
                                        progress=lambda done, total: self.report("resolving", done, total)):
             self._write_routes(done.path, entry.table.mounts, previous, removed_rowids)
             rows = list(self.keys.edge_rows(done.edges))
@@ -316,6 +327,9 @@ class Generation:
             moved = moved or any(kind in ("import", "package", "mount") for kind, _ in old_keys ^ new_keys)
             if before and item and before.package != item.facts.package:  # its definitions moved to another package
                 delta |= names_of(k for k in old_keys | new_keys if k[0] == "def")
+            found = appended(before, item.facts) if item else None
+            if found is not None:
+                self.appended[path] = found
         added_or_removed = [p for p in self.changed if old.get(p) is None] + deleted
         self.flows_hold = not (moved or added_or_removed)
         for path in added_or_removed:

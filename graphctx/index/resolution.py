@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from graphctx.index import workers as worker_pool
+from graphctx.index.appended import Appended, resolve_appended
 from graphctx.index.keeper import KeptTable, Pair
 from graphctx.index.lazysymbols import LazySymbolTable
 from graphctx.index.modules import ModuleMap
@@ -143,12 +144,14 @@ def _update_members(table: SymbolTable, old: list[Symbol], new: list[Symbol]) ->
 
 def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFacts | None], *, workers: int,
             worker_load: Callable[[], Callable[[str], FileFacts | None]] | None = None,
-            progress: Callable[[int, int], None] | None = None, flows_hold: bool = False) -> Iterator[Resolved]:
+            progress: Callable[[int, int], None] | None = None, flows_hold: bool = False,
+            appended: dict[str, Appended] | None = None) -> Iterator[Resolved]:
     """Resolve the target files, in order: the structure pass here, then the class hierarchy of the
     whole repository (kept pairs of the other files, found pairs of these), then the uses.
     `worker_load()` makes a forked worker its own facts loader (this process's database connection
     is not its to use); without it the uses pass stays here. `flows_hold`: the edit moved no import
-    or module, so a kept scope's value flow holds where it read no file resolved again."""
+    or module, so a kept scope's value flow holds where it read no file resolved again. `appended`:
+    the files whose earlier part keeps its edges (appended.py), resolved here only."""
     table = entry.table
     resolvers: list[FileResolver] = []
     steps = 2 * len(targets)  # both passes count on the bar
@@ -187,7 +190,10 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
         for done, resolver in enumerate(resolvers):
             if progress and done % 64 == 0:
                 progress(len(targets) + done, steps)
-            yield Resolved(resolver.path, resolver.resolve_uses(), resolver.calls, resolver.calls_resolved)
+            found = appended.get(resolver.path) if appended else None
+            edges = resolve_appended(resolver, found) if found is not None else None
+            yield Resolved(resolver.path, resolver.resolve_uses() if edges is None else edges, resolver.calls,
+                           resolver.calls_resolved)
         return
     table.materialize()  # (a table read on demand reads through this process's connection: workers cannot)
     done = 0
