@@ -6,8 +6,8 @@ The earlier part is then as a file the edit did not touch: what it names is outs
 delta (checked by the run, else the file is resolved whole), and nothing the edit added can reach
 it. The new definitions are functions (with the functions nested in them) that no file names,
 the new part included: no value can hold them, so no call site reaches them and their parameters
-hold nothing (`unreached`: the call-site index is not made for them). The new flows store into the
-new functions' own variables; the new calls reach no repository function or class (one would give
+hold nothing (`unreached`: the call-site index is not made for them). The new flows and evident
+types are the new functions' own variables'; the new calls reach no repository function or class (one would give
 its parameters new values), which is checked before the old edges are kept; and nothing else was
 added (no import, base, binding, type reference, attribute use, route or section). Anything else,
 or earlier facts that moved by a line, resolves the file whole."""
@@ -21,7 +21,7 @@ from graphctx.index.flowpaths import callee_path
 from graphctx.index.naming import is_test_file
 from graphctx.parse.facts import _LISTS, Call, FileFacts
 
-ADDED = frozenset({"definitions", "calls", "flows", "params"})  # the lists appended functions may add to
+ADDED = frozenset({"definitions", "calls", "flows", "params", "bindings"})  # the lists appended functions may add to
 
 
 @dataclass(slots=True)
@@ -57,12 +57,13 @@ def appended(before: FileFacts | None, after: FileFacts) -> Appended | None:
     def inside(scope: str) -> bool:
         return scope.split(".", 1)[0] in tops
 
-    if not all(inside(item.scope) for item in [*added["calls"], *added["params"], *added["flows"]]) \
-            or any("." in flow.target or "[" in flow.target for flow in added["flows"]):
+    if not all(inside(item.scope) for item in [*added["calls"], *added["params"], *added["flows"], *added["bindings"]]) \
+            or any("." in flow.target or "[" in flow.target for flow in added["flows"]) \
+            or any("." in binding.variable for binding in added["bindings"]):
         return None
     names = {d.name for d in definitions}
     named_before = reference_names(before)
-    new_part = FileFacts(after.path, after.language, calls=added["calls"], flows=added["flows"])
+    new_part = FileFacts(after.path, after.language, calls=added["calls"], flows=added["flows"], bindings=added["bindings"])
     if not names.isdisjoint(named_before) or not names.isdisjoint(reference_names(new_part)):
         return None
     return Appended({d.qualified_name for d in definitions}, names, named_before, added["calls"])
