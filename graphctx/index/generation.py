@@ -29,7 +29,7 @@ from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
 from graphctx.index.parsing import ParsedFile
 from graphctx.index.rows import RowKeys
-from graphctx.index.store import reads, vectors as vector_rows, writes
+from graphctx.index.store import reads, rewrites, vectors as vector_rows, writes
 from graphctx.index.storedfacts import unpack_stored
 from graphctx.models import TEXT_KINDS
 from graphctx.parse.facts import FileFacts
@@ -139,7 +139,7 @@ class Generation:
             if kept is not None:  # (a table read on demand forgets what it read of them)
                 kept.table.before_rewrite([*deleted, *self.changed])
             for path, found in self.appended.items():  # (what a file that only appended keeps: appended.py)
-                found.edges, found.counts = reads.edges_made_by(conn, path), reads.call_counts(conn, path)
+                found.edges, found.counts = rewrites.edges_made_by(conn, path), rewrites.call_counts(conn, path)
             writes.delete_files(conn, [*deleted, *self.changed])
             for done, item in enumerate(self.changed.values()):
                 if done % 64 == 0:

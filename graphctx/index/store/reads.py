@@ -116,23 +116,6 @@ def inheritance_rows(conn: sqlite3.Connection) -> list[tuple[str, str, str, str,
         " WHERE e.kind IN (SELECT code FROM edge_kinds WHERE name IN ('inherits', 'implements'))").fetchall()
 
 
-def edges_made_by(conn: sqlite3.Connection, path: str) -> list[tuple[str, str, str, str, float, int]]:
-    """(source, target, kind, resolution, confidence, line) by id of the edges whose source is in `path`."""
-    return conn.execute(
-        "SELECT s.id, coalesce(t.id, x.id), k.name, r.name, e.confidence, e.line FROM entities s"
-        " JOIN edge_keys e ON e.source = s.rowid"
-        " LEFT JOIN entities t ON e.target > 0 AND t.rowid = e.target"
-        " LEFT JOIN externals x ON e.target < 0 AND x.rowid = -e.target"
-        " JOIN edge_kinds k ON k.code = e.kind JOIN resolutions r ON r.code = e.resolution"
-        " WHERE s.path = ?", (path,)).fetchall()
-
-
-def call_counts(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
-    """(call sites, call sites resolved) of one file, (0, 0) when it is not indexed."""
-    row = conn.execute("SELECT calls, calls_resolved FROM files WHERE path=?", (path,)).fetchone()
-    return (row[0], row[1]) if row else (0, 0)
-
-
 def entity_keys(conn: sqlite3.Connection, paths: Sequence[str] | None = None) -> dict[str, int]:
     """id -> rowid of every entity, or of those in `paths`."""
     if paths is None:
