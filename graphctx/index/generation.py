@@ -138,7 +138,11 @@ class Generation:
             removed_rowids = list(previous.values())
             if kept is not None:  # (a table read on demand forgets what it read of them)
                 kept.table.before_rewrite([*deleted, *self.changed])
-            for path, found in self.appended.items():  # (what a file that only appended keeps: appended.py)
+            # The one file changed may keep its edges (appended.py): its earlier part then answers as
+            # before, every other file being as it was. (With other files changed, what the earlier part
+            # works out through their value flow may differ without it naming them.)
+            self.appended = self.appended if len(self.changed) == 1 and not deleted else {}
+            for path, found in self.appended.items():
                 found.edges, found.counts = rewrites.edges_made_by(conn, path), rewrites.call_counts(conn, path)
             writes.delete_files(conn, [*deleted, *self.changed])
             for done, item in enumerate(self.changed.values()):
@@ -149,11 +153,8 @@ class Generation:
             grown = self._through_attributes(delta)
             dependents = reads.paths_referring_to(conn, grown)
             targets = sorted(set(self.changed) | (dependents - set(deleted)))
-            # The one file changed, whose earlier part then answers as before (every other file is as it
-            # was), and what it appended is named nowhere else. (With other files changed, what the
-            # earlier part works out through their value flow may differ without it naming them.)
-            self.appended = {path: found for path, found in self.appended.items() if len(self.changed) == 1
-                             and not deleted and found.named_before.isdisjoint(grown)
+            # (when its earlier part names nothing the edit changed, and no other file names what it appended)
+            self.appended = {path: found for path, found in self.appended.items() if found.named_before.isdisjoint(grown)
                              and reads.paths_referring_to(conn, found.names) <= {path}}
             writes.delete_edges_from(conn, targets)
         if self.entry is not None:  # what earlier edits read of the files this one leaves as they were
