@@ -108,3 +108,20 @@ def test_only_a_file_that_appended_what_changes_nothing_skips_its_call_site_inde
     assert (_resolver_of(keeper, root, "m.py")._sites is None) == kept_edges  # (the whole file's value flow)
     keeper.clear()
     assert_same_as_full(root, tmp_path / "full")
+
+
+def test_edges_another_file_made_from_the_appended_file_stay(tmp_path: Path):
+    """lib.apply calls what it is given: m.py handing it lib.helper makes an edge from lib.apply (so
+    does lib.py's own call), two rows a full build has both of; appending to lib.py keeps both."""
+    root = write_tree(tmp_path / "repo", {
+        "lib.py": "def apply(f):\n    return f()\n\n\ndef helper():\n    return 1\n\n\ndef own():\n    return apply(helper)\n",
+        "m.py": "from lib import apply, helper\n\n\ndef go():\n    return apply(helper)\n",
+    })
+    keeper = TableKeeper()
+    index_repository(root, workers=1, keeper=keeper)
+    assert_same_as_full(root, tmp_path / "full", ["built"])
+    (root / "lib.py").write_text((root / "lib.py").read_text() + "\n\ndef more(x):\n    return len(x)\n")
+    index_repository(root, workers=1, keeper=keeper)
+    assert _resolver_of(keeper, root, "lib.py")._sites is None  # (its edges kept)
+    keeper.clear()
+    assert_same_as_full(root, tmp_path / "full", ["appended to lib.py"])

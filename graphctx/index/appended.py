@@ -32,7 +32,7 @@ class Appended:
     names: set[str]  # their names, which no file may name
     named_before: set[str]  # the names the file's earlier part refers to (dependencies.reference_names)
     calls: list[Call]  # the new calls, in the file's order
-    edges: list[tuple] = field(default_factory=list)  # the file's edges before the edit (theirs by source)
+    edges: list[tuple] = field(default_factory=list)  # the rows of the edges from the file before the edit
     counts: tuple[int, int] = (0, 0)  # its call sites and those resolved, before the edit
 
 
@@ -79,12 +79,14 @@ def resolve_appended(resolver, found: Appended) -> list[tuple] | None:
             path = callee_path(call) if call.args else ""
             if path and any(value.kind in ("function", "class") for value in resolver.values(path, call.scope)):
                 return None
-        for edge in found.edges:  # (the structure pass made some again: the same)
-            resolver.edges.setdefault(edge[:3], edge)
         for call in found.calls:
             resolver.resolve_call_site(call)
         resolver.calls += found.counts[0]
         resolver.calls_resolved += found.counts[1]
-        return sorted(resolver.edges.values())
+        # The rows it had, each kept (another file's call may have made one from here, beside this
+        # file's own of the same edge), and the edges only the new part makes: the structure pass
+        # made the earlier part's again, the same.
+        before = {edge[:3] for edge in found.edges}
+        return sorted([*found.edges, *(edge for key, edge in resolver.edges.items() if key not in before)])
     finally:
         resolver.unreached = frozenset()  # (a kept scope: later runs may change what reaches them)
