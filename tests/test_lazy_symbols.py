@@ -16,6 +16,7 @@ from graphctx.index.indexer import index_repository
 from graphctx.index.keeper import TableKeeper
 from graphctx.index.lazysymbols import LazySymbolTable
 from graphctx.index.modules import ModuleMap
+from graphctx.index.resolution import WHOLE_TABLE_FROM
 from graphctx.index.store import reads
 from graphctx.index.symbols import SymbolTable
 
@@ -144,4 +145,27 @@ def test_kept_between_edits_it_forgets_what_each_edit_changes(tmp_path: Path):
         assert_answers_as(entry.table, whole, ("name", "title", "save", "added", "Extra", "Name"), tuple(sorted(ids_before)))
         ids_before |= set(whole.by_id)
         keeper.put(db_path, generation, entry)  # (every answer read now: the next edit must forget some)
+    keeper.clear()
+
+
+def test_an_edit_that_resolves_many_files_reads_it_whole_first(tmp_path: Path):
+    """Each lookup of a table read on demand is a query: an edit that resolves many files again
+    (WHOLE_TABLE_FROM) reads it whole first, and later runs keep it whole; one that resolves a few
+    goes on reading on demand."""
+    callers = {f"use_{i}.py": f"from base import shared\n\n\ndef run_{i}():\n    return shared()\n"
+               for i in range(WHOLE_TABLE_FROM)}
+    root = write_tree(tmp_path / "repo", {"base.py": "def shared():\n    return 1\n", "alone.py": "def alone():\n    return 1\n",
+                                          **callers})
+    index_repository(root, workers=1)
+    keeper, db_path = TableKeeper(), store.index_path(root)
+    for path, text, whole in [("alone.py", "def alone():\n    return 2\n", False),
+                              ("base.py", "def shared():\n    return []\n", True)]:  # (every caller resolved again)
+        write_tree(root, {path: text})
+        index_repository(root, workers=1, keeper=keeper)
+        conn = store.connect(db_path, readonly=True)
+        generation = store.generation(conn)
+        conn.close()
+        entry = keeper.take(db_path, generation)
+        assert (type(entry.table) is SymbolTable) == whole, path
+        keeper.put(db_path, generation, entry)
     keeper.clear()

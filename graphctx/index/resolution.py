@@ -35,6 +35,9 @@ from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import family
 
 FORK_THRESHOLD = 64  # below this many files, forking workers costs more than it saves
+# From this many files, a table read on demand is read whole first: their lookups, one query each,
+# cost more than reading every definition once (half a second on sympy), which later runs then keep.
+WHOLE_TABLE_FROM = 8
 CHUNK = 16  # files per task: small enough to balance, large enough to amortise the round trip
 WORKER_POLL_SECONDS = 1.0  # how often the main process, waiting for a chunk, checks that its workers live
 # (id, kind, name, qualified_name, path, language): what the table knows of an entity
@@ -155,6 +158,9 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
     table = entry.table
     resolvers: list[FileResolver] = []
     steps = 2 * len(targets)  # both passes count on the bar
+    forks = workers > 1 and worker_load is not None and "fork" in multiprocessing.get_all_start_methods()
+    if len(targets) >= WHOLE_TABLE_FROM:  # (and for forked workers, which cannot read through this connection)
+        table.materialize()
     # The scopes of files neither edited nor resolved again, kept from the last run with their imports
     # bound: what they bind cannot have changed (a file that names anything the edit changed is a
     # target), unless the class hierarchy moved. What their value flow worked out holds likewise
@@ -185,8 +191,7 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
         resolver.forget_flows()
         table.resolvers[resolver.path] = resolver
 
-    if (len(resolvers) < FORK_THRESHOLD or workers <= 1 or worker_load is None
-            or "fork" not in multiprocessing.get_all_start_methods()):
+    if len(resolvers) < FORK_THRESHOLD or not forks:
         for done, resolver in enumerate(resolvers):
             if progress and done % 64 == 0:
                 progress(len(targets) + done, steps)
@@ -195,7 +200,6 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
             yield Resolved(resolver.path, resolver.resolve_uses() if edges is None else edges, resolver.calls,
                            resolver.calls_resolved)
         return
-    table.materialize()  # (a table read on demand reads through this process's connection: workers cannot)
     done = 0
     for results in _in_workers(resolvers, worker_load, workers):
         for path, edges, calls, calls_resolved in results:
