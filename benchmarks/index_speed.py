@@ -317,9 +317,8 @@ def after_cold(root: Path, changes: int, figures: dict[str, float]) -> None:
         figures["one-file change ms"] = statistics.median(times) * 1000
         print(f"one file  {figures['one-file change ms']:7.1f} ms median, {max(times) * 1000:.1f} ms max over "
               f"{len(times)} files (appending a function; first: {paths[0]}); CPU {statistics.median(cpus) * 1000:.0f} ms "
-              f"median, {cpus[0] * 1000:.0f} ms the first (it reads only the definitions it asks for), "
-              f"{cpus[1] * 1000 if len(cpus) > 1 else 0:.0f} ms the second (it reads the symbol table whole: the others "
-              f"start from it)")
+              f"median, {cpus[0] * 1000:.0f} ms the first (it reads only the definitions it asks for, and keeps them "
+              f"for the next), {cpus[1] * 1000 if len(cpus) > 1 else 0:.0f} ms the second")
 
 
 def from_the_cli(root: Path, changes: int, figures: dict[str, float]) -> None:

@@ -13,8 +13,10 @@ from conftest import write_tree
 from graphctx.index import store
 from graphctx.index.generation import WITH_PACKAGE
 from graphctx.index.indexer import index_repository
+from graphctx.index.keeper import TableKeeper
 from graphctx.index.lazysymbols import LazySymbolTable
 from graphctx.index.modules import ModuleMap
+from graphctx.index.resolution import WHOLE_TABLE_FROM
 from graphctx.index.store import reads
 from graphctx.index.symbols import SymbolTable
 
@@ -55,14 +57,22 @@ def _ids(symbols) -> list[str]:
 
 def test_every_lookup_answers_as_the_whole_table(tables):
     _, whole, lazy = tables
+    assert len(whole.by_id) > 10
+    assert_answers_as(lazy, whole)
+    assert whole.members["go/server.go::Server"]["Run"].path == "go/handlers.go"  # (the cases worth comparing)
+    assert whole.members["rs/shape.rs::Shape"]["area"].path == "rs/impls.rs"
+
+
+def assert_answers_as(lazy: LazySymbolTable, whole: SymbolTable, more_names: tuple[str, ...] = (),
+                      more_ids: tuple[str, ...] = ()) -> None:
+    """Every lookup resolution makes answers the same through both tables."""
     ids = list(whole.by_id)
-    assert len(ids) > 10
-    for id_ in [*ids, "app/models.py::Nope", "ext:json.JSONEncoder"]:
+    for id_ in [*ids, "app/models.py::Nope", "ext:json.JSONEncoder", *more_ids]:
         assert lazy.by_id.get(id_) == whole.by_id.get(id_)
         assert (id_ in lazy.by_id) == (id_ in whole.by_id)
     for path in [*TREE, "missing.py"]:
         assert lazy.file_defs.get(path, {}) == whole.file_defs.get(path, {})
-    names = {s.name for s in whole.by_id.values()} | {"nothing_has_this_name"}
+    names = {s.name for s in whole.by_id.values()} | {"nothing_has_this_name", *more_names}
     for name in names:
         assert _ids(lazy.top_by_name.get(name, ())) == _ids(whole.top_by_name.get(name, ()))
         assert _ids(lazy.methods_by_name.get(name, ())) == _ids(whole.methods_by_name.get(name, ()))
@@ -75,8 +85,6 @@ def test_every_lookup_answers_as_the_whole_table(tables):
         for name in names:
             assert lazy.members.get(cid, {}).get(name) == whole.members.get(cid, {}).get(name), (cid, name)
             assert (name in lazy.members.get(cid, {})) == (name in whole.members.get(cid, {}))
-    assert whole.members["go/server.go::Server"]["Run"].path == "go/handlers.go"  # (the cases worth comparing)
-    assert whole.members["rs/shape.rs::Shape"]["area"].path == "rs/impls.rs"
 
 
 def test_the_class_hierarchy_is_the_same(tables):
@@ -98,3 +106,66 @@ def test_made_whole_it_is_the_whole_table(tables):
     assert lazy.by_id == whole.by_id and dict(lazy.file_defs) == dict(whole.file_defs)
     assert dict(lazy.top_by_name) == dict(whole.top_by_name) and dict(lazy.methods_by_name) == dict(whole.methods_by_name)
     assert lazy.names == whole.names and lazy.members == whole.members
+
+
+def test_kept_between_edits_it_forgets_what_each_edit_changes(tmp_path: Path):
+    """A process that starts on an existing index reads its first edit's table on demand and keeps it
+    for the next edits, with every answer it read: each edit's files' answers are read again, so that
+    after the edit every lookup answers as a table read whole from the rows does."""
+    root = write_tree(tmp_path / "repo", TREE)
+    index_repository(root, workers=1)  # (another process's build: nothing kept)
+    keeper, db_path = TableKeeper(), store.index_path(root)
+    ids_before: set[str] = set()  # (asked again after each edit: some are gone)
+    steps = [
+        {"app/more.py": "def make():\n    return 3\n\nclass User:\n    pass\n",
+         "rs/other.rs": "pub fn helper() -> u32 { 2 }\n"},
+        {  # a method gone, one renamed, a class and a top-level function added, a member moving owner
+            "app/models.py": (
+                "class Base:\n    pass\n\n"
+                "class User(Base):\n    def title(self):\n        return 'u'\n    def save(self):\n        return 2\n\n"
+                "class Extra(User):\n    def name(self):\n        return 'e'\n\n"
+                "def make():\n    return User()\n\ndef added():\n    return Extra()\n"
+            ),
+            "go/extra.go": "package web\n\nfunc (s *Server) Name() string { return \"s\" }\n",
+        },
+        {"app/more.py": "def save():\n    return 1\n",  # a class gone, a name now top-level elsewhere
+         # (no module comes or goes) impls.rs's Shape no longer the one: its area has no owner
+         "rs/other.rs": "pub fn helper() -> u32 { 2 }\npub struct Shape { h: u32 }\n"},
+    ]
+    for number, files in enumerate(steps):
+        write_tree(root, files)
+        index_repository(root, workers=1, keeper=keeper)
+        conn = store.connect(db_path, readonly=True)
+        generation = store.generation(conn)
+        files_now = {p: (lang, pkg if lang in WITH_PACKAGE else None) for p, (lang, pkg) in reads.file_packages(conn).items()}
+        whole = SymbolTable(reads.definitions(conn), ModuleMap(files_now, root), lambda path: None)
+        conn.close()
+        entry = keeper.take(db_path, generation)
+        assert entry is not None and isinstance(entry.table, LazySymbolTable), number  # (never read whole)
+        assert_answers_as(entry.table, whole, ("name", "title", "save", "added", "Extra", "Name"), tuple(sorted(ids_before)))
+        ids_before |= set(whole.by_id)
+        keeper.put(db_path, generation, entry)  # (every answer read now: the next edit must forget some)
+    keeper.clear()
+
+
+def test_an_edit_that_resolves_many_files_reads_it_whole_first(tmp_path: Path):
+    """Each lookup of a table read on demand is a query: an edit that resolves many files again
+    (WHOLE_TABLE_FROM) reads it whole first, and later runs keep it whole; one that resolves a few
+    goes on reading on demand."""
+    callers = {f"use_{i}.py": f"from base import shared\n\n\ndef run_{i}():\n    return shared()\n"
+               for i in range(WHOLE_TABLE_FROM)}
+    root = write_tree(tmp_path / "repo", {"base.py": "def shared():\n    return 1\n", "alone.py": "def alone():\n    return 1\n",
+                                          **callers})
+    index_repository(root, workers=1)
+    keeper, db_path = TableKeeper(), store.index_path(root)
+    for path, text, whole in [("alone.py", "def alone():\n    return 2\n", False),
+                              ("base.py", "def shared():\n    return []\n", True)]:  # (every caller resolved again)
+        write_tree(root, {path: text})
+        index_repository(root, workers=1, keeper=keeper)
+        conn = store.connect(db_path, readonly=True)
+        generation = store.generation(conn)
+        conn.close()
+        entry = keeper.take(db_path, generation)
+        assert (type(entry.table) is SymbolTable) == whole, path
+        keeper.put(db_path, generation, entry)
+    keeper.clear()

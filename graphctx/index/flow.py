@@ -32,6 +32,8 @@ SUPER = "super"
 class FlowScope(FileScope):
     """One file's value flows on top of its names."""
 
+    unreached: frozenset[str] = frozenset()  # functions no call of this file can reach (see appended.py)
+
     def __init__(self, facts: FileFacts, table):
         super().__init__(facts, table)
         self._memo: dict[tuple[str, str], Values] = {}
@@ -340,7 +342,7 @@ class FlowScope(FileScope):
     def _argument_values(self, function: str, param: str, suffix: str) -> set[Value]:
         index, kind = self.params[function][param]
         sym = self.defs.get(function)
-        if kind or sym is None:
+        if kind or sym is None or sym.id in self.unreached:  # (no call site: the call-site index is not made)
             return set()
         out: set[Value] = set()
         for call, offset in self.call_sites().get(sym.id, ()):

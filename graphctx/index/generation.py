@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphctx.index import resolution, routemounts, store, textentities
+from graphctx.index.appended import Appended, appended
 from graphctx.index.dependencies import attribute_owners, defined_names, names_of, subclass_names
 from graphctx.index.fulltext import fts_row
 from graphctx.index.languages import RULES, package_languages
@@ -28,7 +29,7 @@ from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
 from graphctx.index.parsing import ParsedFile
 from graphctx.index.rows import RowKeys
-from graphctx.index.store import reads, vectors as vector_rows, writes
+from graphctx.index.store import reads, rewrites, vectors as vector_rows, writes
 from graphctx.index.storedfacts import unpack_stored
 from graphctx.models import TEXT_KINDS
 from graphctx.parse.facts import FileFacts
@@ -67,9 +68,11 @@ class Generation:
         self.new_rowids: list[int] = []
         self.deferred: list[str] = []
         self.flows_hold = False  # whether kept scopes' value flow may stand (see _delta)
+        self.appended: dict[str, Appended] = {}  # the changed files that only appended functions (see _delta)
         self.entry = None if everything or keeper is None else keeper.take(self.db_path, self.before)
-        if self.entry is not None:  # (one read on demand by the last run is read whole now)
-            self.entry.table.materialize(conn)
+        if self.entry is not None:  # (one read on demand goes on reading through this run's connection)
+            self.entry.table.reuse(conn)
+        self.base_rows: list[tuple] = []  # with no kept table: every inheritance edge, read once before the writes
         vector_rows.ensure_table(conn)
         if everything:
             self.keys = RowKeys({}, {}, 0, 0)
@@ -126,18 +129,33 @@ class Generation:
                 RowKeys({}, {}, *last, lookup=lookup)
             # A class whose bases or members changed changes what every class below it inherits; the
             # kept table knows the hierarchy, else every inheritance edge is read.
-            hierarchy = kept.names_below() if kept is not None else reads.inheritance_names(conn)
+            if kept is None:
+                self.base_rows = reads.inheritance_rows(conn)
+            hierarchy = kept.names_below() if kept is not None else \
+                [(source, target) for _, _, _, source, target in self.base_rows if target is not None]
             delta = subclass_names(self._delta(deleted), hierarchy)
             previous = reads.entity_keys(conn, [*deleted, *self.changed])
             removed_rowids = list(previous.values())
+            if kept is not None:  # (a table read on demand forgets what it read of them)
+                kept.table.before_rewrite([*deleted, *self.changed])
+            # The one file changed may keep its edges (appended.py): its earlier part then answers as
+            # before, every other file being as it was. (With other files changed, what the earlier part
+            # works out through their value flow may differ without it naming them.)
+            self.appended = self.appended if len(self.changed) == 1 and not deleted else {}
+            for path, found in self.appended.items():
+                found.edges, found.counts = rewrites.edges_made_by(conn, path), rewrites.call_counts(conn, path)
             writes.delete_files(conn, [*deleted, *self.changed])
             for done, item in enumerate(self.changed.values()):
                 if done % 64 == 0:
                     self.report("writing", done, len(self.changed))
                 self._write(item, previous)
             self.keys.forget(set(previous) - {row[0] for item in self.changed.values() for row in item.entities})
-            dependents = reads.paths_referring_to(conn, self._through_attributes(delta))
+            grown = self._through_attributes(delta)
+            dependents = reads.paths_referring_to(conn, grown)
             targets = sorted(set(self.changed) | (dependents - set(deleted)))
+            # (when its earlier part names nothing the edit changed, and no other file names what it appended)
+            self.appended = {path: found for path, found in self.appended.items() if found.named_before.isdisjoint(grown)
+                             and reads.paths_referring_to(conn, found.names) <= {path}}
             writes.delete_edges_from(conn, targets)
         if self.entry is not None:  # what earlier edits read of the files this one leaves as they were
             for path, facts in self.entry.facts.items():
@@ -145,13 +163,13 @@ class Generation:
         for path in deleted:
             self.facts[path] = None  # (a forked worker reads the committed index, where it still is)
 
-        entry = self._symbol_table(deleted)
+        entry = self._symbol_table(deleted, targets)
         entry.table.mounts = self._mount_table(entry.table, targets)
         from graphctx.graph.snapshot import EdgeColumns  # (numpy: not on a no-op's path)
 
         snapshot_rows = EdgeColumns()
         for done in resolution.resolve(entry, targets, self._load, workers=self.workers, worker_load=self._worker_load,
-                                       flows_hold=self.flows_hold,
+                                       flows_hold=self.flows_hold, appended=self.appended,
                                        progress=lambda done, total: self.report("resolving", done, total)):
             self._write_routes(done.path, entry.table.mounts, previous, removed_rowids)
             rows = list(self.keys.edge_rows(done.edges))
@@ -210,7 +228,7 @@ class Generation:
         read = [(path, facts) for path, facts in self.facts.items() if facts is not None]
         return dict(read[-KEPT_FACTS:])
 
-    def _symbol_table(self, deleted: list[str]) -> KeptTable:
+    def _symbol_table(self, deleted: list[str], targets: list[str]) -> KeptTable:
         """The table of the new generation: a full build's from every definition it wrote, the kept
         one with the edited files' symbols replaced, or, with none kept, one that reads the
         definitions it is asked for from the rows this run wrote (lazysymbols.py)."""
@@ -226,7 +244,8 @@ class Generation:
             table = LazySymbolTable(self.conn, ModuleMap(files, self.root), self._load)
             entry = KeptTable((0, 0), self.before, table, files=dict(files))
             # the pairs of the files not resolved again (the others' edges are gone)
-            entry.bases = resolution.base_pairs_by_origin(reads.inheritance_edges(self.conn))
+            again = {*deleted, *targets}
+            entry.bases = resolution.base_pairs_by_origin(row[:3] for row in self.base_rows if row[2] not in again)
             return entry
         moved = bool(deleted) or any(path not in entry.files or entry.files[path] != self.files[path] for path in self.files)
         for path in deleted:
@@ -309,6 +328,9 @@ class Generation:
             moved = moved or any(kind in ("import", "package", "mount") for kind, _ in old_keys ^ new_keys)
             if before and item and before.package != item.facts.package:  # its definitions moved to another package
                 delta |= names_of(k for k in old_keys | new_keys if k[0] == "def")
+            found = appended(before, item.facts) if item else None
+            if found is not None:
+                self.appended[path] = found
         added_or_removed = [p for p in self.changed if old.get(p) is None] + deleted
         self.flows_hold = not (moved or added_or_removed)
         for path in added_or_removed:

@@ -6,8 +6,10 @@ second); an edit's resolution asks for a few hundred names, ids and files. Each 
 query on an indexed column (entities by id, path or name), made once and kept for the run, and
 every query sees the run's own rows (the edited files written, within its transaction), so it
 answers as a table built from those rows would, in the same order (rowid order, as the full read
-gives). Before resolution forks workers (which cannot share the connection), or before a kept
-table is used by the next run, it is made whole (`materialize`): then it is a plain SymbolTable."""
+gives). Kept for the next run of the process (keeper.py), it keeps its answers but those an edit
+can change (`forget`): the next edit reads only what neither read before, where reading the whole
+table (half a second on sympy) would cost more than the edit. Before resolution forks workers
+(which cannot share the connection) it is made whole (`materialize`): then it is a plain SymbolTable."""
 
 from __future__ import annotations
 
@@ -141,15 +143,21 @@ class _ClassMembers:
         key = (self.class_id, name)
         cache = self.members.cache
         if key not in cache:
-            table = self.members.table
-            cache[key] = None
-            for sym in table.rows.made(definitions.named(table.rows.conn, name)):
-                if "." in sym.qualified_name:
+            # A member's owner (SymbolTable.owner_of) is a definition of its owner name in the member's
+            # file or package, or the one top-level class of that name: so its qualified name is the
+            # class's, or the class's name, then the member's. The answer rests on the definitions of
+            # those owner names too (kept with it, for `forget`).
+            table, found, owners = self.members.table, None, set()
+            cls = table.by_id.get(self.class_id)
+            if cls is not None:
+                owners = {cls.qualified_name, cls.name}
+                for sym in table.rows.made(definitions.named_as(table.rows.conn, name, [f"{o}.{name}" for o in owners])):
                     owner = table.owner_of(sym)
                     if owner is not None and owner.id == self.class_id:
-                        cache[key] = sym
+                        found = sym
                         break
-        found = cache[key]
+            cache[key] = (found, owners)
+        found = cache[key][0]
         return default if found is None else found
 
     def __contains__(self, name: object) -> bool:
@@ -168,10 +176,36 @@ class LazySymbolTable(SymbolTable):
         self.methods_by_name = _ByName(self.rows, methods=True)
         self.names = _Names(self.rows)
         self.__dict__["members"] = _Members(self)  # (the cached_property of the whole table, taken)
+        self.rewritten: list[definitions.Row] = []  # what the files an edit rewrites defined before it
+
+    def reuse(self, conn: sqlite3.Connection) -> None:
+        """Read through `conn`, the next run's connection to the index this table was read from."""
+        self.rows.conn = conn
+
+    def before_rewrite(self, paths: list[str]) -> None:
+        self.rewritten += definitions.at_paths(self.rows.conn, paths)
+
+    def forget(self, paths: set[str], added: list[definitions.Row], modules_moved: bool) -> None:
+        """Forget every answer the rows of `paths` (as `before_rewrite` found them, and as `added`
+        now has them) can change: those by their paths, ids, names and qualified names; a class's
+        members by the member's name and by the owner names they looked up (when modules moved,
+        a Go method's package files may differ: every class's members)."""
+        rows, self.rewritten = [*self.rewritten, *added], []
+        names = {row[2] for row in rows} | {row[3] for row in rows}
+        for id_ in {row[0] for row in rows}:
+            self.rows.symbols.pop(id_, None)
+        for path in paths:
+            self.file_defs.cache.pop(path, None)
+        for cache in (self.top_by_name.cache, self.methods_by_name.cache, self.names.cache):
+            for name in names:
+                cache.pop(name, None)
+        members = self.__dict__["members"]
+        members.cache = {} if modules_moved else {
+            key: answer for key, answer in members.cache.items() if key[1] not in names and answer[1].isdisjoint(names)}
 
     def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
-        pairs = list(inherits)  # (what the whole table's set_bases asks, read in a few queries)
-        self.rows.ids(target for _, target in pairs if not target.startswith(EXTERNAL_PREFIX))
+        pairs = list(inherits)  # (what the whole table's set_bases asks, and the keeper's names_below, in a few queries)
+        self.rows.ids(id_ for pair in pairs for id_ in pair if not id_.startswith(EXTERNAL_PREFIX))
         self.names.read(external_name(target) for _, target in pairs if target.startswith(EXTERNAL_PREFIX))
         super().set_bases(pairs)
 
@@ -184,5 +218,5 @@ class LazySymbolTable(SymbolTable):
             setattr(self, name, getattr(whole, name))
         self.__dict__.pop("members", None)
         self.__dict__.pop("files_by_stem", None)
-        del self.rows
+        del self.rows, self.rewritten
         self.__class__ = SymbolTable

@@ -23,7 +23,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from graphctx.index import workers as worker_pool
+from graphctx.index.appended import Appended, resolve_appended
 from graphctx.index.keeper import KeptTable, Pair
+from graphctx.index.lazysymbols import LazySymbolTable
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import entity_id
 from graphctx.index.resolve import FileResolver
@@ -33,6 +35,9 @@ from graphctx.parse.facts import FileFacts
 from graphctx.parse.languages import family
 
 FORK_THRESHOLD = 64  # below this many files, forking workers costs more than it saves
+# From this many files, a table read on demand is read whole first: their lookups, one query each,
+# cost more than reading every definition once (half a second on sympy), which later runs then keep.
+WHOLE_TABLE_FROM = 8
 CHUNK = 16  # files per task: small enough to balance, large enough to amortise the round trip
 WORKER_POLL_SECONDS = 1.0  # how often the main process, waiting for a chunk, checks that its workers live
 # (id, kind, name, qualified_name, path, language): what the table knows of an entity
@@ -54,8 +59,25 @@ def new_table(symbols: Iterable[SymbolRow], modules: ModuleMap, load: Callable[[
 def update_table(table: SymbolTable, removed_paths: Iterable[str], added: Iterable[SymbolRow],
                  modules: ModuleMap | None, load: Callable[[str], FileFacts | None]) -> None:
     """Replace the symbols of `removed_paths` (deleted or rewritten files) by `added`, as a table built
-    from scratch would hold them, and take this run's module map and facts loader."""
+    from scratch would hold them, and take this run's module map and facts loader. A table read on
+    demand forgets what it read of them instead (lazysymbols.py)."""
     gone = set(removed_paths)
+    if isinstance(table, LazySymbolTable):
+        table.forget(gone, list(added), modules_moved=modules is not None)
+    else:
+        _replace_symbols(table, gone, added)
+    if modules is not None:
+        table.modules = modules
+        table.__dict__.pop("files_by_stem", None)
+    table.load_facts = load
+    table.nearest_properties = {}  # (read off the members and the files' facts)
+    if modules is not None:  # a module came or went: what any file's imports bind may differ
+        table.resolvers.clear()
+    for path in gone:
+        table.resolvers.pop(path, None)
+
+
+def _replace_symbols(table: SymbolTable, gone: set[str], added: Iterable[SymbolRow]) -> None:
     old = [sym for path in gone for sym in table.file_defs.get(path, {}).values()]
     for path in gone:
         table.file_defs.pop(path, None)
@@ -85,15 +107,6 @@ def update_table(table: SymbolTable, removed_paths: Iterable[str], added: Iterab
     table.names.update(sym.name for sym in new)
     if gone_names:  # (one pass over the table, only when a name may have left it)
         table.names -= gone_names - {sym.name for sym in table.by_id.values() if sym.name in gone_names}
-    if modules is not None:
-        table.modules = modules
-        table.__dict__.pop("files_by_stem", None)
-    table.load_facts = load
-    table.nearest_properties = {}  # (read off the members and the files' facts)
-    if modules is not None:  # a module came or went: what any file's imports bind may differ
-        table.resolvers.clear()
-    for path in gone:
-        table.resolvers.pop(path, None)
     if "members" in table.__dict__ and not _update_members(table, old, new):
         del table.__dict__["members"]  # rebuilt from every symbol when next asked
 
@@ -134,15 +147,20 @@ def _update_members(table: SymbolTable, old: list[Symbol], new: list[Symbol]) ->
 
 def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFacts | None], *, workers: int,
             worker_load: Callable[[], Callable[[str], FileFacts | None]] | None = None,
-            progress: Callable[[int, int], None] | None = None, flows_hold: bool = False) -> Iterator[Resolved]:
+            progress: Callable[[int, int], None] | None = None, flows_hold: bool = False,
+            appended: dict[str, Appended] | None = None) -> Iterator[Resolved]:
     """Resolve the target files, in order: the structure pass here, then the class hierarchy of the
     whole repository (kept pairs of the other files, found pairs of these), then the uses.
     `worker_load()` makes a forked worker its own facts loader (this process's database connection
     is not its to use); without it the uses pass stays here. `flows_hold`: the edit moved no import
-    or module, so a kept scope's value flow holds where it read no file resolved again."""
+    or module, so a kept scope's value flow holds where it read no file resolved again. `appended`:
+    the files whose earlier part keeps its edges (appended.py), resolved here only."""
     table = entry.table
     resolvers: list[FileResolver] = []
     steps = 2 * len(targets)  # both passes count on the bar
+    forks = workers > 1 and worker_load is not None and "fork" in multiprocessing.get_all_start_methods()
+    if len(targets) >= WHOLE_TABLE_FROM:  # (and for forked workers, which cannot read through this connection)
+        table.materialize()
     # The scopes of files neither edited nor resolved again, kept from the last run with their imports
     # bound: what they bind cannot have changed (a file that names anything the edit changed is a
     # target), unless the class hierarchy moved. What their value flow worked out holds likewise
@@ -173,14 +191,15 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
         resolver.forget_flows()
         table.resolvers[resolver.path] = resolver
 
-    if (len(resolvers) < FORK_THRESHOLD or workers <= 1 or worker_load is None
-            or "fork" not in multiprocessing.get_all_start_methods()):
+    if len(resolvers) < FORK_THRESHOLD or not forks:
         for done, resolver in enumerate(resolvers):
             if progress and done % 64 == 0:
                 progress(len(targets) + done, steps)
-            yield Resolved(resolver.path, resolver.resolve_uses(), resolver.calls, resolver.calls_resolved)
+            found = appended.get(resolver.path) if appended else None
+            edges = resolve_appended(resolver, found) if found is not None else None
+            yield Resolved(resolver.path, resolver.resolve_uses() if edges is None else edges, resolver.calls,
+                           resolver.calls_resolved)
         return
-    table.materialize()  # (a table read on demand reads through this process's connection: workers cannot)
     done = 0
     for results in _in_workers(resolvers, worker_load, workers):
         for path, edges, calls, calls_resolved in results:

@@ -50,22 +50,7 @@ class FileResolver(CandidateEvidence, FlowScope):
         """Calls, references and tests; returns every edge of the file, sorted. Counts call sites
         (not edges: an ambiguous call has several) in `calls` and `calls_resolved`, externals excluded."""
         for call in self.facts.calls:
-            source = self._scope_id(call.scope)
-            targets = self._resolve_site(call)
-            if call.implicit:  # a protocol method or a raised class: only what the repository defines
-                targets = [t for t in targets if t[0] in self.table.by_id]
-                if not targets:
-                    continue
-            if targets[0][1] != "external":
-                self.calls += 1
-                self.calls_resolved += targets[0][1] in RESOLVED
-            for target, resolution, confidence in targets:
-                self._add(source, target, "calls", resolution, confidence, call.line)
-            if call.args:
-                self._higher_order(call, targets)
-                if all(t[1] == "external" and external_name(t[0]) not in NOT_CALLING and not flowrules.builtin_store(t[0])
-                       for t in targets):
-                    self._callbacks(source, call)
+            self.resolve_call_site(call)
         properties.property_edges(self)
         for ref in self.facts.type_refs:
             targets = self._resolve_type(ref.name, ref.scope)
@@ -77,6 +62,25 @@ class FileResolver(CandidateEvidence, FlowScope):
         if is_test_file(self.path):
             self._tests()
         return sorted(self.edges.values())
+
+    def resolve_call_site(self, call: Call) -> None:
+        """One call's edges (and those of the functions it hands over), counted in `calls`."""
+        source = self._scope_id(call.scope)
+        targets = self._resolve_site(call)
+        if call.implicit:  # a protocol method or a raised class: only what the repository defines
+            targets = [t for t in targets if t[0] in self.table.by_id]
+            if not targets:
+                return
+        if targets[0][1] != "external":
+            self.calls += 1
+            self.calls_resolved += targets[0][1] in RESOLVED
+        for target, resolution, confidence in targets:
+            self._add(source, target, "calls", resolution, confidence, call.line)
+        if call.args:
+            self._higher_order(call, targets)
+            if all(t[1] == "external" and external_name(t[0]) not in NOT_CALLING and not flowrules.builtin_store(t[0])
+                   for t in targets):
+                self._callbacks(source, call)
 
     # ---- structure
     def _contains(self) -> None:

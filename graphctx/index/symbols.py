@@ -69,6 +69,13 @@ class SymbolTable:
     def materialize(self, conn: Any = None) -> None:
         """Hold every definition in memory: this table does (index/lazysymbols.py reads them on demand)."""
 
+    def reuse(self, conn: Any) -> None:
+        """Serve the next run, which writes through `conn`: this table holds every definition itself."""
+
+    def before_rewrite(self, paths: list[str]) -> None:
+        """Called before the rows of `paths` are rewritten or deleted (a table read on demand notes
+        what it may have read of them); this one is told what changed by resolution.update_table."""
+
     def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
         """The resolved (class, base) pairs of the whole repository, for method lookup through bases;
         bases outside the repository (`ext:` targets) are kept apart, as where unknown members live."""

@@ -21,10 +21,21 @@ def at(conn: sqlite3.Connection, path: str) -> list[Row]:
     return _where(conn, "path = ?", (path,))
 
 
+def at_paths(conn: sqlite3.Connection, paths: Sequence[str]) -> list[Row]:
+    """The definitions of every file of `paths`, in rowid order."""
+    return _in(conn, "path", paths)
+
+
 def named(conn: sqlite3.Connection, name: str, methods: bool | None = None) -> list[Row]:
     """The definitions called `name`: methods only, all but methods, or (None) all."""
     kind = {True: " AND kind = 'method'", False: " AND kind <> 'method'", None: ""}[methods]
     return _where(conn, "name = ?" + kind, (name,))
+
+
+def named_as(conn: sqlite3.Connection, name: str, qualified_names: Sequence[str]) -> list[Row]:
+    """The definitions called `name` whose qualified name is one of `qualified_names`."""
+    marks = ",".join("?" * len(qualified_names))
+    return _where(conn, f"name = ? AND qualified_name IN ({marks})", (name, *qualified_names))
 
 
 def names_defined(conn: sqlite3.Connection, names: Sequence[str]) -> set[str]:

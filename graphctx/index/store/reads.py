@@ -104,6 +104,18 @@ def inheritance_edges(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
         " WHERE e.kind IN (SELECT code FROM edge_kinds WHERE name IN ('inherits', 'implements'))").fetchall()
 
 
+def inheritance_rows(conn: sqlite3.Connection) -> list[tuple[str, str, str, str, str | None]]:
+    """(source, target, origin, source name, target name) of every inherits and implements edge, by
+    id: inheritance_edges and, where the target is a repository entity (a name), inheritance_names,
+    in one scan of the edges."""
+    return conn.execute(
+        "SELECT s.id, coalesce(t.id, x.id), s.path, s.name, t.name FROM edge_keys e"
+        " JOIN entities s ON s.rowid = e.source"
+        " LEFT JOIN entities t ON e.target > 0 AND t.rowid = e.target"
+        " LEFT JOIN externals x ON e.target < 0 AND x.rowid = -e.target"
+        " WHERE e.kind IN (SELECT code FROM edge_kinds WHERE name IN ('inherits', 'implements'))").fetchall()
+
+
 def entity_keys(conn: sqlite3.Connection, paths: Sequence[str] | None = None) -> dict[str, int]:
     """id -> rowid of every entity, or of those in `paths`."""
     if paths is None:
