@@ -254,12 +254,15 @@ class FileFacts:
         self._set_lists([name for name in _LISTS if isinstance(getattr(self, name), NotLoaded)], lists)  # (only those)
         self.complete, self.rest = True, None
 
-    def share_strings(self, names: Iterable[str] = ()) -> None:
+    def share_strings(self, names: Iterable[str] = (), shared: dict | None = None) -> None:
         """Make equal strings one object: a scope's name is repeated in every call, flow and parameter
         of it, and a file's facts held for a whole run take about a third less memory (and pickle
         to a process smaller) when each distinct string is stored once. Within the lists `names`
-        (default every list)."""
-        shared: dict[str, str] = {}
+        (default every list). With `shared`, a table kept across files (a full build's main process
+        holds every file's structure for the run): its strings, and its line numbers too (an
+        unpickled number above 256 is an object of its own), are stored once for all of them."""
+        across = shared is not None
+        shared = {} if shared is None else shared
         share = shared.setdefault
         names = set(names)
         for name in [name for name in _LISTS if name in names] if names else _LISTS:
@@ -267,6 +270,8 @@ class FileFacts:
             if not items:
                 continue
             text_fields, list_fields = _STRING_FIELDS[type(items[0])]
+            if across:
+                text_fields = text_fields + _INT_FIELDS[type(items[0])]
             for item in items:
                 for field_name in text_fields:
                     value = getattr(item, field_name)
@@ -301,6 +306,7 @@ _FIELD_NAMES = {t: tuple(f.name for f in fields(t)) for t in _LIST_TYPES.values(
 # Per item type: its string fields and its list-of-strings fields (annotations are strings here).
 _STRING_FIELDS = {t: (tuple(f.name for f in fields(t) if f.type in ("str", "str | None")),
                       tuple(f.name for f in fields(t) if f.type == "list[str]")) for t in _LIST_TYPES.values()}
+_INT_FIELDS = {t: tuple(f.name for f in fields(t) if f.type == "int") for t in _LIST_TYPES.values()}
 # What structure-only facts hold: what the structure pass reads (imports bound through value flow
 # read flows and parameters; a property's accessors; the methods that only declare themselves), and
 # the routes the main process writes.
