@@ -28,6 +28,7 @@ from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
 from graphctx.index.parsing import ParsedFile
 from graphctx.index.rows import RowKeys
+from graphctx.index.spill import SpillFile
 from graphctx.index.store import reads, vectors as vector_rows, writes
 from graphctx.index.storedfacts import unpack_stored
 from graphctx.models import TEXT_KINDS
@@ -75,6 +76,7 @@ class Generation:
         if everything:
             self.keys = RowKeys({}, {}, 0, 0)
             self.deferred = writes.drop_indexes(conn, store.BULK_INDEXES)
+            self.spill = SpillFile()  # every file's packed facts, read again only for the files a question reaches
 
     # ---- writing files
 
@@ -85,6 +87,8 @@ class Generation:
         if self.everything:  # (every file's structure is held to the end of the run: its strings once for all)
             item.facts.share_strings(STRUCTURE_LISTS, self.shared)
             self._write(item, {})
+            if not item.facts.complete:  # (written: the bytes are read back from the spill file)
+                item.facts.rest = self.spill.put(item.packed_facts)
         else:
             self.changed[item.path] = item
 

@@ -9,6 +9,7 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
+from typing import Any
 
 
 @dataclass(slots=True)
@@ -203,7 +204,8 @@ class FileFacts:
     attributes: list[AttributeUse] = field(default_factory=list)
     stubs: list[Stub] = field(default_factory=list)
     complete: bool = field(default=True, compare=False, repr=False)  # False for structure-only facts
-    rest: bytes | None = field(default=None, compare=False, repr=False)  # what structure-only facts left out
+    # what structure-only facts left out: their packed bytes, or what reads them (`read()`) from elsewhere
+    rest: Any = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -250,9 +252,22 @@ class FileFacts:
         """Read the lists left out of structure-only facts (see `structure`)."""
         if self.complete:
             return
-        lists = json.loads(zlib.decompress(self.rest).decode("utf-8"))[6:]
+        packed = self.rest if isinstance(self.rest, bytes) else self.rest.read()
+        lists = json.loads(zlib.decompress(packed).decode("utf-8"))[6:]
         self._set_lists([name for name in _LISTS if isinstance(getattr(self, name), NotLoaded)], lists)  # (only those)
-        self.complete, self.rest = True, None
+        self.complete = True
+        if isinstance(self.rest, bytes):  # (a reader stays: see unload_rest)
+            self.rest = None
+
+    def unload_rest(self) -> None:
+        """Let go of the lists `load_rest` read, when they can be read again (their bytes are kept
+        elsewhere, see `rest`): structure-only facts again."""
+        if not self.complete or self.rest is None:
+            return
+        for name in _LISTS:
+            if name not in STRUCTURE_LISTS:
+                setattr(self, name, NotLoaded(self, name))
+        self.complete = False
 
     def share_strings(self, names: Iterable[str] = (), shared: dict | None = None) -> None:
         """Make equal strings one object: a scope's name is repeated in every call, flow and parameter
