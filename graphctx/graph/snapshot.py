@@ -56,19 +56,27 @@ class Snapshot:
         """From entity rowids and edge rows (source rowid, target rowid, kind code, resolution code,
         confidence[, ...]); an edge whose ends are not both among the nodes (an external name, a
         removed entity) is left out."""
-        return cls._sorted(np.unique(np.fromiter(nodes, np.int64)), *_columns(rows))
+        return cls._sorted(np.unique(np.fromiter(nodes, np.int64)), list(_columns(rows)))
 
     @classmethod
-    def _sorted(cls, rowids, source_rowids, target_rowids, kinds, resolutions, confidence) -> Snapshot:
-        """Edges given by rowids, mapped to positions, those with a missing end dropped, and sorted."""
-        sources, known_source = _positions(rowids, source_rowids)
+    def _sorted(cls, rowids: np.ndarray, columns: list[np.ndarray]) -> Snapshot:
+        """Edges given by rowids (the columns source and target rowids, kinds, resolutions and
+        confidence), mapped to positions, those with a missing end dropped, and sorted. `columns` is
+        emptied and each array let go once used: a full build's edges are then never held twice over."""
+        source_rowids, target_rowids, kinds, resolutions, confidence = columns
+        columns.clear()
+        sources, keep = _positions(rowids, source_rowids)
+        del source_rowids
         targets, known_target = _positions(rowids, target_rowids)
-        keep = known_source & known_target
-        sources, targets = sources[keep], targets[keep]
+        del target_rowids
+        keep &= known_target
+        del known_target
+        sources, targets = sources[keep].astype(np.int32), targets[keep].astype(np.int32)  # (positions: the same order)
         kinds, resolutions, confidence = kinds[keep], resolutions[keep], confidence[keep]
+        del keep
         order = np.lexsort((kinds, targets, sources))
-        return cls(rowids, sources[order].astype(np.int32), targets[order].astype(np.int32), kinds[order],
-                   resolutions[order], confidence[order].astype(np.float64))
+        return cls(rowids, sources[order], targets[order], kinds[order], resolutions[order],
+                   confidence[order].astype(np.float64, copy=False))
 
     def replace(self, removed_nodes: Iterable[int], added_nodes: Iterable[int], dropped_sources: Iterable[int],
                 added_rows: Iterable[tuple]) -> Snapshot:
@@ -80,7 +88,7 @@ class Snapshot:
         keep = ~np.isin(source_rowids, dropped)
         old = (source_rowids[keep], target_rowids[keep], self.kinds[keep], self.resolutions[keep], self.confidence[keep])
         rowids = np.union1d(self.nodes[~np.isin(self.nodes, removed)], np.fromiter(added_nodes, np.int64))
-        return Snapshot._sorted(rowids, *(np.concatenate(pair) for pair in zip(old, _columns(added_rows))))
+        return Snapshot._sorted(rowids, [np.concatenate(pair) for pair in zip(old, _columns(added_rows))])
 
     # ---- compressed sparse rows
 
@@ -148,7 +156,7 @@ class Snapshot:
             for column, values in zip(columns, (patch.sources, patch.targets, patch.kinds, patch.resolutions,
                                                 patch.confidence)):
                 column.append(values[keep])
-        return Snapshot._sorted(nodes, *(np.concatenate(column) for column in columns))
+        return Snapshot._sorted(nodes, [np.concatenate(column) for column in columns])
 
 
 @dataclass(frozen=True)
@@ -197,14 +205,14 @@ def _removed_for_good(patches: Sequence[Patch]) -> np.ndarray:
 def _pack(magic: bytes, dtypes: dict[str, str], arrays) -> bytes:
     header, chunks, offset = {}, [], 0
     for name, dtype in dtypes.items():
-        data = np.ascontiguousarray(getattr(arrays, name), dtype=dtype).tobytes()
-        header[name] = [dtype, len(getattr(arrays, name)), offset]
-        padding = -len(data) % 8
-        chunks.append(data + b"\0" * padding)
-        offset += len(data) + padding
+        data = np.ascontiguousarray(getattr(arrays, name), dtype=dtype)  # (joined below as it is: no copy of its own)
+        header[name] = [dtype, len(data), offset]
+        padding = -data.nbytes % 8
+        chunks += [data, b"\0" * padding]
+        offset += data.nbytes + padding
     head = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
     head += b" " * (-(len(magic) + 4 + len(head)) % 8)
-    return magic + struct.pack("<I", len(head)) + head + b"".join(chunks)
+    return b"".join([magic, struct.pack("<I", len(head)), head, *chunks])
 
 
 def _unpack(magic: bytes, dtypes: dict[str, str], blob: bytes) -> dict[str, np.ndarray]:
@@ -228,14 +236,24 @@ class EdgeColumns:
     hundreds of thousands of edges of a full build then take a tenth of the memory of their tuples."""
 
     def __init__(self) -> None:
-        self._parts: list[tuple[np.ndarray, ...]] = []
+        self._parts: list[list[np.ndarray | None]] = []
 
     def add(self, rows: Sequence[tuple]) -> None:
         if rows:
-            self._parts.append(_columns(rows))
+            self._parts.append(list(_columns(rows)))
 
     def arrays(self) -> tuple[np.ndarray, ...]:
-        return tuple(np.concatenate(column) for column in zip(*self._parts)) if self._parts else _columns([])
+        """The rows gathered, as whole columns, taken out: each batch's column is let go once it is
+        joined (a full build's edges are not held twice over)."""
+        if not self._parts:
+            return _columns([])
+        parts, self._parts = self._parts, []
+        out = []
+        for i in range(len(parts[0])):
+            out.append(np.concatenate([part[i] for part in parts]))
+            for part in parts:
+                part[i] = None
+        return tuple(out)
 
 
 def _columns(rows: Iterable[tuple] | EdgeColumns) -> tuple[np.ndarray, ...]:

@@ -27,6 +27,8 @@ MAX_PATH_STEPS = 8  # calls and subscripts in one path
 MAX_SUBSCRIPTS = 3  # of them subscripts: deeper element paths multiply (`[1][][k]...`) and rarely hold a callee
 MAX_SITE_ROUNDS = 3  # call-site index rebuilds: each lets one more level of passed-on functions through
 SUPER = "super"
+# FlowScope's tables made (once) of the file's own facts and definitions alone: see forget_tables.
+FILE_TABLES = ("flow_sources", "_targets", "variables", "subscripts", "params")
 
 
 class FlowScope(FileScope):
@@ -77,6 +79,14 @@ class FlowScope(FileScope):
         for param in self.facts.params:
             out[param.scope][param.name] = (param.index, param.kind)
         return out
+
+    def forget_tables(self) -> None:
+        """Drop the tables made of this file's own flows, parameters and definitions (made again, the
+        same, when next read): a full build's main process holds every file's scope until its
+        workers fork, and they read those of the files their questions reach."""
+        for name in FILE_TABLES:
+            self.__dict__.pop(name, None)
+        self._levels = {}
 
     def forget_flows(self) -> None:
         """Drop what value flow has worked out here (the class hierarchy it read has changed)."""

@@ -29,10 +29,11 @@ from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
 from graphctx.index.parsing import ParsedFile
 from graphctx.index.rows import RowKeys
+from graphctx.index.spill import SpillFile
 from graphctx.index.store import reads, rewrites, vectors as vector_rows, writes
 from graphctx.index.storedfacts import unpack_stored
 from graphctx.models import TEXT_KINDS
-from graphctx.parse.facts import FileFacts
+from graphctx.parse.facts import STRUCTURE_LISTS, FileFacts
 
 if TYPE_CHECKING:
     from graphctx.graph.snapshot import EdgeColumns
@@ -65,6 +66,7 @@ class Generation:
         self.facts: dict[str, FileFacts | None] = {}  # this run's facts (a full build's: structure only), and the old ones it read
         self.files: dict[str, tuple[str, str | None]] = {}  # path -> (language, package), the files written
         self.symbols: dict[str, list[tuple]] = {}  # path -> its new symbol rows
+        self.shared: dict = {}  # equal strings and numbers of what the run holds, as one object each
         self.new_rowids: list[int] = []
         self.deferred: list[str] = []
         self.flows_hold = False  # whether kept scopes' value flow may stand (see _delta)
@@ -77,6 +79,7 @@ class Generation:
         if everything:
             self.keys = RowKeys({}, {}, 0, 0)
             self.deferred = writes.drop_indexes(conn, store.BULK_INDEXES)
+            self.spill = SpillFile()  # every file's packed facts, read again only for the files a question reaches
 
     # ---- writing files
 
@@ -84,8 +87,11 @@ class Generation:
         """A parsed file whose content changed: written now in a full build, else once `finish` has
         read what the file held before."""
         self.facts[item.path] = item.facts
-        if self.everything:
+        if self.everything:  # (every file's structure is held to the end of the run: its strings once for all)
+            item.facts.share_strings(STRUCTURE_LISTS, self.shared)
             self._write(item, {})
+            if not item.facts.complete:  # (written: the bytes are read back from the spill file)
+                item.facts.rest = self.spill.put(item.packed_facts)
         else:
             self.changed[item.path] = item
 
@@ -102,7 +108,9 @@ class Generation:
             vector_rows.put(self.conn, [(item.path, item.hash, *item.vectors)])
         self.new_rowids += rowids
         self.files[item.path] = (facts.language, facts.package if facts.language in WITH_PACKAGE else None)
-        self.symbols[item.path] = [(r[0], r[1], r[2], r[3], r[5], r[4]) for r in item.entities if is_symbol(r[1])]
+        share = self.shared.setdefault
+        self.symbols[item.path] = [(r[0], share(r[1], r[1]), share(r[2], r[2]), share(r[3], r[3]), r[5], share(r[4], r[4]))
+                                   for r in item.entities if is_symbol(r[1])]
 
     @property
     def parsed(self) -> int:
@@ -116,6 +124,7 @@ class Generation:
         of the new generation, to be kept once the run commits."""
         conn = self.conn
         previous: dict[str, int] = {}
+        self.shared = {}  # (what it shared stays shared)
         if self.everything:  # (each file was written as it came: the phase is over)
             self.report("writing", len(self.files), len(self.files))
             targets = sorted(self.files)
@@ -235,6 +244,7 @@ class Generation:
         entry = self.entry
         if entry is None and self.everything:
             symbols = [row for path in sorted(self.symbols) for row in self.symbols[path]]
+            self.symbols.clear()  # (the table holds them now)
             entry = KeptTable((0, 0), self.before, resolution.new_table(symbols, ModuleMap(self.files, self.root),
                                                                                    self._load))
             entry.files = dict(self.files)

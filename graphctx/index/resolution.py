@@ -158,7 +158,6 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
     table = entry.table
     resolvers: list[FileResolver] = []
     steps = 2 * len(targets)  # both passes count on the bar
-    forks = workers > 1 and worker_load is not None and "fork" in multiprocessing.get_all_start_methods()
     if len(targets) >= WHOLE_TABLE_FROM:  # (and for forked workers, which cannot read through this connection)
         table.materialize()
     # The scopes of files neither edited nor resolved again, kept from the last run with their imports
@@ -170,6 +169,7 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
     table.resolvers = {resolver.path: resolver for resolver in kept}
     _forget_stale_flows(kept, flows_hold)
     hierarchy = (table.bases, table.external_bases)
+    forking = _forks(len(targets), workers, worker_load)
     for done, path in enumerate(targets):
         if progress and done % 64 == 0:
             progress(done, steps)
@@ -178,6 +178,8 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
         if facts is not None:
             resolvers.append(FileResolver(facts, table))
             entry.bases[path] = resolvers[-1].resolve_structure()
+            if forking:  # (no other file reads this scope before the uses pass: a worker makes them again)
+                resolvers[-1].forget_tables()
     table.set_bases(pair for pairs in entry.bases.values() for pair in pairs)
     # Each file's resolver is also the scope other files' value flow reads it through, so an answer
     # worked out for one file is there for all. Anything read before the hierarchy was set is dropped.
@@ -191,7 +193,7 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
         resolver.forget_flows()
         table.resolvers[resolver.path] = resolver
 
-    if len(resolvers) < FORK_THRESHOLD or not forks:
+    if not _forks(len(resolvers), workers, worker_load):
         for done, resolver in enumerate(resolvers):
             if progress and done % 64 == 0:
                 progress(len(targets) + done, steps)
@@ -207,6 +209,12 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
         done += len(results)
         if progress:
             progress(len(targets) + done, steps)
+
+
+def _forks(files: int, workers: int, worker_load) -> bool:
+    """Whether the uses pass of this many files runs in forked workers."""
+    return (files >= FORK_THRESHOLD and workers > 1 and worker_load is not None
+            and "fork" in multiprocessing.get_all_start_methods())
 
 
 def _forget_stale_flows(kept: list[FileResolver], flows_hold: bool) -> None:
@@ -282,6 +290,9 @@ def _work(main_pid: int, resolvers: list[FileResolver], worker_load: Callable[[]
         try:
             outcome: ChunkResult | BaseException = [
                 (r.path, r.resolve_uses(), r.calls, r.calls_resolved) for r in resolvers[start:stop]]
+            for resolver in resolvers[start:stop]:  # sent: what the worker need not hold for later chunks
+                resolver.edges = {}
+                resolver.facts.unload_rest()  # (read again, the same, should a later question reach it)
         except Exception as exc:  # reported to the main process, which stops the run with it
             outcome = exc
         results.put((number, outcome))

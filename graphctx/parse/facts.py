@@ -9,6 +9,7 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from operator import attrgetter
+from typing import Any
 
 
 @dataclass(slots=True)
@@ -203,7 +204,8 @@ class FileFacts:
     attributes: list[AttributeUse] = field(default_factory=list)
     stubs: list[Stub] = field(default_factory=list)
     complete: bool = field(default=True, compare=False, repr=False)  # False for structure-only facts
-    rest: bytes | None = field(default=None, compare=False, repr=False)  # what structure-only facts left out
+    # what structure-only facts left out: their packed bytes, or what reads them (`read()`) from elsewhere
+    rest: Any = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -250,16 +252,32 @@ class FileFacts:
         """Read the lists left out of structure-only facts (see `structure`)."""
         if self.complete:
             return
-        lists = json.loads(zlib.decompress(self.rest).decode("utf-8"))[6:]
+        packed = self.rest if isinstance(self.rest, bytes) else self.rest.read()
+        lists = json.loads(zlib.decompress(packed).decode("utf-8"))[6:]
         self._set_lists([name for name in _LISTS if isinstance(getattr(self, name), NotLoaded)], lists)  # (only those)
-        self.complete, self.rest = True, None
+        self.complete = True
+        if isinstance(self.rest, bytes):  # (a reader stays: see unload_rest)
+            self.rest = None
 
-    def share_strings(self, names: Iterable[str] = ()) -> None:
+    def unload_rest(self) -> None:
+        """Let go of the lists `load_rest` read, when they can be read again (their bytes are kept
+        elsewhere, see `rest`): structure-only facts again."""
+        if not self.complete or self.rest is None:
+            return
+        for name in _LISTS:
+            if name not in STRUCTURE_LISTS:
+                setattr(self, name, NotLoaded(self, name))
+        self.complete = False
+
+    def share_strings(self, names: Iterable[str] = (), shared: dict | None = None) -> None:
         """Make equal strings one object: a scope's name is repeated in every call, flow and parameter
         of it, and a file's facts held for a whole run take about a third less memory (and pickle
         to a process smaller) when each distinct string is stored once. Within the lists `names`
-        (default every list)."""
-        shared: dict[str, str] = {}
+        (default every list). With `shared`, a table kept across files (a full build's main process
+        holds every file's structure for the run): its strings, and its line numbers too (an
+        unpickled number above 256 is an object of its own), are stored once for all of them."""
+        across = shared is not None
+        shared = {} if shared is None else shared
         share = shared.setdefault
         names = set(names)
         for name in [name for name in _LISTS if name in names] if names else _LISTS:
@@ -267,6 +285,8 @@ class FileFacts:
             if not items:
                 continue
             text_fields, list_fields = _STRING_FIELDS[type(items[0])]
+            if across:
+                text_fields = text_fields + _INT_FIELDS[type(items[0])]
             for item in items:
                 for field_name in text_fields:
                     value = getattr(item, field_name)
@@ -301,6 +321,7 @@ _FIELD_NAMES = {t: tuple(f.name for f in fields(t)) for t in _LIST_TYPES.values(
 # Per item type: its string fields and its list-of-strings fields (annotations are strings here).
 _STRING_FIELDS = {t: (tuple(f.name for f in fields(t) if f.type in ("str", "str | None")),
                       tuple(f.name for f in fields(t) if f.type == "list[str]")) for t in _LIST_TYPES.values()}
+_INT_FIELDS = {t: tuple(f.name for f in fields(t) if f.type == "int") for t in _LIST_TYPES.values()}
 # What structure-only facts hold: what the structure pass reads (imports bound through value flow
 # read flows and parameters; a property's accessors; the methods that only declare themselves), and
 # the routes the main process writes.

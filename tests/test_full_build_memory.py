@@ -1,0 +1,146 @@
+"""What a full build's main process holds of every file, and its resolution workers of the files they
+resolved, made smaller without changing what it says: packed facts put away in a spill file and read
+back (in this process or a fork), structure strings and line numbers shared across files, a file's
+flow tables dropped and made again the same, the snapshot built from column batches it lets go."""
+
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+
+import numpy as np
+import pytest
+
+from conftest import write_tree
+from graphctx.graph.snapshot import EdgeColumns, Snapshot
+from graphctx.index import resolution
+from graphctx.index.discover import load_config
+from graphctx.index.flow import FILE_TABLES
+from graphctx.index.modules import ModuleMap
+from graphctx.index.parsing import parse_file, unpack_facts
+from graphctx.index.resolve import FileResolver
+from graphctx.index.spill import SpillFile
+from graphctx.parse.facts import STRUCTURE_LISTS, NotLoaded
+
+ENGINE = """import os
+from helpers import make, Base
+
+
+class Engine(Base):
+    def __init__(self, parts):
+        self.parts = parts
+        self.tool = make()
+
+    def run(self, path: str) -> str:
+        handlers = {"a": self.start, "b": make}
+        handler = handlers["a"]
+        handler()
+        return os.path.join(path, str(len(self.parts)))
+
+    def start(self):
+        self.tool.start()
+""" + "\n" * 300 + """
+
+def late(x):  # past line 256: its line numbers are objects of their own once unpickled
+    y = x
+    return late(y)
+"""
+HELPERS = """class Base:
+    def start(self):
+        return 1
+
+
+def make():
+    return Base()
+"""
+
+
+def parsed(root, path: str, structure_only: bool = True):
+    text = (root / path).read_text()
+    item = parse_file((str(root), path, len(text), 0, None, load_config(root), structure_only))
+    return pickle.loads(pickle.dumps(item))  # as the main process receives it from a parser process
+
+
+@pytest.fixture
+def tree(tmp_path):
+    return write_tree(tmp_path / "repo", {"engine.py": ENGINE, "helpers.py": HELPERS, "copy/engine.py": ENGINE})
+
+
+def _read_in_a_fork(facts, results) -> None:
+    facts.load_rest()
+    results.put(facts.to_json())
+
+
+def test_spilled_facts_are_read_back_here_and_in_a_fork_and_let_go_again(tree):
+    item = parsed(tree, "engine.py")
+    full = unpack_facts(item.packed_facts)
+    facts = item.facts
+    facts.rest = SpillFile().put(item.packed_facts)
+    del item
+    assert facts.calls and facts == full and facts.complete  # read back from the file
+    facts.unload_rest()
+    assert not facts.complete and isinstance(facts.calls, NotLoaded) and isinstance(facts.type_refs, NotLoaded)
+    assert facts.imports == full.imports and not isinstance(facts.flows, NotLoaded)  # the structure stays
+    assert list(facts.calls) == full.calls and facts == full  # and read again, the same
+    if "fork" in multiprocessing.get_all_start_methods():
+        facts.unload_rest()
+        context = multiprocessing.get_context("fork")
+        results = context.Queue()
+        child = context.Process(target=_read_in_a_fork, args=(facts, results))
+        child.start()
+        assert results.get(timeout=60) == full.to_json()
+        child.join()
+        assert child.exitcode == 0
+
+
+def test_facts_whose_bytes_were_handed_over_read_once_and_are_not_let_go(tree):
+    item = parsed(tree, "engine.py")
+    facts = item.facts
+    assert facts.calls and facts.rest is None
+    facts.unload_rest()  # nothing to read them again from: kept
+    assert facts.complete and not isinstance(facts.calls, NotLoaded)
+
+
+def test_structure_strings_and_line_numbers_are_shared_across_files(tree):
+    one, other = parsed(tree, "engine.py").facts, parsed(tree, "copy/engine.py").facts
+    late = [flow for flow in one.flows if flow.scope == "late"]
+    assert late and late[0].line > 256
+    assert one.flows[0].target is not other.flows[0].target  # each file unpickled on its own
+    shared: dict = {}
+    for facts in (one, other):
+        facts.share_strings(STRUCTURE_LISTS, shared)
+    for a, b in zip(one.flows, other.flows, strict=True):
+        assert a == b and a.target is b.target and a.source is b.source and a.scope is b.scope and a.line is b.line
+    assert isinstance(other.calls, NotLoaded)  # (the lists left out stay left out)
+
+
+def test_a_files_flow_tables_made_again_are_the_ones_it_dropped(tree):
+    items = [parsed(tree, path, structure_only=False) for path in ("engine.py", "helpers.py")]
+    symbols = [(r[0], r[1], r[2], r[3], r[5], r[4]) for item in items for r in item.entities if r[1] != "file"]
+    facts = {item.path: item.facts for item in items}
+    table = resolution.new_table(symbols, ModuleMap({p: ("python", None) for p in facts}, tree), facts.get)
+    resolver = FileResolver(facts["engine.py"], table)
+    resolver.resolve_structure()
+    made = {name: getattr(resolver, name) for name in FILE_TABLES}
+    assert made["flow_sources"] and made["variables"] and made["params"]
+    levels = {key: resolver.local_level(*key) for key in [("handler", "Engine.run"), ("x", "late"), ("os", "")]}
+    resolver.forget_tables()
+    assert not any(name in vars(resolver) for name in FILE_TABLES) and not resolver._levels
+    assert {name: getattr(resolver, name) for name in FILE_TABLES} == made
+    assert {key: resolver.local_level(*key) for key in levels} == levels
+
+
+def test_a_snapshot_from_column_batches_lets_them_go_and_packs_the_same(tree):
+    rng = np.random.default_rng(7)
+    nodes = list(range(1, 200))
+    rows = [(int(s), int(t), int(k), int(r), float(c), 1)
+            for s, t, k, r, c in zip(rng.integers(1, 220, 3000), rng.integers(-20, 220, 3000), rng.integers(0, 9, 3000),
+                                     rng.integers(0, 6, 3000), rng.random(3000).round(4))]
+    batches = EdgeColumns()
+    for start in range(0, len(rows), 128):
+        batches.add(rows[start:start + 128])
+    built = Snapshot.from_rows(nodes, batches)
+    assert built.pack() == Snapshot.from_rows(nodes, rows).pack()
+    assert all(len(column) == 0 for column in batches.arrays())  # taken out
+    assert Snapshot.unpack(built.pack()).pack() == built.pack()
+    assert built.sources.dtype == np.int32 and built.confidence.dtype == np.float64 and len(built.sources) > 1000
