@@ -104,6 +104,23 @@ def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
     return {("flow", f"{scope}|{_digest(items)}") for scope, items in groups.items()}
 
 
+def flow_readers(frontier: set[str], facts: FileFacts) -> set[str]:
+    """The names under which other files read value flow of this file that reads a name in `frontier`:
+    the scopes (functions, module variables, attributes) with a flow from such a name, and the
+    functions called with such a name in an argument (their parameters take it). When the meaning
+    of a frontier name changes, what those scopes hold may change, though their own text did not:
+    a file reading `r.get()` depends on what `t.make()` returns, which `t.helper()` gives it."""
+    def reads(path: str) -> bool:
+        return not frontier.isdisjoint(_path_names(path))
+
+    flows = [f for f in facts.flows if reads(f.source)]
+    out = names_of(_flow_keys(FileFacts(facts.path, facts.language, flows=flows))) if flows else set()
+    for call in facts.calls:
+        if call.args and any(reads(arg) for arg in call.args):
+            out.update(_path_names(call.callee) if call.callee else [call.name])
+    return out
+
+
 def _digest(items: list[str]) -> str:
     return hashlib.blake2b("\n".join(sorted(items)).encode(), digest_size=6).hexdigest()
 
