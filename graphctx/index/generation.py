@@ -125,6 +125,9 @@ class Generation:
             removed_rowids: list[int] = []
         else:
             last = [int(store.get_meta(conn, key, "0")) for key in LAST_KEYS]
+            if self.entry is not None:  # what earlier edits read of the files this one leaves as they were
+                for path, facts in self.entry.facts.items():  # (read from here on: _grown reads some)
+                    self.facts.setdefault(path, facts)
             kept = self.entry
             # the keys the kept table met, the others read as the edges name them (a no-op run reads none)
             lookup = lambda key_id, external: reads.row_key(conn, key_id, external)  # noqa: E731
@@ -162,9 +165,6 @@ class Generation:
                              and reads.paths_referring_to(conn, found.names) <= {path}}
             self.made_elsewhere |= rewrites.sources_made_by(conn, targets)
             writes.delete_edges_from(conn, targets)
-        if self.entry is not None:  # what earlier edits read of the files this one leaves as they were
-            for path, facts in self.entry.facts.items():
-                self.facts.setdefault(path, facts)
         for path in deleted:
             self.facts[path] = None  # (a forked worker reads the committed index, where it still is)
 
