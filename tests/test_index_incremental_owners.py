@@ -81,3 +81,17 @@ def test_a_function_handed_on_keeps_its_call_when_the_caller_is_resolved_again(t
     (root / "q.py").write_text("def other():\n    return 2\n\n\n" + PASSING["q.py"])
     index_repository(root, workers=1, keeper=keeper)
     assert_same_as_full(root, tmp_path / "full")
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_a_file_that_only_appends_keeps_the_edges_it_made_in_another_file(tmp_path: Path, kept: bool):
+    """p.py only appends a function (its earlier part keeps its edges, appended.py): the edge it made
+    from q.apply is among them, kept once."""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", PASSING)
+    index_repository(root, workers=1, keeper=keeper)
+    for n in range(2):
+        with (root / "p.py").open("a") as f:
+            f.write(f"\n\ndef appended_{n}(x):\n    return len(x)\n")
+        index_repository(root, workers=1, keeper=keeper)
+        assert_same_as_full(root, tmp_path / "full")

@@ -114,10 +114,14 @@ def flow_readers(frontier: set[str], facts: FileFacts) -> set[str]:
         return not frontier.isdisjoint(_path_names(path))
 
     flows = [f for f in facts.flows if reads(f.source)]
-    out = names_of(_flow_keys(FileFacts(facts.path, facts.language, flows=flows))) if flows else set()
+    keys = _flow_keys(FileFacts(facts.path, facts.language, flows=flows)) if flows else set()
+    # A reader names the last part: the function it calls (a method's class, named or not, holds the
+    # same), the attribute or the variable it reads. A function nested in another is read through its
+    # outer function's flows, which name it: the walk adds the outer one next.
+    out = {part[-1] for _, key in keys if (part := _path_names(key.partition("|")[0]))}
     for call in facts.calls:
         if call.args and any(reads(arg) for arg in call.args):
-            out.update(_path_names(call.callee) if call.callee else [call.name])
+            out.update(_path_names(call.callee)[-1:] if call.callee else [call.name])
     return out
 
 
