@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 from graphctx.index.naming import EXTERNAL_PREFIX
-from graphctx.layout import ID_SEPARATOR
 from graphctx.index.scope import Edge
+from graphctx.layout import ID_SEPARATOR
 from graphctx.models import EDGE_KINDS, RESOLUTIONS
 
 KIND_CODE = {kind: i for i, kind in enumerate(EDGE_KINDS)}

@@ -35,7 +35,8 @@ INDEX_GITIGNORE = "index.db\nindex.db-*\nprivate/\n"
 # models.py (the `edge_kinds` and `resolutions` tables name them for SQL). An edge was made by the file
 # of its source, unless `maker` names another (the rowid of its file entity): a function handed to another
 # file's function that calls it, a method of a type declared elsewhere. Resolving a file again replaces
-# the edges it made, so `maker` says which those are; the partial index keeps the few such rows. The full-text index keeps no copy of the text it indexes (content=''): an entity's
+# the edges it made, so `maker` says which those are; the partial index keeps the few such rows. The
+# full-text index keeps no copy of the text it indexes (content=''): an entity's
 # words, signature and doc are its row's, and its body is kept once, compressed, in `file_data.bodies`,
 # which is what removing the entity from the index takes. `graph_snapshot` holds the graph of the
 # generation in `meta` as integer arrays (graph/snapshot.py), written in the same transaction.
