@@ -104,6 +104,27 @@ def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
     return {("flow", f"{scope}|{_digest(items)}") for scope, items in groups.items()}
 
 
+def flow_readers(frontier: set[str], facts: FileFacts) -> set[str]:
+    """The names under which other files read value flow of this file that reads a name in `frontier`:
+    the scopes (functions, module variables, attributes) with a flow from such a name, and the
+    functions called with such a name in an argument (their parameters take it). When the meaning
+    of a frontier name changes, what those scopes hold may change, though their own text did not:
+    a file reading `r.get()` depends on what `t.make()` returns, which `t.helper()` gives it."""
+    def reads(path: str) -> bool:
+        return not frontier.isdisjoint(_path_names(path))
+
+    flows = [f for f in facts.flows if reads(f.source)]
+    keys = _flow_keys(FileFacts(facts.path, facts.language, flows=flows)) if flows else set()
+    # A reader names the last part: the function it calls (a method's class, named or not, holds the
+    # same), the attribute or the variable it reads. A function nested in another is read through its
+    # outer function's flows, which name it: the walk adds the outer one next.
+    out = {part[-1] for _, key in keys if (part := _path_names(key.partition("|")[0]))}
+    for call in facts.calls:
+        if call.args and any(reads(arg) for arg in call.args):
+            out.update(_path_names(call.callee)[-1:] if call.callee else [call.name])
+    return out
+
+
 def _digest(items: list[str]) -> str:
     return hashlib.blake2b("\n".join(sorted(items)).encode(), digest_size=6).hexdigest()
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from graphctx.index import resolution, routemounts, store, textentities
 from graphctx.index.appended import Appended, appended
-from graphctx.index.dependencies import attribute_owners, defined_names, names_of, subclass_names
+from graphctx.index.dependencies import attribute_owners, defined_names, flow_readers, names_of, subclass_names
 from graphctx.index.fulltext import fts_row
 from graphctx.index.languages import RULES, package_languages
 from graphctx.index.keeper import KeptTable, TableKeeper
@@ -71,6 +71,9 @@ class Generation:
         self.deferred: list[str] = []
         self.flows_hold = False  # whether kept scopes' value flow may stand (see _delta)
         self.appended: dict[str, Appended] = {}  # the changed files that only appended functions (see _delta)
+        # (incremental) the entities of files not resolved again whose edges this run changed: a file
+        # resolved again made edges from them (a function it hands over), before or now
+        self.made_elsewhere: set[int] = set()
         self.entry = None if everything or keeper is None else keeper.take(self.db_path, self.before)
         if self.entry is not None:  # (one read on demand goes on reading through this run's connection)
             self.entry.table.reuse(conn)
@@ -131,6 +134,9 @@ class Generation:
             removed_rowids: list[int] = []
         else:
             last = [int(store.get_meta(conn, key, "0")) for key in LAST_KEYS]
+            if self.entry is not None:  # what earlier edits read of the files this one leaves as they were
+                for path, facts in self.entry.facts.items():  # (read from here on: _grown reads some)
+                    self.facts.setdefault(path, facts)
             kept = self.entry
             # the keys the kept table met, the others read as the edges name them (a no-op run reads none)
             lookup = lambda key_id, external: reads.row_key(conn, key_id, external)  # noqa: E731
@@ -153,22 +159,21 @@ class Generation:
             self.appended = self.appended if len(self.changed) == 1 and not deleted else {}
             for path, found in self.appended.items():
                 found.edges, found.counts = rewrites.edges_made_by(conn, path), rewrites.call_counts(conn, path)
+            self.made_elsewhere |= rewrites.sources_made_by(conn, [*deleted, *self.changed])
             writes.delete_files(conn, [*deleted, *self.changed])
             for done, item in enumerate(self.changed.values()):
                 if done % 64 == 0:
                     self.report("writing", done, len(self.changed))
                 self._write(item, previous)
             self.keys.forget(set(previous) - {row[0] for item in self.changed.values() for row in item.entities})
-            grown = self._through_attributes(delta)
+            grown = self._grown(delta)
             dependents = reads.paths_referring_to(conn, grown)
             targets = sorted(set(self.changed) | (dependents - set(deleted)))
             # (when its earlier part names nothing the edit changed, and no other file names what it appended)
             self.appended = {path: found for path, found in self.appended.items() if found.named_before.isdisjoint(grown)
                              and reads.paths_referring_to(conn, found.names) <= {path}}
+            self.made_elsewhere |= rewrites.sources_made_by(conn, targets)
             writes.delete_edges_from(conn, targets)
-        if self.entry is not None:  # what earlier edits read of the files this one leaves as they were
-            for path, facts in self.entry.facts.items():
-                self.facts.setdefault(path, facts)
         for path in deleted:
             self.facts[path] = None  # (a forked worker reads the committed index, where it still is)
 
@@ -181,8 +186,9 @@ class Generation:
                                        flows_hold=self.flows_hold, appended=self.appended,
                                        progress=lambda done, total: self.report("resolving", done, total)):
             self._write_routes(done.path, entry.table.mounts, previous, removed_rowids)
-            rows = list(self.keys.edge_rows(done.edges))
+            rows = list(self.keys.edge_rows(done.edges, done.path))
             writes.insert_edges(conn, rows)
+            self.made_elsewhere.update(row[0] for row in rows if row[6] is not None)
             writes.set_call_counts(conn, done.path, done.calls, done.calls_resolved)
             snapshot_rows.add([row for row in rows if row[1] > 0])
         if self.everything:  # every file's scope and facts: not worth the memory until an edit, nor while the snapshot is built
@@ -278,8 +284,18 @@ class Generation:
         if self.everything:
             writes.write_snapshot(conn, generation, Snapshot.from_rows(self.new_rowids, rows).pack())
             return
-        resolved_again = reads.entity_keys(conn, targets).values()
-        patch = Patch.of(removed_rowids, self.new_rowids, [*resolved_again, *removed_rowids], rows)
+        # The patch drops every edge from the entities of the files resolved again, and from those
+        # they made edges from, and adds those edges as the rows now hold them: this run's, and
+        # those other files' resolution made, which stay.
+        keys = reads.entity_keys(conn, targets)
+        resolved_again = set(keys.values())
+        makers = {keys[path] for path in targets if path in keys}  # (a file's entity id is its path)
+        rows.add([row for row in rewrites.rows_between_entities(conn, sorted(resolved_again), made_elsewhere=True)
+                  if row[6] not in makers])
+        elsewhere = sorted(self.made_elsewhere - resolved_again)
+        rows.add([row for row in rewrites.rows_between_entities(conn, elsewhere, made_elsewhere=False)
+                  if row[6] not in makers])
+        patch = Patch.of(removed_rowids, self.new_rowids, [*resolved_again, *removed_rowids, *elsewhere], rows)
         chain = reads.snapshot_sizes(conn)
         if reads.snapshot_chain_ends(chain, self.before):
             blob = patch.pack()
@@ -352,10 +368,14 @@ class Generation:
                     delta |= module_names(path)
         return delta
 
-    def _through_attributes(self, delta: set[str]) -> set[str]:
-        """Delta grown by the classes whose attribute types may have changed meaning: `self.tool = Widget()`
-        in class Engine makes `e.tool.run()` elsewhere depend on Widget through Engine, so a change to
-        Widget adds Engine (and, through chains of attributes, whatever holds an Engine)."""
+    def _grown(self, delta: set[str]) -> set[str]:
+        """Delta grown by the names whose meaning changes through it, until none is added:
+        - the classes whose attribute types may have changed meaning: `self.tool = Widget()` in class
+          Engine makes `e.tool.run()` elsewhere depend on Widget through Engine, so a change to Widget
+          adds Engine (and, through chains of attributes, whatever holds an Engine);
+        - the scopes whose value flow reads a name of it (dependencies.flow_readers): `u.go` reads
+          `r.get()`, which returns `t.make()`, which returns `t.helper()`; a change to helper adds make,
+          then get, so u.py is resolved again though it names neither."""
         delta = set(delta)
         frontier = set(delta)
         while frontier:
@@ -363,6 +383,9 @@ class Generation:
             for path in reads.paths_referring_to(self.conn, frontier):
                 rows = json.loads(reads.attribute_types(self.conn, path) or "[]")
                 found |= attribute_owners(frontier, [(scope, variable, value) for scope, variable, value, _line in rows])
+                facts = self._load(path)
+                if facts is not None:
+                    found |= flow_readers(frontier, facts)
             frontier = found - delta
             delta |= frontier
         return delta

@@ -10,12 +10,14 @@ from collections.abc import Callable, Iterable, Iterator
 
 from graphctx.index.naming import EXTERNAL_PREFIX
 from graphctx.index.scope import Edge
+from graphctx.layout import ID_SEPARATOR
 from graphctx.models import EDGE_KINDS, RESOLUTIONS
 
 KIND_CODE = {kind: i for i, kind in enumerate(EDGE_KINDS)}
 RESOLUTION_CODE = {resolution: i for i, resolution in enumerate(RESOLUTIONS)}
-# (source rowid, target rowid (negative: an external name), kind code, resolution code, confidence, line)
-EdgeRow = tuple[int, int, int, int, float, int]
+# (source rowid, target rowid (negative: an external name), kind code, resolution code, confidence, line,
+# maker: the rowid of the file whose resolution made the edge, None when that is the source's own file)
+EdgeRow = tuple[int, int, int, int, float, int, int | None]
 
 
 class RowKeys:
@@ -63,10 +65,14 @@ class RowKeys:
         for entity_id in ids:
             self.entities.pop(entity_id, None)
 
-    def edge_rows(self, edges: Iterable[Edge]) -> Iterator[EdgeRow]:
-        """Edges (source, target, kind, resolution, confidence, line) by id as rows by rowid. An
-        external name seen for the first time gets a rowid (kept in new_externals until written);
-        an edge whose source or target is no entity at all is dropped (none is made that way)."""
+    def edge_rows(self, edges: Iterable[Edge], maker: str) -> Iterator[EdgeRow]:
+        """Edges (source, target, kind, resolution, confidence, line) by id that the resolution of
+        the file `maker` made, as rows by rowid. An external name seen for the first time gets a
+        rowid (kept in new_externals until written); an edge whose source or target is no entity at
+        all is dropped (none is made that way). An edge whose source is in another file (a function
+        handed to it, a method of a type declared there) names its maker: resolving the maker again
+        replaces it, resolving the source's file again leaves it."""
+        maker_prefix, maker_key = maker + ID_SEPARATOR, None
         for source, target, kind, resolution, confidence, line in edges:
             source_key = self._entity(source)
             target_key = self.entities.get(target)
@@ -81,7 +87,10 @@ class RowKeys:
                 target_key = -target_key
             if source_key is None or target_key is None:
                 continue
-            yield (source_key, target_key, KIND_CODE[kind], RESOLUTION_CODE[resolution], confidence, line)
+            foreign = None
+            if source != maker and not source.startswith(maker_prefix):
+                foreign = maker_key = maker_key if maker_key is not None else self._entity(maker)
+            yield (source_key, target_key, KIND_CODE[kind], RESOLUTION_CODE[resolution], confidence, line, foreign)
 
     def take_new_externals(self) -> list[tuple[int, str]]:
         out, self.new_externals = self.new_externals, []

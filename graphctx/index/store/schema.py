@@ -18,12 +18,12 @@ from graphctx.models import EDGE_KINDS, RESOLUTIONS
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 11  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files;
+SCHEMA_VERSION = 12  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files;
 # 5: a file's package and attribute types in their own columns; 6: integer edge rows, a contentless full-text
 # index, compressed facts, the graph snapshot; 7: value flows in the facts; 8: routes, documents and sections,
 # the `handles` edge kind; 9: routers and mounts in the facts, routes written as they are served; 10: a file's
 # references keyed by its file_data rowid, not its path; 11: property accessors, attribute uses and lambdas in
-# the facts
+# the facts; 12: an edge's maker, when the file whose resolution made it is not its source's
 # The meta rows that say when a run happened: the only part of an index two builds of one tree do not share.
 CLOCK_KEYS = ("indexed_at", "scanned_ns")
 SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26  # the primary result codes of a damaged file and of a file that is not SQLite
@@ -32,8 +32,11 @@ INDEX_GITIGNORE = "index.db\nindex.db-*\nprivate/\n"
 
 # Edges are integer rows (edge_keys; the view `edges` names them): source and target are entity rowids, a negative target the rowid of a name
 # outside the repository (`externals`); kind and resolution are positions in the vocabularies of
-# models.py (the `edge_kinds` and `resolutions` tables name them for SQL); an edge was made by the file
-# of its source. The full-text index keeps no copy of the text it indexes (content=''): an entity's
+# models.py (the `edge_kinds` and `resolutions` tables name them for SQL). An edge was made by the file
+# of its source, unless `maker` names another (the rowid of its file entity): a function handed to another
+# file's function that calls it, a method of a type declared elsewhere. Resolving a file again replaces
+# the edges it made, so `maker` says which those are; the partial index keeps the few such rows. The
+# full-text index keeps no copy of the text it indexes (content=''): an entity's
 # words, signature and doc are its row's, and its body is kept once, compressed, in `file_data.bodies`,
 # which is what removing the entity from the index takes. `graph_snapshot` holds the graph of the
 # generation in `meta` as integer arrays (graph/snapshot.py), written in the same transaction.
@@ -65,9 +68,10 @@ CREATE TABLE externals (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL);
 CREATE UNIQUE INDEX externals_id ON externals(id);
 CREATE TABLE edge_keys (
     source INTEGER NOT NULL, target INTEGER NOT NULL, kind INTEGER NOT NULL, resolution INTEGER NOT NULL,
-    confidence REAL NOT NULL, line INTEGER NOT NULL
+    confidence REAL NOT NULL, line INTEGER NOT NULL, maker INTEGER
 );
 CREATE INDEX edge_keys_source ON edge_keys(source);
+CREATE INDEX edge_keys_maker ON edge_keys(maker) WHERE maker IS NOT NULL;
 CREATE INDEX edge_keys_target ON edge_keys(target);
 CREATE TABLE edge_kinds (code INTEGER PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE resolutions (code INTEGER PRIMARY KEY, name TEXT NOT NULL);
@@ -89,7 +93,7 @@ CREATE VIEW edges AS  -- the edges by id and name, as people and tests read them
 """
 # What a full build creates after loading the rows: one sort per index instead of a B-tree kept in order row by row.
 BULK_INDEXES = ("entities_id", "entities_path", "entities_name", "entities_body_hash", "edge_keys_source",
-                "edge_keys_target", "file_refs_file", "externals_id")
+                "edge_keys_target", "edge_keys_maker", "file_refs_file", "externals_id")
 
 
 def content_hash(data: bytes) -> str:

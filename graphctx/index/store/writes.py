@@ -43,7 +43,7 @@ def clear_files(conn: sqlite3.Connection) -> None:
 
 
 def delete_files(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
-    """Drop files with their entities, full-text rows, edges they produced and their reference names.
+    """Drop files with their entities, full-text rows, edges they made and their reference names.
     The full-text index keeps no text: each row is removed with the text it was indexed with, the
     entity's words, signature and doc, and the body stored with the file."""
     rows = [(p,) for p in paths]
@@ -55,7 +55,7 @@ def delete_files(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
             "INSERT INTO entities_fts(entities_fts, rowid, words, signature, doc, body) VALUES ('delete', ?, ?, ?, ?, ?)",
             [(row[0], *fts_row(row[1:], bodies.get(row[1], ""))) for row in entities.fetchall()],
         )
-    conn.executemany("DELETE FROM edge_keys WHERE source IN (SELECT rowid FROM entities WHERE path=?)", rows)
+    delete_edges_from(conn, [path for (path,) in rows])
     conn.executemany("DELETE FROM entities WHERE path=?", rows)
     conn.executemany("DELETE FROM file_refs WHERE file = (SELECT rowid FROM file_data WHERE path=?)", rows)
     conn.executemany("DELETE FROM warnings WHERE path=?", rows)
@@ -112,10 +112,13 @@ def insert_file_refs(conn: sqlite3.Connection, path: str, names: Iterable[str]) 
     conn.executemany("INSERT OR IGNORE INTO file_refs(name, file) VALUES (?, ?)", [(n, file) for n in names])
 
 
-def delete_edges_from(conn: sqlite3.Connection, origins: Iterable[str]) -> None:
-    """Drop the edges these files produced (an edge's source is in the file that made it), before
-    they are resolved again."""
-    conn.executemany("DELETE FROM edge_keys WHERE source IN (SELECT rowid FROM entities WHERE path=?)", [(p,) for p in origins])
+def delete_edges_from(conn: sqlite3.Connection, makers: Iterable[str]) -> None:
+    """Drop the edges these files' resolution made, before they are resolved again: those from their
+    own entities (no maker named) and those from other files' entities that name them as maker. The
+    edges other files made from their entities stay: those files' resolution did not change."""
+    rows = [(p,) for p in makers]
+    conn.executemany("DELETE FROM edge_keys WHERE maker = (SELECT rowid FROM entities WHERE id=?)", rows)
+    conn.executemany("DELETE FROM edge_keys WHERE source IN (SELECT rowid FROM entities WHERE path=?) AND maker IS NULL", rows)
 
 
 def insert_externals(conn: sqlite3.Connection, rows: Iterable[tuple[int, str]]) -> None:
@@ -124,8 +127,10 @@ def insert_externals(conn: sqlite3.Connection, rows: Iterable[tuple[int, str]]) 
 
 
 def insert_edges(conn: sqlite3.Connection, rows: Iterable[tuple]) -> None:
-    """Rows are (source rowid, target rowid or minus an external's, kind code, resolution code, confidence, line)."""
-    conn.executemany("INSERT INTO edge_keys(source, target, kind, resolution, confidence, line) VALUES (?,?,?,?,?,?)", rows)
+    """Rows are (source rowid, target rowid or minus an external's, kind code, resolution code, confidence, line,
+    maker's file rowid or None: see rows.EdgeRow)."""
+    conn.executemany("INSERT INTO edge_keys(source, target, kind, resolution, confidence, line, maker)"
+                     " VALUES (?,?,?,?,?,?,?)", rows)
 
 
 def set_call_counts(conn: sqlite3.Connection, path: str, calls: int, resolved: int) -> None:

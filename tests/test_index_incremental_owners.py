@@ -1,0 +1,97 @@
+"""Incremental indexing equals a full rebuild where a file's edges come from another file's
+resolution: value flow read across files (a caller's answer rests on what a function in another
+file returns), and functions handed to another file's function that calls them (the edge's source
+is in the file that calls, its maker is the file that hands the function on)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import write_tree
+from graphctx.index.indexer import index_repository
+from graphctx.index.keeper import TableKeeper
+from test_index_incremental import assert_same_as_full as same_rows, loaded_edges, snapshot_matches_rows
+
+CLASSES = ("class Widget:\n    def run(self):\n        pass\n\n\n"
+           "class Engine:\n    def run(self):\n        pass\n")
+
+FLOW = {
+    "w.py": CLASSES,
+    "t.py": "from w import Widget, Engine\n\n\ndef helper():\n    return Widget()\n\n\ndef make():\n    return helper()\n",
+    "r.py": "import t\n\n\ndef get():\n    return t.make()\n",
+    "u.py": "from r import get\n\n\ndef go():\n    get().run()\n",
+}
+
+PASSING = {
+    "q.py": "def apply(fn, x):\n    return fn(x)\n",
+    "p.py": "from q import apply\n\n\ndef one(x):\n    return x\n\n\ndef use():\n    return apply(one, 1)\n",
+}
+
+
+def assert_same_as_full(root: Path, scratch: Path) -> None:
+    """The rows equal a full rebuild's, and so does the graph the run's snapshot patch gives."""
+    same_rows(root, scratch)
+    assert snapshot_matches_rows(root)
+    assert loaded_edges(root) == loaded_edges(scratch)
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_value_flow_read_in_another_file_follows_its_change(tmp_path: Path, kept: bool):
+    """u.go reads get() through r.get, t.make and t.helper: helper returning an Engine now makes
+    u.go call Engine.run, though nothing u.py names changed."""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", FLOW)
+    index_repository(root, workers=1, keeper=keeper)
+    (root / "t.py").write_text(FLOW["t.py"].replace("return Widget()", "return Engine()"))
+    index_repository(root, workers=1, keeper=keeper)
+    assert_same_as_full(root, tmp_path / "full")
+    (root / "t.py").write_text(FLOW["t.py"])  # and back, in the same process
+    index_repository(root, workers=1, keeper=keeper)
+    assert_same_as_full(root, tmp_path / "full")
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_a_function_handed_on_is_called_once_after_its_file_is_resolved_again(tmp_path: Path, kept: bool):
+    """apply in q.py calls what p.py hands it: the edge q.apply -> p.one is made by p.py's resolution.
+    Resolving p.py again makes it again, once; once p.py hands it no more, it is gone."""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", PASSING)
+    index_repository(root, workers=1, keeper=keeper)
+    for n in range(2):
+        (root / "p.py").write_text(PASSING["p.py"] + f"\n\ndef extra{n}():\n    return apply(one, {n})\n")
+        index_repository(root, workers=1, keeper=keeper)
+        assert_same_as_full(root, tmp_path / "full")
+    (root / "p.py").write_text(PASSING["p.py"].replace("apply(one, 1)", "apply(len, 1)"))  # and no longer
+    index_repository(root, workers=1, keeper=keeper)
+    assert_same_as_full(root, tmp_path / "full")
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_a_function_handed_on_keeps_its_call_when_the_caller_is_resolved_again(tmp_path: Path, kept: bool):
+    """The mirror case: q.py is resolved again (an edit elsewhere in it); the edge from q.apply to
+    p.one, made by p.py's resolution, stays, as p.py's resolution did not change."""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", PASSING)
+    index_repository(root, workers=1, keeper=keeper)
+    (root / "q.py").write_text(PASSING["q.py"] + "\n\ndef other():\n    return 2\n")
+    index_repository(root, workers=1, keeper=keeper)
+    assert_same_as_full(root, tmp_path / "full")
+    (root / "q.py").write_text("def other():\n    return 2\n\n\n" + PASSING["q.py"])
+    index_repository(root, workers=1, keeper=keeper)
+    assert_same_as_full(root, tmp_path / "full")
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_a_file_that_only_appends_keeps_the_edges_it_made_in_another_file(tmp_path: Path, kept: bool):
+    """p.py only appends a function (its earlier part keeps its edges, appended.py): the edge it made
+    from q.apply is among them, kept once."""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", PASSING)
+    index_repository(root, workers=1, keeper=keeper)
+    for n in range(2):
+        with (root / "p.py").open("a") as f:
+            f.write(f"\n\ndef appended_{n}(x):\n    return len(x)\n")
+        index_repository(root, workers=1, keeper=keeper)
+        assert_same_as_full(root, tmp_path / "full")
