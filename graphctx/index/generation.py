@@ -26,7 +26,7 @@ from graphctx.index.languages import RULES, package_languages
 from graphctx.index.keeper import KeptTable, TableKeeper
 from graphctx.index.lazysymbols import LazySymbolTable
 from graphctx.index.modules import ModuleMap
-from graphctx.index.naming import file_stem, is_test_file, tested_stem
+from graphctx.index.naming import is_test_file, module_names
 from graphctx.index.parsing import ParsedFile
 from graphctx.index.rows import RowKeys
 from graphctx.index.spill import SpillFile
@@ -389,14 +389,3 @@ class Generation:
             frontier = found - delta
             delta |= frontier
         return delta
-
-
-def module_names(path: str) -> set[str]:
-    """Names under which other files can refer to a file as a module or a tested file."""
-    stem = path.rsplit(".", 1)[0]
-    names = {p for p in stem.replace("\\", "/").replace(".", "/").split("/") if p}
-    names.add(file_stem(path))
-    tested = tested_stem(path)
-    if tested:
-        names.add(tested)
-    return names

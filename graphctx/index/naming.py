@@ -48,3 +48,14 @@ def file_stem(path: str) -> str:
 def external_name(external: str) -> str:
     """The last name of an external id: ext:os.path.join -> join."""
     return external[len(EXTERNAL_PREFIX):].rpartition(".")[2]
+
+
+def module_names(path: str) -> set[str]:
+    """Names under which other files can refer to a file as a module or a tested file."""
+    stem = path.rsplit(".", 1)[0]
+    names = {p for p in stem.replace("\\", "/").replace(".", "/").split("/") if p}
+    names.add(file_stem(path))
+    tested = tested_stem(path)
+    if tested:
+        names.add(tested)
+    return names
