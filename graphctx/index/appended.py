@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from graphctx.index.dependencies import reference_names
 from graphctx.index.flowpaths import callee_path
 from graphctx.index.naming import is_test_file
-from graphctx.parse.facts import _LISTS, Call, FileFacts
+from graphctx.parse.facts import FACT_LISTS, Call, FileFacts
 
 ADDED = frozenset({"definitions", "calls", "flows", "params", "bindings"})  # the lists appended functions may add to
 
@@ -42,7 +42,7 @@ def appended(before: FileFacts | None, after: FileFacts) -> Appended | None:
             or (before.language, before.package, before.doc) != (after.language, after.package, after.doc):
         return None
     added: dict[str, list] = {}
-    for name in _LISTS:
+    for name in FACT_LISTS:
         old, new = getattr(before, name), getattr(after, name)
         if len(new) < len(old) or new[:len(old)] != old or (len(new) > len(old) and name not in ADDED):
             return None

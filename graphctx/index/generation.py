@@ -153,11 +153,7 @@ class Generation:
             removed_rowids = list(previous.values())
             if kept is not None:  # (a table read on demand forgets what it read of them)
                 kept.table.before_rewrite([*deleted, *self.changed])
-            # The one file changed may keep its edges (appended.py): its earlier part then answers as
-            # before, every other file being as it was. (With other files changed, what the earlier part
-            # works out through their value flow may differ without it naming them.)
-            self.appended = self.appended if len(self.changed) == 1 and not deleted else {}
-            for path, found in self.appended.items():
+            for path, found in self.appended.items():  # (see _delta)
                 found.edges, found.counts = rewrites.edges_made_by(conn, path), rewrites.call_counts(conn, path)
             self.made_elsewhere |= rewrites.sources_made_by(conn, [*deleted, *self.changed])
             writes.delete_files(conn, [*deleted, *self.changed])
@@ -344,6 +340,10 @@ class Generation:
         a package marker that came or went. Kept scopes' value flow may stand when no import, package
         or mount changed and no file came or went (what a module re-exports is read off its imports)."""
         old = {p: self._stored_facts(p) for p in [*deleted, *self.changed]}
+        # The one file changed may keep its edges (appended.py): its earlier part then answers as
+        # before, every other file being as it was. (With other files changed, what the earlier part
+        # works out through their value flow may differ without it naming them.)
+        alone = len(self.changed) == 1 and not deleted
         delta: set[str] = set()
         moved = False
         for path, before in old.items():
@@ -354,7 +354,7 @@ class Generation:
             moved = moved or any(kind in ("import", "package", "mount") for kind, _ in old_keys ^ new_keys)
             if before and item and before.package != item.facts.package:  # its definitions moved to another package
                 delta |= names_of(k for k in old_keys | new_keys if k[0] == "def")
-            found = appended(before, item.facts) if item else None
+            found = appended(before, item.facts) if item and alone else None
             if found is not None:
                 self.appended[path] = found
         added_or_removed = [p for p in self.changed if old.get(p) is None] + deleted

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import zlib
 
-from graphctx.parse.facts import _LIST_TYPES, _LISTS, FileFacts
+from graphctx.parse.facts import _LIST_TYPES, FACT_LISTS, FileFacts
 
-_POSITION = {name: i for i, name in enumerate(_LISTS)}
+_POSITION = {name: i for i, name in enumerate(FACT_LISTS)}
 
 
 class StoredFacts(FileFacts):
@@ -40,7 +40,7 @@ def unpack_stored(data: bytes) -> StoredFacts:
                         ("package", package), ("doc", doc), ("complete", True), ("rest", None),
                         ("_rows", lists), ("_shared", {})):
         object.__setattr__(facts, name, value)
-    lists += [[]] * (len(_LISTS) - len(lists))  # (facts stored before a list existed have none)
+    lists += [[]] * (len(FACT_LISTS) - len(lists))  # (facts stored before a list existed have none)
     return facts
 
 

@@ -216,7 +216,7 @@ class FileFacts:
                 self.error_count,
                 self.package,
                 self.doc,
-                *(list(map(_ROW[_LIST_TYPES[name]], getattr(self, name))) for name in _LISTS),
+                *(list(map(_ROW[_LIST_TYPES[name]], getattr(self, name))) for name in FACT_LISTS),
             ],
             separators=(",", ":"),
         )
@@ -225,11 +225,11 @@ class FileFacts:
     def from_json(cls, text: str) -> FileFacts:
         path, language, lines, errors, package, doc, *lists = json.loads(text)
         facts = cls(path, language, lines, errors, package, doc)
-        facts._set_lists(_LISTS, lists)
+        facts._set_lists(FACT_LISTS, lists)
         return facts
 
     def _set_lists(self, names: Iterable[str], lists: list[list]) -> None:
-        """Make the items of the lists `names` from their JSON rows (`lists`, in _LISTS order), their
+        """Make the items of the lists `names` from their JSON rows (`lists`, in FACT_LISTS order), their
         equal strings one object (see share_strings)."""
         for name in names:
             position = _POSITION[name]
@@ -244,7 +244,7 @@ class FileFacts:
         holds of every file. A list left out is read from `packed` when first used, all of them at once."""
         light = FileFacts(self.path, self.language, self.lines, self.error_count, self.package, self.doc,
                           complete=False, rest=packed)
-        for name in _LISTS:
+        for name in FACT_LISTS:
             setattr(light, name, getattr(self, name) if name in STRUCTURE_LISTS else NotLoaded(light, name))
         return light
 
@@ -254,7 +254,7 @@ class FileFacts:
             return
         packed = self.rest if isinstance(self.rest, bytes) else self.rest.read()
         lists = json.loads(zlib.decompress(packed).decode("utf-8"))[6:]
-        self._set_lists([name for name in _LISTS if isinstance(getattr(self, name), NotLoaded)], lists)  # (only those)
+        self._set_lists([name for name in FACT_LISTS if isinstance(getattr(self, name), NotLoaded)], lists)  # (only those)
         self.complete = True
         if isinstance(self.rest, bytes):  # (a reader stays: see unload_rest)
             self.rest = None
@@ -264,7 +264,7 @@ class FileFacts:
         elsewhere, see `rest`): structure-only facts again."""
         if not self.complete or self.rest is None:
             return
-        for name in _LISTS:
+        for name in FACT_LISTS:
             if name not in STRUCTURE_LISTS:
                 setattr(self, name, NotLoaded(self, name))
         self.complete = False
@@ -280,7 +280,7 @@ class FileFacts:
         shared = {} if shared is None else shared
         share = shared.setdefault
         names = set(names)
-        for name in [name for name in _LISTS if name in names] if names else _LISTS:
+        for name in [name for name in FACT_LISTS if name in names] if names else FACT_LISTS:
             items = getattr(self, name)
             if not items:
                 continue
@@ -315,8 +315,8 @@ _LIST_TYPES = {
     "attributes": AttributeUse,
     "stubs": Stub,
 }
-_LISTS = tuple(_LIST_TYPES)
-_POSITION = {name: i for i, name in enumerate(_LISTS)}
+FACT_LISTS = tuple(_LIST_TYPES)
+_POSITION = {name: i for i, name in enumerate(FACT_LISTS)}
 _FIELD_NAMES = {t: tuple(f.name for f in fields(t)) for t in _LIST_TYPES.values()}
 # Per item type: its string fields and its list-of-strings fields (annotations are strings here).
 _STRING_FIELDS = {t: (tuple(f.name for f in fields(t) if f.type in ("str", "str | None")),

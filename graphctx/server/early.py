@@ -17,20 +17,17 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from graphctx.errors import bounded
 from graphctx.server.agents import Caller
-from graphctx.server.refusals import invalid_values, refused_string, unknown_arguments
+from graphctx.server.refusals import internal_error, invalid_values, refused_string, unknown_arguments
 from graphctx.server.results import ToolAnswer, error_answer
 from graphctx.server.tools import ServerState, read_tools
 
-log = logging.getLogger("graphctx.server")
 
 # The SDK server's tools/list result, and the protocol versions it lists exactly that for.
 LISTING = Path(__file__).with_name("listing.json")
@@ -114,9 +111,8 @@ class EarlyTools:
         values = {field.alias or key: getattr(validated, key) for key, field in type(validated).model_fields.items()}
         try:
             return asyncio.run(self.state.off_loop(body, error_answer)(caller, **values))
-        except Exception as exc:  # a bug: logged in full, answered in short, as StrictServer does
-            log.error("graphctx: internal error in %s", name, exc_info=exc)
-            return ToolAnswer(bounded(f"internal error in {name}: {exc}"), is_error=True)
+        except Exception as exc:  # a bug, answered as StrictServer answers it
+            return ToolAnswer(internal_error(name, exc), is_error=True)
 
 
 def reread(model: type[BaseModel], arguments: dict) -> bool:

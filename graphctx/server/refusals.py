@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import difflib
 import json
+import logging
 from collections.abc import Iterator
 from typing import Any
 
 from pydantic import ValidationError
 
 from graphctx import inputs
-from graphctx.errors import quote
+from graphctx.errors import bounded, quote
+
+log = logging.getLogger("graphctx.server")
 
 MAX_SHOWN_VALUE = 60  # characters of a refused value quoted back
 MAX_PROBLEMS = 3  # refused values reported in one answer
@@ -57,6 +60,12 @@ def _strings(value: Any, label: str, kind: tuple[inputs.Kind, int | None]) -> It
     elif isinstance(value, list):
         for number, item in enumerate(value):
             yield from _strings(item, f"{label}[{number}]", kind)
+
+
+def internal_error(tool: str, exc: BaseException) -> str:
+    """A bug in a tool: logged in full (stderr), answered in short."""
+    log.error("graphctx: internal error in %s", tool, exc_info=exc)
+    return bounded(f"internal error in {tool}: {exc}")
 
 
 def unknown_resource(uri: str, known: list[str]) -> str:

@@ -10,7 +10,6 @@ shared with the answers given before the SDK has loaded (early.py)."""
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 from urllib.parse import unquote
 
@@ -22,10 +21,8 @@ from pydantic import ValidationError
 from graphctx import inputs
 from graphctx.errors import bounded
 from graphctx.server.refusals import (
-    MAX_URI, invalid_values, refused_string, unknown_arguments, unknown_resource, unknown_tool,
+    MAX_URI, internal_error, invalid_values, refused_string, unknown_arguments, unknown_resource, unknown_tool,
 )
-
-log = logging.getLogger("graphctx.server")
 
 
 class StrictServer(MCPServer):
@@ -54,8 +51,7 @@ class StrictServer(MCPServer):
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             if isinstance(exc, UnexpectedToolError):  # a bug: logged in full, answered in short
-                log.error("graphctx: internal error in %s", name, exc_info=exc)
-                return refusal(bounded(f"internal error in {name}: {exc.__cause__ or exc}"))
+                return refusal(internal_error(name, exc.__cause__ or exc))
             if isinstance(exc.__cause__, ValidationError):
                 return refusal(invalid_values(exc.__cause__, schema))
             return refusal(bounded(str(exc)))
