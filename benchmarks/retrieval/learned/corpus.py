@@ -95,10 +95,13 @@ def cmd_mine(args) -> int:
                 kept.append(inst)
         write_jsonl(args.data / "sets" / f"{slug(row['repo'])}.jsonl", kept)
         lexical = sum(1 for i in kept if i.lexical)
-        manifest["repositories"][row["repo"]] = {
+        before = manifest["repositories"].get(row["repo"], {})
+        entry = manifest["repositories"][row["repo"]] = {
             "role": row["role"], "rev": row["rev"], "oldest_scanned": oldest, "scanned": sum(reasons.values()),
             "kept": len(kept), "lexical": lexical, "non_lexical": len(kept) - lexical, "reasons": reasons,
         }
+        if "features" in before and before.get("rev") == row["rev"] and before.get("kept") == len(kept):
+            entry["features"] = before["features"]  # (mined again from the same commit: the same instances)
         say(f"{row['repo']}: kept {len(kept)} ({lexical} lexical) of {sum(reasons.values())} commits "
             f"in {time.perf_counter() - started:.0f} s")
         _write_manifest(manifest_path, manifest)
