@@ -251,6 +251,15 @@ def _all_funcs(module: Module) -> list[tuple[list[Func], int]]:
     return out
 
 
+def _links(project: dict[str, Module]) -> list[tuple[str, Func]]:
+    """The functions (by name) whose result another function returns (`return name()`, `return
+    mod.name()`): links of chains, where a change of what they return reaches files that never name them."""
+    returned = {s[7:].rsplit(".", 1)[-1].split("(", 1)[0] for module in project.values()
+                for owner, i in _all_funcs(module) for s in owner[i].body if s.startswith("return") and s.endswith("()")}
+    return [(path, owner[i]) for path, module in sorted(project.items()) for owner, i in _all_funcs(module)
+            if owner[i].name in returned]
+
+
 def apply_edit(data, project: dict[str, Module]) -> str:
     """Apply one random edit to the project in place; returns its description."""
     ops = ["add_file", "add_function", "add_method", "remove_function", "rename_function",
@@ -263,6 +272,11 @@ def apply_edit(data, project: dict[str, Module]) -> str:
         path = data.draw(st.sampled_from(PATHS))
         project[path] = data.draw(modules)
         return f"add {path}"
+    links = _links(project) if op == "change_return" else []
+    if links and data.draw(st.booleans()):  # half the time the far end of a chain
+        path, func = _pick(data, links)
+        func.body = (*[s for s in func.body if not s.startswith("return")], data.draw(returns))
+        return f"change_return {path} {func.name}"
     path = _pick(data, paths)
     module = project[path]
     if op == "add_function":
