@@ -100,19 +100,22 @@ ORDER_DEPENDENT = ("value flow remembers answers, bounded (fixpoint.MAX_DEPTH, M
 
 
 @pytest.mark.xfail(strict=True, reason=ORDER_DEPENDENT)
-def test_a_chain_deeper_than_the_flow_bound_resolves_as_a_full_rebuild_after_a_kept_run(tmp_path: Path):
-    """a.go calls f0().run(), f0 returns f1() ... f100 returns a Widget: deeper than the value flow's
-    depth bound. b.go asks halfway down, remembering f50's answer in c.py's kept scope; resolving a.py
-    again in the same process must not reach further through it than a full rebuild reaches."""
+@pytest.mark.parametrize(("asker", "kept"), [("a.py", True), ("z.py", False)], ids=["kept", "rows"])
+def test_a_chain_deeper_than_the_flow_bound_resolves_as_a_full_rebuild(tmp_path: Path, asker: str, kept: bool):
+    """main calls f0().run(), f0 returns f1() ... f100 returns a Widget: deeper than the value flow's
+    depth bound. b.go asks halfway down and remembers f50's answer in c.py's scope. Kept: b.py's
+    question, asked after a.py's in one run, lets a.py resolved again in the same process reach
+    Widget, which a full rebuild (a.py first) does not. Rows: a full rebuild asks b.py's question
+    before z.py's and reaches Widget; z.py resolved again alone, in a new process, does not."""
     chain = CLASSES + "".join(f"\n\ndef f{i}():\n    return f{i + 1}()\n" for i in range(100)) + \
         "\n\ndef f100():\n    return Widget()\n"
-    files = {"c.py": chain, "a.py": "from c import f0\n\n\ndef go():\n    f0().run()\n",
+    files = {"c.py": chain, asker: "from c import f0\n\n\ndef main():\n    f0().run()\n",
              "b.py": "from c import f50\n\n\ndef go():\n    f50().run()\n"}
-    keeper = TableKeeper()
+    keeper = TableKeeper() if kept else None
     root = write_tree(tmp_path / "repo", files)
     index_repository(root, workers=1, keeper=keeper)
-    for n in range(2):  # b.py resolved after a.py in the first edit, a.py alone in the second
-        write_tree(root, {"a.py": files["a.py"] + f"\n\ndef other():\n    return {n}\n"})
+    for n in range(2):  # b.py resolved with the asker in the first edit, the asker alone in the second
+        write_tree(root, {asker: files[asker] + f"\n\ndef extra():\n    return {n}\n"})
         if n == 0:
             write_tree(root, {"b.py": files["b.py"] + "\n\ndef other():\n    return 0\n"})
         index_repository(root, workers=1, keeper=keeper)
