@@ -265,7 +265,7 @@ def apply_edit(data, project: dict[str, Module]) -> str:
     ops = ["add_file", "add_function", "add_method", "remove_function", "rename_function",
            "change_body", "change_signature", "change_import", "change_base", "delete_file", "rename_file",
            "add_class", "remove_class", "copy_class", "rename_class", "toggle_property",
-           "change_return", "change_return", "change_return", "change_variable", "change_variable"]  # (value flow, more often)
+           "change_return", "change_return", "change_return", "change_return", "change_variable", "change_variable"]  # (value flow, more often)
     op = data.draw(st.sampled_from(ops))
     paths = sorted(project)
     if op == "add_file" or not paths:
