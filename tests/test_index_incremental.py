@@ -5,6 +5,7 @@ project (real tree-sitter, real SQLite, real files) and compares the incremental
 
 from __future__ import annotations
 
+import copy
 import gc
 import os
 import shutil
@@ -29,6 +30,7 @@ from graphctx.index.store import reads
 FUNC_NAMES = ("helper", "run", "step", "build", "load", "go", "alpha")
 CLASS_NAMES = ("Base", "Engine", "Widget", "Mixin")
 ATTRS = ("tool", "part")
+VARIABLES = ("shared", "current")  # module-level variables bound from calls
 PATHS = (
     "app.py", "util.py", "core.py", "helpers.py",
     "pkg/__init__.py", "pkg/core.py", "pkg/extra.py",
@@ -75,6 +77,7 @@ class Module:
     imports: list[tuple[str, str | None, str | None]] = field(default_factory=list)  # (module, name, alias)
     classes: list[Klass] = field(default_factory=list)
     functions: list[Func] = field(default_factory=list)
+    variables: list[tuple[str, str]] = field(default_factory=list)  # (name, the call it is bound from)
 
     def render(self) -> str:
         lines = []
@@ -84,6 +87,7 @@ class Module:
                 lines.append(f"import {module.lstrip('.') or 'os'}{alias_part}")
             else:
                 lines.append(f"from {module} import {name}{alias_part}")
+        lines += [f"{name} = {value}" for name, value in self.variables]
         for c in self.classes:
             lines += ["", *c.render()]
         for f in self.functions:
@@ -95,7 +99,41 @@ class Module:
 # built from constructors or annotations, attribute chains, externals, and value flow.
 names = st.sampled_from(FUNC_NAMES)
 classes = st.sampled_from(CLASS_NAMES)
+variables = st.sampled_from(VARIABLES)
+attrs = st.sampled_from(ATTRS)
+other_modules = st.sampled_from(("util", "core", "pkg", "tools", "helpers"))
+# What a variable, an attribute or a return is bound from: calls of this file's or another module's
+# functions and classes, and a method called on what another module's function returns.
+values = st.one_of(
+    names.map(lambda f: f"{f}()"),
+    classes.map(lambda c: f"{c}()"),
+    st.tuples(other_modules, names).map(lambda t: f"{t[0]}.{t[1]}()"),
+    st.tuples(other_modules, classes).map(lambda t: f"{t[0]}.{t[1]}()"),
+    st.tuples(other_modules, names, names).map(lambda t: f"{t[0]}.{t[1]}().{t[2]}()"),
+)
+# What a function returns: a value, an attribute, a module variable (maybe another module's) or a parameter.
+returns = st.one_of(
+    values.map(lambda v: f"return {v}"),
+    attrs.map(lambda a: f"return self.{a}"),
+    variables.map(lambda v: f"return {v}"),
+    st.tuples(other_modules, variables).map(lambda t: f"return {t[0]}.{t[1]}"),
+    st.just("return a"),
+)
+# Chains across files: each link's answer rests on another file's value flow, so a file naming none of
+# a chain's functions may hold an edge an edit far down the chain changes.
+chains = (
+    returns,
+    st.tuples(attrs, values).map(lambda t: f"self.{t[0]} = {t[1]}"),  # an attribute assigned from a call
+    st.tuples(variables, names).map(lambda t: f"{t[0]}.{t[1]}()"),  # a module variable's method
+    st.tuples(other_modules, variables, names).map(lambda t: f"{t[0]}.{t[1]}.{t[2]}()"),
+    st.tuples(other_modules, names, names).map(lambda t: f"{t[0]}.{t[1]}().{t[2]}()"),  # a method on a returned value
+    st.tuples(other_modules, names, names, names).map(lambda t: f"{t[0]}.{t[1]}({t[2]}).{t[3]}()"),  # on what it hands back
+    st.tuples(other_modules, names, names).map(lambda t: f"{t[0]}.{t[1]}(self.{t[2]})"),  # a method handed on
+    st.tuples(names, names).map(lambda t: f"self.{t[0]} = self.{t[1]}"),  # what a base's self.m() calls
+    names.map(lambda f: f"super().{f}()"),
+)
 statements = st.one_of(
+    *chains,
     names.map(lambda f: f"{f}()"),
     names.map(lambda f: f"self.{f}()"),
     st.tuples(classes, names).map(lambda t: f"obj = {t[0]}()\n    obj.{t[1]}()".replace("\n    ", "; ")),
@@ -131,12 +169,14 @@ params = st.lists(st.sampled_from(("a", "b", "c: Widget", "d: Engine")), max_siz
 funcs = st.builds(Func, names, params, bodies)
 imports = st.tuples(
     st.sampled_from(MODULES),
-    st.one_of(st.none(), names, classes),
+    st.one_of(st.none(), names, classes, variables),
     st.one_of(st.none(), st.none(), st.sampled_from(("mod", "Alias"))),
 )
 klasses = st.builds(Klass, classes, st.one_of(st.none(), classes, st.just("core.Base"), st.just("pkg.Engine")),
                     st.lists(funcs, max_size=3))
-modules = st.builds(Module, st.lists(imports, max_size=3), st.lists(klasses, max_size=2), st.lists(funcs, max_size=2))
+module_variables = st.lists(st.tuples(variables, values), max_size=2)
+modules = st.builds(Module, st.lists(imports, max_size=3), st.lists(klasses, max_size=2), st.lists(funcs, max_size=2),
+                    module_variables)
 
 
 def starting_project() -> dict[str, Module]:
@@ -169,6 +209,31 @@ def starting_project() -> dict[str, Module]:
     }
 
 
+# A chain across four files to start from: helpers.helper's class reaches pkg/sub/deep.py through
+# helpers.load, a module variable, tools.step, an attribute tools.Mixin assigns, a function handed
+# to helpers.call, and an override of what pkg.core.Base.run calls, without deep.py naming helper.
+CHAINS = {
+    "helpers.py": Module(
+        imports=[("pkg.extra", "Widget", None), ("pkg", "Engine", None)],
+        functions=[Func("helper", (), ("return Widget()",)), Func("load", (), ("return helper()",)),
+                   Func("run", ("a",), ("return a()",))],
+        variables=[("shared", "load()")],
+    ),
+    "lib/tools.py": Module(
+        imports=[("helpers", None, None)],
+        classes=[Klass("Mixin", None, [Func("build", (), ("self.part = helpers.load()",)),
+                                       Func("go", (), ("return self.part",))])],
+        functions=[Func("step", (), ("return helpers.load()",))],
+    ),
+    "pkg/sub/deep.py": Module(
+        imports=[("lib.tools", None, "tools"), ("helpers", "shared", None), ("helpers", None, None), ("pkg.core", None, "core")],
+        classes=[Klass("Engine", "core.Base", [Func("step", (), ("return tools.step()",))])],
+        functions=[Func("go", (), ("tools.step().build()", "shared.build()", "m = tools.Mixin(); m.go().build()")),
+                   Func("alpha", (), ("helpers.run(tools.step).build()", "return Engine().run()"))],
+    ),
+}
+
+
 def render(project: dict[str, Module]) -> dict[str, str]:
     return {path: module.render() for path, module in project.items()}
 
@@ -186,17 +251,32 @@ def _all_funcs(module: Module) -> list[tuple[list[Func], int]]:
     return out
 
 
+def _links(project: dict[str, Module]) -> list[tuple[str, Func]]:
+    """The functions (by name) whose result another function returns (`return name()`, `return
+    mod.name()`): links of chains, where a change of what they return reaches files that never name them."""
+    returned = {s[7:].rsplit(".", 1)[-1].split("(", 1)[0] for module in project.values()
+                for owner, i in _all_funcs(module) for s in owner[i].body if s.startswith("return") and s.endswith("()")}
+    return [(path, owner[i]) for path, module in sorted(project.items()) for owner, i in _all_funcs(module)
+            if owner[i].name in returned]
+
+
 def apply_edit(data, project: dict[str, Module]) -> str:
     """Apply one random edit to the project in place; returns its description."""
     ops = ["add_file", "add_function", "add_method", "remove_function", "rename_function",
            "change_body", "change_signature", "change_import", "change_base", "delete_file", "rename_file",
-           "add_class", "remove_class", "copy_class", "rename_class", "toggle_property"]
+           "add_class", "remove_class", "copy_class", "rename_class", "toggle_property",
+           "change_return", "change_return", "change_return", "change_return", "change_variable", "change_variable"]  # (value flow, more often)
     op = data.draw(st.sampled_from(ops))
     paths = sorted(project)
     if op == "add_file" or not paths:
         path = data.draw(st.sampled_from(PATHS))
         project[path] = data.draw(modules)
         return f"add {path}"
+    links = _links(project) if op == "change_return" else []
+    if links and data.draw(st.booleans()):  # half the time the far end of a chain
+        path, func = _pick(data, links)
+        func.body = (*[s for s in func.body if not s.startswith("return")], data.draw(returns))
+        return f"change_return {path} {func.name}"
     path = _pick(data, paths)
     module = project[path]
     if op == "add_function":
@@ -214,9 +294,12 @@ def apply_edit(data, project: dict[str, Module]) -> str:
         target = data.draw(st.sampled_from(paths))
         project[target].classes.append(Klass(source.name, source.base, [Func(f.name, f.params, f.body, f.prop) for f in source.methods]))
         return f"copy class {source.name} from {path} to {target}"
-    elif op in ("remove_function", "rename_function", "change_body", "change_signature") and _all_funcs(module):
+    elif op in ("remove_function", "rename_function", "change_body", "change_signature", "change_return") \
+            and _all_funcs(module):
         owner, i = _pick(data, _all_funcs(module))
-        if op == "remove_function":
+        if op == "change_return":  # what it returns changes: every reader down a chain to it may change
+            owner[i].body = (*[s for s in owner[i].body if not s.startswith("return")], data.draw(returns))
+        elif op == "remove_function":
             del owner[i]
         elif op == "rename_function":
             owner[i].name = data.draw(names)
@@ -227,6 +310,10 @@ def apply_edit(data, project: dict[str, Module]) -> str:
     elif op == "toggle_property" and any(c.methods for c in module.classes):  # a method becomes a property, or back
         method = _pick(data, [m for c in module.classes for m in c.methods])
         method.prop = not method.prop
+    elif op == "change_variable":  # a module variable bound from another call, added or removed
+        if module.variables and data.draw(st.booleans()):
+            del module.variables[data.draw(st.integers(0, len(module.variables) - 1))]
+        module.variables.append(data.draw(st.tuples(variables, values)))
     elif op == "change_import":
         if module.imports and data.draw(st.booleans()):
             del module.imports[data.draw(st.integers(0, len(module.imports) - 1))]
@@ -295,7 +382,7 @@ def test_random_edit_sequences_equal_full_rebuild(data):
     keeper = None if mode == "rows" else TableKeeper()
     with tempfile.TemporaryDirectory() as tmp:
         root, scratch = Path(tmp) / "repo", Path(tmp) / "full"
-        project = starting_project()
+        project = starting_project() | copy.deepcopy(CHAINS)
         write_tree(root, render(project))
         index_repository(root, workers=1, keeper=keeper if mode == "kept" else None)
         history: list[str] = [] if keeper is None else [f"(symbol table {mode})"]
