@@ -344,7 +344,7 @@ def wide_edit(project: Project, root: Path) -> None:
         print("wide edit no top-level function ends in a one-line return")
         return
     indent = last[:len(last) - len(last.lstrip())]
-    changed = f"{indent}return ({expression}) if True else None\n"
+    changed = f"{indent}return ({expression}) if True else {name}\n"  # (it may return itself too)
     resolved: list[int] = []
 
     def progress(phase: str, done: int, total: int) -> None:
