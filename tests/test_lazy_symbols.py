@@ -152,8 +152,8 @@ def test_an_edit_that_resolves_many_files_reads_it_whole_first(tmp_path: Path):
     """Each lookup of a table read on demand is a query: an edit that resolves many files again
     (WHOLE_TABLE_FROM) reads it whole first, and later runs keep it whole; one that resolves a few
     goes on reading on demand."""
-    callers = {f"use_{i}.py": f"from base import shared\n\n\ndef run_{i}():\n    return shared()\n"
-               for i in range(WHOLE_TABLE_FROM)}
+    callers = {f"use_{i}.py": f"from base import shared\n\n\ndef run_{i}():\n    return shared().strip()\n"
+               for i in range(WHOLE_TABLE_FROM)}  # (each reads what shared returns: base.py's scope)
     root = write_tree(tmp_path / "repo", {"base.py": "def shared():\n    return 1\n", "alone.py": "def alone():\n    return 1\n",
                                           **callers})
     index_repository(root, workers=1)

@@ -104,6 +104,16 @@ def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
     return {("flow", f"{scope}|{_digest(items)}") for scope, items in groups.items()}
 
 
+def changed_names(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> set[str]:
+    """The names of what a file offers differently (defined_names keys before and after an edit):
+    those of every key that came or went, but for the value flow of a scope it keeps (an edit inside
+    a function): that is read only through the file's scope, by the files that consulted it (see
+    store/consulted.py), which are resolved again as such."""
+    kept = {key.partition("|")[0] for what, key in before if what == "flow"} & \
+        {key.partition("|")[0] for what, key in after if what == "flow"}
+    return names_of(k for k in before ^ after if k[0] != "flow" or k[1].partition("|")[0] not in kept)
+
+
 def flow_readers(frontier: set[str], facts: FileFacts) -> set[str]:
     """The names under which other files read value flow of this file that reads a name in `frontier`:
     the scopes (functions, module variables, attributes) with a flow from such a name, and the

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from graphctx.index import resolution, routemounts, store, textentities
 from graphctx.index.appended import Appended, appended
-from graphctx.index.dependencies import attribute_owners, defined_names, flow_readers, names_of, subclass_names
+from graphctx.index.dependencies import attribute_owners, changed_names, defined_names, flow_readers, names_of, subclass_names
 from graphctx.index.fulltext import fts_row
 from graphctx.index.languages import RULES, package_languages
 from graphctx.index.keeper import KeptTable, TableKeeper
@@ -30,7 +30,7 @@ from graphctx.index.naming import is_test_file, module_names
 from graphctx.index.parsing import ParsedFile
 from graphctx.index.rows import RowKeys
 from graphctx.index.spill import SpillFile
-from graphctx.index.store import reads, rewrites, vectors as vector_rows, writes
+from graphctx.index.store import consulted, reads, rewrites, vectors as vector_rows, writes
 from graphctx.index.storedfacts import unpack_stored
 from graphctx.models import TEXT_KINDS
 from graphctx.parse.facts import STRUCTURE_LISTS, FileFacts
@@ -71,6 +71,7 @@ class Generation:
         self.deferred: list[str] = []
         self.flows_hold = False  # whether kept scopes' value flow may stand (see _delta)
         self.appended: dict[str, Appended] = {}  # the changed files that only appended functions (see _delta)
+        self.offer_less: list[str] = []  # the changed and deleted files that no longer offer something as they did
         # (incremental) the entities of files not resolved again whose edges this run changed: a file
         # resolved again made edges from them (a function it hands over), before or now
         self.made_elsewhere: set[int] = set()
@@ -135,7 +136,7 @@ class Generation:
         else:
             last = [int(store.get_meta(conn, key, "0")) for key in LAST_KEYS]
             if self.entry is not None:  # what earlier edits read of the files this one leaves as they were
-                for path, facts in self.entry.facts.items():  # (read from here on: _grown reads some)
+                for path, facts in self.entry.facts.items():  # (read from here on: _readers reads some)
                     self.facts.setdefault(path, facts)
             kept = self.entry
             # the keys the kept table met, the others read as the edges name them (a no-op run reads none)
@@ -150,6 +151,7 @@ class Generation:
                 [(source, target) for _, _, _, source, target in self.base_rows if target is not None]
             delta = subclass_names(self._delta(deleted), hierarchy)
             previous = reads.entity_keys(conn, [*deleted, *self.changed])
+            seeds = {path: previous[path] for path in self.offer_less if path in previous}  # (a file's entity id is its path)
             removed_rowids = list(previous.values())
             if kept is not None:  # (a table read on demand forgets what it read of them)
                 kept.table.before_rewrite([*deleted, *self.changed])
@@ -162,12 +164,14 @@ class Generation:
                     self.report("writing", done, len(self.changed))
                 self._write(item, previous)
             self.keys.forget(set(previous) - {row[0] for item in self.changed.values() for row in item.entities})
-            grown = self._grown(delta)
-            dependents = reads.paths_referring_to(conn, grown)
-            targets = sorted(set(self.changed) | (dependents - set(deleted)))
-            # (when its earlier part names nothing the edit changed, and no other file names what it appended)
-            self.appended = {path: found for path, found in self.appended.items() if found.named_before.isdisjoint(grown)
-                             and reads.paths_referring_to(conn, found.names) <= {path}}
+            dependents = reads.paths_referring_to(conn, delta)
+            readers = self._readers(delta, dependents, seeds)
+            consulted.delete(conn, [previous[path] for path in deleted if path in previous])
+            targets = sorted(set(self.changed) | ((dependents | readers) - set(deleted)))
+            # (when its earlier part names nothing the edit changed nor consulted a file whose answers may
+            # differ, and no other file names what it appended)
+            self.appended = {path: found for path, found in self.appended.items() if found.named_before.isdisjoint(delta)
+                             and path not in readers and reads.paths_referring_to(conn, found.names) <= {path}}
             self.made_elsewhere |= rewrites.sources_made_by(conn, targets)
             writes.delete_edges_from(conn, targets)
         for path in deleted:
@@ -193,6 +197,8 @@ class Generation:
         writes.insert_externals(conn, self.keys.take_new_externals())
         self.report("writing", 0, 0)
         writes.create_indexes(conn, self.deferred)
+        consulted.insert(conn, entry.table.consulted)  # (every process's resolvers': see resolution._work)
+        entry.table.consulted = set()
 
         generation = self.before + 1
         self._write_snapshot(generation, removed_rowids, targets, snapshot_rows)
@@ -350,7 +356,9 @@ class Generation:
             item = self.changed.get(path)
             old_keys = defined_names(before) if before else set()
             new_keys = set(item.defines) if item else set()
-            delta |= names_of(old_keys ^ new_keys)
+            delta |= changed_names(old_keys, new_keys)
+            if old_keys - new_keys:
+                self.offer_less.append(path)
             moved = moved or any(kind in ("import", "package", "mount") for kind, _ in old_keys ^ new_keys)
             if before and item and before.package != item.facts.package:  # its definitions moved to another package
                 delta |= names_of(k for k in old_keys | new_keys if k[0] == "def")
@@ -368,24 +376,23 @@ class Generation:
                     delta |= module_names(path)
         return delta
 
-    def _grown(self, delta: set[str]) -> set[str]:
-        """Delta grown by the names whose meaning changes through it, until none is added:
-        - the classes whose attribute types may have changed meaning: `self.tool = Widget()` in class
-          Engine makes `e.tool.run()` elsewhere depend on Widget through Engine, so a change to Widget
-          adds Engine (and, through chains of attributes, whatever holds an Engine);
-        - the scopes whose value flow reads a name of it (dependencies.flow_readers): `u.go` reads
-          `r.get()`, which returns `t.make()`, which returns `t.helper()`; a change to helper adds make,
-          then get, so u.py is resolved again though it names neither."""
-        delta = set(delta)
-        frontier = set(delta)
-        while frontier:
-            found: set[str] = set()
-            for path in reads.paths_referring_to(self.conn, frontier):
-                rows = json.loads(reads.attribute_types(self.conn, path) or "[]")
-                found |= attribute_owners(frontier, [(scope, variable, value) for scope, variable, value, _line in rows])
-                facts = self._load(path)
-                if facts is not None:
-                    found |= flow_readers(frontier, facts)
-            frontier = found - delta
-            delta |= frontier
-        return delta
+    def _readers(self, delta: set[str], dependents: set[str], seeds: dict[str, int]) -> set[str]:
+        """The files whose edges can differ through what their resolution consulted: those that read,
+        directly or through the files they read (store/consulted.py), a file whose answers to them
+        may differ. Such a file is one the edit left offering less or otherwise than before (`seeds`,
+        path -> file entity rowid), or one whose value flow or attribute types read a name the edit
+        changed: `self.tool = Widget()` in class Engine makes `e.tool.run()` elsewhere depend on
+        Widget through Engine's file; `u.go` reads `r.get()`, which returns `t.make()`, which returns
+        `Helper()`, so a change to what Helper names reaches u.py through t.py and r.py. (A file that
+        only appended functions reads such names in them alone, which no other file consulted.)"""
+        reading = []
+        for path in sorted(dependents | set(self.changed)):
+            found = self.appended.get(path)
+            if found is not None and found.named_before.isdisjoint(delta):
+                continue
+            facts = self._load(path)
+            rows = json.loads(reads.attribute_types(self.conn, path) or "[]")
+            if facts is not None and flow_readers(delta, facts) or \
+                    attribute_owners(delta, [(scope, variable, value) for scope, variable, value, _line in rows]):
+                reading.append(path)
+        return consulted.readers(self.conn, [*seeds.values(), *consulted.file_rowids(self.conn, reading).values()])

@@ -235,6 +235,8 @@ def _forget_stale_flows(kept: list[FileResolver], flows_hold: bool) -> None:
 
 
 ChunkResult = list[tuple[str, list[Edge], int, int]]  # (path, edges, calls, calls resolved) per file
+# A chunk's files, and the (reader, consulted) pairs of paths the worker's resolvers added meanwhile
+ChunkSent = tuple[ChunkResult, list[tuple[str, str]]]
 
 
 def _in_workers(resolvers: list[FileResolver], worker_load: Callable[[], Callable[[str], FileFacts | None]],
@@ -252,11 +254,13 @@ def _in_workers(resolvers: list[FileResolver], worker_load: Callable[[], Callabl
     for process in processes:  # forked: the resolvers and the table are inherited, not pickled
         process.start()
     try:
-        arrived: dict[int, ChunkResult] = {}
+        arrived: dict[int, ChunkSent] = {}
         for number in range(len(chunks)):
             while number not in arrived:
                 arrived.update([_next_result(results, processes)])
-            yield arrived.pop(number)
+            files, consulted = arrived.pop(number)
+            resolvers[0].table.consulted.update(consulted)  # (what the worker's resolvers read, for the store)
+            yield files
     finally:
         for process in processes:
             if process.is_alive():
@@ -265,7 +269,7 @@ def _in_workers(resolvers: list[FileResolver], worker_load: Callable[[], Callabl
         results.close()
 
 
-def _next_result(results, processes) -> tuple[int, ChunkResult]:
+def _next_result(results, processes) -> tuple[int, ChunkSent]:
     """The next chunk any worker finished; a worker that died or failed stops the run with its reason."""
     while True:
         try:
@@ -285,11 +289,14 @@ def _next_result(results, processes) -> tuple[int, ChunkResult]:
 def _work(main_pid: int, resolvers: list[FileResolver], worker_load: Callable[[], Callable[[str], FileFacts | None]],
           chunks: list[tuple[int, int]], first: int, step: int, results) -> None:
     worker_pool.die_with_parent(main_pid)
-    resolvers[0].table.load_facts = worker_load()  # this process's own connection, not the parent's
+    table = resolvers[0].table
+    table.load_facts = worker_load()  # this process's own connection, not the parent's
+    table.consulted = set()  # (the parent's own are its to store)
     for number, (start, stop) in zip(range(first, first + step * len(chunks), step), chunks):
         try:
-            outcome: ChunkResult | BaseException = [
-                (r.path, r.resolve_uses(), r.calls, r.calls_resolved) for r in resolvers[start:stop]]
+            files = [(r.path, r.resolve_uses(), r.calls, r.calls_resolved) for r in resolvers[start:stop]]
+            outcome: ChunkSent | BaseException = (files, list(table.consulted))
+            table.consulted.clear()
             for resolver in resolvers[start:stop]:  # sent: what the worker need not hold for later chunks
                 resolver.edges = {}
                 resolver.facts.unload_rest()  # (read again, the same, should a later question reach it)

@@ -59,7 +59,9 @@ class FileScope:
         """The resolver of the file `path`, its imports bound: a type name written there is read there."""
         if path == self.path:
             return self
-        self.consulted.add(path)
+        if path not in self.consulted:  # (the run stores what every resolver consulted: see generation.py)
+            self.consulted.add(path)
+            self.table.consulted.add((self.path, path))
         cache = self.table.resolvers
         if path not in cache:
             facts = self.table.load_facts(path)

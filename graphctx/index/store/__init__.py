@@ -1,7 +1,7 @@
 """The SQLite index at `<repo>/.graphctx/index.db`, and the only code that speaks SQL to it: its
 schema and health (`schema.py`), the queries that read it (`reads.py`; `graph_reads.py`, what a
-loaded graph reads; `definitions.py`, by key) and the statements an index run writes with
-(`writes.py`). Rows are written in a fixed order, so the same tree always gives the same database:
+loaded graph reads; `definitions.py`, by key), the statements an index run writes with
+(`writes.py`), and the files each file's resolution consulted (`consulted.py`). Rows are written in a fixed order, so the same tree always gives the same database:
 only the meta rows in CLOCK_KEYS record when it was built."""
 
 from graphctx.index.store import reads, writes

@@ -14,7 +14,8 @@ ENTITY_COLUMNS = ("id", "kind", "name", "qualified_name", "language", "path", "s
                   "sig_hash", "body_hash", "parent")
 
 # Emptied by a full rebuild, file by file by an incremental one (skips and meta are replaced whole).
-FILE_TABLES = ("entities", "edge_keys", "externals", "file_refs", "warnings", "files", "file_data", "graph_snapshot")
+FILE_TABLES = ("entities", "edge_keys", "externals", "file_refs", "consulted", "warnings", "files", "file_data",
+               "graph_snapshot")
 
 
 def begin_run(conn: sqlite3.Connection) -> None:

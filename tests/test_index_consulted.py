@@ -1,0 +1,73 @@
+"""What each file's resolution consulted (the scopes of other files it read, and what those read in
+turn) is stored with the index, from every process that resolved; an edit inside a function's value
+flow resolves again the files that consulted it, directly or through others, and not the files that
+merely name it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import query_index, write_tree
+from graphctx.index.indexer import index_repository
+from graphctx.index.keeper import TableKeeper
+from test_index_incremental_owners import FLOW, assert_same_as_full
+
+# n.py names make and helper, as t.py does, but reads nothing of t.py
+NAMING = {**FLOW, "n.py": "def helper():\n    return 1\n\n\ndef make():\n    return helper()\n"}
+
+
+def consulted_pairs(root: Path) -> set[tuple[str, str]]:
+    return set(query_index(root, "SELECT r.path, f.path FROM consulted c JOIN entities r ON r.rowid = c.reader"
+                                 " JOIN entities f ON f.rowid = c.file"))
+
+
+def resolved_files(root: Path, keeper: TableKeeper | None) -> int:
+    """Index root; the number of files the run resolved (both passes count on its bar)."""
+    seen = [0]
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase == "resolving":
+            seen[0] = max(seen[0], total // 2)
+    index_repository(root, workers=1, keeper=keeper, progress=progress)
+    return seen[0]
+
+
+def test_a_full_build_stores_what_each_file_consulted(tmp_path: Path):
+    """u.go reads what r.get returns, which reads what t.make returns: u consulted r, r consulted t;
+    deleting r.py forgets its pairs."""
+    root = write_tree(tmp_path / "repo", FLOW)
+    index_repository(root, full=True, workers=1)
+    pairs = consulted_pairs(root)
+    assert {("u.py", "r.py"), ("r.py", "t.py")} <= pairs
+    assert not any("w.py" == reader for reader, _ in pairs)  # (w.py reads no other file)
+    (root / "r.py").unlink()
+    index_repository(root, workers=1)
+    assert not any("r.py" in pair for pair in consulted_pairs(root))
+
+
+def test_forked_workers_send_what_their_resolvers_consulted(tmp_path: Path):
+    """Enough files to resolve their uses in two forked workers: each file's read of t.py, made in a
+    worker, is stored by the main process."""
+    files = {**FLOW, **{f"use{i}.py": "from t import make\n\n\ndef go():\n    make().run()\n" for i in range(80)}}
+    root = write_tree(tmp_path / "repo", files)
+    index_repository(root, full=True, workers=2)
+    pairs = consulted_pairs(root)
+    assert {(f"use{i}.py", "t.py") for i in range(80)} <= pairs
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_an_edit_inside_a_function_resolves_again_what_consulted_it(tmp_path: Path, kept: bool):
+    """helper returning an Engine now: t.py, and u.py and r.py that read it through t.make and r.get,
+    are resolved again, n.py, which only names helper and make, is not; the rows equal a full
+    rebuild's, and do again once the edit is undone."""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", NAMING)
+    index_repository(root, workers=1, keeper=keeper)
+    (root / "t.py").write_text(FLOW["t.py"].replace("return Widget()", "return Engine()"))
+    assert resolved_files(root, keeper) == 3
+    assert_same_as_full(root, tmp_path / "full")
+    (root / "t.py").write_text(FLOW["t.py"])
+    assert resolved_files(root, keeper) == 3
+    assert_same_as_full(root, tmp_path / "full")
