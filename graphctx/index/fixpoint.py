@@ -30,7 +30,9 @@ class Frame:
 
 class FlowQuestions:
     """The open questions of one symbol table, their provisional answers, and counters a test or a
-    profile can read: `asked` (questions worked out), `cycles`, `truncated` and `spent`."""
+    profile can read: `asked` (questions worked out), `cycles`, `truncated` and `spent`. `unsettled`
+    counts the answers handed out that are not final (a cycle's answer so far, a provisional or a
+    truncated one): a caller that sees it unchanged across a computation built only on final ones."""
 
     def __init__(self):
         self.open: dict[Hashable, int] = {}  # guard -> its frame's depth
@@ -43,6 +45,7 @@ class FlowQuestions:
         self.cycles = 0
         self.truncated = 0
         self.spent = 0
+        self.unsettled = 0
         self._work = 0
 
     def answer(self, guard: Hashable, memo: dict, key: Hashable, compute: Callable[[], frozenset]) -> frozenset:
@@ -51,15 +54,18 @@ class FlowQuestions:
         depth = self.open.get(guard)
         if depth is not None:  # a cycle: its answer so far; its head works it out again until stable
             self.cycles += 1
+            self.unsettled += 1
             self.frames[depth].cyclic = True
             self._depends(depth, False)
             return self.so_far.get(guard, EMPTY)
         held = self.provisional.get(guard)
         if held is not None:
+            self.unsettled += 1
             self._depends(held[1], held[2])
             return held[0]
         if len(self.frames) >= MAX_DEPTH:
             self.truncated += 1
+            self.unsettled += 1
             self._depends(0, True)
             return EMPTY
         if self.frames:
@@ -123,6 +129,7 @@ class FlowQuestions:
             raise BudgetSpent()
 
     def _hold(self, guard: Hashable, held: tuple) -> None:
+        self.unsettled += 1  # (an answer held is one not final: the question that made it hands it out)
         self.provisional[guard] = held
         self._by_low.setdefault(held[1], []).append(guard)
 

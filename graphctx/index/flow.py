@@ -175,14 +175,28 @@ class FlowScope(FileScope):
         value = self._value(name, scope)
         return {value} if value is not None else set()
 
-    def _target_values(self, level: str, target: str, suffix: str) -> set[Value]:
+    def _target_values(self, level: str, target: str, suffix: str) -> Values | set[Value]:
         """What flows into `target` + `suffix` in scope `level` of this file: its own flows, the
-        elements of what it aliases, its arguments when it is a parameter, its declared type."""
+        elements of what it aliases, its arguments when it is a parameter, its declared type.
+        Remembered in the memo beside the answers it is made of (under a key of three parts, theirs
+        are pairs), so cleared with them, and only when every answer it read was final."""
+        remembered = self._memo.get((level, target, suffix))
+        if remembered is not None:
+            return remembered
         key = (level, target)  # (asked of every class of a lineage, most of which assign nothing to it)
         flow_sources, subscripts, params = self.flow_sources, self.subscripts, self.params.get(level, ())
         if key not in flow_sources and key not in subscripts and key not in self.bindings \
                 and target not in params:  # (stores_into, written out: this is the hot path)
-            return set()
+            return EMPTY
+        questions = self.table.flow
+        unsettled = questions.unsettled
+        out = self._gathered(level, target, suffix, key, flow_sources, subscripts, params)
+        if questions.unsettled == unsettled:
+            out = self._memo[(level, target, suffix)] = frozenset(out)
+        return out
+
+    def _gathered(self, level: str, target: str, suffix: str, key: tuple[str, str], flow_sources, subscripts,
+                  params) -> set[Value]:
         out: set[Value] = set()
         stored = [target + s for s in sorted(subscripts.get(key, ())) if same_element(s, suffix)] if suffix else [target]
         values = self.values
@@ -320,19 +334,26 @@ class FlowScope(FileScope):
             return set()
         getter = properties.getter_of(self, value, attr)
         out: set[Value] = set()
+        field = "self." + attr
         for level in self.table.lineage(value.ref):
             for class_id in level:
                 if quiet is not None and class_id in quiet:
                     continue
                 home, sym = self._home_of(class_id)
-                if home is None or quiet is not None and not home.stores_into(sym.qualified_name, "self." + attr) \
-                        and not home.stores_into(sym.qualified_name, attr):
+                if home is None:
                     if quiet is not None:
                         quiet.add(class_id)
                     continue
-                out |= home._target_values(sym.qualified_name, "self." + attr, suffix)
-                if getter is None:  # (a property's name in the class body holds the property, not a value)
-                    out |= home._target_values(sym.qualified_name, attr, suffix)
+                owner = sym.qualified_name  # (most classes of a lineage store neither: asked before the values)
+                in_field, in_body = home.stores_into(owner, field), home.stores_into(owner, attr)
+                if not in_field and not in_body:
+                    if quiet is not None:
+                        quiet.add(class_id)
+                    continue
+                if in_field:
+                    out |= home._target_values(owner, field, suffix)
+                if in_body and getter is None:  # (a property's name in the class body holds the property, not a value)
+                    out |= home._target_values(owner, attr, suffix)
         if getter is not None:  # a property: what its getter returns, and what is assigned through its setter
             return out | properties.returned(self, getter, suffix)
         if suffix:
@@ -352,7 +373,10 @@ class FlowScope(FileScope):
     def _argument_values(self, function: str, param: str, suffix: str) -> set[Value]:
         index, kind = self.params[function][param]
         sym = self.defs.get(function)
-        if kind or sym is None or sym.id in self.unreached:  # (no call site: the call-site index is not made)
+        if kind or sym is None:
+            return set()
+        if sym.id in self.unreached:  # (no call site: the call-site index is not made; for this run only)
+            self.table.flow.unsettled += 1
             return set()
         out: set[Value] = set()
         for call, offset in self.call_sites().get(sym.id, ()):
@@ -369,6 +393,7 @@ class FlowScope(FileScope):
             return self._sites
         if self._building is not None:  # asked while building: this round's index (rounds repeat until it holds)
             self._consulted = True
+            self.table.flow.unsettled += 1  # (what is made of it holds for this round only)
             return self._building
         sites: dict[str, list[tuple[Call, int]]] = {}
         for _ in range(MAX_SITE_ROUNDS):
