@@ -43,7 +43,8 @@ class FlowScope(CallSites, FileScope):
         self._building: dict[str, list[tuple[Call, int]]] | None = None
         self._consulted = False  # whether the index being built was read while building it
         self._levels: dict[tuple[str, str], str | None] = {}  # (name, scope) -> local_level's answer
-        self._attributes: dict[tuple, tuple[int, Values]] = {}  # see _attribute_flows
+        self._attributes: dict[tuple, Values] = {}  # see _attribute_flows
+        self._attributes_epoch = -1
 
     # The tables below are made on first use: the structure pass of every file needs none of them,
     # and a worker makes them only for the files its questions reach.
@@ -92,7 +93,7 @@ class FlowScope(CallSites, FileScope):
     def forget_flows(self) -> None:
         """Drop what value flow has worked out here (the class hierarchy it read has changed)."""
         self._memo.clear()
-        self._attributes.clear()
+        self._attributes = {}
         self.table.flow.epoch += 1
         self._sites = self._building = None
 
@@ -351,14 +352,15 @@ class FlowScope(CallSites, FileScope):
         # Asked again for the same class and attribute from every path that reads it: remembered,
         # as _target_values is, when made of final answers only, for the epoch it was made in.
         questions, key = self.table.flow, (value, attr, suffix, overrides)
-        held = self._attributes.get(key)
-        if held is not None and held[0] == questions.epoch:
-            return held[1]
         unsettled, epoch = questions.unsettled, questions.epoch
+        if self._attributes_epoch != epoch:
+            self._attributes, self._attributes_epoch = {}, epoch
+        held = self._attributes.get(key)
+        if held is not None:
+            return held
         out = self._lineage_flows(value, attr, suffix, overrides, None)
         if questions.unsettled == unsettled and questions.epoch == epoch:
-            out = frozenset(out)
-            self._attributes[key] = (epoch, out)
+            out = self._attributes[key] = frozenset(out)
         return out
 
     def _lineage_flows(self, value: Value, attr: str, suffix: str, overrides: bool, quiet: set[str] | None) -> set[Value]:
