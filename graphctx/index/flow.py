@@ -43,7 +43,7 @@ class FlowScope(CallSites, FileScope):
         self._building: dict[str, list[tuple[Call, int]]] | None = None
         self._consulted = False  # whether the index being built was read while building it
         self._levels: dict[tuple[str, str], str | None] = {}  # (name, scope) -> local_level's answer
-        self._attributes: dict[tuple, Values] = {}  # see _attribute_flows
+        self._attributes: dict[tuple, Values] = {}  # see _attribute_flows, made in epoch _attributes_epoch
         self._attributes_epoch = -1
 
     # The tables below are made on first use: the structure pass of every file needs none of them,
@@ -93,8 +93,7 @@ class FlowScope(CallSites, FileScope):
     def forget_flows(self) -> None:
         """Drop what value flow has worked out here (the class hierarchy it read has changed)."""
         self._memo.clear()
-        self._attributes = {}
-        self.table.flow.epoch += 1
+        self.table.flow.epoch += 1  # (so attribute flows, here and in every scope, are made again)
         self._sites = self._building = None
 
     # ---- names local to a function (or module-level variables)
@@ -189,12 +188,12 @@ class FlowScope(CallSites, FileScope):
     def _target_values(self, level: str, target: str, suffix: str) -> Values | set[Value]:
         """What flows into `target` + `suffix` in scope `level` of this file: its own flows, the
         elements of what it aliases, its arguments when it is a parameter, its declared type.
-        Remembered in the memo beside the answers it is made of (under a key of three parts, theirs
-        are pairs), so cleared with them, and only when every answer it read was final."""
+        Kept in the memo beside the answers it is made of (a key of three parts: theirs are pairs),
+        so cleared with them, when every answer it read was final."""
         remembered = self._memo.get((level, target, suffix))
         if remembered is not None:
             return remembered
-        key = (level, target)  # (asked of every class of a lineage, most of which assign nothing to it)
+        key = (level, target)
         flow_sources, subscripts, params = self.flow_sources, self.subscripts, self.params.get(level, ())
         if key not in flow_sources and key not in subscripts and key not in self.bindings \
                 and target not in params:  # (stores_into, written out: this is the hot path)
@@ -349,8 +348,7 @@ class FlowScope(CallSites, FileScope):
             return set()
         if quiet is not None:  # (what a walk over lineages skips depends on the walk)
             return self._lineage_flows(value, attr, suffix, overrides, quiet)
-        # Asked again for the same class and attribute from every path that reads it: remembered,
-        # as _target_values is, when made of final answers only, for the epoch it was made in.
+        # (asked again from every path reading it: kept, made of final answers only, for one epoch)
         questions, key = self.table.flow, (value, attr, suffix, overrides)
         unsettled, epoch = questions.unsettled, questions.epoch
         if self._attributes_epoch != epoch:
