@@ -15,6 +15,7 @@ edge for them."""
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import queue
@@ -286,6 +287,10 @@ def _next_result(results, processes) -> tuple[int, ChunkResult]:
 def _work(main_pid: int, resolvers: list[FileResolver], worker_load: Callable[[], Callable[[str], FileFacts | None]],
           chunks: list[tuple[int, int]], first: int, step: int, results) -> None:
     worker_pool.die_with_parent(main_pid)
+    # What the worker inherits (every file's scope and facts, the table) lives as long as it does:
+    # kept out of the cycle collector's full passes, which would walk all of it again each time
+    # value flow's allocations set one off.
+    gc.freeze()
     resolvers[0].table.load_facts = worker_load()  # this process's own connection, not the parent's
     for number, (start, stop) in zip(range(first, first + step * len(chunks), step), chunks):
         try:
