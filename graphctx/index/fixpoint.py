@@ -30,7 +30,10 @@ class Frame:
 
 class FlowQuestions:
     """The open questions of one symbol table, their provisional answers, and counters a test or a
-    profile can read: `asked` (questions worked out), `cycles`, `truncated` and `spent`."""
+    profile can read: `asked` (questions worked out), `cycles`, `truncated` and `spent`. `unsettled`
+    counts the answers handed out that are not final (a cycle's answer so far, a provisional or a
+    truncated one), less those a final answer worked out while it was made: a caller that sees it
+    unchanged across a computation built that computation on final answers only."""
 
     def __init__(self):
         self.open: dict[Hashable, int] = {}  # guard -> its frame's depth
@@ -43,30 +46,37 @@ class FlowQuestions:
         self.cycles = 0
         self.truncated = 0
         self.spent = 0
+        self.unsettled = 0
+        # Bumped whenever a file's answers are dropped or the table they read changes: what is made
+        # of answers of several files (flow.py's attribute flows) holds within one epoch.
+        self.epoch = 0
         self._work = 0
 
-    def answer(self, guard: Hashable, memo: dict, key: Hashable, compute: Callable[[], frozenset]) -> frozenset:
-        """The answer to `guard`, computed by `compute` (which may ask further questions) and kept
-        in `memo[key]` once it no longer depends on a question still open."""
+    def answer(self, guard: Hashable, memo: dict, key: Hashable, compute: Callable[..., frozenset], *args) -> frozenset:
+        """The answer to `guard`, computed by `compute(*args)` (which may ask further questions) and
+        kept in `memo[key]` once it no longer depends on a question still open."""
         depth = self.open.get(guard)
         if depth is not None:  # a cycle: its answer so far; its head works it out again until stable
             self.cycles += 1
+            self.unsettled += 1
             self.frames[depth].cyclic = True
             self._depends(depth, False)
             return self.so_far.get(guard, EMPTY)
         held = self.provisional.get(guard)
         if held is not None:
+            self.unsettled += 1
             self._depends(held[1], held[2])
             return held[0]
         if len(self.frames) >= MAX_DEPTH:
             self.truncated += 1
+            self.unsettled += 1
             self._depends(0, True)
             return EMPTY
         if self.frames:
-            return self._solve(guard, memo, key, compute)
+            return self._solve(guard, memo, key, compute, args)
         self._work = 0
         try:
-            return self._solve(guard, memo, key, compute)
+            return self._solve(guard, memo, key, compute, args)
         except BudgetSpent:  # remembered as unresolved: asking again would spend the same again
             self.spent += 1
             memo[key] = EMPTY
@@ -78,7 +88,8 @@ class FlowQuestions:
             self.provisional.clear()
             self._by_low.clear()
 
-    def _solve(self, guard, memo, key, compute) -> frozenset:
+    def _solve(self, guard, memo, key, compute, args) -> frozenset:
+        unsettled = self.unsettled
         depth = len(self.frames)
         frame = Frame(guard, depth, depth)
         self.frames.append(frame)
@@ -87,7 +98,7 @@ class FlowQuestions:
             for _ in range(MAX_ROUNDS):
                 self._spend()
                 frame.cyclic = False
-                found = frozenset(compute())
+                found = frozenset(compute(*args))
                 if not frame.cyclic or self.so_far.get(guard, EMPTY) == found:
                     break
                 self.so_far[guard] = found  # used by the next pass; what depended on it is asked again
@@ -108,6 +119,7 @@ class FlowQuestions:
             self._depends(0, True)
         else:
             memo[key] = found
+            self.unsettled = unsettled  # (final: what it read that was not is settled with it)
         return found
 
     def _depends(self, low: int, truncated: bool) -> None:
@@ -123,6 +135,7 @@ class FlowQuestions:
             raise BudgetSpent()
 
     def _hold(self, guard: Hashable, held: tuple) -> None:
+        self.unsettled += 1  # (an answer held is one not final: the question that made it hands it out)
         self.provisional[guard] = held
         self._by_low.setdefault(held[1], []).append(guard)
 

@@ -11,12 +11,13 @@ from collections import defaultdict
 from functools import cached_property
 
 from graphctx.index import declarations, flowrules, properties
+from graphctx.index.callsites import CallSites
 from graphctx.index.fixpoint import EMPTY
 from graphctx.index.scope import SELF, FileScope, Value
 from graphctx.index.symbols import CLASS_KINDS
 from graphctx.parse.facts import RETURN, Call, FileFacts, Flow
 from graphctx.index.flowpaths import (
-    SUBSCRIPTS, UNKNOWN, Values, argument_for, bounded, callee_path, definition_value, key_choices, ordered,
+    MAX_VALUES, SUBSCRIPTS, TOO_MANY, UNKNOWN, Values, definition_value, key_choices, ordered,
     same_element, unslice,
 )
 from graphctx.parse.flows import CALLED, DEFINITION, FORWARDED, LITERAL, TYPED
@@ -25,13 +26,12 @@ DECORATED = "@"
 FORWARDERS = frozenset({"functools.partial", "functools.partialmethod", "contextlib.closing", "contextlib.nullcontext"})
 MAX_PATH_STEPS = 8  # calls and subscripts in one path
 MAX_SUBSCRIPTS = 3  # of them subscripts: deeper element paths multiply (`[1][][k]...`) and rarely hold a callee
-MAX_SITE_ROUNDS = 3  # call-site index rebuilds: each lets one more level of passed-on functions through
 SUPER = "super"
 # FlowScope's tables made (once) of the file's own facts and definitions alone: see forget_tables.
 FILE_TABLES = ("flow_sources", "_targets", "variables", "subscripts", "params")
 
 
-class FlowScope(FileScope):
+class FlowScope(CallSites, FileScope):
     """One file's value flows on top of its names."""
 
     unreached: frozenset[str] = frozenset()  # functions no call of this file can reach (see appended.py)
@@ -43,6 +43,8 @@ class FlowScope(FileScope):
         self._building: dict[str, list[tuple[Call, int]]] | None = None
         self._consulted = False  # whether the index being built was read while building it
         self._levels: dict[tuple[str, str], str | None] = {}  # (name, scope) -> local_level's answer
+        self._attributes: dict[tuple, Values] = {}  # see _attribute_flows, made in epoch _attributes_epoch
+        self._attributes_epoch = -1
 
     # The tables below are made on first use: the structure pass of every file needs none of them,
     # and a worker makes them only for the files its questions reach.
@@ -91,6 +93,7 @@ class FlowScope(FileScope):
     def forget_flows(self) -> None:
         """Drop what value flow has worked out here (the class hierarchy it read has changed)."""
         self._memo.clear()
+        self.table.flow.epoch += 1  # (so attribute flows, here and in every scope, are made again)
         self._sites = self._building = None
 
     # ---- names local to a function (or module-level variables)
@@ -130,7 +133,14 @@ class FlowScope(FileScope):
         if subscripts > MAX_SUBSCRIPTS or subscripts + path.count("(") > MAX_PATH_STEPS:  # grows as followed (`x = x[0]`)
             self._memo[key] = EMPTY
             return EMPTY
-        return self.table.flow.answer((self.path, path, scope), self._memo, key, lambda: bounded(self._values(path, scope)))
+        return self.table.flow.answer((self.path, path, scope), self._memo, key, self._bounded_values, path, scope)
+
+    def _bounded_values(self, path: str, scope: str) -> Values:
+        """An answer as kept: past MAX_VALUES values, or holding the unknown, it is TOO_MANY. Telling
+        thousands of possibilities apart costs more than it tells, and what is read off them (an
+        attribute, a call's result, an element) is unknown too, so no caller builds on a guess."""
+        found = frozenset(self._values(path, scope))
+        return TOO_MANY if len(found) > MAX_VALUES or UNKNOWN in found else found
 
     def _values(self, path: str, scope: str) -> set[Value]:
         if not path:
@@ -175,28 +185,46 @@ class FlowScope(FileScope):
         value = self._value(name, scope)
         return {value} if value is not None else set()
 
-    def _target_values(self, level: str, target: str, suffix: str) -> set[Value]:
+    def _target_values(self, level: str, target: str, suffix: str) -> Values | set[Value]:
         """What flows into `target` + `suffix` in scope `level` of this file: its own flows, the
-        elements of what it aliases, its arguments when it is a parameter, its declared type."""
-        key = (level, target)  # (asked of every class of a lineage, most of which assign nothing to it)
+        elements of what it aliases, its arguments when it is a parameter, its declared type.
+        Kept in the memo beside the answers it is made of (a key of three parts: theirs are pairs),
+        so cleared with them, when every answer it read was final."""
+        remembered = self._memo.get((level, target, suffix))
+        if remembered is not None:
+            return remembered
+        key = (level, target)
         flow_sources, subscripts, params = self.flow_sources, self.subscripts, self.params.get(level, ())
         if key not in flow_sources and key not in subscripts and key not in self.bindings \
                 and target not in params:  # (stores_into, written out: this is the hot path)
-            return set()
+            return EMPTY
+        questions = self.table.flow
+        unsettled, epoch = questions.unsettled, questions.epoch
+        out = self._gathered(level, target, suffix, key, subscripts, params)
+        if questions.unsettled == unsettled and questions.epoch == epoch:  # (not made across a memo cleared)
+            out = self._memo[(level, target, suffix)] = frozenset(out)
+        return out
+
+    def _gathered(self, level: str, target: str, suffix: str, key: tuple[str, str], subscripts, params) -> set[Value]:
         out: set[Value] = set()
-        stored = [target + s for s in sorted(subscripts.get(key, ())) if same_element(s, suffix)] if suffix else [target]
-        values = self.values
-        for flow in (flow for name in stored for flow in self._latest(level, name)):
-            source, read_scope = flow.source, flow.scope
-            if source[:1] == DECORATED:
-                out |= self._decorated(source[1:], read_scope, level, target)
-            elif source == target:  # str = str: the name as it was before, an import or a builtin
-                value = self._value(source, read_scope)
-                out |= {value} if value is not None else set()
-            else:
-                out |= values(source, read_scope)
         if suffix:
-            for flow in flow_sources.get(key, ()):
+            flows = [flow for s in sorted(subscripts.get(key, ())) if same_element(s, suffix)
+                     for flow in self._latest(level, target + s)]
+        else:
+            flows = self._latest(level, target)
+        values = self.values
+        for flow in flows:
+            source = flow.source
+            if source[:1] == DECORATED:
+                out |= self._decorated(source[1:], flow.scope, level, target)
+            elif source == target:  # str = str: the name as it was before, an import or a builtin
+                value = self._value(source, flow.scope)
+                if value is not None:
+                    out.add(value)
+            else:
+                out |= values(source, flow.scope)
+        if suffix:
+            for flow in self.flow_sources.get(key, ()):
                 if not flow.source.startswith((DECORATED, DEFINITION)):
                     out |= values(flow.source + suffix, flow.scope)
         if target in params:
@@ -318,21 +346,44 @@ class FlowScope(FileScope):
                     for v in home._target_values("", attr, suffix)}
         if value.kind not in ("class", "instance"):
             return set()
+        if quiet is not None:  # (what a walk over lineages skips depends on the walk)
+            return self._lineage_flows(value, attr, suffix, overrides, quiet)
+        # (asked again from every path reading it: kept, made of final answers only, for one epoch)
+        questions, key = self.table.flow, (value, attr, suffix, overrides)
+        unsettled, epoch = questions.unsettled, questions.epoch
+        if self._attributes_epoch != epoch:
+            self._attributes, self._attributes_epoch = {}, epoch
+        held = self._attributes.get(key)
+        if held is not None:
+            return held
+        out = self._lineage_flows(value, attr, suffix, overrides, None)
+        if questions.unsettled == unsettled and questions.epoch == epoch:
+            out = self._attributes[key] = frozenset(out)
+        return out
+
+    def _lineage_flows(self, value: Value, attr: str, suffix: str, overrides: bool, quiet: set[str] | None) -> set[Value]:
         getter = properties.getter_of(self, value, attr)
         out: set[Value] = set()
+        field = "self." + attr
         for level in self.table.lineage(value.ref):
             for class_id in level:
                 if quiet is not None and class_id in quiet:
                     continue
                 home, sym = self._home_of(class_id)
-                if home is None or quiet is not None and not home.stores_into(sym.qualified_name, "self." + attr) \
-                        and not home.stores_into(sym.qualified_name, attr):
+                if home is None:
                     if quiet is not None:
                         quiet.add(class_id)
                     continue
-                out |= home._target_values(sym.qualified_name, "self." + attr, suffix)
-                if getter is None:  # (a property's name in the class body holds the property, not a value)
-                    out |= home._target_values(sym.qualified_name, attr, suffix)
+                owner = sym.qualified_name  # (most classes of a lineage store neither: asked before the values)
+                in_field, in_body = home.stores_into(owner, field), home.stores_into(owner, attr)
+                if not in_field and not in_body:
+                    if quiet is not None:
+                        quiet.add(class_id)
+                    continue
+                if in_field:
+                    out |= home._target_values(owner, field, suffix)
+                if in_body and getter is None:  # (a property's name in the class body holds the property, not a value)
+                    out |= home._target_values(owner, attr, suffix)
         if getter is not None:  # a property: what its getter returns, and what is assigned through its setter
             return out | properties.returned(self, getter, suffix)
         if suffix:
@@ -347,53 +398,3 @@ class FlowScope(FileScope):
     def _home_of(self, entity_id: str):
         sym = self.table.by_id.get(entity_id)
         return (self._home(sym.path) if sym is not None else None), sym
-
-    # ---- parameters: what this file's call sites pass
-    def _argument_values(self, function: str, param: str, suffix: str) -> set[Value]:
-        index, kind = self.params[function][param]
-        sym = self.defs.get(function)
-        if kind or sym is None or sym.id in self.unreached:  # (no call site: the call-site index is not made)
-            return set()
-        out: set[Value] = set()
-        for call, offset in self.call_sites().get(sym.id, ()):
-            source = argument_for(call.args, param, index - offset)
-            if source:
-                out |= self.values(source + suffix, call.scope)
-        return out
-
-    def call_sites(self) -> dict[str, list[tuple[Call, int]]]:
-        """Function id -> the calls of this file that may reach it, with the number of leading
-        parameters the call does not pass (1 for a bound method or a constructor's self). A callee
-        may itself be a parameter, so the index is built again until it stops growing."""
-        if self._sites is not None:
-            return self._sites
-        if self._building is not None:  # asked while building: this round's index (rounds repeat until it holds)
-            self._consulted = True
-            return self._building
-        sites: dict[str, list[tuple[Call, int]]] = {}
-        for _ in range(MAX_SITE_ROUNDS):
-            self._building, self._consulted = sites, False
-            found = self._index_sites()
-            if found == sites or not self._consulted:  # (no answer of this round read the index it was building)
-                sites = found
-                break
-            sites = found
-            self._memo.clear()
-        self._building = None
-        self._sites = sites
-        return sites
-
-    def _index_sites(self) -> dict[str, list[tuple[Call, int]]]:
-        sites: dict[str, list[tuple[Call, int]]] = defaultdict(list)
-        for call in self.facts.calls:
-            if not call.args:
-                continue
-            path = callee_path(call)
-            for value in ordered(self.values(path, call.scope)) if path else ():
-                if value.kind == "function":
-                    sites[value.ref].append((call, 1 if value.bound else 0))
-                elif value.kind == "class":
-                    init = self.table.find_member(value.ref, "__init__")
-                    if init is not None:
-                        sites[init[0].id].append((call, 1))
-        return dict(sites)

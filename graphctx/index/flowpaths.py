@@ -96,14 +96,6 @@ def definition_value(sym) -> Value:
     return Value(kind, sym.id, "exact")
 
 
-def bounded(found) -> Values:
-    """An answer as kept: past MAX_VALUES values, or holding the unknown, it is TOO_MANY. Telling
-    thousands of possibilities apart costs more than it tells, and what is read off them (an
-    attribute, a call's result, an element) is unknown too, so no caller builds on a guess."""
-    found = frozenset(found)
-    return TOO_MANY if len(found) > MAX_VALUES or UNKNOWN in found else found
-
-
 def ordered(values: Values) -> list[Value]:
     """Values in a fixed order. Which questions are asked first decides which become a cycle's head
     and what a budget cuts: a set's own order (string hashes, different in every process) would

@@ -15,6 +15,7 @@ edge for them."""
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import queue
@@ -71,6 +72,7 @@ def update_table(table: SymbolTable, removed_paths: Iterable[str], added: Iterab
         table.__dict__.pop("files_by_stem", None)
     table.load_facts = load
     table.nearest_properties = {}  # (read off the members and the files' facts)
+    table.flow.epoch += 1  # (so is what value flow made of several files' answers)
     if modules is not None:  # a module came or went: what any file's imports bind may differ
         table.resolvers.clear()
     for path in gone:
@@ -289,6 +291,10 @@ def _next_result(results, processes) -> tuple[int, ChunkSent]:
 def _work(main_pid: int, resolvers: list[FileResolver], worker_load: Callable[[], Callable[[str], FileFacts | None]],
           chunks: list[tuple[int, int]], first: int, step: int, results) -> None:
     worker_pool.die_with_parent(main_pid)
+    # What the worker inherits (every file's scope and facts, the table) lives as long as it does:
+    # kept out of the cycle collector's full passes, which would walk all of it again each time
+    # value flow's allocations set one off.
+    gc.freeze()
     table = resolvers[0].table
     table.load_facts = worker_load()  # this process's own connection, not the parent's
     table.consulted = set()  # (the parent's own are its to store)
