@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+from tree_sitter import Query
+
 from graphctx.parse import languages
 from graphctx.parse.flows import vocabulary
 
@@ -53,8 +55,11 @@ def decide(captures, with_flow: bool) -> str:
 @cache
 def of(language: str) -> tuple[Pattern, ...]:
     """Each pattern of the language's fact query, by pattern index (cached per process, as the query is)."""
-    query = languages.load(language)[1]
-    with_flow = vocabulary(language) is not None
+    return read(languages.load(language)[1], vocabulary(language) is not None)
+
+
+def read(query: Query, with_flow: bool) -> tuple[Pattern, ...]:
+    """Each pattern of `query`, by pattern index."""
     out = []
     for index in range(query.pattern_count):
         captures = {}  # name -> quantifier, of the captures this pattern has
