@@ -16,11 +16,19 @@ ENTERED_AS_ARGUMENT = frozenset({"closing", "nullcontext"})
 
 def arguments(call: Node, words: flow.Vocabulary | None) -> list[str]:
     """A call's arguments as paths ([] for a language with no flow vocabulary or a nesting too deep)."""
-    return _guarded(flow.arguments, call.child_by_field_name("arguments"), words) if words else []
+    if not words:
+        return []
+    try:  # (as _guarded does, without its call: every call site of a file comes here)
+        return flow.arguments(call.child_by_field_name("arguments"), words)
+    except RecursionError:
+        return []
 
 
 def paths(node: Node | None, words: flow.Vocabulary) -> list[str]:
-    return _guarded(flow.paths, node, words)
+    try:  # (as _guarded does)
+        return flow.paths(node, words)
+    except RecursionError:
+        return []
 
 
 def container_adds(facts: FileFacts, call: Call, receiver: Node, node: Node, words: flow.Vocabulary) -> None:

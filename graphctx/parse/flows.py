@@ -112,6 +112,20 @@ def paths(node: Node | None, words: Vocabulary) -> list[str]:
     kind = node.type
     if kind in words.name:
         return [words.text(node)]
+    # (attributes and calls next: after names, the expressions most often met)
+    if kind == words.attribute:
+        attribute, owner = node.child_by_field_name("attribute"), node.child_by_field_name("object")
+        bases = _typed(owner.type, words) if owner is not None and owner.type in words.typed else paths(owner, words)
+        return [f"{p}.{words.text(attribute)}" for p in bases] if attribute else []
+    if kind == words.call:
+        callees = paths(node.child_by_field_name("function"), words)
+        out = [p + CALLED for p in callees]
+        for callee in callees:  # partial(f, ...): f, if the callee proves to be the forwarding one
+            if callee.rpartition(".")[2] in words.forwarders:
+                args = arguments(node.child_by_field_name("arguments"), words)
+                if args and args[0] and "=" not in args[0] and not args[0].startswith("*"):
+                    out.append(f"{FORWARDED}{callee}|{args[0]}")
+        return out
     if kind in words.literals:  # a key-like constant: what a subscript by this variable reads
         found = key(node, words)
         return [LITERAL + found] if found else _typed(kind, words)
@@ -126,19 +140,6 @@ def paths(node: Node | None, words: Vocabulary) -> list[str]:
         return paths(node.child_by_field_name("right"), words)
     if kind == "named_expression":  # (x := value) is the value
         return paths(node.child_by_field_name("value"), words)
-    if kind == words.attribute:
-        attribute, owner = node.child_by_field_name("attribute"), node.child_by_field_name("object")
-        bases = _typed(owner.type, words) if owner is not None and owner.type in words.typed else paths(owner, words)
-        return [f"{p}.{words.text(attribute)}" for p in bases] if attribute else []
-    if kind == words.call:
-        callees = paths(node.child_by_field_name("function"), words)
-        out = [p + CALLED for p in callees]
-        for callee in callees:  # partial(f, ...): f, if the callee proves to be the forwarding one
-            if callee.rpartition(".")[2] in words.forwarders:
-                args = arguments(node.child_by_field_name("arguments"), words)
-                if args and args[0] and "=" not in args[0] and not args[0].startswith("*"):
-                    out.append(f"{FORWARDED}{callee}|{args[0]}")
-        return out
     if kind == words.subscript:
         index = node.child_by_field_name("subscript")
         inner = paths(node.child_by_field_name("value"), words)
