@@ -44,11 +44,12 @@ def decorated_role(definition: Node, name: str) -> tuple[str, str, str] | None:
     return None
 
 
-def property_call(call: Node, paths) -> list[tuple[str, str]]:
+def property_call(call: Node, paths, text=None) -> list[tuple[str, str]]:
     """(role, accessor path) of `property(fget, fset, fdel)` (also `cached_property(f)`), where
-    `paths(node)` gives an argument's flow paths; [] for any other call."""
+    `paths(node)` gives an argument's flow paths and `text(node)` its source text; [] for any other call."""
+    text = text or _text
     function = call.child_by_field_name("function")
-    name = _text(function).rpartition(".")[2] if function is not None and function.type in ("identifier", "attribute") else ""
+    name = text(function).rpartition(".")[2] if function is not None and function.type in ("identifier", "attribute") else ""
     if name not in GETTER_DECORATORS:
         return []
     arguments = call.child_by_field_name("arguments")
@@ -59,7 +60,7 @@ def property_call(call: Node, paths) -> list[tuple[str, str]]:
             continue
         if child.type == "keyword_argument":
             keyword, value = child.child_by_field_name("name"), child.child_by_field_name("value")
-            role = dict(PROPERTY_ARGUMENTS).get(_text(keyword)) if keyword is not None else None
+            role = dict(PROPERTY_ARGUMENTS).get(text(keyword)) if keyword is not None else None
         else:
             value = child
             role = PROPERTY_ARGUMENTS[position][1] if position < len(PROPERTY_ARGUMENTS) else None
@@ -98,7 +99,7 @@ def add_use(node: Node, scope_of, words, uses: dict) -> None:
     if not roles:
         return
     attribute = node.child_by_field_name("attribute")
-    if attribute is None or attribute.text.startswith(b"__"):  # (a dunder is the protocol, not a property)
+    if attribute is None or words.text(attribute).startswith("__"):  # (a dunder is the protocol, not a property)
         return
     try:
         found = flows.paths(node, words)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node, Query, QueryCursor
 
-from graphctx.parse import accessors, flowfacts, lambdas, languages, members, routes, stubs
+from graphctx.parse import accessors, comments, flowfacts, lambdas, languages, members, patterns, routes, stubs
 from graphctx.parse import flows as flow
 from graphctx.parse.facts import RETURN, Accessor, Base, Binding, Call, Definition, FileFacts, Import, Stub, TypeRef
 
@@ -20,9 +20,6 @@ CLASS_LIKE = frozenset({"class", "struct", "interface", "trait", "enum", "impl"}
 WRAPPERS = frozenset({"decorated_definition", "export_statement"})
 # Go declarations that may group several specs: they belong to a spec only when it is alone in them.
 GROUPS = frozenset({"type_declaration", "const_declaration", "var_declaration"})
-COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
-# Between a doc comment and its definition (Rust `#[derive(...)]`).
-ATTRIBUTES = frozenset({"attribute_item"})
 _DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 _SPACE = re.compile(rb"\s+")
 _IMPORT_STATEMENT = re.compile(r"^import\s+((?:[\w`]+\s*\.\s*)*[\w`]+)")
@@ -52,7 +49,9 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
         facts.error_count = _count_errors(language, root)
 
     matches = QueryCursor(query).matches(root)
-    scopes = _build_scopes(matches, facts)
+    plans = patterns.of(language)
+    text = flow.source_text(source)  # (node.text costs three times as much)
+    scopes = _build_scopes(matches, plans, facts, text, source)
     starts = [s.start for s in scopes]
 
     def scope_at(node: Node) -> _Scope | None:
@@ -62,64 +61,75 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
             scope = scope.parent
         return scope
 
+    def scope_name(node: Node) -> str:
+        scope = scope_at(node)
+        return scope.qualified_name if scope is not None else ""
+
+    def receiver_of(node: Node) -> str:
+        return _receiver(node, text)
+
     seen_refs: set[tuple[str, str]] = set()
     uses: dict = {}  # attribute uses, one per scope, path and role: the first line
     calls: dict = {}  # by the called name's position (or the implying node's): one call each
     words = flow.vocabulary(language)
-    for _, caps in matches:
-        if "call" in caps:
+    if words is not None:
+        words = flow.reading(words, text)
+    for pattern, caps in matches:
+        plan = plans[pattern]
+        reader = plan.reader if plan.reader is not None else patterns.decide(caps, words is not None)
+        if reader == patterns.CALL:
+            call_node = caps["call"][0]
             if "call.callee" in caps:  # d[k](), make()(): no name, only a path
                 node = caps["call.callee"][0]
                 found = flowfacts.paths(node, words) if words else []
-                calls[("callee", node.start_byte, node.end_byte)] = Call(_qname(scope_at(node)), "", None, node.start_point[0] + 1,
+                calls[("callee", node.start_byte, node.end_byte)] = Call(scope_name(node), "", None, node.start_point[0] + 1,
                                               callee=found[0] if len(found) == 1 else "",
-                                              args=flowfacts.arguments(caps["call"][0], words))
+                                              args=flowfacts.arguments(call_node, words))
                 continue
             name = caps["call.name"][0]
             receiver = caps.get("call.receiver")
             if receiver or name.start_byte not in calls:  # a pattern that sees the receiver wins
-                call = Call(_qname(scope_at(name)), _text(name), _receiver(receiver[0]) if receiver else None,
-                            name.start_point[0] + 1, args=flowfacts.arguments(caps["call"][0], words))
+                call = Call(scope_name(name), text(name), _receiver(receiver[0], text) if receiver else None,
+                            name.start_point[0] + 1, args=flowfacts.arguments(call_node, words))
                 if call.receiver == "?" and words:
-                    found = flowfacts.paths(caps["call"][0].child_by_field_name("function"), words)
+                    found = flowfacts.paths(call_node.child_by_field_name("function"), words)
                     call.callee = found[0] if len(found) == 1 else ""
                 if receiver and words and name.start_byte not in calls:  # ls.append(f): f is in ls
-                    flowfacts.container_adds(facts, call, receiver[0], caps["call"][0], words)
-                roles = members.written(caps["call"][0])
+                    flowfacts.container_adds(facts, call, receiver[0], call_node, words)
+                roles = members.written(call_node)
                 if roles:  # Ruby's `obj.x = v` calls the writer `x=` (`obj.x += 1` the reader too)
                     calls[("writer", name.start_byte)] = Call(call.scope, call.name + "=", call.receiver, call.line)
                     if "get" not in roles:
                         calls.pop(name.start_byte, None)
                         continue
                 calls[name.start_byte] = call
-        elif "attribute.use" in caps:
+        elif reader == patterns.ATTRIBUTE:
             if words is not None:
-                accessors.add_use(caps["attribute.use"][0], lambda n: _qname(scope_at(n)), words, uses)
+                accessors.add_use(caps["attribute.use"][0], scope_name, words, uses)
             else:  # a language without value flow: the member as a dotted name
-                members.add_use(caps["attribute.use"][0], _receiver, lambda n: _qname(scope_at(n)), uses)
-        elif words is not None and any(key.startswith("flow.") for key in caps):
-            flowfacts.add(facts, caps, scope_at, words, calls)
-        elif "import" in caps:
-            _add_import(facts, caps)
-        elif "inherits" in caps or "implements" in caps:
+                members.add_use(caps["attribute.use"][0], receiver_of, scope_name, uses)
+        elif reader == patterns.FLOW:
+            flowfacts.add(facts, caps, scope_at, words, calls, plan.flow_capture)
+        elif reader == patterns.IMPORT:
+            _add_import(facts, caps, text)
+        elif reader == patterns.BASES:
             kind = "inherits" if "inherits" in caps else "implements"
             for node in caps[kind]:
-                owner = scope_at(node)
-                facts.bases.append(Base(_qname(owner), _type_name(node), kind, node.start_point[0] + 1))
-        elif "reference.type" in caps:
+                facts.bases.append(Base(scope_name(node), _type_name(node, text), kind, node.start_point[0] + 1))
+        elif reader == patterns.TYPE:
             node = caps["reference.type"][0]
-            key = (_qname(scope_at(node)), _type_name(node))
+            key = (scope_name(node), _type_name(node, text))
             if key not in seen_refs:
                 seen_refs.add(key)
                 facts.type_refs.append(TypeRef(key[0], key[1], node.start_point[0] + 1))
-        elif "binding" in caps:
-            binding = _binding(caps, scope_at(caps["binding"][0]))
+        elif reader == patterns.BINDING:
+            binding = _binding(caps, scope_at(caps["binding"][0]), text)
             if binding is not None:
                 facts.bindings.append(binding)
-        elif "package" in caps:
-            facts.package = _text(caps["package"][0])
-        elif "module.doc" in caps:
-            facts.doc = _docstring(caps["module.doc"][0])[:MAX_DOC]
+        elif reader == patterns.PACKAGE:
+            facts.package = text(caps["package"][0])
+        elif reader == patterns.MODULE_DOC:
+            facts.doc = comments.docstring(caps["module.doc"][0], text)[:MAX_DOC]
     found = routes.find(language, root, source)
     facts.routes, facts.routers, facts.mounts = found.routes, found.routers, found.mounts
     facts.calls = [c for c in calls.values() if (c.line, c.name) not in found.registrations]  # app.get() is no Cache.get()
@@ -128,16 +138,18 @@ def extract(path: str, language: str, source: bytes) -> FileFacts:
     if any(s.kind == "lambda" for s in scopes):
         lambdas.name_in_paths(facts, {s.start: s.qualified_name for s in scopes if s.kind == "lambda"})
     if not facts.doc:
-        opening = _opening_comment(root)[:MAX_DOC]
+        opening = comments.opening_comment(root)[:MAX_DOC]
         if not any(d.doc == opening for d in facts.definitions):  # else it documents its definition
             facts.doc = opening
     return facts
 
 
-def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
+def _build_scopes(matches, plans, facts: FileFacts, text, source: bytes) -> list[_Scope]:
     """Definitions and impl blocks as nested scopes, sorted by start; appends the definitions to facts."""
     raw = []
-    for _, caps in matches:
+    for pattern, caps in matches:
+        if not plans[pattern].defines:
+            continue
         for capture, nodes in caps.items():
             if capture.startswith("definition."):
                 raw.append((nodes[0], capture[11:], caps))
@@ -154,10 +166,10 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
             stack.pop()
         parent = stack[-1] if stack else None
         if kind == "impl":
-            name = _type_name(caps["impl.type"][0])
+            name = _type_name(caps["impl.type"][0], text)
             scope = _Scope(node.start_byte, node.end_byte, "impl", name, _join(_qname(parent), name), parent)
             if "impl.trait" in caps:
-                facts.bases.append(Base(name, _type_name(caps["impl.trait"][0]), "implements", node.start_point[0] + 1))
+                facts.bases.append(Base(name, _type_name(caps["impl.trait"][0], text), "implements", node.start_point[0] + 1))
         elif kind == "lambda":  # `outer.<lambda:12>`, the second on line 12 `outer.<lambda:12:2>`
             line = node.start_point[0] + 1
             count = lambdas_on_line[line] = lambdas_on_line.get(line, 0) + 1
@@ -167,14 +179,14 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
                 owner = owner.parent
             qualified = _join(_qname(owner), name)
             scope = _Scope(node.start_byte, node.end_byte, kind, name, qualified, parent)
-            definition = _definition(node, kind, name, qualified, caps)
+            definition = _definition(node, kind, name, qualified, caps, text, source)
             definition.doc = ""
             facts.definitions.append(definition)
         else:
-            name = _text(caps["name"][0])
+            name = text(caps["name"][0])
             owner = _qname(parent)
             if "receiver" in caps:  # Go: func (r *T) M() is a method of T
-                owner = _type_name(caps["receiver"][0])
+                owner = _type_name(caps["receiver"][0], text)
             if kind == "function" and (parent is not None and parent.kind in CLASS_LIKE or "receiver" in caps):
                 kind = "method"
             qualified = _join(owner, name)
@@ -185,7 +197,7 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
                     role = ("static-" if members.is_static(caps) else "") + accessor[0]
                     facts.accessors.append(Accessor(owner, accessor[3], role, flow.DEFINITION + qualified, node.start_point[0] + 1))
             scope = _Scope(node.start_byte, node.end_byte, kind, name, qualified, parent)
-            definition = _definition(node, kind, name, qualified, caps)
+            definition = _definition(node, kind, name, qualified, caps, text, source)
             if accessor is not None:  # the signature says what it is: `@property def area(self)`, `int Area { get }`
                 definition.signature = (f"{accessor[2]} {definition.signature}" if accessor[2] else
                                         members.signature(caps, accessor[0], definition.signature))[:MAX_SIGNATURE]
@@ -194,7 +206,7 @@ def _build_scopes(matches, facts: FileFacts) -> list[_Scope]:
             if kind == "method" and facts.language == "python" and stubs.is_stub(node):  # its overrides run
                 facts.stubs.append(Stub(qualified, node.start_point[0] + 1))
             if "returns" in caps:  # what a call evidently yields: a binding of the function itself
-                facts.bindings.append(Binding(qualified, RETURN, _type_name(caps["returns"][0]), node.start_point[0] + 1))
+                facts.bindings.append(Binding(qualified, RETURN, _type_name(caps["returns"][0], text), node.start_point[0] + 1))
         scopes.append(scope)
         stack.append(scope)
     return scopes
@@ -213,16 +225,17 @@ def _merge_accessors(raw: list) -> list:
     return list(chosen.values())
 
 
-def _definition(node: Node, kind: str, name: str, qualified: str, caps: dict) -> Definition:
+def _definition(node: Node, kind: str, name: str, qualified: str, caps: dict, text, source: bytes) -> Definition:
     outer = _outer(node)
     body = caps.get("body")
+    start = node.start_byte
     if body:
-        head = node.text[: body[0].start_byte - node.start_byte]
+        head = source[start:min(body[0].start_byte, node.end_byte)]  # (node.text up to its body)
     else:
-        head = node.text.split(b"\n", 1)[0]
+        head = source[start:node.end_byte].split(b"\n", 1)[0]
     signature = _SPACE.sub(b" ", head).strip().rstrip(b"{:").rstrip().decode("utf-8", "replace")[:MAX_SIGNATURE]
     doc_nodes = caps.get("doc")
-    doc = _docstring(doc_nodes[0]) if doc_nodes else _leading_comment(outer)
+    doc = comments.docstring(doc_nodes[0], text) if doc_nodes else comments.leading_comment(outer)
     return Definition(
         kind=kind,
         name=name,
@@ -232,7 +245,7 @@ def _definition(node: Node, kind: str, name: str, qualified: str, caps: dict) ->
         signature=signature,
         doc=doc[:MAX_DOC],
         sig_hash=_hash(signature.encode()),
-        body_hash=_hash(outer.text.translate(None, _WHITESPACE)),
+        body_hash=_hash(source[outer.start_byte:outer.end_byte].translate(None, _WHITESPACE)),
     )
 
 
@@ -243,23 +256,23 @@ def _outer(node: Node) -> Node:
         return node
     if parent.type in WRAPPERS:
         return parent
-    if parent.type in GROUPS and sum(c.type not in COMMENTS for c in parent.named_children) == 1:
+    if parent.type in GROUPS and sum(c.type not in comments.COMMENTS for c in parent.named_children) == 1:
         return parent
     return node
 
 
-def _add_import(facts: FileFacts, caps: dict) -> None:
+def _add_import(facts: FileFacts, caps: dict, text) -> None:
     line = caps["import"][0].start_point[0] + 1
-    module = _import_path(_strip_quotes(_text(caps["import.module"][0]))) if "import.module" in caps else ""
-    alias = _text(caps["import.alias"][0]) if "import.alias" in caps else None
+    module = _import_path(_strip_quotes(text(caps["import.module"][0]))) if "import.module" in caps else ""
+    alias = text(caps["import.alias"][0]) if "import.alias" in caps else None
     if "import.path" in caps:  # a.b.C: the member C of module a.b (Kotlin, Scala, Swift)
-        module, _, name = _import_path(_text(caps["import.path"][0])).rpartition(".")
+        module, _, name = _import_path(text(caps["import.path"][0])).rpartition(".")
         facts.imports.append(Import(module, name, alias, line))
     elif "import.wildcard" in caps:
         facts.imports.append(Import(module, None, None, line, wildcard=True))
     elif "import.name" in caps:
         for node in caps["import.name"]:
-            facts.imports.append(Import(module, _text(node), alias, line))
+            facts.imports.append(Import(module, text(node), alias, line))
     else:
         facts.imports.append(Import(module, None, alias, line))
 
@@ -271,15 +284,15 @@ def _import_path(text: str) -> str:
     return re.sub(r"\s+|\._$", "", statement.group(1)) if statement else text
 
 
-def _binding(caps: dict, scope: _Scope | None) -> Binding | None:
+def _binding(caps: dict, scope: _Scope | None, text) -> Binding | None:
     if "binding.field" in caps:  # a declared field or parameter property: an attribute
-        var = "self." + _text(caps["binding.field"][0])
+        var = "self." + text(caps["binding.field"][0])
     else:
-        var = _self_name(_text(caps["binding.var"][0]))
+        var = _self_name(text(caps["binding.var"][0]))
     if var.startswith("self."):  # attributes belong to the class, not the method
         while scope is not None and scope.kind not in CLASS_LIKE:
             scope = scope.parent
-    type_name = _type_name(caps["binding.type"][0])
+    type_name = _type_name(caps["binding.type"][0], text)
     if not type_name:  # a slice or tuple type names no class
         return None
     return Binding(_qname(scope), var, type_name, caps["binding"][0].start_point[0] + 1)
@@ -292,62 +305,13 @@ def _count_errors(language: str, root: Node) -> int:
     return len(QueryCursor(query).captures(root).get("e", ()))
 
 
-def _docstring(node: Node) -> str:
-    text = _text(node)
-    match = re.match(r'^[rRbBuUfF]*("""|\'\'\'|"|\')(.*)\1$', text, re.S)
-    return _dedent(match.group(2) if match else text)
-
-
-def _leading_comment(node: Node) -> str:
-    lines: list[str] = []
-    expected_row = node.start_point[0]
-    sibling = node.prev_sibling
-    while sibling is not None and sibling.type in ATTRIBUTES:
-        expected_row = sibling.start_point[0]
-        sibling = sibling.prev_sibling
-    while sibling is not None and sibling.type in COMMENTS and sibling.end_point[0] >= expected_row - 1:
-        if sibling.start_point[0] == 0 and sibling.text.startswith(b"#!"):  # a shebang line says nothing
-            break
-        lines[:0] = _text(sibling).splitlines()
-        expected_row = sibling.start_point[0]
-        sibling = sibling.prev_sibling
-    return _clean_comment(lines)
-
-
-def _opening_comment(root: Node) -> str:
-    """The comment block a file opens with (a package comment, a header)."""
-    lines: list[str] = []
-    row = 0
-    for child in root.children:
-        if child.type not in COMMENTS or child.start_point[0] > row + 1:
-            break
-        if child.start_point[0] == 0 and child.text.startswith(b"#!"):  # a shebang line says nothing
-            row = 0
-            continue
-        lines.extend(_text(child).splitlines())
-        row = child.end_point[0]
-    return _clean_comment(lines)
-
-
-def _clean_comment(lines: list[str]) -> str:
-    # /** */, //, ///, #, and Lua's -- and --[[
-    cleaned = (re.sub(r"^\s*(?:/\*\*?|\*/|\*|///?!?|#|--(?:\[=*\[)?-*)\s?", "", line).rstrip("*/ ").rstrip()
-               for line in lines)
-    return "\n".join(line for line in cleaned if line).strip()
-
-
-def _dedent(text: str) -> str:
-    lines = text.strip().splitlines()
-    return "\n".join(line.strip() for line in lines)
-
-
-def _receiver(node: Node) -> str:
+def _receiver(node: Node, text) -> str:
     if node.type == "base" or node.type == "relative_scope" and node.text == b"parent":
         return "super"  # C#'s base.M() and PHP's parent::m() are super.m() elsewhere
-    text = _self_name(re.sub(r"\s+", "", _text(node)).replace("::", "."))
-    text = "self" if text == "this" else text
-    text = "super" if text == "super()" else text  # Python's super().m() is super.m() elsewhere
-    return text if _DOTTED.match(text) else "?"
+    written = _self_name(re.sub(r"\s+", "", text(node)).replace("::", "."))
+    written = "self" if written == "this" else written
+    written = "super" if written == "super()" else written  # Python's super().m() is super.m() elsewhere
+    return written if _DOTTED.match(written) else "?"
 
 
 def _self_name(text: str) -> str:
@@ -360,11 +324,10 @@ def _self_name(text: str) -> str:
     return "self." + text[5:] if text.startswith("this.") else text
 
 
-def _type_name(node: Node) -> str:
+def _type_name(node: Node, text) -> str:
     """A type as a plain dotted name: generics, pointers and references stripped."""
-    text = _text(node).replace("::", ".")
-    text = re.split(r"[<\[(]", text, maxsplit=1)[0]
-    return re.sub(r"[\s*&]|\bmut\b|\bdyn\b", "", text)
+    written = re.split(r"[<\[(]", text(node).replace("::", "."), maxsplit=1)[0]
+    return re.sub(r"[\s*&]|\bmut\b|\bdyn\b", "", written)
 
 
 def _strip_quotes(text: str) -> str:

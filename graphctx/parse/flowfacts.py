@@ -16,11 +16,19 @@ ENTERED_AS_ARGUMENT = frozenset({"closing", "nullcontext"})
 
 def arguments(call: Node, words: flow.Vocabulary | None) -> list[str]:
     """A call's arguments as paths ([] for a language with no flow vocabulary or a nesting too deep)."""
-    return _guarded(flow.arguments, call.child_by_field_name("arguments"), words) if words else []
+    if not words:
+        return []
+    try:  # (as _guarded does, without its call: every call site of a file comes here)
+        return flow.arguments(call.child_by_field_name("arguments"), words)
+    except RecursionError:
+        return []
 
 
 def paths(node: Node | None, words: flow.Vocabulary) -> list[str]:
-    return _guarded(flow.paths, node, words)
+    try:  # (as _guarded does)
+        return flow.paths(node, words)
+    except RecursionError:
+        return []
 
 
 def container_adds(facts: FileFacts, call: Call, receiver: Node, node: Node, words: flow.Vocabulary) -> None:
@@ -40,17 +48,21 @@ def _guarded(read, *args, default=()):
         return list(default) if isinstance(default, tuple) else default
 
 
-def add(facts: FileFacts, caps: dict, scope_at, words: flow.Vocabulary, calls: dict) -> None:
+def add(facts: FileFacts, caps: dict, scope_at, words: flow.Vocabulary, calls: dict, capture: str | None = None) -> None:
     """Flows, parameters and the calls that syntax implies (iteration, `with`, `raise C`, decorators)
-    of one `@flow.*` match; a statement nested too deep for the interpreter gives none."""
+    of one `@flow.*` match (`capture`, its one `flow.*` capture, when the pattern is known to have only
+    that one); a statement nested too deep for the interpreter gives none."""
     try:
-        _add(facts, caps, scope_at, words, calls)
+        _add(facts, caps, scope_at, words, calls, capture)
     except RecursionError:
         pass
 
 
-def _add(facts: FileFacts, caps: dict, scope_at, words: flow.Vocabulary, calls: dict) -> None:
-    (capture, nodes), = ((k, v) for k, v in caps.items() if k.startswith("flow."))
+def _add(facts: FileFacts, caps: dict, scope_at, words: flow.Vocabulary, calls: dict, capture: str | None) -> None:
+    if capture is None:
+        (capture, nodes), = ((k, v) for k, v in caps.items() if k.startswith("flow."))
+    else:
+        nodes = caps[capture]
     node = nodes[0]
     owner = scope_at(node)
     while owner is not None and owner.kind == "constant":  # a constant's value is code of its scope
@@ -71,8 +83,8 @@ def _add(facts: FileFacts, caps: dict, scope_at, words: flow.Vocabulary, calls: 
             add(target, [source])
         if owner is not None and owner.kind == "class" and left is not None and left.type == "identifier" \
                 and right is not None and right.type == words.call:  # x = property(getx, setx) in a class body
-            for role, path in accessors.property_call(right, lambda n: flow.paths(n, words)):
-                facts.accessors.append(Accessor(scope, left.text.decode("utf-8", "replace"), role, path, line))
+            for role, path in accessors.property_call(right, lambda n: flow.paths(n, words), words.text):
+                facts.accessors.append(Accessor(scope, words.text(left), role, path, line))
     elif capture == "flow.lambda":  # its body is what it returns
         body = node.child_by_field_name("body")
         if body is not None:
@@ -148,7 +160,7 @@ def _decorated(facts: FileFacts, decorator: Node, scope: str, line: int, words: 
     name_node = definition.child_by_field_name("name") if definition is not None else None
     if not decorators or decorators[0] != decorator or name_node is None:
         return  # handled once, at the first decorator
-    name = _text(name_node)
+    name = words.text(name_node)
     argument = "&" + _join(scope, name)
     result = ""
     for node in reversed(decorators):
@@ -165,10 +177,6 @@ def _decorated(facts: FileFacts, decorator: Node, scope: str, line: int, words: 
         calls.setdefault(("decorator", node.start_byte), call)
         argument = result = path + flow.CALLED
     facts.flows.append(Flow(scope, name, "@" + result, line))
-
-
-def _text(node: Node) -> str:
-    return node.text.decode("utf-8", "replace")
 
 
 def _join(owner: str, name: str) -> str:

@@ -7,7 +7,8 @@ flow. The node names are the grammar's; `VOCABULARIES` holds one table per langu
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node
 
@@ -22,6 +23,10 @@ LAMBDA = "<lambda@"  # `&<lambda@120>`: the lambda starting at byte 120, named o
 LAMBDA_AT = re.compile(r"<lambda@(\d+)>")
 _NAME = re.compile(r"^[A-Za-z_$][\w$]*$")
 _KEY = re.compile(r"""^(?:'[\w.-]{0,40}'|"[\w.-]{0,40}")$""")
+
+
+def _text(node: Node) -> str:
+    return node.text.decode("utf-8", "replace")
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,8 @@ class Vocabulary:
     adders: dict
     forwarders: frozenset[str]  # last names of calls whose result calls their first argument
     typed: dict = field(default_factory=dict)  # literal node type -> the builtin type it makes ({} is a dict)
+    # a node's source text: node.text, or one file's bytes read by span (see `reading`)
+    text: Callable[[Node], str] = field(default=_text, compare=False)
 
 
 PYTHON = Vocabulary(
@@ -83,15 +90,44 @@ def vocabulary(language: str) -> Vocabulary | None:
     return VOCABULARIES.get(language)
 
 
+def reading(words: Vocabulary, text: Callable[[Node], str]) -> Vocabulary:
+    """`words` reading node text with `text` (one file's: see `source_text`)."""
+    return replace(words, text=text)
+
+
+def source_text(source: bytes) -> Callable[[Node], str]:
+    """What `node.text.decode("utf-8", "replace")` gives for a node of a tree parsed from `source`, at a
+    third of its cost (node.text makes a memoryview and a slice object per call): the node's span of
+    the source, and of an ASCII source (most code) a slice of the text decoded once."""
+    if source.isascii():
+        decoded = source.decode("ascii")
+        return lambda node: decoded[node.start_byte:node.end_byte]
+    return lambda node: source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
 def paths(node: Node | None, words: Vocabulary) -> list[str]:
     """The paths an expression's value may come from (several for `a or b`); [] when none describes it."""
     if node is None:
         return []
     kind = node.type
     if kind in words.name:
-        return [_text(node)]
+        return [words.text(node)]
+    # (attributes and calls next: after names, the expressions most often met)
+    if kind == words.attribute:
+        attribute, owner = node.child_by_field_name("attribute"), node.child_by_field_name("object")
+        bases = _typed(owner.type, words) if owner is not None and owner.type in words.typed else paths(owner, words)
+        return [f"{p}.{words.text(attribute)}" for p in bases] if attribute else []
+    if kind == words.call:
+        callees = paths(node.child_by_field_name("function"), words)
+        out = [p + CALLED for p in callees]
+        for callee in callees:  # partial(f, ...): f, if the callee proves to be the forwarding one
+            if callee.rpartition(".")[2] in words.forwarders:
+                args = arguments(node.child_by_field_name("arguments"), words)
+                if args and args[0] and "=" not in args[0] and not args[0].startswith("*"):
+                    out.append(f"{FORWARDED}{callee}|{args[0]}")
+        return out
     if kind in words.literals:  # a key-like constant: what a subscript by this variable reads
-        found = key(node)
+        found = key(node, words)
         return [LITERAL + found] if found else _typed(kind, words)
     if kind in words.wrappers or kind in words.either:
         children = node.named_children
@@ -104,27 +140,14 @@ def paths(node: Node | None, words: Vocabulary) -> list[str]:
         return paths(node.child_by_field_name("right"), words)
     if kind == "named_expression":  # (x := value) is the value
         return paths(node.child_by_field_name("value"), words)
-    if kind == words.attribute:
-        attribute, owner = node.child_by_field_name("attribute"), node.child_by_field_name("object")
-        bases = _typed(owner.type, words) if owner is not None and owner.type in words.typed else paths(owner, words)
-        return [f"{p}.{_text(attribute)}" for p in bases] if attribute else []
-    if kind == words.call:
-        callees = paths(node.child_by_field_name("function"), words)
-        out = [p + CALLED for p in callees]
-        for callee in callees:  # partial(f, ...): f, if the callee proves to be the forwarding one
-            if callee.rpartition(".")[2] in words.forwarders:
-                args = arguments(node.child_by_field_name("arguments"), words)
-                if args and args[0] and "=" not in args[0] and not args[0].startswith("*"):
-                    out.append(f"{FORWARDED}{callee}|{args[0]}")
-        return out
     if kind == words.subscript:
         index = node.child_by_field_name("subscript")
         inner = paths(node.child_by_field_name("value"), words)
         if index is not None and index.type in words.slices:  # [2:]: the same elements, 2 places earlier
-            start = _text(index).split(":", 1)[0].strip()
+            start = words.text(index).split(":", 1)[0].strip()
             shift = start if start.isdigit() else ("0" if not start else "")
             return [f"{p}[:{shift}]" for p in inner]
-        return [p + element(key(index)) for p in inner]
+        return [p + element(key(index, words)) for p in inner]
     return _typed(kind, words)
 
 
@@ -198,7 +221,7 @@ def container_flows(name: str, value: Node, words: Vocabulary) -> list[tuple[str
     if value.type in words.wrappers and value.named_children:
         return container_flows(name, value.named_children[0], words)
     if value.type in words.mappings:
-        items = [(key(pair.child_by_field_name("key")), pair.child_by_field_name("value"))
+        items = [(key(pair.child_by_field_name("key"), words), pair.child_by_field_name("value"))
                  for pair in value.named_children if pair.type == words.pair]
     elif value.type in _COMPREHENSIONS:
         items = [("", value.named_children[0])] if value.named_children else []
@@ -235,15 +258,15 @@ def container_adds(container: str, method: str, arguments_node: Node | None, wor
         found = container_flows(container, args[0], words)
         return found or [(container + ELEMENT, p) for p in values_of(args[0], words, element=True)]
     if how == "keyed" and len(args) > 1:
-        return [(container + element(key(args[0])), p) for p in paths(args[1], words)]
+        return [(container + element(key(args[0], words)), p) for p in paths(args[1], words)]
     return []
 
 
-def key(node: Node | None) -> str:
+def key(node: Node | None, words: Vocabulary) -> str:
     """A subscript's literal key as a path writes it (`'a'`, `1`), "" when it is not a plain literal."""
     if node is None:
         return ""
-    text = _text(node)
+    text = words.text(node)
     if node.type == "integer" and text.isdigit():
         return str(int(text))
     if node.type == "identifier":  # a variable: its constant values, when it has only those
@@ -284,7 +307,7 @@ def arguments(node: Node | None, words: Vocabulary) -> list[str]:
             name, value = child.child_by_field_name("name"), child.child_by_field_name("value")
             found = paths(value, words)
             if name is not None and found:
-                out.append(f"{_text(name)}={found[0]}")
+                out.append(f"{words.text(name)}={found[0]}")
         elif child.type in words.keyword_splat:
             continue
         elif child.type in words.splat:
@@ -307,17 +330,17 @@ def parameters(node: Node, words: Vocabulary) -> list[tuple[str, str, Node | Non
         if child.type in words.splat:
             inner = _unsplat(child, words)
             if inner is not None and inner.type in words.name:
-                out.append((_text(inner), "*", None))
+                out.append((words.text(inner), "*", None))
         elif child.type in words.keyword_splat:
             inner = child.named_children[0] if child.named_children else None
             if inner is not None and inner.type in words.name:
-                out.append((_text(inner), "**", None))
+                out.append((words.text(inner), "**", None))
         elif child.type in words.parameters:
             name = child if child.type in words.name else child.child_by_field_name("name")
             if name is None and child.named_children:  # typed_parameter: its first child is the name
                 name = child.named_children[0]
             if name is not None and name.type in words.name:
-                out.append((_text(name), "", child.child_by_field_name("value")))
+                out.append((words.text(name), "", child.child_by_field_name("value")))
     return out
 
 
@@ -341,10 +364,6 @@ def _unsplat(node: Node, words: Vocabulary) -> Node | None:
     if node.type in words.splat:
         return node.named_children[0] if node.named_children else None
     return node
-
-
-def _text(node: Node) -> str:
-    return node.text.decode("utf-8", "replace")
 
 
 def is_name(text: str) -> bool:

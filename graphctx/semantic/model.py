@@ -84,9 +84,11 @@ def bags(texts: Sequence[Sequence[list[str]]], buckets: int, field_weights: Sequ
         for field_weight, field in zip(field_weights, fields):
             if not field or not field_weight:
                 continue
-            counts: Counter = Counter()  # (each distinct word hashed once, buckets in the order the words first come)
+            counts: dict[int, int] = {}  # (each distinct word hashed once, buckets in the order the words first come)
+            count = counts.get  # (a plain dict: a Counter's += goes through __missing__, a Python call, per new bucket)
             for token, n in Counter(field).items():
-                counts[bucket(token, buckets)] += n
+                row = bucket(token, buckets)
+                counts[row] = count(row, 0) + n
             scale = field_weight / _sqrt(len(counts))
             rows += counts
             weights += [scale * _log1p(n) for n in counts.values()]
