@@ -4,6 +4,8 @@ out, from that cycle's answer so far, would hand a later reader less than the cy
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import call_edges, write_tree
 from graphctx.index import store
 from graphctx.index.indexer import index_repository
@@ -82,16 +84,9 @@ def _targets(edges, source: str) -> set[str]:
     return {target for origin, target, _ in edges if origin == source}
 
 
-def test_returns_read_while_their_cycle_was_open_are_asked_again(tmp_path):
-    root = write_tree(tmp_path / "repo", {"m.py": RETURNS})
-    index_repository(root, full=True, workers=1)
-    edges = call_edges(root)
-    assert {"m.py::one", "m.py::two"} <= _targets(edges, "m.py::first")
-    assert {"m.py::one", "m.py::two"} <= _targets(edges, "m.py::later")
-
-
-def test_an_attribute_read_while_its_cycle_was_open_is_asked_again(tmp_path):
-    root = write_tree(tmp_path / "repo", {"m.py": ATTRIBUTES})
+@pytest.mark.parametrize("text", [RETURNS, ATTRIBUTES], ids=["returns", "attributes"])
+def test_what_was_read_while_its_cycle_was_open_is_asked_again(tmp_path, text):
+    root = write_tree(tmp_path / "repo", {"m.py": text})
     index_repository(root, full=True, workers=1)
     edges = call_edges(root)
     assert {"m.py::one", "m.py::two"} <= _targets(edges, "m.py::first")
