@@ -143,3 +143,27 @@ def test_a_question_past_the_flow_budget_resolves_as_a_full_rebuild_after_a_kept
             write_tree(root, {"b.py": files["b.py"] + "\n\ndef other():\n    return 0\n"})
         index_repository(root, workers=1, keeper=keeper)
         assert_same_as_full(root, tmp_path / f"full{n}")
+
+
+OWNED = {
+    "x.py": "class Widget:\n    def run(self):\n        pass\n",
+    "y.py": "class Widget:\n    def run(self):\n        pass\n",
+    "a.py": "from x import Widget\n",
+    "b.py": "import a\n\n\nclass Engine:\n    def __init__(self):\n        self.tool: a.Widget\n",
+    "c.py": "from b import Engine\n\n\ndef go():\n    Engine().tool.run()\n",
+}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_an_attribute_of_another_files_class_follows_an_edit_to_what_it_holds(tmp_path: Path, kept: bool):
+    """c.go calls Engine().tool.run(): b.py's Engine declares self.tool an a.Widget. c.py names neither
+    Widget nor a, nor consulted a.py: when a.py takes Widget from y.py instead of x.py, c.py is resolved
+    again through b.py, whose attribute types name Widget. (An annotation without a value: an assigned
+    `self.tool = a.Widget()` is also a value flow, which b.py's flows already report.)"""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", OWNED)
+    index_repository(root, workers=1, keeper=keeper)
+    for text in (OWNED["a.py"].replace("x", "y"), OWNED["a.py"]):
+        (root / "a.py").write_text(text)
+        index_repository(root, workers=1, keeper=keeper)
+        assert_same_as_full(root, tmp_path / "full")
