@@ -131,6 +131,10 @@ chains = (
     st.tuples(other_modules, names, names).map(lambda t: f"{t[0]}.{t[1]}(self.{t[2]})"),  # a method handed on
     st.tuples(names, names).map(lambda t: f"self.{t[0]} = self.{t[1]}"),  # what a base's self.m() calls
     names.map(lambda f: f"super().{f}()"),
+    # an attribute declared with another module's class, no value (no flow: only its type names the
+    # class), and an attribute of another module's class instance read in a file naming neither
+    st.tuples(attrs, other_modules, classes).map(lambda t: f"self.{t[0]}: {t[1]}.{t[2]}"),
+    st.tuples(other_modules, classes, attrs, names).map(lambda t: f"{t[0]}.{t[1]}().{t[2]}.{t[3]}()"),
 )
 statements = st.one_of(
     *chains,
@@ -212,6 +216,8 @@ def starting_project() -> dict[str, Module]:
 # A chain across four files to start from: helpers.helper's class reaches pkg/sub/deep.py through
 # helpers.load, a module variable, tools.step, an attribute tools.Mixin assigns, a function handed
 # to helpers.call, and an override of what pkg.core.Base.run calls, without deep.py naming helper.
+# And an attribute core.Mixin declares a pkg.sub.Widget, which pkg.sub re-exports (retarget_import):
+# util.step reads it through core.py, whose value flow names no class (only the attribute's type does).
 CHAINS = {
     "helpers.py": Module(
         imports=[("pkg.extra", "Widget", None), ("pkg", "Engine", None)],
@@ -225,6 +231,12 @@ CHAINS = {
                                        Func("go", (), ("return self.part",))])],
         functions=[Func("step", (), ("return helpers.load()",))],
     ),
+    "pkg/sub/__init__.py": Module(imports=[("..extra", "Widget", None)]),
+    "core.py": Module(imports=[("pkg.sub", None, "sub")],
+                      classes=[Klass("Mixin", None, [Func("build", (), ("self.tool: sub.Widget",))])]),
+    "util.py": Module(imports=[("core", "Mixin", None)],
+                      functions=[Func("helper", (), ("return len([])",)), Func("load", ("a",), ("return helper()",)),
+                                 Func("step", (), ("Mixin().tool.build()",))]),
     "pkg/sub/deep.py": Module(
         imports=[("lib.tools", None, "tools"), ("helpers", "shared", None), ("helpers", None, None), ("pkg.core", None, "core")],
         classes=[Klass("Engine", "core.Base", [Func("step", (), ("return tools.step()",))])],
@@ -265,7 +277,8 @@ def apply_edit(data, project: dict[str, Module]) -> str:
     ops = ["add_file", "add_function", "add_method", "remove_function", "rename_function",
            "change_body", "change_signature", "change_import", "change_base", "delete_file", "rename_file",
            "add_class", "remove_class", "copy_class", "rename_class", "toggle_property",
-           "change_return", "change_return", "change_return", "change_return", "change_variable", "change_variable"]  # (value flow, more often)
+           "change_return", "change_return", "change_return", "change_return", "change_variable", "change_variable",  # (value flow, more often)
+           "retarget_import", "retarget_import"]
     op = data.draw(st.sampled_from(ops))
     paths = sorted(project)
     if op == "add_file" or not paths:
@@ -318,6 +331,9 @@ def apply_edit(data, project: dict[str, Module]) -> str:
         if module.imports and data.draw(st.booleans()):
             del module.imports[data.draw(st.integers(0, len(module.imports) - 1))]
         module.imports.append(data.draw(imports))
+    elif op == "retarget_import" and any(name for _, name, _ in module.imports):  # a re-exported name comes from elsewhere
+        i = _pick(data, [i for i, (_, name, _) in enumerate(module.imports) if name])
+        module.imports[i] = (data.draw(st.sampled_from(MODULES)), *module.imports[i][1:])
     elif op == "change_base" and module.classes:
         _pick(data, module.classes).base = data.draw(st.one_of(st.none(), classes, st.just("core.Base")))
     elif op == "delete_file":
