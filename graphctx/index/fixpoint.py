@@ -52,6 +52,14 @@ class FlowQuestions:
         self.epoch = 0
         self._work = 0
 
+    def mark(self) -> tuple[int, int]:
+        """Where the counters stand: `settled_since` tells whether what was made since may be kept."""
+        return self.unsettled, self.epoch
+
+    def settled_since(self, mark: tuple[int, int]) -> bool:
+        """Whether everything read since `mark` was final, in the same epoch: what was made of it may be kept."""
+        return (self.unsettled, self.epoch) == mark
+
     def answer(self, guard: Hashable, memo: dict, key: Hashable, compute: Callable[..., frozenset], *args) -> frozenset:
         """The answer to `guard`, computed by `compute(*args)` (which may ask further questions) and
         kept in `memo[key]` once it no longer depends on a question still open."""

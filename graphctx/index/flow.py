@@ -198,10 +198,9 @@ class FlowScope(CallSites, FileScope):
         if key not in flow_sources and key not in subscripts and key not in self.bindings \
                 and target not in params:  # (stores_into, written out: this is the hot path)
             return EMPTY
-        questions = self.table.flow
-        unsettled, epoch = questions.unsettled, questions.epoch
+        mark = self.table.flow.mark()
         out = self._gathered(level, target, suffix, key, subscripts, params)
-        if questions.unsettled == unsettled and questions.epoch == epoch:  # (not made across a memo cleared)
+        if self.table.flow.settled_since(mark):  # (and not made across a memo cleared)
             out = self._memo[(level, target, suffix)] = frozenset(out)
         return out
 
@@ -350,14 +349,14 @@ class FlowScope(CallSites, FileScope):
             return self._lineage_flows(value, attr, suffix, overrides, quiet)
         # (asked again from every path reading it: kept, made of final answers only, for one epoch)
         questions, key = self.table.flow, (value, attr, suffix, overrides)
-        unsettled, epoch = questions.unsettled, questions.epoch
-        if self._attributes_epoch != epoch:
-            self._attributes, self._attributes_epoch = {}, epoch
+        if self._attributes_epoch != questions.epoch:
+            self._attributes, self._attributes_epoch = {}, questions.epoch
         held = self._attributes.get(key)
         if held is not None:
             return held
+        mark = questions.mark()
         out = self._lineage_flows(value, attr, suffix, overrides, None)
-        if questions.unsettled == unsettled and questions.epoch == epoch:
+        if questions.settled_since(mark):
             out = self._attributes[key] = frozenset(out)
         return out
 

@@ -151,7 +151,7 @@ class Generation:
                 [(source, target) for _, _, _, source, target in self.base_rows if target is not None]
             delta = subclass_names(self._delta(deleted), hierarchy)
             previous = reads.entity_keys(conn, [*deleted, *self.changed])
-            seeds = {path: previous[path] for path in self.offer_less if path in previous}  # (a file's entity id is its path)
+            seeds = [previous[path] for path in self.offer_less if path in previous]  # (a file's entity id is its path)
             removed_rowids = list(previous.values())
             if kept is not None:  # (a table read on demand forgets what it read of them)
                 kept.table.before_rewrite([*deleted, *self.changed])
@@ -376,23 +376,25 @@ class Generation:
                     delta |= module_names(path)
         return delta
 
-    def _readers(self, delta: set[str], dependents: set[str], seeds: dict[str, int]) -> set[str]:
+    def _readers(self, delta: set[str], dependents: set[str], seeds: list[int]) -> set[str]:
         """The files whose edges can differ through what their resolution consulted: those that read,
         directly or through the files they read (store/consulted.py), a file whose answers to them
         may differ. Such a file is one the edit left offering less or otherwise than before (`seeds`,
-        path -> file entity rowid), or one whose value flow or attribute types read a name the edit
-        changed: `self.tool = Widget()` in class Engine makes `e.tool.run()` elsewhere depend on
-        Widget through Engine's file; `u.go` reads `r.get()`, which returns `t.make()`, which returns
-        `Helper()`, so a change to what Helper names reaches u.py through t.py and r.py. (A file that
-        only appended functions reads such names in them alone, which no other file consulted.)"""
+        their file entity rowids), or one whose value flow or attribute types read a name the edit
+        changed: `self.tool: Widget` in class Engine makes `e.tool.run()` elsewhere depend on Widget;
+        `u.go` reads `r.get()`, which returns `t.make()`, which returns `Helper()`: a change to what
+        Helper names reaches u.py through t.py and r.py. (An appended function no file consulted.)"""
         reading = []
         for path in sorted(dependents | set(self.changed)):
             found = self.appended.get(path)
             if found is not None and found.named_before.isdisjoint(delta):
                 continue
             facts = self._load(path)
-            rows = json.loads(reads.attribute_types(self.conn, path) or "[]")
-            if facts is not None and flow_readers(delta, facts) or \
-                    attribute_owners(delta, [(scope, variable, value) for scope, variable, value, _line in rows]):
+            if facts is not None and flow_readers(delta, facts) or self._attributes_read(path, delta):
                 reading.append(path)
-        return consulted.readers(self.conn, [*seeds.values(), *consulted.file_rowids(self.conn, reading).values()])
+        return consulted.readers(self.conn, [*seeds, *consulted.file_rowids(self.conn, reading).values()])
+
+    def _attributes_read(self, path: str, delta: set[str]) -> bool:
+        """Whether an attribute type of the file's classes reads a name in `delta` (its stored rows)."""
+        rows = json.loads(reads.attribute_types(self.conn, path) or "[]")  # (scope, variable, value, line)
+        return bool(attribute_owners(delta, [row[:3] for row in rows]))

@@ -44,10 +44,10 @@ def decorated_role(definition: Node, name: str) -> tuple[str, str, str] | None:
     return None
 
 
-def property_call(call: Node, paths, text=None) -> list[tuple[str, str]]:
-    """(role, accessor path) of `property(fget, fset, fdel)` (also `cached_property(f)`), where
-    `paths(node)` gives an argument's flow paths and `text(node)` its source text; [] for any other call."""
-    text = text or _text
+def property_call(call: Node, words) -> list[tuple[str, str]]:
+    """(role, accessor path) of `property(fget, fset, fdel)` (also `cached_property(f)`), each argument
+    read with the file's flow vocabulary `words`; [] for any other call."""
+    text = words.text
     function = call.child_by_field_name("function")
     name = text(function).rpartition(".")[2] if function is not None and function.type in ("identifier", "attribute") else ""
     if name not in GETTER_DECORATORS:
@@ -65,7 +65,7 @@ def property_call(call: Node, paths, text=None) -> list[tuple[str, str]]:
             value = child
             role = PROPERTY_ARGUMENTS[position][1] if position < len(PROPERTY_ARGUMENTS) else None
             position += 1
-        found = paths(value) if role is not None and value is not None else []
+        found = flows.paths(value, words) if role is not None and value is not None else []
         if len(found) == 1:
             out.append((role, found[0]))
     return out

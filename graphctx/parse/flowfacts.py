@@ -83,7 +83,7 @@ def _add(facts: FileFacts, caps: dict, scope_at, words: flow.Vocabulary, calls: 
             add(target, [source])
         if owner is not None and owner.kind == "class" and left is not None and left.type == "identifier" \
                 and right is not None and right.type == words.call:  # x = property(getx, setx) in a class body
-            for role, path in accessors.property_call(right, lambda n: flow.paths(n, words), words.text):
+            for role, path in accessors.property_call(right, words):
                 facts.accessors.append(Accessor(scope, words.text(left), role, path, line))
     elif capture == "flow.lambda":  # its body is what it returns
         body = node.child_by_field_name("body")
