@@ -64,11 +64,12 @@ def test_a_cycle_settles_to_the_same_answers_whichever_question_comes_first():
         questions, memo = FlowQuestions(), {}
 
         def ask(name: str) -> frozenset:
-            if name in memo:
-                return memo[name]
+            found = questions.recall(memo, name)
+            if found is not None:
+                return found
             return questions.answer(name, memo, name, lambda: set(seeds[name]).union(*(ask(n) for n in edges[name])))
         ask(first)
-        return memo
+        return {name: found for name, (found, _) in memo.items()}
 
     answers = [solve(first) for first in "abc"]
     assert all(memo == {"a": {1, 2, 3}, "b": {1, 2, 3}, "c": {1, 2, 3}} for memo in answers)
@@ -78,11 +79,12 @@ def test_a_question_past_the_budget_is_unresolved_and_remembered():
     questions, memo = FlowQuestions(), {}
 
     def ask(n: int) -> frozenset:  # every question asks two new ones, 40 levels down: a tree too big to walk
-        if n in memo:
-            return memo[n]
+        found = questions.recall(memo, n)
+        if found is not None:
+            return found
         return questions.answer(n, memo, n, lambda: {n} | (ask(2 * n) | ask(2 * n + 1) if n < 2 ** 40 else EMPTY))
 
-    assert ask(1) == EMPTY and memo[1] == EMPTY
+    assert ask(1) == EMPTY and memo[1][0] == EMPTY
     assert questions.spent == 1 and questions.truncated == 0
     asked = questions.asked
     assert ask(1) == EMPTY and questions.asked == asked
@@ -92,8 +94,9 @@ def test_questions_nested_past_the_depth_bound_are_not_remembered():
     questions, memo = FlowQuestions(), {}
 
     def ask(n: int) -> frozenset:  # a chain longer than the depth bound
-        if n in memo:
-            return memo[n]
+        found = questions.recall(memo, n)
+        if found is not None:
+            return found
         return questions.answer(n, memo, n, lambda: {n} | (ask(n + 1) if n < 10 * MAX_DEPTH else EMPTY))
 
     found = ask(0)
