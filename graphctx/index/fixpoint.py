@@ -58,6 +58,7 @@ class FlowQuestions:
         # Bumped whenever a file's answers are dropped or the table they read changes: what is made
         # of answers of several files (flow.py's attribute flows) holds within one epoch.
         self.epoch = 0
+        self._cut_epoch = 0
         self._work = 0
 
     def recall(self, memo: dict, key: Hashable) -> frozenset | None:
@@ -115,6 +116,9 @@ class FlowQuestions:
             return self.cut.get((guard, depth), EMPTY)
         if self.frames:
             return self._solve(guard, memo, key, compute, args)
+        if self._cut_epoch != self.epoch:  # (cut answers are pure functions of (question, depth) in one epoch)
+            self.cut.clear()
+            self._cut_epoch = self.epoch
         self._work = 0
         reach = self.reach
         try:
@@ -130,7 +134,6 @@ class FlowQuestions:
             self.so_far.clear()
             self.provisional.clear()
             self._by_low.clear()
-            self.cut.clear()
 
     def _solve(self, guard, memo, key, compute, args) -> frozenset:
         unsettled, outer_reach = self.unsettled, self.reach
@@ -157,6 +160,8 @@ class FlowQuestions:
             height = self.reach - depth
             self.reach = max(self.reach, outer_reach)
         if frame.low < depth:  # inside a cycle headed further out: settled when that head is
+            for member, held in self._release(depth):  # (so are the answers that waited on this one)
+                self._hold(member, (held[0], frame.low) + held[2:])
             self._hold(guard, (found, frame.low, frame.truncated, memo, key))
             self._depends(frame.low, frame.truncated)
             return found
@@ -167,10 +172,8 @@ class FlowQuestions:
             self._depends(MAX_DEPTH, True)
             return found
         _remember(memo, key, found, height)
-        # A fresh question entering the cycle at a member walks the others before it leaves them, and
-        # no question it reads outside them is taller than this head's height less one.
         for _, (answer, _, _, member_memo, member_key) in members:
-            _remember(member_memo, member_key, answer, len(members) + height)
+            _remember(member_memo, member_key, answer, height)
         self.unsettled = unsettled  # (final: what it read that was not is settled with it)
         return found
 
