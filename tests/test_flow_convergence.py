@@ -4,6 +4,7 @@ question as unresolved, and the edges do not depend on the hash seed."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -64,27 +65,40 @@ def test_a_cycle_settles_to_the_same_answers_whichever_question_comes_first():
         questions, memo = FlowQuestions(), {}
 
         def ask(name: str) -> frozenset:
-            found = questions.recall(memo, name)
-            if found is not None:
-                return found
+            if name in memo:
+                return memo[name]
             return questions.answer(name, memo, name, lambda: set(seeds[name]).union(*(ask(n) for n in edges[name])))
         ask(first)
-        return {name: found for name, (found, _) in memo.items()}
+        return memo
 
     answers = [solve(first) for first in "abc"]
     assert all(memo == {"a": {1, 2, 3}, "b": {1, 2, 3}, "c": {1, 2, 3}} for memo in answers)
+
+
+def test_a_cycle_entered_through_a_question_that_waited_on_a_finished_one_settles_whole():
+    """0 -> 1 -> 2 -> 3 -> 4 -> 1 and 2 -> 0: one group. 3 and 4 wait on 1, which ends waiting on 0;
+    so must they, or asked again from 0 (3 is 0's child too) they settle early, without 0's answer."""
+    edges = {0: [1, 1, 3], 1: [2, 4, 1], 2: [3, 0], 3: [4], 4: [1]}
+    for order in itertools.permutations(edges):
+        questions, memo = FlowQuestions(), {}
+
+        def ask(name: int) -> frozenset:
+            if name in memo:
+                return memo[name]
+            return questions.answer(name, memo, name, lambda: {name}.union(*(ask(n) for n in edges[name])))
+        assert all(ask(name) == set(edges) for name in order), order
+        assert memo == dict.fromkeys(edges, set(edges)), order
 
 
 def test_a_question_past_the_budget_is_unresolved_and_remembered():
     questions, memo = FlowQuestions(), {}
 
     def ask(n: int) -> frozenset:  # every question asks two new ones, 40 levels down: a tree too big to walk
-        found = questions.recall(memo, n)
-        if found is not None:
-            return found
+        if n in memo:
+            return memo[n]
         return questions.answer(n, memo, n, lambda: {n} | (ask(2 * n) | ask(2 * n + 1) if n < 2 ** 40 else EMPTY))
 
-    assert ask(1) == EMPTY and memo[1][0] == EMPTY
+    assert ask(1) == EMPTY and memo[1] == EMPTY
     assert questions.spent == 1 and questions.truncated == 0
     asked = questions.asked
     assert ask(1) == EMPTY and questions.asked == asked
@@ -94,9 +108,8 @@ def test_questions_nested_past_the_depth_bound_are_not_remembered():
     questions, memo = FlowQuestions(), {}
 
     def ask(n: int) -> frozenset:  # a chain longer than the depth bound
-        found = questions.recall(memo, n)
-        if found is not None:
-            return found
+        if n in memo:
+            return memo[n]
         return questions.answer(n, memo, n, lambda: {n} | (ask(n + 1) if n < 10 * MAX_DEPTH else EMPTY))
 
     found = ask(0)

@@ -104,7 +104,7 @@ def test_every_remembered_answer_is_the_one_a_fresh_question_finds(tmp_path):
         result = index_repository(root, workers=1, keeper=keeper)
         table = keeper.take(store.index_path(root), result.generation).table
         resolver = table.resolvers["m.py"]
-        remembered = {key: found for key, (found, _) in resolver._memo.items() if len(key) == 2}
+        remembered = {key: found for key, found in resolver._memo.items() if len(key) == 2}
         assert len(remembered) > 8
         for (path, scope), found in remembered.items():
             for scope_of_file in table.resolvers.values():

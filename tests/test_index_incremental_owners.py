@@ -99,6 +99,7 @@ ORDER_DEPENDENT = ("value flow remembers answers, bounded (fixpoint.MAX_DEPTH, M
                    "file's question reaches further than a full rebuild's, which asks in another order")
 
 
+@pytest.mark.xfail(strict=True, reason=ORDER_DEPENDENT)
 @pytest.mark.parametrize(("asker", "kept"), [("a.py", True), ("z.py", False)], ids=["kept", "rows"])
 def test_a_chain_deeper_than_the_flow_bound_resolves_as_a_full_rebuild(tmp_path: Path, asker: str, kept: bool):
     """main calls f0().run(), f0 returns f1() ... f100 returns a Widget: deeper than the value flow's

@@ -2,12 +2,7 @@
 connected group of questions (a question that, followed far enough, asks itself) is worked out
 again until its answers stop growing, the least fixed point, so every answer is remembered, and
 whatever question led to it, the same. A work budget per top-level question, and a bound on how
-deep questions nest, keep any answer finite: past them it is `unresolved` (empty), never a guess.
-
-Each remembered answer records its height: how many levels of questions its computation needed,
-itself included. It is reused at a depth only where a fresh computation would not be cut by the
-depth bound there (depth + height <= MAX_DEPTH); elsewhere it is worked out again, so an answer
-never depends on which questions came before it. One that was cut is valid at its depth only."""
+deep questions nest, keep any answer finite: past them it is `unresolved` (empty), never a guess."""
 
 from __future__ import annotations
 
@@ -30,7 +25,7 @@ class Frame:
     depth: int
     low: int  # the outermost open question this answer depends on (itself when none further out)
     cyclic: bool = False  # asked again while open in this pass: its answer so far was used
-    truncated: bool = False  # depends on an answer cut by the depth bound: valid at its depth only
+    truncated: bool = False  # depends on an answer cut by the depth bound: not to be remembered
 
 
 class FlowQuestions:
@@ -46,9 +41,6 @@ class FlowQuestions:
         self.so_far: dict[Hashable, frozenset] = {}  # a cycle's head -> its answer in the last pass
         # guard -> (answer, low, truncated, memo, key): answers inside a cycle whose head is still open
         self.provisional: dict[Hashable, tuple[frozenset, int, bool, dict, Hashable]] = {}
-        self.cut: dict[tuple[Hashable, int], frozenset] = {}  # (guard, depth) -> an answer cut below it
-        # The deepest level (depth + height) that what is worked out now has reached, what it read included.
-        self.reach = 0
         self._by_low: dict[int, list[Hashable]] = {}  # low -> the provisional answers made with it, to settle them at once
         self.asked = 0
         self.cycles = 0
@@ -58,40 +50,15 @@ class FlowQuestions:
         # Bumped whenever a file's answers are dropped or the table they read changes: what is made
         # of answers of several files (flow.py's attribute flows) holds within one epoch.
         self.epoch = 0
-        self._cut_epoch = 0
         self._work = 0
 
-    def recall(self, memo: dict, key: Hashable) -> frozenset | None:
-        """The answer remembered in `memo[key]` when a fresh computation here would find it too (it fits
-        in the depth left); None when there is none or it must be worked out again at this depth."""
-        held = memo.get(key)
-        if held is None:
-            return None
-        reach = len(self.frames) + held[1]
-        if reach > MAX_DEPTH:
-            return None
-        if reach > self.reach:
-            self.reach = reach
-        return held[0]
+    def mark(self) -> tuple[int, int]:
+        """Where the counters stand: `settled_since` tells whether what was made since may be kept."""
+        return self.unsettled, self.epoch
 
-    def mark(self) -> tuple[int, int, int]:
-        """Where the counters stand, to make something of answers (not itself a question): `keep` ends it."""
-        mark = (self.unsettled, self.epoch, self.reach)
-        self.reach = len(self.frames)
-        return mark
-
-    def keep(self, memo: dict, key: Hashable, made, mark: tuple[int, int, int]):
-        """End what `mark` began: `made` is remembered in `memo[key]`, with the height of what it read
-        (for `recall`), when all of that was final, in the same epoch."""
-        unsettled, epoch, reach = mark
-        height = self.reach - len(self.frames)
-        if reach > self.reach:
-            self.reach = reach
-        if (self.unsettled, self.epoch) != (unsettled, epoch):
-            return made
-        made = frozenset(made)
-        memo[key] = (made, height)
-        return made
+    def settled_since(self, mark: tuple[int, int]) -> bool:
+        """Whether everything read since `mark` was final, in the same epoch: what was made of it may be kept."""
+        return (self.unsettled, self.epoch) == mark
 
     def answer(self, guard: Hashable, memo: dict, key: Hashable, compute: Callable[..., frozenset], *args) -> frozenset:
         """The answer to `guard`, computed by `compute(*args)` (which may ask further questions) and
@@ -108,25 +75,19 @@ class FlowQuestions:
             self.unsettled += 1
             self._depends(held[1], held[2])
             return held[0]
-        depth = len(self.frames)
-        if depth >= MAX_DEPTH or (guard, depth) in self.cut:  # (an answer cut below it: the same here again)
-            self.truncated += depth >= MAX_DEPTH
+        if len(self.frames) >= MAX_DEPTH:
+            self.truncated += 1
             self.unsettled += 1
-            self._depends(MAX_DEPTH, True)
-            return self.cut.get((guard, depth), EMPTY)
+            self._depends(0, True)
+            return EMPTY
         if self.frames:
             return self._solve(guard, memo, key, compute, args)
-        if self._cut_epoch != self.epoch:  # (cut answers are pure functions of (question, depth) in one epoch)
-            self.cut.clear()
-            self._cut_epoch = self.epoch
         self._work = 0
-        reach = self.reach
         try:
             return self._solve(guard, memo, key, compute, args)
         except BudgetSpent:  # remembered as unresolved: asking again would spend the same again
             self.spent += 1
-            memo[key] = (EMPTY, 0)
-            self.reach = reach
+            memo[key] = EMPTY
             return EMPTY
         finally:
             self.open.clear()
@@ -136,12 +97,11 @@ class FlowQuestions:
             self._by_low.clear()
 
     def _solve(self, guard, memo, key, compute, args) -> frozenset:
-        unsettled, outer_reach = self.unsettled, self.reach
+        unsettled = self.unsettled
         depth = len(self.frames)
         frame = Frame(guard, depth, depth)
         self.frames.append(frame)
         self.open[guard] = depth
-        self.reach = depth + 1
         try:
             for _ in range(MAX_ROUNDS):
                 self._spend()
@@ -157,24 +117,19 @@ class FlowQuestions:
             self.frames.pop()
             del self.open[guard]
             self.so_far.pop(guard, None)
-            height = self.reach - depth
-            self.reach = max(self.reach, outer_reach)
         if frame.low < depth:  # inside a cycle headed further out: settled when that head is
-            for member, held in self._release(depth):  # (so are the answers that waited on this one)
+            for member, held in self._release(depth):  # (and so are the answers that waited on this one)
                 self._hold(member, (held[0], frame.low) + held[2:])
             self._hold(guard, (found, frame.low, frame.truncated, memo, key))
             self._depends(frame.low, frame.truncated)
             return found
-        members = self._release(depth)
-        if frame.truncated:  # a pure function of (question, depth) for the top-level question under way
-            self.cut[(guard, depth)] = found  # (not its cycle's members: each depends on where it was entered)
-            self.unsettled += 1
-            self._depends(MAX_DEPTH, True)
-            return found
-        _remember(memo, key, found, height)
-        for _, (answer, _, _, member_memo, member_key) in members:
-            _remember(member_memo, member_key, answer, height)
-        self.unsettled = unsettled  # (final: what it read that was not is settled with it)
+        self._settle(depth)
+        if frame.truncated:  # valid for the top-level question under way only
+            self._hold(guard, (found, 0, True, memo, key))
+            self._depends(0, True)
+        else:
+            memo[key] = found
+            self.unsettled = unsettled  # (final: what it read that was not is settled with it)
         return found
 
     def _depends(self, low: int, truncated: bool) -> None:
@@ -211,9 +166,10 @@ class FlowQuestions:
         """Drop the answers that used a cycle head at `depth` or deeper: they are worked out again."""
         self._release(depth)
 
-
-def _remember(memo: dict, key: Hashable, found: frozenset, height: int) -> None:
-    """Keep a final answer with its height; of two heights for one answer, the lower (both are bounds)."""
-    held = memo.get(key)
-    if held is None or held[1] > height:
-        memo[key] = (found, height)
+    def _settle(self, depth: int) -> None:
+        """The head at `depth` is stable: the answers that waited on it are final."""
+        for guard, (found, _, truncated, memo, key) in self._release(depth):
+            if truncated:
+                self._hold(guard, (found, 0, True, memo, key))
+            else:
+                memo[key] = found

@@ -125,15 +125,15 @@ class FlowScope(CallSites, FileScope):
 
     # ---- values of a path
     def values(self, path: str, scope: str) -> Values:
-        key, questions = (path, scope), self.table.flow
-        found = questions.recall(self._memo, key)
+        key = (path, scope)
+        found = self._memo.get(key)
         if found is not None:
             return found
         subscripts = path.count("[")
         if subscripts > MAX_SUBSCRIPTS or subscripts + path.count("(") > MAX_PATH_STEPS:  # grows as followed (`x = x[0]`)
-            self._memo[key] = (EMPTY, 0)
+            self._memo[key] = EMPTY
             return EMPTY
-        return questions.answer((self.path, path, scope), self._memo, key, self._bounded_values, path, scope)
+        return self.table.flow.answer((self.path, path, scope), self._memo, key, self._bounded_values, path, scope)
 
     def _bounded_values(self, path: str, scope: str) -> Values:
         """An answer as kept: past MAX_VALUES values, or holding the unknown, it is TOO_MANY. Telling
@@ -189,9 +189,8 @@ class FlowScope(CallSites, FileScope):
         """What flows into `target` + `suffix` in scope `level` of this file: its own flows, the
         elements of what it aliases, its arguments when it is a parameter, its declared type.
         Kept in the memo beside the answers it is made of (a key of three parts: theirs are pairs),
-        so cleared with them, when every answer it read was final (and used where they fit)."""
-        questions = self.table.flow
-        remembered = questions.recall(self._memo, (level, target, suffix))
+        so cleared with them, when every answer it read was final."""
+        remembered = self._memo.get((level, target, suffix))
         if remembered is not None:
             return remembered
         key = (level, target)
@@ -199,9 +198,11 @@ class FlowScope(CallSites, FileScope):
         if key not in flow_sources and key not in subscripts and key not in self.bindings \
                 and target not in params:  # (stores_into, written out: this is the hot path)
             return EMPTY
-        mark = questions.mark()  # (kept only if not made across a memo cleared)
+        mark = self.table.flow.mark()
         out = self._gathered(level, target, suffix, key, subscripts, params)
-        return questions.keep(self._memo, (level, target, suffix), out, mark)
+        if self.table.flow.settled_since(mark):  # (and not made across a memo cleared)
+            out = self._memo[(level, target, suffix)] = frozenset(out)
+        return out
 
     def _gathered(self, level: str, target: str, suffix: str, key: tuple[str, str], subscripts, params) -> set[Value]:
         out: set[Value] = set()
@@ -350,11 +351,14 @@ class FlowScope(CallSites, FileScope):
         questions, key = self.table.flow, (value, attr, suffix, overrides)
         if self._attributes_epoch != questions.epoch:
             self._attributes, self._attributes_epoch = {}, questions.epoch
-        held = questions.recall(self._attributes, key)
+        held = self._attributes.get(key)
         if held is not None:
             return held
         mark = questions.mark()
-        return questions.keep(self._attributes, key, self._lineage_flows(value, attr, suffix, overrides, None), mark)
+        out = self._lineage_flows(value, attr, suffix, overrides, None)
+        if questions.settled_since(mark):
+            out = self._attributes[key] = frozenset(out)
+        return out
 
     def _lineage_flows(self, value: Value, attr: str, suffix: str, overrides: bool, quiet: set[str] | None) -> set[Value]:
         getter = properties.getter_of(self, value, attr)
