@@ -74,7 +74,3 @@ def _assert_each_answer_is_a_fresh_one(children, made, asked) -> None:
 def test_an_answer_is_the_fresh_one_whatever_was_asked_before(program):
     _assert_each_answer_is_a_fresh_one(*program)
 
-
-def test_a_cycle_entered_through_a_question_that_waited_on_a_finished_one():
-    """3 and 4 wait on 1, which ends waiting on 0 (2 -> 0): asked again from 0, they must not settle without 0."""
-    _assert_each_answer_is_a_fresh_one({0: [1, 1, 3], 1: [2, 4, 1], 2: [3, 0], 3: [4], 4: [1]}, set(), [(0, 0), (0, 3)])
