@@ -24,7 +24,7 @@ class CallSites:
         if kind or sym is None:
             return set()
         if sym.id in self.unreached:  # (no call site: the call-site index is not made; for this run only)
-            self.table.flow.unsettled += 1
+            self.table.flow.not_final()
             return set()
         out: set[Value] = set()
         for call, offset in self.call_sites().get(sym.id, ()):
@@ -41,7 +41,7 @@ class CallSites:
             return self._sites
         if self._building is not None:  # asked while building: this round's index (rounds repeat until it holds)
             self._consulted = True
-            self.table.flow.unsettled += 1  # (what is made of it holds for this round only)
+            self.table.flow.not_final()  # (what is made of it holds for this round only)
             return self._building
         sites: dict[str, list[tuple[Call, int]]] = {}
         for _ in range(MAX_SITE_ROUNDS):
@@ -52,7 +52,7 @@ class CallSites:
                 break
             sites = found
             self._memo.clear()
-            self.table.flow.epoch += 1
+            self.table.flow.new_epoch()
         self._building = None
         self._sites = sites
         return sites

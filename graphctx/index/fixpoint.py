@@ -52,6 +52,16 @@ class FlowQuestions:
         self.epoch = 0
         self._work = 0
 
+    def new_epoch(self) -> None:
+        """Some file's answers were dropped, or the table they read changed: what was made of answers
+        of several files no longer holds."""
+        self.epoch += 1
+
+    def not_final(self) -> None:
+        """Something handed out that may still change (a call-site index while it is built, a function
+        left out of a run): what is made of it is not to be kept."""
+        self.unsettled += 1
+
     def mark(self) -> tuple[int, int]:
         """Where the counters stand: `settled_since` tells whether what was made since may be kept."""
         return self.unsettled, self.epoch

@@ -93,7 +93,7 @@ class FlowScope(CallSites, FileScope):
     def forget_flows(self) -> None:
         """Drop what value flow has worked out here (the class hierarchy it read has changed)."""
         self._memo.clear()
-        self.table.flow.epoch += 1  # (so attribute flows, here and in every scope, are made again)
+        self.table.flow.new_epoch()  # (so attribute flows, here and in every scope, are made again)
         self._sites = self._building = None
 
     # ---- names local to a function (or module-level variables)

@@ -90,7 +90,7 @@ class SymbolTable:
             elif target.startswith(EXTERNAL_PREFIX) and external_name(target) not in self.names:
                 external[source].append(target)  # (a name the repository defines is unresolved, not external)
         self.bases = {k: sorted(set(v)) for k, v in bases.items()}
-        self.flow.epoch += 1
+        self.flow.new_epoch()
         self.external_bases = {k: sorted(set(v)) for k, v in external.items()}
         self._subclasses = None  # derived from the bases, so made again when next asked
         self._below, self._levels = {}, {}

@@ -336,10 +336,6 @@ def _strip_quotes(text: str) -> str:
     return text
 
 
-def _text(node: Node) -> str:
-    return node.text.decode("utf-8", "replace")
-
-
 def _qname(scope: _Scope | None) -> str:
     return scope.qualified_name if scope is not None else ""
 

@@ -30,6 +30,7 @@ import numpy as np
 
 from graphctx.bench.metrics import acc_at, reciprocal_rank
 from graphctx.context import ranker
+from graphctx.semantic import model as embedding_model
 from graphctx.context.features import BASE_FEATURES, FEATURES, RELATIVE, with_relative, within_text_ranks
 
 HERE = Path(__file__).resolve().parent
@@ -37,7 +38,6 @@ sys.path.insert(0, str(HERE))
 from corpus import DEFAULT_DATA, load_repos, slug  # noqa: E402
 
 MODEL_PATH = HERE.parents[2] / "graphctx" / "context" / "models" / ranker.SHIPPED
-EMBEDDING_PATH = HERE.parents[2] / "graphctx" / "semantic" / "embedding.npz"
 PARAMS = {
     "objective": "lambdarank", "metric": "ndcg", "ndcg_eval_at": [10], "learning_rate": 0.05, "num_leaves": 4,
     "min_data_in_leaf": 100, "feature_fraction": 0.8, "bagging_fraction": 0.8, "bagging_freq": 1,
@@ -166,8 +166,7 @@ def paired_test(base: list[dict], other: list[dict], measure: str = "acc@10", se
 def embedding_repositories() -> set[str]:
     """The repositories whose commits the shipped code embedding was trained on: on their commits its
     cosine is a leak (it has learned those very pairs)."""
-    with np.load(EMBEDDING_PATH, allow_pickle=False) as data:
-        return set(json.loads(str(data["meta"]))["trained_on"])
+    return set(embedding_model.shipped().meta["trained_on"])
 
 
 def issue_like(meta: dict) -> bool:

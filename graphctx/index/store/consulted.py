@@ -11,8 +11,6 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
-_CHUNK = 500  # values per IN (...): SQLite caps the number of bound parameters
-
 
 def insert(conn: sqlite3.Connection, pairs: Iterable[tuple[str, str]]) -> None:
     """(reader, consulted) file paths, added to those stored; a pair naming no file is dropped."""
@@ -42,10 +40,5 @@ def readers(conn: sqlite3.Connection, rowids: Iterable[int]) -> set[str]:
 
 def file_rowids(conn: sqlite3.Connection, paths: Iterable[str]) -> dict[str, int]:
     """path -> the rowid of its file entity (a file's entity id is its path), for the files indexed."""
-    ordered = sorted(set(paths))
-    out: dict[str, int] = {}
-    for i in range(0, len(ordered), _CHUNK):
-        chunk = ordered[i:i + _CHUNK]
-        out.update(conn.execute(f"SELECT id, rowid FROM entities WHERE id IN ({','.join('?' * len(chunk))})"
-                                f" AND kind = 'file'", chunk))
-    return out
+    return dict(conn.execute("SELECT id, rowid FROM entities WHERE kind = 'file' AND id IN (SELECT value FROM json_each(?))",
+                             (json.dumps(sorted(set(paths))),)))
