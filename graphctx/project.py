@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphctx.context.tokens import count as count_tokens
 from graphctx.coord import traces
+from graphctx.errors import GraphctxError
 from graphctx.graph.loader import GraphCache
 from graphctx.index import store as index_store
 from graphctx.index.root import find_root
@@ -263,10 +264,13 @@ class Project(MemoryVerbs, PackageFacts):
         return teamwork.with_work(pack, work, token_budget, format)
 
     def rank_text(self, text: str, **options: Any) -> list:
+        """Entities for free text, best first, by `policy`, else the intent's configured policy."""
+        options.setdefault("policy", self.configured_policy(options.get("intent", "debug")))
         return _api().rank_text(self._graphs, text, **options)
 
     def rank_text_features(self, text: str, **options: Any) -> tuple[list[str], Any]:
         """(the best candidates for free text by the hand-set blend, their learned-ranker feature matrix)."""
+        options.setdefault("policy", self.configured_policy(options.get("intent", "debug")))
         return _api().rank_text_features(self._graphs, text, **options)
 
     def asides(self, text: str, intent: str = "debug") -> set[str]:
@@ -308,6 +312,21 @@ class Project(MemoryVerbs, PackageFacts):
         """The intent's ranking policy changed by `settings` ("group.name=value"); pass it as `policy=`
         to rank_text and the answers."""
         return _api().with_overrides(_api().policy_for(intent), tuple(settings))
+
+    def configured_policy(self, intent: str | None = None, settings: Iterable[str] = ()) -> RankingPolicy:
+        """The intent's ranking policy with this repository's `[ranking]` settings (.graphctx/config.toml),
+        then `settings`: what its answers rank by unless a caller passes a policy of its own."""
+        from graphctx import configfile
+
+        api = _api()
+        policy = api.policy_for(intent)
+        table = configfile.table(self.root, "ranking")
+        if table:
+            try:
+                policy = api.with_overrides(policy, api.table_settings(table))
+            except GraphctxError as exc:
+                raise configfile.ConfigError(f"{configfile.config_path(self.root)}: [ranking] {exc}") from None
+        return api.with_overrides(policy, tuple(settings))
 
     # ---- working together: tasks, claims, runs, agents, peers, session state (graphctx.coord)
 

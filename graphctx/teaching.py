@@ -1,7 +1,8 @@
 """How one context request meets what the team taught the ranking (used by Project): feedback it
 carries (`helpful` on the asker's last answer for the same query) is learned from first; the answer
-is then ranked by the learned multipliers (unless the caller gave its own policy) with the boost of
-its task (`task_id`), noted for later feedback, and closed by a line saying what was learned."""
+is then ranked by the repository's configured policy (unless the caller gave its own) with the learned
+multipliers and the boost of its task (`task_id`), noted for later feedback, and closed by a line
+saying what was learned."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from graphctx.context import learning
-from graphctx.context.intents import policy_for
 from graphctx.context.tokens import count
 from graphctx.coord import traces
 from graphctx.errors import InvalidRequest
@@ -32,10 +32,12 @@ class Teaching:
             raise InvalidRequest("`about` names the items that helped or not: give helpful=true or false with it")
         note = self._learn() if self.helpful is not None else ""
         extra: dict[str, Any] = {}
-        if "policy" not in options and self._may_have_learned():  # a caller's own policy (a benchmark's) ranks as given
-            edges, signals = self.project.work.feedback.multipliers()
-            if edges or signals:
-                extra["policy"] = learning.with_learned(policy_for(self.intent), edges, signals)
+        if "policy" not in options:  # a caller's own policy (a benchmark's) ranks as given
+            extra["policy"] = self.project.configured_policy(self.intent)
+            if self._may_have_learned():
+                edges, signals = self.project.work.feedback.multipliers()
+                if edges or signals:
+                    extra["policy"] = learning.with_learned(extra["policy"], edges, signals)
         if self.task_id:
             entities, files = self.project.work.task_focus(self.task_id)
             extra["boost"] = learning.Boost(frozenset(entities), frozenset(files), task_id=self.task_id)
@@ -61,7 +63,7 @@ class Teaching:
         feedback = self.project.work.feedback
         noted = feedback.last_answer(self.learner, self.mode, self.query)
         text = self.query if self.mode.startswith("intent/") else None
-        credit = learning.credit(self.project.graph, [tuple(i) for i in noted.items], text, policy_for(self.intent))
+        credit = learning.credit(self.project.graph, [tuple(i) for i in noted.items], text, self.project.configured_policy(self.intent))
         view = feedback.give(noted, self.helpful, credit, self.about)
         moved = ", ".join(f"{k} x{v:.2f}" for k, v in {**view.edges, **view.signals}.items()) or "nothing yet"
         return (f"{'helpful' if self.helpful else 'unhelpful'} noted on your answer of "

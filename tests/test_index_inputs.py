@@ -260,7 +260,10 @@ def test_config_can_index_generated_files_and_vendor(tree):
 
 @pytest.mark.parametrize("text,expected", [
     ("[index\nmax_file_bytes = 1", "not valid TOML"),
-    ("[index]\nmax_files = 3\n", "unknown [index] keys"),
+    ("[index]\nmax_files = 3\n", "unknown [index] key 'max_files'; did you mean 'max_file_bytes'?"),
+    ("[indx]\nworkers = 3\n", "unknown table [indx]; did you mean [index]?"),
+    ("workers = 3\n", "unknown key 'workers' outside any table"),
+    ("[index]\nembedding_model = ''\n", "embedding_model must name a model2vec model"),
     ('[index]\nmax_file_bytes = "big"\n', "max_file_bytes must be"),
     ("[index]\nextra_exclude = 3\n", "extra_exclude must be"),
     ("[index]\nskip_generated = 1\n", "skip_generated must be"),

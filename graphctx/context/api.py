@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from graphctx.context import engine
 from graphctx.context.intents import policy_for
-from graphctx.context.policy import RankingPolicy, with_overrides
+from graphctx.context.policy import RankingPolicy, table_settings, with_overrides
 from graphctx.errors import InvalidRequest, NoIndex
 from graphctx.graph import lookup
 from graphctx.graph.loader import GraphCache, current_generation
@@ -57,7 +57,7 @@ get_context, get_intent, get_path, get_file_context, rank_text, rank_text_featur
 __all__ = [  # noqa: F822 - some names are read on first use (__getattr__ above)
     "find_root", "index", "refresh", "stats", "show", "search", "export",
     "get_context", "get_intent", "get_path", "get_file_context", "get_impact", "rank_text", "rank_text_features", "session_init", "project_facts",
-    "RankingPolicy", "policy_for", "with_overrides",
+    "RankingPolicy", "policy_for", "table_settings", "with_overrides",
 ]
 
 

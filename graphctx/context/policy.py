@@ -161,6 +161,24 @@ def with_overrides(policy: RankingPolicy, assignments: Iterable[str] | Mapping[s
 _GROUPS = ("shape", "seeds", "blend", "walk", "packing")
 
 
+def table_settings(table: Mapping[str, Any]) -> tuple[str, ...]:
+    """A TOML table of settings as group.name=value assignments: `blend.semantic = 0.5` (or
+    `[ranking.blend]` with `semantic = 0.5`), `edges.calls = [0.6, 1.0]`, `shape.others = "summary"`
+    ([ranking] in .graphctx/config.toml). Check them with `with_overrides`."""
+    out = []
+    for group, values in table.items():
+        if not isinstance(values, Mapping):
+            raise InvalidRequest(f"{group} = {values!r} names no setting; write group.name = value, "
+                                 "e.g. blend.semantic = 0.5")
+        for name, value in values.items():
+            if isinstance(value, Mapping):
+                raise InvalidRequest(f"{group}.{name} is a table; a setting is group.name = value")
+            text = ("true" if value else "false") if isinstance(value, bool) else (
+                ",".join(map(str, value)) if isinstance(value, list) else str(value))
+            out.append(f"{group}.{name}={text}")
+    return tuple(out)
+
+
 def _split(assignment: str) -> tuple[str, str]:
     name, sep, value = assignment.partition("=")
     if not sep or not name.strip():

@@ -8,17 +8,18 @@ checks (binary, minified, generated) happen when a file is read, in `is_indexabl
 
 from __future__ import annotations
 
+import difflib
 import os
 import stat
 import subprocess
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from graphctx.errors import GraphctxError
+from graphctx import configfile
+from graphctx.configfile import ConfigError
 from graphctx.index.skips import (
     BAD_NAME, BINARY, BINARY_FORMAT, DEFAULT_EXCLUDE, GENERATED, INTERNAL_PATTERNS, MINIFIED, NO_PARSER, OUTSIDE,
     TOO_LARGE, ExcludeReasons, Skip,
@@ -45,6 +46,9 @@ class Config:
     extra_exclude: tuple[str, ...] = ()
     skip_generated: bool = True
     workers: int = 0  # 0: one per core
+    # A model2vec model (its folder, or a name in the local model cache) that embeds entities in place
+    # of the shipped embedding (graphctx/semantic/): empty for the shipped one.
+    embedding_model: str = ""
     spec: Patterns = field(init=False, repr=False, compare=False)
     reasons: ExcludeReasons = field(init=False, repr=False, compare=False)
 
@@ -53,32 +57,23 @@ class Config:
         object.__setattr__(self, "spec", Patterns(patterns))
         object.__setattr__(self, "reasons", ExcludeReasons(self.exclude))
         object.__setattr__(self, "_hash", hash((self.max_file_bytes, self.exclude, self.extra_exclude,
-                                                 self.skip_generated, self.workers)))
+                                                 self.skip_generated, self.workers, self.embedding_model)))
 
     def __hash__(self) -> int:  # (hashed once: every path's verdict is looked up under it, every run)
         return self._hash
 
 
-class ConfigError(GraphctxError, ValueError):
-    """`.graphctx/config.toml` cannot be used; the message names the file and the fix."""
-
-
 def load_config(root: Path) -> Config:
     path = config_path(root)
-    if not path.exists():
-        return _config(())
-    try:
-        table = tomllib.loads(path.read_text(encoding="utf-8")).get("index", {})
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc}); fix or delete the file") from exc
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read it ({exc.strerror}); fix or delete it") from exc
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: `index` must be a table ([index]), not {type(table).__name__}")
-    known = {"max_file_bytes", "exclude", "extra_exclude", "skip_generated", "workers"}
-    unknown = set(table) - known
-    if unknown:
-        raise ConfigError(f"{path}: unknown [index] keys {sorted(unknown)}; known keys are {sorted(known)}")
+    table = dict(configfile.table(root, "index"))
+    known = {"max_file_bytes", "exclude", "extra_exclude", "skip_generated", "workers", "embedding_model"}
+    for key in sorted(set(table) - known):
+        close = difflib.get_close_matches(key, known, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ConfigError(f"{path}: unknown [index] key {key!r}; {hint}the keys are {', '.join(sorted(known))}")
+    if "embedding_model" in table and not (isinstance(table["embedding_model"], str) and table["embedding_model"].strip()):
+        raise ConfigError(f"{path}: [index] embedding_model must name a model2vec model (a folder or a model name), "
+                          f"not {table['embedding_model']!r}; remove it to use the shipped embedding")
     for key in ("max_file_bytes", "workers"):
         if key in table and (not isinstance(table[key], int) or isinstance(table[key], bool) or table[key] < 0):
             raise ConfigError(f"{path}: [index] {key} must be a non-negative integer, not {table[key]!r}")

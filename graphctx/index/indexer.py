@@ -108,6 +108,10 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
         raise IndexRunError(f"{root} is not a directory; pass the repository's folder (graphctx index PATH)")
     root = root.resolve()
     config = load_config(root)
+    if config.embedding_model:  # a model that cannot load stops the run before it parses anything
+        from graphctx.semantic import local
+
+        local.chosen(local.model_name(root, config.embedding_model))
     candidates, skips, warnings = discover(root, config, _phase(progress, DISCOVERING),
                                            keeper.listings if keeper is not None else None)
     db_path = store.index_path(root)
@@ -277,6 +281,8 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
         stats = {**still, **{c.path: [c.size, c.mtime_ns] for c in stale if c.path in read_and_skipped}}
         store.set_meta(conn, scanned_ns=scanned_ns,
                        **{SKIPPED_STATS: json.dumps({"verdicts": verdicts, "files": stats}, sort_keys=True)})
+    if _embedding_changed(conn, root, config):  # another model configured, no file written: the vectors alone
+        _embed(conn, root, config)
     # Warnings of files indexed before and not read again stay; every other path's are this run's.
     # (the files indexed now are those known before, less the deleted, plus the written, which were read now)
     kept_warnings = set(known).difference(deleted, read_now)
@@ -349,12 +355,26 @@ def _write(conn: sqlite3.Connection, root: Path, config: Config, stale: list[Can
 
     kept = run.entry
     if run.parsed or deleted or fresh or full:
-        from graphctx.semantic import model as embedding, vectors  # (numpy: a no-op run never loads it)
-
         kept = run.finish(deleted)
-        vectors.refresh(conn, embedding.shipped())  # rows for files with none current (each parsed file brought its own)
+        _embed(conn, root, config)
         store.set_meta(conn, indexed_at=f"{time.time():.3f}", root=str(root))
     return kept, set(run.facts), deleted
+
+
+def _embed(conn: sqlite3.Connection, root: Path, config: Config) -> None:
+    """Vectors for the files with none current, by the configured model (with the shipped one, each
+    parsed file brought its own); the index notes the model, which every reader then embeds with."""
+    from graphctx.semantic import local, vectors  # (numpy: a no-op run never loads it)
+
+    name = local.model_name(root, config.embedding_model)
+    vectors.refresh(conn, local.chosen(name))
+    store.set_meta(conn, **{local.EMBEDDING_META: name})
+
+
+def _embedding_changed(conn: sqlite3.Connection, root: Path, config: Config) -> bool:
+    from graphctx.semantic.local import EMBEDDING_META, model_name
+
+    return store.get_meta(conn, EMBEDDING_META, "") != model_name(root, config.embedding_model)
 
 
 def _count(conn: sqlite3.Connection, result: IndexResult, counts: tuple[int, ...] | None) -> None:

@@ -53,9 +53,11 @@ class ParsedFile:
 
     @classmethod
     def of(cls, path: str, size: int, mtime_ns: int, digest: str, facts: FileFacts, text: str,
-           warning: str | None = None, structure_only: bool = False) -> ParsedFile:
+           warning: str | None = None, structure_only: bool = False, embed: bool = True) -> ParsedFile:
         """Everything the main process writes for a parsed file, from its facts and its text; with
-        `structure_only`, the facts it holds are those (a full build's main process holds every file's)."""
+        `structure_only`, the facts it holds are those (a full build's main process holds every file's).
+        `embed`: its vectors by the shipped embedding (false where another model is configured: the
+        main process embeds with that one once the files are written)."""
         entities = [*entity_rows(facts), *textentities.rows(facts, text)]
         texts = text_rows(entities, text)
         from graphctx.semantic import model as embedding, vectors  # numpy: off the path of a run with nothing to parse
@@ -65,7 +67,7 @@ class ParsedFile:
                    packed, entities, texts, pack_bodies(entities, texts), sorted(reference_names(facts)),
                    # (what a file offers is compared with what it offered before: a full build has no before)
                    frozenset() if structure_only else frozenset(defined_names(facts)),
-                   vectors.file_row(embedding.shipped(), entities, texts),
+                   vectors.file_row(embedding.shipped(), entities, texts) if embed else None,
                    attribute_types(facts))
 
 
@@ -160,7 +162,7 @@ def parse_file(task: tuple) -> ParsedFile:
     except Exception as exc:  # nor may a bug of ours on one file: the rest of the repository still indexes
         return ParsedFile(path, size, mtime_ns, "", f"cannot parse ({type(exc).__name__}: {exc}); this is a "
                                                     "graphctx bug, please report it with this file")
-    return ParsedFile.of(path, size, mtime_ns, digest, facts, text, warning, structure_only)
+    return ParsedFile.of(path, size, mtime_ns, digest, facts, text, warning, structure_only, not config.embedding_model)
 
 
 def _facts(path: str, text: str, data: bytes) -> FileFacts:

@@ -8,16 +8,16 @@ from collections.abc import Callable, MutableMapping, Sequence
 
 import numpy as np
 
-from graphctx.semantic import model as embedding, vectors as store
+from graphctx.semantic import local, model as embedding, vectors as store
 
 _CACHE_KEY = "semantic_vectors"
 
 
 def index_vectors(conn: sqlite3.Connection, cache: MutableMapping | None = None,
                   model: embedding.EmbeddingModel | None = None) -> store.Vectors:
-    """The index's entity vectors for the model (default: the shipped one), kept in `cache` (one per
+    """The index's entity vectors for the model (default: the one that made them), kept in `cache` (one per
     loaded graph, so a new index generation reads them again)."""
-    model = model or embedding.shipped()
+    model = model or local.of_index(conn)
     if cache is not None and (hit := cache.get(_CACHE_KEY)) and hit[0] == model.digest:
         return hit[1]
     found = store.read(conn, model)
@@ -48,7 +48,7 @@ def similarities_of(conn: sqlite3.Connection, text: str, entity_ids: Sequence[st
 def _scored(conn: sqlite3.Connection, text: str, cache: MutableMapping | None,
             model: embedding.EmbeddingModel | None) -> tuple[store.Vectors, np.ndarray] | None:
     """The index's vectors and each one's cosine with the text; None when the text has no word the model reads."""
-    model = model or embedding.shipped()
+    model = model or local.of_index(conn)
     query = model.encode_texts([text])[0]
     if not query.any():
         return None
@@ -59,7 +59,7 @@ def _scored(conn: sqlite3.Connection, text: str, cache: MutableMapping | None,
 def nearest(conn: sqlite3.Connection, text: str, limit: int, keep: Callable[[str], bool] | None = None,
             cache: MutableMapping | None = None, model: embedding.EmbeddingModel | None = None) -> list[tuple[str, float]]:
     """The `limit` entities most like the text (those `keep` accepts), best first."""
-    model = model or embedding.shipped()
+    model = model or local.of_index(conn)
     query = model.encode_texts([text])[0]
     if not query.any():
         return []
