@@ -195,6 +195,26 @@ def test_uv_tool_install_and_pipx_install(project, tmp_path):
         assert "def save(item)" in graphctx(script, "context", "save", "--repo", str(project), cwd=tmp_path)
 
 
+def test_the_embeddings_extra_serves_a_configured_model(dist, project, tmp_path):
+    """`graphctx[embeddings]` from the wheel: a model2vec model configured, indexed with and searched by."""
+    from test_configured_models import tiny_model
+
+    uv = tool("uv")
+    venv = tmp_path / "venv"
+    subprocess.run([uv, "venv", "-q", "--python", sys.executable, str(venv)], check=True, env=clean_env(), cwd=tmp_path)
+    wheel = next(dist.glob("graphctx-*.whl"))
+    done = subprocess.run([uv, "pip", "install", "-q", "--python", str(venv / "bin" / "python"), f"{wheel}[embeddings]"],
+                          capture_output=True, text=True, cwd=tmp_path, env=clean_env(), timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    (project / "lab.py").write_text("def frobnicate_widget(widget):\n    return widget[::-1]\n")
+    (project / ".graphctx").mkdir(exist_ok=True)
+    (project / ".graphctx" / "config.toml").write_text(f'[index]\nembedding_model = "{tiny_model(tmp_path / "tiny")}"\n')
+    script = venv / "bin" / "graphctx"
+    graphctx(script, "index", str(project), cwd=tmp_path)
+    found = graphctx(script, "search", "teleport", "--mode", "semantic", "--limit", "1", cwd=project)
+    assert "lab.py::frobnicate_widget" in found
+
+
 # ---- a real MCP host: the Claude Code CLI
 
 def claude_cli() -> str:
