@@ -313,20 +313,17 @@ class Project(MemoryVerbs, PackageFacts):
         to rank_text and the answers."""
         return _api().with_overrides(_api().policy_for(intent), tuple(settings))
 
-    def configured_policy(self, intent: str | None = None, settings: Iterable[str] = ()) -> RankingPolicy:
-        """The intent's ranking policy with this repository's `[ranking]` settings (.graphctx/config.toml),
-        then `settings`: what its answers rank by unless a caller passes a policy of its own."""
+    def configured_policy(self, intent: str | None = None) -> RankingPolicy:
+        """The intent's ranking policy with this repository's `[ranking]` settings (.graphctx/config.toml):
+        what its answers rank by unless a caller passes a policy of its own."""
         from graphctx import configfile
 
         api = _api()
-        policy = api.policy_for(intent)
-        table = configfile.table(self.root, "ranking")
-        if table:
-            try:
-                policy = api.with_overrides(policy, api.table_settings(table))
-            except GraphctxError as exc:
-                raise configfile.ConfigError(f"{configfile.config_path(self.root)}: [ranking] {exc}") from None
-        return api.with_overrides(policy, tuple(settings))
+        policy, table = api.policy_for(intent), configfile.table(self.root, "ranking")
+        try:
+            return api.with_overrides(policy, api.table_settings(table))
+        except GraphctxError as exc:
+            raise configfile.ConfigError(f"{configfile.config_path(self.root)}: [ranking] {exc}") from None
 
     # ---- working together: tasks, claims, runs, agents, peers, session state (graphctx.coord)
 

@@ -39,10 +39,6 @@ class LocalModel:
     def dim(self) -> int:
         return int(self.static.dim)
 
-    @property
-    def meta(self) -> dict:
-        return {"model2vec": self.name}
-
     def encode_texts(self, texts: Sequence[str]):
         """Unit vectors, one row per text (a text with no token the model knows: zeros)."""
         import numpy as np
