@@ -20,6 +20,7 @@ from graphctx.context import seeds as text_seeds
 from graphctx.context.blend import blend
 from graphctx.context.fieldquery import FieldScores
 from graphctx.context.intents import DETAIL_SHAPES, policy_for
+from graphctx.context.issuetext import readable
 from graphctx.context.kept import MAX_KEPT_TEXT, kept
 from graphctx.context.learning import Boost, boosted
 from graphctx.context.packer import Candidate, pack
@@ -221,7 +222,9 @@ def _add_overrides(g: CodeGraph, method_id: str, reached: dict[str, rank.Reached
 
 
 def _from_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool) -> list[Candidate]:
-    """The entities ranked for free text (kept, unless the text is long: see kept.py)."""
+    """The entities ranked for free text, read without its markup and link addresses (kept, unless
+    the text is long: see kept.py)."""
+    text = readable(text)
     rank_now = lambda: _rank_text(g, text, policy, include_inferred)  # noqa: E731
     return rank_now() if len(text) > MAX_KEPT_TEXT else kept(g, ("text", text, policy, include_inferred), rank_now)
 
@@ -299,6 +302,7 @@ def rank_text_features(graphs: GraphCache, text: str, *, intent: str = "debug", 
     learned ranker is trained on. `limit` defaults to the learned ranker's pool (pool.candidate_pool)."""
     policy = _policy(intent, policy)
     g = graphs.get()
+    text = readable(text)
     ranked = _text_ranking(g, text, policy, True)
     if ranked is None:
         return [], features.extract(g, text, text_seeds.Seeds(text_seeds.TextEvidence(text)), {}, {}, [], policy.edges, [])

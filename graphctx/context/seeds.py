@@ -32,7 +32,9 @@ _PATH = re.compile(rf"(?<![\w/.-])([\w.-]+(?:/[\w.-]+)*\.(?:{_EXT}))(?!\w)")  # 
 _SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.S)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
 MAX_NAME_CHARS = 200  # longer dotted runs (a.a.a...) name nothing, and resolving them costs per part
-_ASIDE = re.compile(r"(^|/)(docs?|examples?|benchmarks?)/")
+# Docs, examples, benchmarks, and third-party code copied in: a vendor folder, or a script named with
+# its version (jquery-3.5.1.js, underscore-1.13.1.min.js).
+_ASIDE = re.compile(r"(^|/)(docs?|examples?|benchmarks?|vendor(ed)?|third[_-]?party)/|[-.]v?\d+\.\d+(\.\d+)*(\.min)?\.m?js$")
 
 
 @dataclass
@@ -55,8 +57,8 @@ class TextEvidence:
 
 
 def is_aside(info: dict | None, path: str, text: str) -> bool:
-    """Whether the file at `path` (its index row `info`) is an aside for `text`: a test, or a file under
-    docs/, examples/ or benchmarks/, that the text does not name by its file name."""
+    """Whether the file at `path` (its index row `info`) is an aside for `text`: a test, a file under
+    docs/, examples/ or benchmarks/, or vendored code, that the text does not name by its file name."""
     return bool(info and (info.get("is_test") or _ASIDE.search(path)) and path.rsplit("/", 1)[-1] not in text)
 
 

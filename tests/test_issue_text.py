@@ -1,0 +1,86 @@
+"""Free text is read without a tracker's markup: HTML tags and link addresses are dropped, a link to a
+repository's file becomes its path (and line, at a commit); vendored scripts are asides."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from conftest import write_tree
+from graphctx import Project
+from graphctx.context.issuetext import readable
+from graphctx.index.indexer import index_repository
+from test_cli import graphctx
+
+COMMIT = "92d6a0500b9f528a9adcd6bbcda46ebf9b6baf03"
+
+
+@pytest.mark.parametrize("text,expected", [
+    ('It fails.\n<img width="528" alt="screen shot" src="https://user-images.example.com/1/a.png">\nBye',
+     "It fails.\n \nBye"),
+    ("<details><summary>Output of <tt>xr.show_versions()</tt></summary>", "  Output of  xr.show_versions()  "),
+    (f"see https://github.com/o/r/blob/{COMMIT}/src/pkg/mod.py#L129-L149.", "see  src/pkg/mod.py:129."),
+    ("see https://github.com/o/r/blob/main/src/pkg/mod.py#L12, then", "see  src/pkg/mod.py, then"),
+    ("(https://gitlab.com/o/r/-/blob/v1.2/lib/a.py)", "( lib/a.py)"),
+    ("Read http://example.com/blog/2018/minimal-bug-reports first", "Read   first"),
+    ("![a broken plot](https://example.com/plot.png) below", "a broken plot below"),
+    ("a < b and c > d, x<y", "a < b and c > d, x<y"),  # comparisons are not tags
+    ("no markup at all", "no markup at all"),
+])
+def test_readable_drops_markup_and_link_addresses(text, expected):
+    assert readable(text) == expected
+
+
+def test_readable_is_linear_in_hostile_text():
+    for hostile in ("![" * 200_000, "<a " * 200_000, "http://" * 200_000, "[" + "x" * 400_000):
+        started = time.process_time()
+        readable(hostile)
+        assert time.process_time() - started < 5  # quadratic would be hours, not a noisy second
+
+
+PROJECT = {
+    "app/render.py": '''def copy_image_files(images):
+    """Copy each image file, its width and height, to the output."""
+    return [(image.width, image.height) for image in images]
+
+
+def index_entry(name, is_property):
+    """The index entry of a method: no parens for a property."""
+    return name if is_property else name + "()"
+''',
+    "app/loader.py": "def load_settings(path):\n    with open(path) as f:\n        return f.read()\n\n\n"
+                     "def merge_settings(a, b):\n    return {**a, **b}\n",
+    "app/static/jquery-3.5.1.js": "function entry(name) { return name; }\nfunction property(x) { return x; }\n",
+}
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    root = write_tree(tmp_path_factory.mktemp("issuetext") / "repo", PROJECT)
+    index_repository(root, workers=1)
+    return root
+
+
+def test_a_screenshot_tag_does_not_seed_code_about_images(repo):
+    text = ('The index entry of a property method has parens.\n'
+            '<img width="528" height="120" alt="image" src="https://user-images.example.com/7/1.png">')
+    ranked = [entity for entity, _ in Project(repo, find=False).rank_text(text, limit=5)]
+    assert ranked[0] == "app/render.py::index_entry"
+    assert "app/render.py::copy_image_files" not in ranked[:2]
+
+
+def test_a_link_to_a_file_at_a_commit_seeds_the_function_at_its_line(repo):
+    text = f"This line is wrong: https://github.com/o/r/blob/{COMMIT}/app/loader.py#L6"
+    ranked = [entity for entity, _ in Project(repo, find=False).rank_text(text, limit=3)]
+    assert ranked[:2] == ["app/loader.py", "app/loader.py::merge_settings"]  # the file and the line's function
+    out = graphctx("intent", "debug", text, cwd=repo).stdout
+    assert "def merge_settings" in out
+
+
+def test_a_vendored_script_is_an_aside_unless_named(repo):
+    project = Project(repo, find=False)
+    ranked = [entity for entity, _ in project.rank_text("the entry is wrong", limit=10)]
+    assert ranked.index("app/render.py::index_entry") < ranked.index("app/static/jquery-3.5.1.js::entry")
+    named = [entity for entity, _ in project.rank_text("entry in jquery-3.5.1.js breaks", limit=3)]
+    assert named[:2] == ["app/static/jquery-3.5.1.js", "app/static/jquery-3.5.1.js::entry"]
