@@ -84,9 +84,6 @@ class BlendPolicy:
     # its score relative to the best. Off by default: at 0.5 it gains on held-out repositories' commits
     # and adds 2 points on the dev issues, short of the 3 it needs (benchmarks/retrieval/learned/README.md).
     semantic: float = 0.0
-    # With the cosine on, the `semantic_candidates` functions nearest to the text join the candidates:
-    # an issue that describes its answer in other words gives the text search and the walk nothing of it.
-    semantic_candidates: int = 50
 
 
 @dataclass(frozen=True)

@@ -1,23 +1,15 @@
 """The code embedding inside answers: semantic search (the entities nearest to a query) and the
-similarity of free text to each candidate, which the blend for free text may add (blend.semantic),
-with the functions nearest to the text as further candidates."""
+similarity of free text to each candidate, which the blend for free text may add (blend.semantic)."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from graphctx.errors import InvalidRequest
 from graphctx.graph import lookup
 from graphctx.graph.loader import CodeGraph
-from graphctx.models import FUNCTION_KINDS
 from graphctx.semantic import search as nearby
 from graphctx.semantic.vectors import KINDS
-
-if TYPE_CHECKING:
-    from graphctx.context.policy import BlendPolicy
-    from graphctx.context.seeds import TextEvidence
 
 
 def semantic_search(g: CodeGraph, query: str, kind: str | None, limit: int) -> list[tuple[str, float, str]]:
@@ -47,27 +39,3 @@ def text_similarity(g: CodeGraph, text: str) -> dict[str, float]:
 def text_similarity_of(g: CodeGraph, text: str, entity_ids: list[str]) -> np.ndarray:
     """The cosine `text_similarity` gives each of `entity_ids`, in their order (0 where it has none)."""
     return nearby.similarities_of(g.connection(), text, entity_ids, g.cache)
-
-
-def with_similarity(g: CodeGraph, text: str, scores: dict[str, float], policy: BlendPolicy,
-                    evidence: TextEvidence) -> dict[str, float]:
-    """Scores relative to the best, plus `policy.semantic` x the embedding's cosine of the text and each
-    function; the `policy.semantic_candidates` functions nearest to the text join them with that term
-    alone (scaled down as the blend scales asides), so they rise only where the embedding is sure."""
-    top = max(scores.values(), default=0.0) or 1.0
-    nodes = g.nodes
-    ids = list(scores)
-    similar = text_similarity_of(g, text, ids)
-    out = {entity: score / top + (policy.semantic * max(0.0, cosine) if nodes[entity]["kind"] in FUNCTION_KINDS else 0.0)
-           for entity, score, cosine in zip(ids, scores.values(), similar.tolist())}
-
-    def is_function(entity_id: str) -> bool:
-        return entity_id in nodes and nodes[entity_id]["kind"] in FUNCTION_KINDS
-
-    nearest = nearby.nearest(g.connection(), text, policy.semantic_candidates, is_function, g.cache) \
-        if policy.semantic_candidates > 0 else []
-    for entity, cosine in nearest:
-        if entity not in out and cosine > 0:
-            score = policy.semantic * cosine
-            out[entity] = score * policy.aside if evidence.is_aside(g, nodes[entity]["path"]) else score
-    return out
