@@ -196,21 +196,6 @@ def test_the_blend_ranks_by_the_configured_model(repo):
 
 
 
-def test_the_functions_nearest_by_the_embedding_join_the_candidates(repo):
-    """The text matches send_receipt by its words; frobnicate_widget only by what "teleport" means, so
-    neither the text search nor the walk reaches it: the embedding's nearest functions bring it in."""
-    index_repository(repo, workers=1)
-    project = Project(repo, find=False)
-    text = "teleport fails for the customer"
-    ranked = {entity for entity, _ in project.rank_text(text, policy=Project.policy("debug", ["blend.semantic=1.0"]))}
-    assert {"lab/mail.py::send_receipt", "lab/machines.py::frobnicate_widget"} <= ranked
-    alone = ["blend.semantic=1.0", "blend.semantic_candidates=0"]
-    assert "lab/machines.py::frobnicate_widget" not in {e for e, _ in project.rank_text(text, policy=Project.policy("debug", alone))}
-    configure(repo, f'{(repo / ".graphctx" / "config.toml").read_text()}\n[ranking]\nblend.semantic = 1.0\n')
-    out = graphctx("intent", "debug", text, "--budget", "600", cwd=repo).stdout
-    assert "def frobnicate_widget" in out and "def send_receipt" in out
-
-
 # ---- [ranking]
 
 def test_ranking_settings_shape_every_answer(tmp_path):
