@@ -1,8 +1,10 @@
 """What of an issue's text speaks of the code. A tracker's markup does not: the attributes of an HTML
 tag (a pasted screenshot is `<img width="528" alt="..." src="https://...png">`), the address of a
 Markdown image, and the words of a link's address (hosts, user names, slugs), which match code by
-chance. A link to a file of a repository (`.../blob/<ref>/src/pkg/mod.py#L12`) says which file, and
-at a commit which line: it becomes `src/pkg/mod.py:12`, which the seeds read as a path and a line."""
+chance. Nor does a listing of installed versions (`xr.show_versions()`, `pip freeze`): it names every
+package the project wraps. A link to a file of a repository (`.../blob/<ref>/src/pkg/mod.py#L12`) says
+which file, and at a commit which line: it becomes `src/pkg/mod.py:12`, which the seeds read as a path
+and a line."""
 
 from __future__ import annotations
 
@@ -14,16 +16,18 @@ _LINK = re.compile(r"https?://[^\s<>()\[\]`'\"]{1,2000}")
 # .../blob/<ref>/<path>[#L<line>[-L<end>]] (GitHub, Gitea, Gitee), .../-/blob/... (GitLab), .../src/<ref>/... (Bitbucket)
 _FILE_LINK = re.compile(r"/(?:-/)?(?:blob|blame|src)/(?P<ref>[^/]+)/(?P<path>[^#?]+)(?:#L(?P<line>\d{1,9}))?")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
+# `numpy: 1.23.4`, `h5py==3.7.0`, `pydap: None`, `python: 3.10.8 (main, ...)`: a name and its version
+_VERSION_LINE = re.compile(r"\s*[A-Za-z_][\w.-]{0,60}\s*(?::|==|>=|<=|~=)\s*(?:None|v?\d[\w.+!-]*)(?:\s.*)?")
+_FIELD_LINE = re.compile(r"\s*[A-Za-z_][\w.-]{0,60}:\s.{0,200}")  # `OS: Darwin` among them
+MIN_LISTING = 6  # version lines: a version or two in prose stay
 
 
 def readable(text: str) -> str:
     """`text` without markup and link addresses; links to a repository's files kept as their path
     (and line, when the link names a commit, so that the line is the one the author saw)."""
-    if "<" not in text and "://" not in text:
-        return text
-    text = _IMAGE.sub(r"\1", text)
-    text = _LINK.sub(_link, text)
-    return _TAG.sub(" ", text)
+    if "<" in text or "://" in text:
+        text = _TAG.sub(" ", _LINK.sub(_link, _IMAGE.sub(r"\1", text)))
+    return _without_listings(text)
 
 
 def _link(match: re.Match) -> str:
@@ -35,3 +39,24 @@ def _link(match: re.Match) -> str:
     path = found.group("path").rstrip("/")
     line = found.group("line")
     return f" {path}:{line}{trail}" if line and _COMMIT.fullmatch(found.group("ref")) else f" {path}{trail}"
+
+
+def _without_listings(text: str) -> str:
+    """`text` without its runs of MIN_LISTING or more version lines (other `name: value` lines, blank
+    lines and rules among them belong to the run)."""
+    lines = text.split("\n")
+    kept: list[str] = []
+    run: list[str] = []  # the version lines (and the blank lines among them) since the last other line
+    versions = 0
+    for line in [*lines, "\0"]:  # (a sentinel ends the last run)
+        if _VERSION_LINE.fullmatch(line):
+            run.append(line)
+            versions += 1
+        elif not line.strip() or set(line.strip()) <= set("-=") or _FIELD_LINE.fullmatch(line):
+            run.append(line)
+        else:
+            if versions < MIN_LISTING:
+                kept.extend(run)
+            run, versions = [], 0
+            kept.append(line)
+    return "\n".join(kept[:-1])
