@@ -1,5 +1,6 @@
-"""What of an issue's text speaks of the code. A tracker's markup does not: the attributes of an HTML
-tag (a pasted screenshot is `<img width="528" alt="..." src="https://...png">`), the address of a
+"""What of an issue's text speaks of the code. A tracker's markup does not: an HTML comment (a
+template's instructions, which nobody reading the issue sees), the attributes of an HTML tag (a
+pasted screenshot is `<img width="528" alt="..." src="https://...png">`), the address of a
 Markdown image, and the words of a link's address (hosts, user names, slugs), which match code by
 chance. Nor does a listing of installed versions (`xr.show_versions()`, `pip freeze`): it names every
 package the project wraps. A link to a file of a repository (`.../blob/<ref>/src/pkg/mod.py#L12`) says
@@ -26,8 +27,17 @@ def readable(text: str) -> str:
     """`text` without markup and link addresses; links to a repository's files kept as their path
     (and line, when the link names a commit, so that the line is the one the author saw)."""
     if "<" in text or "://" in text:
-        text = _TAG.sub(" ", _LINK.sub(_link, _IMAGE.sub(r"\1", text)))
+        text = _TAG.sub(" ", _LINK.sub(_link, _IMAGE.sub(r"\1", _without_comments(text))))
     return _without_listings(text)
+
+
+def _without_comments(text: str) -> str:
+    """`text` without its closed HTML comments (found by position, so linear in any text)."""
+    parts, at = [], 0
+    while (start := text.find("<!--", at)) >= 0 and (end := text.find("-->", start + 4)) >= 0:
+        parts.append(text[at:start])
+        at = end + 3
+    return "".join(parts) + text[at:] if parts else text
 
 
 def _link(match: re.Match) -> str:
