@@ -269,20 +269,9 @@ def _text_ranking(g: CodeGraph, text: str, policy: RankingPolicy, include_inferr
                          limit=limit)
     scores = blend(g, found.evidence, walk, policy.blend)
     if policy.blend.semantic:
-        scores = with_similarity(g, text, scores, policy.blend.semantic)
+        scores = semantic.with_similarity(g, text, scores, policy.blend.semantic)
     ordered = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
     return found, walk, scores, ordered
-
-
-def with_similarity(g: CodeGraph, text: str, scores: dict[str, float], weight: float) -> dict[str, float]:
-    """Scores relative to the best, plus `weight` x the embedding's cosine of the text and each function
-    (the blend's own candidates only: the embedding re-orders what the text and the graph found)."""
-    top = max(scores.values(), default=0.0) or 1.0
-    similar = semantic.text_similarity(g, text)
-    nodes = g.nodes
-    return {entity: score / top + (weight * max(0.0, similar.get(entity, 0.0))
-                                   if nodes[entity]["kind"] in FUNCTION_KINDS else 0.0)
-            for entity, score in scores.items()}
 
 
 def _learned_order(g: CodeGraph, found, walk: dict[str, float], scores: dict[str, float],

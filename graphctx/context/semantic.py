@@ -8,6 +8,7 @@ import numpy as np
 from graphctx.errors import InvalidRequest
 from graphctx.graph import lookup
 from graphctx.graph.loader import CodeGraph
+from graphctx.models import FUNCTION_KINDS
 from graphctx.semantic import search as nearby
 from graphctx.semantic.vectors import KINDS
 
@@ -39,3 +40,14 @@ def text_similarity(g: CodeGraph, text: str) -> dict[str, float]:
 def text_similarity_of(g: CodeGraph, text: str, entity_ids: list[str]) -> np.ndarray:
     """The cosine `text_similarity` gives each of `entity_ids`, in their order (0 where it has none)."""
     return nearby.similarities_of(g.connection(), text, entity_ids, g.cache)
+
+
+def with_similarity(g: CodeGraph, text: str, scores: dict[str, float], weight: float) -> dict[str, float]:
+    """Scores relative to the best, plus `weight` x the embedding's cosine of the text and each function
+    (the blend's own candidates only: the embedding re-orders what the text and the graph found)."""
+    top = max(scores.values(), default=0.0) or 1.0
+    similar = text_similarity(g, text)
+    nodes = g.nodes
+    return {entity: score / top + (weight * max(0.0, similar.get(entity, 0.0))
+                                   if nodes[entity]["kind"] in FUNCTION_KINDS else 0.0)
+            for entity, score in scores.items()}
