@@ -24,7 +24,7 @@ MIN_LISTING = 6  # version lines: a version or two in prose stay
 
 
 def readable(text: str) -> str:
-    """`text` without markup and link addresses; links to a repository's files kept as their path
+    """`text` without markup, link addresses and version listings; links to a repository's files kept as their path
     (and line, when the link names a commit, so that the line is the one the author saw)."""
     if "<" in text or "://" in text:
         text = _TAG.sub(" ", _LINK.sub(_link, _IMAGE.sub(r"\1", _without_comments(text))))
@@ -56,7 +56,7 @@ def _without_listings(text: str) -> str:
     lines and rules among them belong to the run)."""
     lines = text.split("\n")
     kept: list[str] = []
-    run: list[str] = []  # the version lines (and the blank lines among them) since the last other line
+    run: list[str] = []  # the version lines, and the lines among them, since the last other line
     versions = 0
     for line in [*lines, "\0"]:  # (a sentinel ends the last run)
         if _VERSION_LINE.fullmatch(line):
