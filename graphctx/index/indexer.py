@@ -108,10 +108,6 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
         raise IndexRunError(f"{root} is not a directory; pass the repository's folder (graphctx index PATH)")
     root = root.resolve()
     config = load_config(root)
-    if config.embedding_model:  # a model that cannot load stops the run before it parses anything
-        from graphctx.semantic import local
-
-        local.chosen(local.model_name(root, config.embedding_model))
     candidates, skips, warnings = discover(root, config, _phase(progress, DISCOVERING),
                                            keeper.listings if keeper is not None else None)
     db_path = store.index_path(root)
@@ -275,6 +271,8 @@ def _run(conn: sqlite3.Connection, root: Path, config: Config, candidates: list[
     no_op = not (stale or deleted or fresh or full)
     kept, read_now = None, set()
     if not no_op:
+        if config.embedding_model:  # a model that cannot load stops the run before it parses anything
+            _model(root, config)
         kept, read_now, deleted = _write(conn, root, config, stale, known, deleted, full, fresh, progress, workers,
                                          keeper, collector, result)
         read_and_skipped = {s.path for s in result.skipped if s.reason in skipping.BY_CONTENT}.difference(still)
@@ -369,6 +367,13 @@ def _embed(conn: sqlite3.Connection, root: Path, config: Config) -> None:
     name = local.model_name(root, config.embedding_model)
     vectors.refresh(conn, local.chosen(name))
     store.set_meta(conn, **{local.EMBEDDING_META: name})
+
+
+def _model(root: Path, config: Config):
+    """The configured embedding model, loaded (once per process), else the shipped one."""
+    from graphctx.semantic import local
+
+    return local.chosen(local.model_name(root, config.embedding_model))
 
 
 def _embedding_changed(conn: sqlite3.Connection, root: Path, config: Config) -> bool:
