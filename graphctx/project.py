@@ -265,12 +265,14 @@ class Project(MemoryVerbs, PackageFacts):
 
     def rank_text(self, text: str, **options: Any) -> list:
         """Entities for free text, best first, by `policy`, else the intent's configured policy."""
-        options.setdefault("policy", self.configured_policy(options.get("intent", "debug")))
+        if "policy" not in options:  # (a caller's own policy needs no configuration read)
+            options["policy"] = self.configured_policy(options.get("intent", "debug"))
         return _api().rank_text(self._graphs, text, **options)
 
     def rank_text_features(self, text: str, **options: Any) -> tuple[list[str], Any]:
         """(the best candidates for free text by the hand-set blend, their learned-ranker feature matrix)."""
-        options.setdefault("policy", self.configured_policy(options.get("intent", "debug")))
+        if "policy" not in options:
+            options["policy"] = self.configured_policy(options.get("intent", "debug"))
         return _api().rank_text_features(self._graphs, text, **options)
 
     def asides(self, text: str, intent: str = "debug") -> set[str]:

@@ -32,13 +32,8 @@ def semantic_search(g: CodeGraph, query: str, kind: str | None, limit: int) -> l
     return [(entity_id, round(score, 4), "semantic") for entity_id, score in found]
 
 
-def text_similarity(g: CodeGraph, text: str) -> dict[str, float]:
-    """Each embedded entity's cosine with the text (the index's vectors are read once per graph)."""
-    return nearby.similarities(g.connection(), text, g.cache)
-
-
 def text_similarity_of(g: CodeGraph, text: str, entity_ids: list[str]) -> np.ndarray:
-    """The cosine `text_similarity` gives each of `entity_ids`, in their order (0 where it has none)."""
+    """The embedding's cosine of the text and each of `entity_ids`, in their order (0 where it has none)."""
     return nearby.similarities_of(g.connection(), text, entity_ids, g.cache)
 
 
@@ -46,8 +41,7 @@ def with_similarity(g: CodeGraph, text: str, scores: dict[str, float], weight: f
     """Scores relative to the best, plus `weight` x the embedding's cosine of the text and each function
     (the blend's own candidates only: the embedding re-orders what the text and the graph found)."""
     top = max(scores.values(), default=0.0) or 1.0
-    similar = text_similarity(g, text)
+    ids = list(scores)
     nodes = g.nodes
-    return {entity: score / top + (weight * max(0.0, similar.get(entity, 0.0))
-                                   if nodes[entity]["kind"] in FUNCTION_KINDS else 0.0)
-            for entity, score in scores.items()}
+    return {entity: score / top + (weight * max(0.0, cosine) if nodes[entity]["kind"] in FUNCTION_KINDS else 0.0)
+            for entity, score, cosine in zip(ids, scores.values(), text_similarity_of(g, text, ids).tolist())}

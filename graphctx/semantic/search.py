@@ -26,21 +26,14 @@ def index_vectors(conn: sqlite3.Connection, cache: MutableMapping | None = None,
     return found
 
 
-def similarities(conn: sqlite3.Connection, text: str, cache: MutableMapping | None = None,
-                 model: embedding.EmbeddingModel | None = None) -> dict[str, float]:
-    """Every embedded entity's cosine with the text (empty when the text has no word the model reads)."""
-    found = _scored(conn, text, cache, model)
-    return dict(zip(found[0].ids, found[1].tolist())) if found else {}
-
-
 def similarities_of(conn: sqlite3.Connection, text: str, entity_ids: Sequence[str], cache: MutableMapping | None = None,
                     model: embedding.EmbeddingModel | None = None) -> np.ndarray:
-    """The cosine `similarities` gives each of `entity_ids`, in their order, 0 for an entity without a
-    vector (and for all when the text has no word the model reads): no dict of every entity is made."""
+    """Each of `entity_ids`' cosine with the text, in their order, 0 for an entity without a vector
+    (and for all when the text has no word the model reads)."""
     found = _scored(conn, text, cache, model)
     if found is None or not found[0].ids:
         return np.zeros(len(entity_ids))
-    vectors, scores = found  # (every row scored, as `similarities` scores them, so each bit agrees)
+    vectors, scores = found
     rows = np.fromiter((vectors.position.get(e, -1) for e in entity_ids), np.int64, len(entity_ids))
     return np.where(rows >= 0, scores[rows].astype(np.float64), 0.0)
 
