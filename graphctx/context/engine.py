@@ -89,10 +89,11 @@ def get_intent(graphs: GraphCache, intent: str, target: str, *, records: RecordS
         candidates = _around(g, root_id, depth, policy, include_inferred, shape)
     else:
         answer = new_answer(g, f"intent/{intent}", clip(target, MAX_QUERY_CHARS), None, token_budget)
-        candidates = _from_text(g, target, policy, include_inferred)
+        text = readable(target)
+        candidates = _from_text(g, text, policy, include_inferred)
         seeds = policy.seeds
-        if text_seeds.is_truncated(target, seeds):
-            answer.notes.append(f"the text has {len(target):,} characters; seeds came from its first "
+        if text_seeds.is_truncated(text, seeds):
+            answer.notes.append(f"the text has {len(text):,} characters; seeds came from its first "
                                 f"{seeds.text_head:,} and last {seeds.text_tail:,}")
         if not candidates:
             answer.notes.append("nothing in the index matches this text; name an entity, a file or an identifier")
@@ -108,7 +109,7 @@ def rank_text(graphs: GraphCache, text: str, *, intent: str = "debug", limit: in
     packs, by `policy`, else the intent's default policy."""
     policy = _policy(intent, policy)
     g = graphs.get()
-    return [(c.id, c.score) for c in _from_text(g, text, policy, True)[:limit]]
+    return [(c.id, c.score) for c in _from_text(g, readable(text), policy, True)[:limit]]
 
 
 def get_path(graphs: GraphCache, source: str, target: str, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact",
@@ -222,9 +223,7 @@ def _add_overrides(g: CodeGraph, method_id: str, reached: dict[str, rank.Reached
 
 
 def _from_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool) -> list[Candidate]:
-    """The entities ranked for free text, read without its markup and link addresses (kept, unless
-    the text is long: see kept.py)."""
-    text = readable(text)
+    """The entities ranked for free text, as `readable` leaves it (kept, unless the text is long: see kept.py)."""
     rank_now = lambda: _rank_text(g, text, policy, include_inferred)  # noqa: E731
     return rank_now() if len(text) > MAX_KEPT_TEXT else kept(g, ("text", text, policy, include_inferred), rank_now)
 
