@@ -111,6 +111,8 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
     candidates, skips, warnings = discover(root, config, _phase(progress, DISCOVERING),
                                            keeper.listings if keeper is not None else None)
     db_path = store.index_path(root)
+    if config.embedding_model and not db_path.exists():  # a first build embeds: one that cannot, leaves no file
+        _model(root, config)
     for attempt in (1, 2):
         # A file exactly as a checked run left it needs no second check (checked.py); a kept
         # connection's file is as this process's last run left it.
