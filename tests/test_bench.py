@@ -347,3 +347,31 @@ def test_honest_baselines_leave_out_tests_the_text_does_not_name(tree, system):
     assert ranked and all("tests/" not in item for item in ranked)
     named = Instance("i-2", "owner/small", "HEAD", text + " (see tests/test_headers.py)", ["pkg/headers.py"])
     assert any("tests/test_headers.py" in item for item in run_system(system, repo, named, [400], {}).ranked)
+
+
+IMAGES = '''def copy_image_files(image_paths, out_dir):
+    for path in image_paths:
+        out_dir.joinpath(path.name).write_bytes(path.read_bytes())
+
+
+def image_url(src, width):
+    return f"{src}?width={width}"
+'''
+
+
+@pytest.mark.parametrize("system", ["bm25-functions", "bm25-files"])
+def test_honest_baselines_read_the_text_without_its_markup(tree, system):
+    """A pasted screenshot's tag names images, widths and a host: read raw, it ranks image code above
+    the code the issue is about; the baselines read the issue as graphctx does, without the tag."""
+    from graphctx.bench.corpus import Repo
+    from graphctx.bench.instances import Instance
+    from graphctx.bench.systems import run_system
+    from graphctx.project import Project
+
+    root = tree({"pkg/__init__.py": "", "pkg/headers.py": PARSER, "pkg/images.py": IMAGES})
+    Project(root, find=False).index()
+    repo = Repo(root)
+    shot = '<img width="528" alt="image" src="https://user-images.example.com/1/image-copy-files-url.png">'
+    text = f"The Location header loses its value after the colon.\n\n{shot} {shot}\n"
+    inst = Instance("i-1", "owner/small", "HEAD", text, ["pkg/headers.py"])
+    assert run_system(system, repo, inst, [400], {}).ranked[0].startswith("pkg/headers.py")

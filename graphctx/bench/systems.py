@@ -14,7 +14,8 @@ lines it shows verbatim (what budgeted recall is measured on).
   Both are honest baselines: they tokenize as graphctx's text search does (identifiers kept whole
   and split at snake_case and CamelCase) and leave out the files graphctx sets aside for the text
   (tests and docs/examples/benchmarks files the text does not name; `Project.asides`), so test files
-  that echo the issue's names do not crowd out the code.
+  that echo the issue's names do not crowd out the code, and they read the text as graphctx does,
+  without markup, link addresses and version listings (`Project.issue_text.readable`).
 - repomap: a re-implementation of the repo-map idea (personalised PageRank over the file
   reference graph, then definitions ranked by the rank flowing to them), rendered as file and
   signature lines; see repomap.py. `aider-repomap` runs aider's own RepoMap in a separate environment.
@@ -114,10 +115,11 @@ def _verbatim_lines(repo: Repo, item) -> list[int]:
 def run_bm25_functions(repo: Repo, inst: Instance, budgets: list[int]) -> Output:
     require("bm25s", "bm25-functions")
     started = time.perf_counter()
-    asides = repo.project.asides(inst.text)
+    text = Project.issue_text.readable(inst.text)
+    asides = repo.project.asides(text)
     chunks = [c for c in repo.chunks if c.path not in asides]
     docs = [tokenize(c.path) + tokenize(repo.chunk_text(c)) for c in chunks]
-    order = bm25_rank(docs, tokenize(inst.text))
+    order = bm25_rank(docs, tokenize(text))
     ranked_chunks = [chunks[i] for i in order]
     seconds = time.perf_counter() - started
     return Output([c.id for c in ranked_chunks[:RANK_LIMIT]],
@@ -127,10 +129,11 @@ def run_bm25_functions(repo: Repo, inst: Instance, budgets: list[int]) -> Output
 def run_bm25_files(repo: Repo, inst: Instance, budgets: list[int]) -> Output:
     require("bm25s", "bm25-files")
     started = time.perf_counter()
-    asides = repo.project.asides(inst.text)
+    text = Project.issue_text.readable(inst.text)
+    asides = repo.project.asides(text)
     files = [p for p in repo.files if p not in asides]
     docs = [tokenize(p) + tokenize("\n".join(repo.lines(p))) for p in files]
-    order = bm25_rank(docs, tokenize(inst.text))
+    order = bm25_rank(docs, tokenize(text))
     ranked = [files[i] for i in order]
     seconds = time.perf_counter() - started
     file_chunks = [Chunk(p, p, "file", 1, max(1, len(repo.lines(p)))) for p in ranked]
