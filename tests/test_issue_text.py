@@ -1,6 +1,6 @@
 """Free text is read without a tracker's markup: HTML tags, link addresses and listings of installed
 versions are dropped, a link to a repository's file becomes its path (and line, at a commit);
-vendored scripts are asides."""
+vendored scripts and documents (a changelog, a README) are asides."""
 
 from __future__ import annotations
 
@@ -59,6 +59,11 @@ def index_entry(name, is_property):
     "app/loader.py": "def load_settings(path):\n    with open(path) as f:\n        return f.read()\n\n\n"
                      "def merge_settings(a, b):\n    return {**a, **b}\n",
     "app/static/jquery-3.5.1.js": "function entry(name) { return name; }\nfunction property(x) { return x; }\n",
+    # A changelog speaks of what changed in the words an issue uses, one section a release.
+    "HISTORY.md": "# Release history\n\n" + "".join(f"## 1.{n}.0\n\n- {change}\n\n" for n, change in enumerate([
+        "Settings are merged key by key when merging settings.", "Loading a settings file keeps comments.",
+        "Image files are copied with their width.", "Index entries of properties have no parens.",
+        "Merging settings no longer drops nested settings.", "Faster loading.", "Docs.", "Python 3.12."])),
 }
 
 
@@ -91,3 +96,14 @@ def test_a_vendored_script_is_an_aside_unless_named(repo):
     assert ranked.index("app/render.py::index_entry") < ranked.index("app/static/jquery-3.5.1.js::entry")
     named = [entity for entity, _ in project.rank_text("entry in jquery-3.5.1.js breaks", limit=3)]
     assert named[:2] == ["app/static/jquery-3.5.1.js", "app/static/jquery-3.5.1.js::entry"]
+
+
+def test_a_changelog_is_an_aside_unless_named(repo):
+    """The changelog's sections repeat the issue's words release after release; the code they speak of
+    comes first, unless the text names the changelog itself."""
+    project = Project(repo, find=False)
+    text = "Merging settings drops the loaded settings"
+    ranked = [entity for entity, _ in project.rank_text(text, limit=3)]
+    assert ranked == ["app/loader.py::merge_settings", "app/loader.py::load_settings", "app/loader.py"]
+    named = [entity for entity, _ in project.rank_text(text + "; see HISTORY.md", limit=3)]
+    assert any(e.startswith("HISTORY.md") for e in named)

@@ -19,6 +19,7 @@ from graphctx.graph.loader import CodeGraph
 from graphctx.graph.lookup import bm25, files_named, find_entities, full_text, uninformative_words
 from graphctx.text import STOP_WORDS, words
 from graphctx.parse.languages import source_extensions
+from graphctx.parse.textfiles import PROSE
 
 # The extensions of every parsed language (py|pyi|js|...), longest first so none stops at a prefix.
 _EXT = "|".join(re.escape(ext[1:]) for ext in sorted(source_extensions(), key=lambda ext: (-len(ext), ext)))
@@ -57,9 +58,11 @@ class TextEvidence:
 
 
 def is_aside(info: dict | None, path: str, text: str) -> bool:
-    """Whether the file at `path` (its index row `info`) is an aside for `text`: a test, a file under
+    """Whether the file at `path` (its index row `info`) is an aside for `text`: a test, a document
+    (Markdown, reStructuredText, plain text: a changelog or a README wherever it lies), a file under
     docs/, examples/ or benchmarks/, or vendored code, that the text does not name by its file name."""
-    return bool(info and (info.get("is_test") or _ASIDE.search(path)) and path.rsplit("/", 1)[-1] not in text)
+    return bool(info and (info.get("is_test") or info.get("language") in PROSE or _ASIDE.search(path))
+                and path.rsplit("/", 1)[-1] not in text)
 
 
 def asides(graph: CodeGraph, text: str, policy: SeedPolicy) -> set[str]:

@@ -69,7 +69,7 @@ _HTML_TITLE = re.compile(r"<(?:title|h1)[^>]*>\s*([^<]+?)\s*</", re.I)
 _LINE_COMMENT = re.compile(r"^\s*(?:#(?!!)|//+|--|;+|%|REM\s|::)\s?(.*)$", re.I)
 _BLOCK_COMMENT = re.compile(r"^\s*(?:/\*+|<!--|\{-|\(\*)\s?(.*?)\s*(?:\*+/|-->|-\}|\*\))?\s*$")
 _DIRECTIVE = re.compile(r"^(?:[\w-]+=\S*|-\*-.*-\*-|vim?:.*)$")  # syntax=docker/dockerfile:1, -*- coding -*-
-_MARKUP = frozenset({"markdown", "restructuredtext", "asciidoc", "org", TEXT})
+PROSE = frozenset({"markdown", "restructuredtext", "asciidoc", "org", TEXT})  # documents, read by their headings
 
 
 def file_language(path: str) -> str:
@@ -101,7 +101,7 @@ def text_facts(path: str, language: str, data: bytes) -> FileFacts:
 def first_heading(text: str, language: str) -> str:
     """The first heading of a document, else its first comment, else (for prose) its first line."""
     lines = text.splitlines()
-    if language in _MARKUP or language in ("html", "svg", "xml"):
+    if language in PROSE or language in ("html", "svg", "xml"):
         heading = _heading(lines)
         if heading:
             return heading
@@ -109,7 +109,7 @@ def first_heading(text: str, language: str) -> str:
         if title:
             return title.group(1)
     comment = _comment(lines)
-    if comment or language not in _MARKUP:
+    if comment or language not in PROSE:
         return comment
     return next((line.strip() for line in lines if line.strip()), "")
 
