@@ -276,8 +276,8 @@ class Project(MemoryVerbs, PackageFacts):
         return _api().rank_text_features(self._graphs, text, **options)
 
     def asides(self, text: str, intent: str = "debug") -> set[str]:
-        """The files ranking sets aside for `text`: tests and docs/examples/benchmarks files it does
-        not name. The retrieval benchmark's baselines leave them out, as graphctx scales them down."""
+        """The files ranking sets aside for `text`: tests, documents and docs/examples/benchmarks files
+        it does not name. The retrieval benchmark's baselines leave them out, as graphctx scales them down."""
         from graphctx.context.seeds import asides
 
         return asides(self.graph, self.issue_text.readable(text), Project.policy(intent).seeds)

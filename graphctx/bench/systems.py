@@ -13,7 +13,7 @@ lines it shows verbatim (what budgeted recall is measured on).
   entity table; the packet is those chunks in rank order, packed greedily.
   Both are honest baselines: they tokenize as graphctx's text search does (identifiers kept whole
   and split at snake_case and CamelCase) and leave out the files graphctx sets aside for the text
-  (tests and docs/examples/benchmarks files the text does not name; `Project.asides`), so test files
+  (tests, documents and docs/examples/benchmarks files the text does not name; `Project.asides`), so test files
   that echo the issue's names do not crowd out the code, and they read the text as graphctx does,
   without markup, link addresses and version listings (`Project.issue_text.readable`).
 - repomap: a re-implementation of the repo-map idea (personalised PageRank over the file

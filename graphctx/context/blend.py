@@ -1,7 +1,7 @@
 """The final score of an entity for free text: the graph walk from the seeds, blended with the
 text evidence the walk smooths away. An entity's own full-text match, how well its file matches
 as a whole, and whether the text names something in its file each add to its walk score; asides
-(tests and documentation examples the text does not name) are scaled down. The weights are a
+(tests and documentation the text does not name) are scaled down. The weights are a
 BlendPolicy; the evidence was gathered once, with the seeds (TextEvidence)."""
 
 from __future__ import annotations

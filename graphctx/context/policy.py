@@ -48,8 +48,8 @@ class SeedPolicy:
     # innermost stack frames close it); the answer says when the middle was left out.
     text_head: int = 16_000
     text_tail: int = 4_000
-    # Tests echo the names of what they test and documentation examples echo the API, so both match
-    # issue text well but are rarely what needs changing. An aside (such a file the text does not name)
+    # Tests echo the names of what they test, and documentation (examples, changelogs, READMEs) echoes
+    # the API and the words of past issues, so both match issue text well but are rarely what needs changing. An aside (such a file the text does not name)
     # is scaled twice: its seeds by this factor before the walk, so it spreads less relevance to its
     # neighbours, and its final score by BlendPolicy.aside after it. Together 0.25 x 0.3 for a test
     # the text matched; 0.3 for one the walk reached.
@@ -65,7 +65,7 @@ class BlendPolicy:
     file_text: float = 0.5  # its file's: the mean of the file's `file_top` best entity scores
     file_top: int = 3
     file_named: float = 0.3  # its file holds an entity the text names (saturating at one plain mention)
-    aside: float = 0.3  # the final score of a test or example the text does not name (see SeedPolicy.aside)
+    aside: float = 0.3  # the final score of a test or document the text does not name (see SeedPolicy.aside)
     # The learned ranker (ranker.py) re-orders the blend's best `rerank` candidates when true. Off by
     # default: trained on the commits of 24 repositories it beats the hand-set order on held-out
     # repositories, ties it on the dev issues' function Acc@10 and packs fewer gold functions

@@ -3,7 +3,7 @@ frames (file and line), file paths, code spans, identifiers that name entities (
 rare the name is), and full-text matches over names, signatures, docs and bodies. It also gathers,
 once per text, the evidence the final ranking blends in (TextEvidence): every entity's full-text
 score, how strongly the text names something in each file, and which files are asides (tests and
-documentation examples the text does not name). Weights and limits come from a SeedPolicy."""
+documentation the text does not name). Weights and limits come from a SeedPolicy."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ class TextEvidence:
     _asides: dict[str, bool] = field(default_factory=dict, repr=False)
 
     def is_aside(self, graph: CodeGraph, path: str) -> bool:
-        """A test or documentation example, unless the text names the file itself."""
+        """A test or documentation (see is_aside), unless the text names the file itself."""
         known = self._asides.get(path)
         if known is None:
             known = self._asides[path] = is_aside(graph.files.get(path), path, self.text)
