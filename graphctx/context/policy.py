@@ -82,7 +82,7 @@ class BlendPolicy:
     widen_neighbours: int = 50
     # The code embedding's cosine of the text and a function (graphctx/semantic/), times this, added to
     # its score relative to the best. Off by default: at 0.5 it gains on held-out repositories' commits
-    # and adds 2 points on the dev issues, short of the 3 it needs (benchmarks/retrieval/learned/README.md).
+    # and on the history sets, but not on the dev issues, short of the 3 points it needs there (README).
     semantic: float = 0.0
 
 
