@@ -195,7 +195,6 @@ def test_the_blend_ranks_by_the_configured_model(repo):
     assert answer.items[0].id == "lab/machines.py::frobnicate_widget"
 
 
-
 # ---- [ranking]
 
 def test_ranking_settings_shape_every_answer(tmp_path):

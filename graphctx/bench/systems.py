@@ -13,9 +13,9 @@ lines it shows verbatim (what budgeted recall is measured on).
   entity table; the packet is those chunks in rank order, packed greedily.
   Both are honest baselines: they tokenize as graphctx's text search does (identifiers kept whole
   and split at snake_case and CamelCase) and leave out the files graphctx sets aside for the text
-  (tests, documents and docs/examples/benchmarks files the text does not name; `Project.asides`), so test files
-  that echo the issue's names do not crowd out the code, and they read the text as graphctx does,
-  without markup, link addresses and version listings (`Project.issue_text.readable`).
+  (tests, documents and docs/examples/benchmarks files the text does not name; `Project.asides`), so
+  test files that echo the issue's names do not crowd out the code, and they read the text as graphctx
+  does, without markup, link addresses and version listings (`Project.issue_text.readable`).
 - repomap: a re-implementation of the repo-map idea (personalised PageRank over the file
   reference graph, then definitions ranked by the rank flowing to them), rendered as file and
   signature lines; see repomap.py. `aider-repomap` runs aider's own RepoMap in a separate environment.
@@ -112,14 +112,18 @@ def _verbatim_lines(repo: Repo, item) -> list[int]:
     return list(range(item.start_line, item.end_line + 1))
 
 
+def _honest_query(repo: Repo, inst: Instance) -> tuple[set[str], list[str]]:
+    """(the files graphctx sets aside for the issue, the query's tokens), both from the issue as graphctx reads it."""
+    return repo.project.asides(inst.text), tokenize(Project.issue_text.readable(inst.text))
+
+
 def run_bm25_functions(repo: Repo, inst: Instance, budgets: list[int]) -> Output:
     require("bm25s", "bm25-functions")
     started = time.perf_counter()
-    text = Project.issue_text.readable(inst.text)
-    asides = repo.project.asides(text)
+    asides, query = _honest_query(repo, inst)
     chunks = [c for c in repo.chunks if c.path not in asides]
     docs = [tokenize(c.path) + tokenize(repo.chunk_text(c)) for c in chunks]
-    order = bm25_rank(docs, tokenize(text))
+    order = bm25_rank(docs, query)
     ranked_chunks = [chunks[i] for i in order]
     seconds = time.perf_counter() - started
     return Output([c.id for c in ranked_chunks[:RANK_LIMIT]],
@@ -129,11 +133,10 @@ def run_bm25_functions(repo: Repo, inst: Instance, budgets: list[int]) -> Output
 def run_bm25_files(repo: Repo, inst: Instance, budgets: list[int]) -> Output:
     require("bm25s", "bm25-files")
     started = time.perf_counter()
-    text = Project.issue_text.readable(inst.text)
-    asides = repo.project.asides(text)
+    asides, query = _honest_query(repo, inst)
     files = [p for p in repo.files if p not in asides]
     docs = [tokenize(p) + tokenize("\n".join(repo.lines(p))) for p in files]
-    order = bm25_rank(docs, tokenize(text))
+    order = bm25_rank(docs, query)
     ranked = [files[i] for i in order]
     seconds = time.perf_counter() - started
     file_chunks = [Chunk(p, p, "file", 1, max(1, len(repo.lines(p)))) for p in ranked]

@@ -49,10 +49,10 @@ class SeedPolicy:
     text_head: int = 16_000
     text_tail: int = 4_000
     # Tests echo the names of what they test, and documentation (examples, changelogs, READMEs) echoes
-    # the API and the words of past issues, so both match issue text well but are rarely what needs changing. An aside (such a file the text does not name)
-    # is scaled twice: its seeds by this factor before the walk, so it spreads less relevance to its
-    # neighbours, and its final score by BlendPolicy.aside after it. Together 0.25 x 0.3 for a test
-    # the text matched; 0.3 for one the walk reached.
+    # the API and the words of past issues, so both match issue text well but are rarely what needs
+    # changing. An aside (such a file the text does not name) is scaled twice: its seeds by this factor
+    # before the walk, so it spreads less relevance to its neighbours, and its final score by
+    # BlendPolicy.aside after it. Together 0.25 x 0.3 for a test the text matched; 0.3 for one the walk reached.
     aside: float = 0.25
 
 
