@@ -30,7 +30,8 @@ _FRAME = re.compile(
     rf"|(?<![\w./\\-])(?P<path>[\w./\\-]+\.(?:{_EXT})):(?P<line>\d{{1,9}})"  # path:line
 )
 _PATH = re.compile(rf"(?<![\w/.-])([\w.-]+(?:/[\w.-]+)*\.(?:{_EXT}))(?!\w)")  # (?!\w), not \b: an extension may end in "+" (.c++)
-_SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.S)
+_INLINE = re.compile(r"`[^`\n]+`")
+_FENCED = re.compile(r"```.*?```", re.S)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
 MAX_NAME_CHARS = 200  # longer dotted runs (a.a.a...) name nothing, and resolving them costs per part
 # Docs, examples, benchmarks, and third-party code copied in: a vendor folder, or a script named with
@@ -96,9 +97,14 @@ def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str, policy: See
         deadline.check()
         for path in _files_matching(graph, named):
             seeds.add(path, policy.path, f"path {named}")
-    spans = " ".join(m.group(0).strip("`") for m in _SPAN.finditer(text))
-    _identifiers(graph, spans, seeds, policy.span, policy.prose_name, code=True)
-    _identifiers(graph, _SPAN.sub(" ", text), seeds, policy.name, policy.prose_name, code=False)
+    # An inline span names code; a fenced block also holds shell sessions (`$ git clone`), logs and
+    # program output, whose plain words name code only when called (see _identifiers).
+    blocks = [m.group(0).strip("`") for m in _FENCED.finditer(text)]
+    prose = _FENCED.sub(" ", text)
+    inline = [m.group(0).strip("`") for m in _INLINE.finditer(prose)]
+    _identifiers(graph, "\n".join(inline), seeds, policy.span, policy.prose_name, code="always")
+    _identifiers(graph, "\n".join(blocks), seeds, policy.span, policy.prose_name, code="called")
+    _identifiers(graph, _INLINE.sub(" ", prose), seeds, policy.name, policy.prose_name, code="shaped")
     evidence = seeds.evidence
     for entity_id, weight in seeds.weights.items():  # so far only what the text names: frames, paths, names
         evidence.named_in_file[graph.nodes[entity_id]["path"]] += weight
@@ -157,16 +163,20 @@ def _frames(graph: CodeGraph, text: str, seeds: Seeds, frame_weight: float) -> N
             seeds.add(entity, weight, f"frame {path}:{line}")
 
 
-def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, prose_factor: float, code: bool) -> None:
+def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, prose_factor: float, code: str) -> None:
+    """Seed the entities each identifier in `text` names, weighted by the name's rarity. A token reads
+    as code (full weight, not `prose_factor`) when `code` is "always", or when it is shaped like code
+    (_, ., camelCase or a capital), or, for "called", when a call's parenthesis follows it."""
     total = max(1, len(graph.nodes))
-    seen: set[str] = set()
+    tokens: dict[str, bool] = {}  # token -> read as code, at any of its occurrences
     for match in _IDENT.finditer(text):
         deadline.check()
         token = match.group(0).replace("::", ".")
-        if token in seen or not 3 <= len(token) <= MAX_NAME_CHARS:
-            continue
-        seen.add(token)
-        looks_like_code = code or "_" in token or "." in token or re.search(r"[a-z][A-Z]", token) or token[:1].isupper()
+        if 3 <= len(token) <= MAX_NAME_CHARS and not tokens.get(token):
+            tokens[token] = bool(code == "always" or "_" in token or "." in token or re.search(r"[a-z][A-Z]", token)
+                                 or token[:1].isupper() or (code == "called" and text.startswith("(", match.end())))
+    for token, looks_like_code in tokens.items():
+        deadline.check()
         ids = find_entities(graph, token) if "." in token else graph.by_name.get(token, [])
         if not ids and "." in token:
             ids = graph.by_name.get(token.rsplit(".", 1)[-1], [])
