@@ -107,3 +107,42 @@ def test_a_changelog_is_an_aside_unless_named(repo):
     assert ranked == ["app/loader.py::merge_settings", "app/loader.py::load_settings", "app/loader.py"]
     named = [entity for entity, _ in project.rank_text(text + "; see HISTORY.md", limit=3)]
     assert any(e.startswith("HISTORY.md") for e in named)
+
+
+SHELL_PROJECT = {
+    "tools/release.py": "def git(*args):\n    return run(['git', *args])\n\n\n"
+                        "def clone(url):\n    return git('clone', url)\n\n\ndef make(target):\n    return run(['make', target])\n",
+    "app/glossary.py": '''def make_glossary_term(term, seen):
+    """Register a glossary term; a term seen before, compared case-insensitively, is a duplicate."""
+    if term.lower() in seen:
+        raise ValueError("duplicate term description of " + term)
+    seen.add(term.lower())
+''',
+    "app/unparsing.py": "def unparse(node):\n    result = [str(part) for part in node]\n    result.pop()\n    return result\n\n\n"
+                        "def parse(text):\n    return text.split()\n",
+}
+
+
+@pytest.fixture(scope="module")
+def shell_repo(tmp_path_factory):
+    root = write_tree(tmp_path_factory.mktemp("shell") / "repo", SHELL_PROJECT)
+    index_repository(root, workers=1)
+    return root
+
+
+def test_a_shell_session_in_a_code_block_names_no_function(shell_repo):
+    """`$ git clone` reproduces the bug; it does not name the functions git and clone (its words still
+    count as text)."""
+    text = ("Glossary: a duplicate term that differs only in case\n```\nWarning: duplicate term description of mysql\n"
+            "$ git clone --depth 1 https://example.com/project.git\n$ make html\n```\nMySQL is not mysql.")
+    ranked = [entity for entity, _ in Project(shell_repo, find=False).rank_text(text, limit=3)]
+    assert ranked[0] == "app/glossary.py::make_glossary_term"  # not git or clone, as a call would make them
+
+
+def test_a_call_an_import_or_a_frame_in_a_code_block_names_code(shell_repo):
+    """A plain word in a code block names code when it is called, imported or a traceback frame's."""
+    project = Project(shell_repo, find=False)
+    frame = 'It breaks:\n```\n  File "lib/unparsing.py", line 3, in unparse\nIndexError: pop from empty list\n```'
+    assert project.rank_text(frame, limit=1)[0][0] == "app/unparsing.py::unparse"
+    for code in ("```\nparse(text)\n```", "```\nfrom app.unparsing import parse\n```"):
+        assert project.rank_text("It is wrong:\n" + code, limit=1)[0][0] == "app/unparsing.py::parse"

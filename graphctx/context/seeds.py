@@ -32,6 +32,9 @@ _FRAME = re.compile(
 _PATH = re.compile(rf"(?<![\w/.-])([\w.-]+(?:/[\w.-]+)*\.(?:{_EXT}))(?!\w)")  # (?!\w), not \b: an extension may end in "+" (.c++)
 _INLINE = re.compile(r"`[^`\n]+`")
 _FENCED = re.compile(r"```.*?```", re.S)
+# What precedes a plain word in a block that makes it a name of code: an import, a definition, a
+# decorator, or the function of a Python traceback's frame (`File "a.py", line 3, in unparse`).
+_NAMING = re.compile(r"(?:^[ \t]*(?:from|import|def|class|async[ \t]+def)[ \t]+|\bimport[ \t]+|, in[ \t]+|@)$", re.M)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
 MAX_NAME_CHARS = 200  # longer dotted runs (a.a.a...) name nothing, and resolving them costs per part
 # Docs, examples, benchmarks, and third-party code copied in: a vendor folder, or a script named with
@@ -166,7 +169,8 @@ def _frames(graph: CodeGraph, text: str, seeds: Seeds, frame_weight: float) -> N
 def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, prose_factor: float, code: str) -> None:
     """Seed the entities each identifier in `text` names, weighted by the name's rarity. A token reads
     as code (full weight, not `prose_factor`) when `code` is "always", or when it is shaped like code
-    (_, ., camelCase or a capital), or, for "called", when a call's parenthesis follows it."""
+    (_, ., camelCase or a capital), or, for "called", when a call's parenthesis follows it or an
+    import, a definition or a traceback's frame names it (_NAMING)."""
     total = max(1, len(graph.nodes))
     tokens: dict[str, bool] = {}  # token -> read as code, at any of its occurrences
     for match in _IDENT.finditer(text):
@@ -174,7 +178,7 @@ def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, prose
         token = match.group(0).replace("::", ".")
         if 3 <= len(token) <= MAX_NAME_CHARS and not tokens.get(token):
             tokens[token] = bool(code == "always" or "_" in token or "." in token or re.search(r"[a-z][A-Z]", token)
-                                 or token[:1].isupper() or (code == "called" and text.startswith("(", match.end())))
+                                 or token[:1].isupper() or (code == "called" and _called(text, match)))
     for token, looks_like_code in tokens.items():
         deadline.check()
         ids = find_entities(graph, token) if "." in token else graph.by_name.get(token, [])
@@ -186,6 +190,12 @@ def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, prose
         share = weight * rarity * (1.0 if looks_like_code else prose_factor) / math.sqrt(len(ids))
         for entity_id in ids:
             seeds.add(entity_id, share, f"name {token}")
+
+
+def _called(text: str, match: re.Match) -> bool:
+    """Whether the word `match` found in a code block is called, imported, defined or a frame's."""
+    # Only the 64 characters before it are read, so each word costs the same on any line.
+    return text.startswith("(", match.end()) or bool(_NAMING.search(text, max(0, match.start() - 64), match.start()))
 
 
 def _files_matching(graph: CodeGraph, path: str) -> list[str]:
