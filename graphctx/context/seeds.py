@@ -34,6 +34,8 @@ _INLINE = re.compile(r"`[^`\n]+`")
 _FENCED = re.compile(r"```.*?```", re.S)
 # What precedes a plain word in a block that makes it a name of code: an import, a definition, a
 # decorator, or the function of a Python traceback's frame (`File "a.py", line 3, in unparse`).
+# Where a sentence (a line, a list item, a heading) starts: a capital there says nothing of code.
+_SENTENCE_START = re.compile(r"(?:^|[.!?][ \t])[ \t*#>-]*$", re.M)
 _NAMING = re.compile(r"(?:^[ \t]*(?:from|import|def|class|async[ \t]+def)[ \t]+|\bimport[ \t]+|, in[ \t]+|@)$", re.M)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
 MAX_NAME_CHARS = 200  # longer dotted runs (a.a.a...) name nothing, and resolving them costs per part
@@ -168,17 +170,14 @@ def _frames(graph: CodeGraph, text: str, seeds: Seeds, frame_weight: float) -> N
 
 def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, prose_factor: float, code: str) -> None:
     """Seed the entities each identifier in `text` names, weighted by the name's rarity. A token reads
-    as code (full weight, not `prose_factor`) when `code` is "always", or when it is shaped like code
-    (_, ., camelCase or a capital), or, for "called", when a call's parenthesis follows it or an
-    import, a definition or a traceback's frame names it (_NAMING)."""
+    as code (full weight, not `prose_factor`) at any of its occurrences where _reads_as_code says so."""
     total = max(1, len(graph.nodes))
     tokens: dict[str, bool] = {}  # token -> read as code, at any of its occurrences
     for match in _IDENT.finditer(text):
         deadline.check()
         token = match.group(0).replace("::", ".")
         if 3 <= len(token) <= MAX_NAME_CHARS and not tokens.get(token):
-            tokens[token] = bool(code == "always" or "_" in token or "." in token or re.search(r"[a-z][A-Z]", token)
-                                 or token[:1].isupper() or (code == "called" and _called(text, match)))
+            tokens[token] = _reads_as_code(text, match, code)
     for token, looks_like_code in tokens.items():
         deadline.check()
         ids = find_entities(graph, token) if "." in token else graph.by_name.get(token, [])
@@ -190,6 +189,18 @@ def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, prose
         share = weight * rarity * (1.0 if looks_like_code else prose_factor) / math.sqrt(len(ids))
         for entity_id in ids:
             seeds.add(entity_id, share, f"name {token}")
+
+
+def _reads_as_code(text: str, match: re.Match, code: str) -> bool:
+    """Whether the identifier `match` reads as a name of code: always, for `code` "always" (an inline
+    span); when shaped like code (_, ., ::, camelCase, or a capital not opening a sentence); or, for
+    "called" (a code block), when called, imported, defined or a frame's function (_called)."""
+    token = match.group(0)
+    if code == "always" or "_" in token or "." in token or ":" in token or re.search(r"[a-z][A-Z]", token):
+        return True
+    if token[:1].isupper() and not _SENTENCE_START.search(text, max(0, match.start() - 64), match.start()):
+        return True
+    return code == "called" and _called(text, match)
 
 
 def _called(text: str, match: re.Match) -> bool:
