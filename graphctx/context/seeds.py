@@ -34,6 +34,7 @@ _INLINE = re.compile(r"`[^`\n]+`")
 _FENCED = re.compile(r"```.*?```", re.S)
 # What precedes a plain word in a block that makes it a name of code: an import, a definition, a
 # decorator, or the function of a Python traceback's frame (`File "a.py", line 3, in unparse`).
+_ALIAS = re.compile(r"\bimport[ \t]+([A-Za-z_][\w.]*)[ \t]+as[ \t]+([A-Za-z_]\w*)")  # import xarray as xr
 # Where a sentence (a line, a list item, a heading) starts: a capital there says nothing of code.
 _SENTENCE_START = re.compile(r"(?:^|[.!?][ \t])[ \t*#>-]*$", re.M)
 _NAMING = re.compile(r"(?:^[ \t]*(?:from|import|def|class|async[ \t]+def)[ \t]+|\bimport[ \t]+|, in[ \t]+|@)$", re.M)
@@ -107,9 +108,10 @@ def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str, policy: See
     blocks = [m.group(0).strip("`") for m in _FENCED.finditer(text)]
     prose = _FENCED.sub(" ", text)
     inline = [m.group(0).strip("`") for m in _INLINE.finditer(prose)]
-    _identifiers(graph, "\n".join(inline), seeds, policy.span, policy.prose_name, code="always")
-    _identifiers(graph, "\n".join(blocks), seeds, policy.span, policy.prose_name, code="called")
-    _identifiers(graph, _INLINE.sub(" ", prose), seeds, policy.name, policy.prose_name, code="shaped")
+    aliases = {m.group(2): m.group(1) for m in _ALIAS.finditer(text)}  # xr.where names xarray.where
+    _identifiers(graph, "\n".join(inline), seeds, policy.span, policy.prose_name, "always", aliases)
+    _identifiers(graph, "\n".join(blocks), seeds, policy.span, policy.prose_name, "called", aliases)
+    _identifiers(graph, _INLINE.sub(" ", prose), seeds, policy.name, policy.prose_name, "shaped", aliases)
     evidence = seeds.evidence
     for entity_id, weight in seeds.weights.items():  # so far only what the text names: frames, paths, names
         evidence.named_in_file[graph.nodes[entity_id]["path"]] += weight
@@ -168,14 +170,19 @@ def _frames(graph: CodeGraph, text: str, seeds: Seeds, frame_weight: float) -> N
             seeds.add(entity, weight, f"frame {path}:{line}")
 
 
-def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, prose_factor: float, code: str) -> None:
+def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, prose_factor: float, code: str,
+                 aliases: dict[str, str]) -> None:
     """Seed the entities each identifier in `text` names, weighted by the name's rarity. A token reads
-    as code (full weight, not `prose_factor`) at any of its occurrences where _reads_as_code says so."""
+    as code (full weight, not `prose_factor`) at any of its occurrences where _reads_as_code says so;
+    a dotted name's first part may be an alias the text imports a module as."""
     total = max(1, len(graph.nodes))
     tokens: dict[str, bool] = {}  # token -> read as code, at any of its occurrences
     for match in _IDENT.finditer(text):
         deadline.check()
         token = match.group(0).replace("::", ".")
+        head, dot, rest = token.partition(".")
+        if dot and head in aliases:
+            token = f"{aliases[head]}.{rest}"
         if 3 <= len(token) <= MAX_NAME_CHARS and not tokens.get(token):
             tokens[token] = _reads_as_code(text, match, code)
     for token, looks_like_code in tokens.items():

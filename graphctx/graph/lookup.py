@@ -78,6 +78,9 @@ def find_entities(graph: CodeGraph, name: str) -> list[str]:
             hits = [i for i in graph.by_qualified_name.get(qualified, ()) if _module_matches(graph.entity(i)["path"], module)]
             if hits:
                 return hits
+        hits = _reexported(graph, name)
+        if hits:
+            return hits
     routes = _routes(graph, name)
     if routes:
         return routes
@@ -232,5 +235,38 @@ def _path_matches(path: str, suffix: str) -> bool:
 
 
 def _module_matches(path: str, module: str) -> bool:
-    stem = re.sub(r"(/__init__)?\.[^./]+$", "", path)
-    return _path_matches(stem, module.replace(".", "/"))
+    return _path_matches(_module_stem(path), module.replace(".", "/"))
+
+
+def _module_stem(path: str) -> str:
+    return re.sub(r"(/__init__)?\.[^./]+$", "", path)
+
+
+def _reexported(graph: CodeGraph, name: str) -> list[str]:
+    """What `module.qualified` denotes when the module imports the qualified name's head from elsewhere:
+    a package re-exporting its API (`xarray.where` is the `where` of xarray/core/computation.py that
+    xarray/__init__.py imports; `requests.Session.send` a method of the class requests imports)."""
+    for cut in range(1, name.count(".") + 1):
+        deadline.check()
+        module, qualified = name.rsplit(".", cut)[0], name.split(".")[-cut:]
+        hits = []
+        for file in _module_files(graph, module):
+            for target, kind in graph.out_kinds(file):
+                entity = graph.nodes[target] if kind == "imports" and target in graph else None
+                if entity and entity.get("qualified_name") == qualified[0]:
+                    hits += [i for i in graph.by_qualified_name.get(".".join(qualified), ())
+                             if graph.entity(i)["path"] == entity["path"]]
+        if hits:
+            return list(dict.fromkeys(hits))
+    return []
+
+
+def _module_files(graph: CodeGraph, module: str) -> list[str]:
+    """The files that are the module `module` (a dotted name, matched as a path suffix)."""
+    by_last = graph.cache.get("files_by_module")
+    if by_last is None:
+        by_last = defaultdict(list)
+        for path in graph.files:
+            by_last[_module_stem(path).rsplit("/", 1)[-1]].append(path)
+        graph.cache["files_by_module"] = by_last = dict(by_last)
+    return [p for p in by_last.get(module.rsplit(".", 1)[-1], ()) if _module_matches(p, module)]

@@ -1,0 +1,55 @@
+"""A package's API is named through the package: `pkg.where` is the function its __init__ imports
+from a submodule, and an issue's `import pkg as p` makes `p.where` name it too."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import write_tree
+from graphctx import Project
+from graphctx.index.indexer import index_repository
+from test_cli import graphctx
+
+PROJECT = {
+    "pkg/__init__.py": "from .core.compute import where\nfrom .client import Client\n",
+    "pkg/core/__init__.py": "",
+    "pkg/core/compute.py": "def where(cond, x, y):\n    return x if cond else y\n\n\n"
+                           "def apply(func, value):\n    return func(value)\n",
+    "pkg/client.py": "class Client:\n    def send(self, request):\n        return request\n",
+    "pkg/array.py": "class Frame:\n    def where(self, cond):\n        return self if cond else None\n\n"
+                    "    def send(self, other):\n        return other\n",
+}
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    root = write_tree(tmp_path_factory.mktemp("reexports") / "repo", PROJECT)
+    index_repository(root, workers=1)
+    return root
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("pkg.where", "pkg/core/compute.py::where"),  # imported by the package: not Frame.where
+    ("pkg.Client.send", "pkg/client.py::Client.send"),  # a member of an imported class: not Frame.send
+    ("pkg.core.compute.where", "pkg/core/compute.py::where"),  # where it is defined, as before
+])
+def test_a_name_through_the_package_that_imports_it(repo, name, expected):
+    assert Project(repo, find=False).show(name).entity.id == expected
+
+
+def test_a_name_the_package_does_not_import_is_not_found(repo):
+    out = graphctx("show", "pkg.apply", cwd=repo, check=False)
+    assert out.returncode != 0 and "pkg.apply" in out.stderr
+
+
+def test_the_context_command_takes_a_name_through_the_package(repo):
+    assert "def where(cond, x, y)" in graphctx("context", "pkg.where", cwd=repo).stdout
+
+
+def test_an_alias_the_text_imports_names_the_package(repo):
+    project = Project(repo, find=False)
+    text = "`p.where` drops the condition\n```python\nimport pkg as p\np.where(True, 1, 2)\n```"
+    ranked = [entity for entity, _ in project.rank_text(text, limit=3)]
+    assert ranked[0] == "pkg/core/compute.py::where" and "pkg/array.py::Frame.where" not in ranked
+    unaliased = "`p.where` drops the condition"  # p is nothing known: any where, the function and the method
+    assert {e for e, _ in project.rank_text(unaliased, limit=2)} == {"pkg/core/compute.py::where", "pkg/array.py::Frame.where"}
