@@ -1,5 +1,6 @@
-"""A package's API is named through the package: `pkg.where` is the function its __init__ imports
-from a submodule, and an issue's `import pkg as p` makes `p.where` name it too."""
+"""Names as people write them: a package's API through the package (`pkg.where` is the function its
+__init__ imports from a submodule; an issue's `import pkg as p` makes `p.where` name it too), and a
+method through a class that inherits it (`Frame.fill` is Base.fill)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ PROJECT = {
     "pkg/core/compute.py": "def where(cond, x, y):\n    return x if cond else y\n\n\n"
                            "def apply(func, value):\n    return func(value)\n",
     "pkg/client.py": "class Client:\n    def send(self, request):\n        return request\n",
-    "pkg/array.py": "class Frame:\n    def where(self, cond):\n        return self if cond else None\n\n"
+    "pkg/base.py": "class Base:\n    def fill(self, value):\n        return value\n",
+    "pkg/array.py": "from .base import Base\n\n\nclass Frame(Base):\n    def where(self, cond):\n        return self if cond else None\n\n"
                     "    def send(self, other):\n        return other\n",
 }
 
@@ -32,6 +34,8 @@ def repo(tmp_path_factory):
     ("pkg.where", "pkg/core/compute.py::where"),  # imported by the package: not Frame.where
     ("pkg.Client.send", "pkg/client.py::Client.send"),  # a member of an imported class: not Frame.send
     ("pkg.core.compute.where", "pkg/core/compute.py::where"),  # where it is defined, as before
+    ("Frame.fill", "pkg/base.py::Base.fill"),  # inherited
+    ("pkg.array.Frame.fill", "pkg/base.py::Base.fill"),
 ])
 def test_a_name_through_the_package_that_imports_it(repo, name, expected):
     assert Project(repo, find=False).show(name).entity.id == expected

@@ -30,11 +30,20 @@ def related_methods(graph: CodeGraph, method_id: str, upward: bool) -> list[tupl
     [('shop/models.py::Repo.save', 1)]
     """
     cls = owner(graph, method_id)
-    if cls is None:
-        return []
+    return [] if cls is None else list(_members_named(graph, cls, graph.nodes[method_id]["name"], upward))
+
+
+def inherited(graph: CodeGraph, class_id: str, name: str) -> list[str]:
+    """The members named `name` a class inherits: those of the nearest base classes that have one
+    (`DataArray.where` when only a base of DataArray defines where)."""
+    members = list(_members_named(graph, class_id, name, upward=True))  # nearest first
+    return [member for member, steps in members if steps == members[0][1]]
+
+
+def _members_named(graph: CodeGraph, cls: str, name: str, upward: bool):
+    """(member, inheritance steps) of each member named `name` of the classes above `cls` (upward)
+    or below it, in breadth-first order."""
     nodes = graph.nodes
-    name = nodes[method_id]["name"]
-    found: list[tuple[str, int]] = []
     seen = {cls}
     queue = deque([(cls, 0)])
     while queue and len(seen) < MAX_CLASSES:
@@ -46,5 +55,4 @@ def related_methods(graph: CodeGraph, method_id: str, upward: bool) -> list[tupl
             queue.append((other, steps + 1))
             for member, member_kind in graph.out_kinds(other):
                 if member_kind == "contains" and nodes[member]["name"] == name:
-                    found.append((member, steps + 1))
-    return found
+                    yield member, steps + 1

@@ -14,11 +14,12 @@ from collections.abc import Sequence
 
 from graphctx import deadline, inputs
 from graphctx.errors import Ambiguous, InvalidRequest, NotFound, quote
+from graphctx.graph import hierarchy
 from graphctx.graph.loader import CodeGraph
 from graphctx.index.store import reads
 from graphctx.layout import ID_SEPARATOR, short_name, split_entity_id
 from graphctx.text import words
-from graphctx.models import ANONYMOUS_KINDS, ENTITY_KINDS
+from graphctx.models import ANONYMOUS_KINDS, CLASS_KINDS, ENTITY_KINDS
 
 MAX_CANDIDATES_SHOWN = 10
 # Search's full text: names weigh most, then signatures, then docs (bodies are for free text).
@@ -78,7 +79,7 @@ def find_entities(graph: CodeGraph, name: str) -> list[str]:
             hits = [i for i in graph.by_qualified_name.get(qualified, ()) if _module_matches(graph.entity(i)["path"], module)]
             if hits:
                 return hits
-        hits = _reexported(graph, name)
+        hits = _reexported(graph, name) or _inherited(graph, name)
         if hits:
             return hits
     routes = _routes(graph, name)
@@ -259,6 +260,13 @@ def _reexported(graph: CodeGraph, name: str) -> list[str]:
         if hits:
             return list(dict.fromkeys(hits))
     return []
+
+
+def _inherited(graph: CodeGraph, name: str) -> list[str]:
+    """What `Class.member` denotes when the class inherits the member (see hierarchy.inherited)."""
+    owner, _, member = name.rpartition(".")
+    classes = [c for c in find_entities(graph, owner) if graph.entity(c)["kind"] in CLASS_KINDS]
+    return list(dict.fromkeys(m for c in classes for m in hierarchy.inherited(graph, c, member)))
 
 
 def _module_files(graph: CodeGraph, module: str) -> list[str]:
