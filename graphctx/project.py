@@ -280,7 +280,7 @@ class Project(MemoryVerbs, PackageFacts):
         it does not name. The retrieval benchmark's baselines leave them out, as graphctx scales them down."""
         from graphctx.context.seeds import asides
 
-        return asides(self.graph, self.issue_text.readable(text), Project.policy(intent).seeds)
+        return asides(self.graph, self.issue_text.read(self.graph, text), Project.policy(intent).seeds)
 
     def export(self, fmt: str = "json", **options: Any):
         """(Selection, text): the graph or a neighbourhood as node-link JSON, GraphML, Mermaid or HTML."""
@@ -296,7 +296,7 @@ class Project(MemoryVerbs, PackageFacts):
 
     # The one renderer of records (records/render.py): the CLI and the MCP record tools print through it.
     record_text = _Module("graphctx.records.render")
-    # How ranking reads free text (`issue_text.readable`): the benchmark's baselines read it the same way.
+    # How ranking reads free text (`issue_text.read`): the benchmark's baselines read it the same way.
     issue_text = _Module("graphctx.context.issuetext")
 
     @staticmethod

@@ -10,6 +10,7 @@ import pytest
 
 from conftest import write_tree
 from graphctx import Project
+from graphctx.context import templates
 from graphctx.context.issuetext import readable
 from graphctx.index.indexer import index_repository
 from test_cli import graphctx
@@ -146,3 +147,41 @@ def test_a_call_an_import_or_a_frame_in_a_code_block_names_code(shell_repo):
     assert project.rank_text(frame, limit=1)[0][0] == "app/unparsing.py::unparse"
     for code in ("```\nparse(text)\n```", "```\nfrom app.unparsing import parse\n```"):
         assert project.rank_text("It is wrong:\n" + code, limit=1)[0][0] == "app/unparsing.py::parse"
+
+
+TEMPLATE_PROJECT = {
+    ".github/ISSUE_TEMPLATE/bug_report.md": "---\nname: Bug report\nabout: Report a bug\n---\n\n**Describe the bug**\n"
+                                            "A clear and concise description of what the bug is.\n\n**Environment info**\n"
+                                            "- OS: [e.g. Unix]\n\n```python\nimport app\n```\n",
+    ".github/ISSUE_TEMPLATE/bug_form.yml": "name: Bug\nbody:\n  - type: textarea\n    attributes:\n"
+                                          "      label: Your project\n      description: A link to it\n",
+    "app/environment.py": 'def describe_environment(project):\n    """Describe the build environment of a project."""\n'
+                          "    return project\n",
+    "app/glossary.py": 'def make_glossary_term(term, seen):\n    """A glossary term: terms that differ in case are duplicates."""\n'
+                       "    return term.lower() in seen\n",
+}
+
+
+@pytest.fixture(scope="module")
+def template_repo(tmp_path_factory):
+    root = write_tree(tmp_path_factory.mktemp("templates") / "repo", TEMPLATE_PROJECT)
+    index_repository(root, workers=1)
+    return root
+
+
+def test_the_lines_of_the_repositorys_issue_templates(template_repo):
+    lines = templates.template_lines(template_repo)
+    assert {"describe the bug", "environment info", "your project", "no response",
+            "a clear and concise description of what the bug is."} <= lines
+    assert "import app" not in lines  # the template's code is the reporter's to fill in
+    text = "**Describe the bug**\r\nTerms clash\n### Your project\n- OS: Linux\nimport app\n_No response_"
+    assert templates.without_template(text, lines) == "Terms clash\n- OS: Linux\nimport app"
+
+
+def test_an_issue_is_ranked_without_its_template_headings(template_repo):
+    """"Describe", "environment" and "project" are the template's words, not the reporter's."""
+    text = ("**Describe the bug**\nA clear and concise description of what the bug is.\nA glossary term that differs "
+            "only in case is a duplicate.\n\n### Your project\nmydocs\n\n**Environment info**\n- OS: Linux\n")
+    ranked = [entity for entity, _ in Project(template_repo, find=False).rank_text(text, limit=3)]
+    assert ranked[0] == "app/glossary.py::make_glossary_term" and "app/environment.py::describe_environment" not in ranked
+    assert "def make_glossary_term" in graphctx("intent", "debug", text, cwd=template_repo).stdout

@@ -15,7 +15,8 @@ lines it shows verbatim (what budgeted recall is measured on).
   and split at snake_case and CamelCase) and leave out the files graphctx sets aside for the text
   (tests, documents and docs/examples/benchmarks files the text does not name; `Project.asides`), so
   test files that echo the issue's names do not crowd out the code, and they read the text as graphctx
-  does, without markup, link addresses and version listings (`Project.issue_text.readable`).
+  does, without markup, link addresses, version listings and the repository's issue-template lines
+  (`Project.issue_text.read`).
 - repomap: a re-implementation of the repo-map idea (personalised PageRank over the file
   reference graph, then definitions ranked by the rank flowing to them), rendered as file and
   signature lines; see repomap.py. `aider-repomap` runs aider's own RepoMap in a separate environment.
@@ -114,7 +115,7 @@ def _verbatim_lines(repo: Repo, item) -> list[int]:
 
 def _honest_query(repo: Repo, inst: Instance) -> tuple[set[str], list[str]]:
     """(the files graphctx sets aside for the issue, the query's tokens), both from the issue as graphctx reads it."""
-    return repo.project.asides(inst.text), tokenize(Project.issue_text.readable(inst.text))
+    return repo.project.asides(inst.text), tokenize(Project.issue_text.read(repo.project.graph, inst.text))
 
 
 def run_bm25_functions(repo: Repo, inst: Instance, budgets: list[int]) -> Output:

@@ -20,7 +20,7 @@ from graphctx.context import seeds as text_seeds
 from graphctx.context.blend import blend
 from graphctx.context.fieldquery import FieldScores
 from graphctx.context.intents import DETAIL_SHAPES, policy_for
-from graphctx.context.issuetext import readable
+from graphctx.context.issuetext import read
 from graphctx.context.kept import MAX_KEPT_TEXT, kept
 from graphctx.context.learning import Boost, boosted
 from graphctx.context.packer import Candidate, pack
@@ -89,7 +89,7 @@ def get_intent(graphs: GraphCache, intent: str, target: str, *, records: RecordS
         candidates = _around(g, root_id, depth, policy, include_inferred, shape)
     else:
         answer = new_answer(g, f"intent/{intent}", clip(target, MAX_QUERY_CHARS), None, token_budget)
-        text = readable(target)
+        text = read(g, target)
         candidates = _from_text(g, text, policy, include_inferred)
         seeds = policy.seeds
         if text_seeds.is_truncated(text, seeds):
@@ -109,7 +109,7 @@ def rank_text(graphs: GraphCache, text: str, *, intent: str = "debug", limit: in
     packs, by `policy`, else the intent's default policy."""
     policy = _policy(intent, policy)
     g = graphs.get()
-    return [(c.id, c.score) for c in _from_text(g, readable(text), policy, True)[:limit]]
+    return [(c.id, c.score) for c in _from_text(g, read(g, text), policy, True)[:limit]]
 
 
 def get_path(graphs: GraphCache, source: str, target: str, *, token_budget: int = DEFAULT_BUDGET, format: str = "compact",
@@ -223,7 +223,7 @@ def _add_overrides(g: CodeGraph, method_id: str, reached: dict[str, rank.Reached
 
 
 def _from_text(g: CodeGraph, text: str, policy: RankingPolicy, include_inferred: bool) -> list[Candidate]:
-    """The entities ranked for free text, as `readable` leaves it (kept, unless the text is long: see kept.py)."""
+    """The entities ranked for free text, as `read` leaves it (kept, unless the text is long: see kept.py)."""
     rank_now = lambda: _rank_text(g, text, policy, include_inferred)  # noqa: E731
     return rank_now() if len(text) > MAX_KEPT_TEXT else kept(g, ("text", text, policy, include_inferred), rank_now)
 
@@ -301,7 +301,7 @@ def rank_text_features(graphs: GraphCache, text: str, *, intent: str = "debug", 
     learned ranker is trained on. `limit` defaults to the learned ranker's pool (pool.candidate_pool)."""
     policy = _policy(intent, policy)
     g = graphs.get()
-    text = readable(text)
+    text = read(g, text)
     ranked = _text_ranking(g, text, policy, True)
     if ranked is None:
         return [], features.extract(g, text, text_seeds.Seeds(text_seeds.TextEvidence(text)), {}, {}, [], policy.edges, [])

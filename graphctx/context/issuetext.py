@@ -5,11 +5,17 @@ Markdown image, and the words of a link's address (hosts, user names, slugs), wh
 chance. Nor does a listing of installed versions (`xr.show_versions()`, `pip freeze`): it names every
 package the project wraps. A link to a file of a repository (`.../blob/<ref>/src/pkg/mod.py#L12`) says
 which file, and at a commit which line: it becomes `src/pkg/mod.py:12`, which the seeds read as a path
-and a line."""
+and a line. Nor do the lines of the repository's issue templates (templates.py)."""
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+from graphctx.context import templates
+
+if TYPE_CHECKING:
+    from graphctx.graph.loader import CodeGraph
 
 _TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,30}(?:\s[^<>]{0,2000})?/?>")
 _IMAGE = re.compile(r"!\[([^\[\]\n]{0,500})\]\([^)\s]{0,2000}\)")
@@ -21,6 +27,15 @@ _COMMIT = re.compile(r"[0-9a-f]{40}")
 _VERSION_LINE = re.compile(r"\s*[A-Za-z_][\w.-]{0,60}\s*(?::|==|>=|<=|~=)\s*(?:None|v?\d[\w.+!-]*)(?:\s.*)?")
 _FIELD_LINE = re.compile(r"\s*[A-Za-z_][\w.-]{0,60}:\s.{0,200}")  # `OS: Darwin` among them
 MIN_LISTING = 6  # version lines: a version or two in prose stay
+
+
+def read(graph: CodeGraph, text: str) -> str:
+    """`text` as ranking reads it in the graph's repository: readable, and without the lines of the
+    repository's issue templates (read once per graph generation)."""
+    lines = graph.cache.get("issue-template")
+    if lines is None:
+        lines = graph.cache["issue-template"] = templates.template_lines(graph.root)
+    return templates.without_template(readable(text), lines)
 
 
 def readable(text: str) -> str:
