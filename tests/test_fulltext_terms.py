@@ -1,6 +1,7 @@
 """Free text's full-text query leaves out words in the paths of half the entities or more (the
 project's folder, the language's extension): BM25 gives them no weight, so the ranking is the same
-to a millionth of a score without them, and a text made only of such words still matches."""
+to a millionth of a score without them, and a text made only of such words still matches. It asks
+for a compound identifier's words side by side, so the code that spells it comes first."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from conftest import run_graphctx
 
 from graphctx import Project
 from graphctx.context.intents import policy_for
-from graphctx.context.seeds import _full_text, query_terms
+from graphctx.context.seeds import _full_text, phrases, query_terms
 from graphctx.graph import lookup
 from graphctx.index.indexer import index_repository
 
@@ -46,6 +47,20 @@ FILES = {
             if not address:
                 raise ValueError("no address")
             return (order, address)
+        ''',
+    "acme/settings.py": '''
+        def describe_targets(config):
+            """Describe the targets of the shipping description."""
+            return [config.target, config.description, config.shipping]
+
+        def shipping_labels(order):
+            """The label of each shipping target; its description is the order's."""
+            return [(order.target, order.description)]
+
+        def label_order(order, config):
+            if config.shipping_description_target == "documented":
+                return order
+            return None
         ''',
     "README.md": "# Acme\n\nOrders, billing and shipping.\n",
 }
@@ -98,3 +113,12 @@ def test_intent_on_free_text_from_the_cli_ranks_the_named_code_first(repo):
     assert done.returncode == 0, done.stderr
     items = [item["id"] for item in json.loads(done.stdout)["items"]]
     assert items[0] == "acme/billing.py::refund"
+
+
+def test_a_compound_identifier_is_asked_for_as_a_phrase(repo):
+    """The code that reads the setting spells its name; the others only use its words."""
+    assert phrases("set `shipping_description_target` and --min-similarity-lines; a __init__") == [
+        "shipping description target", "min similarity lines"]
+    text = "`shipping_description_target` has no effect"
+    ranked = [entity for entity, _ in Project(repo, find=False).rank_text(text, limit=1)]
+    assert ranked == ["acme/settings.py::label_order"]

@@ -39,6 +39,10 @@ _ALIAS = re.compile(r"\bimport[ \t]+([A-Za-z_][\w.]*)[ \t]+as[ \t]+([A-Za-z_]\w*
 _SENTENCE_START = re.compile(r"(?:^|[.!?][ \t])[ \t*#>-]*$", re.M)
 _NAMING = re.compile(r"(?:^[ \t]*(?:from|import|def|class|async[ \t]+def)[ \t]+|\bimport[ \t]+|, in[ \t]+|@)$", re.M)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
+# A compound identifier (snake_case; an option's kebab-case, three parts or more), whose words the
+# full-text query also asks for side by side (see phrases). Each starts only where a word starts.
+_COMPOUND = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+|(?<!\w)[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+){2,}")
+MAX_PHRASES = 20
 MAX_NAME_CHARS = 200  # longer dotted runs (a.a.a...) name nothing, and resolving them costs per part
 # Docs, examples, benchmarks, and third-party code copied in: a vendor folder, or a script named with
 # its version (jquery-3.5.1.js, underscore-1.13.1.min.js).
@@ -142,14 +146,25 @@ def query_terms(text: str, policy: SeedPolicy) -> list[str]:
     return [t for t in dict.fromkeys(words(text).split()) if len(t) > 1 and t not in STOP_WORDS][:policy.max_terms]
 
 
+def phrases(text: str) -> list[str]:
+    """The words of each compound identifier in `text` (`autodoc_typehints_description_target`,
+    `min-similarity-lines`), as the full-text index splits them, up to MAX_PHRASES: asked for as a
+    phrase, they match the code that spells the identifier (a config value read in a body), not every
+    entity that uses one of its words."""
+    found = dict.fromkeys(" ".join(part.lower() for part in re.split(r"[_-]+", m.group(0)) if part)
+                          for m in _COMPOUND.finditer(text))
+    return [phrase for phrase in found if 1 < phrase.count(" ") + 1 <= 8][:MAX_PHRASES]
+
+
 def _full_text(graph: CodeGraph, conn: sqlite3.Connection, text: str, policy: SeedPolicy) -> list[tuple[str, float]]:
     """BM25 over entity names, signatures, docs and bodies: (id, score relative to the best), best first.
-    Terms keep the text's order (a title's words first) up to max_terms. Words in the paths of half the
-    entities or more are left out of the query, unless nothing else is left: BM25 gives them no weight,
-    and matching them cost most of the query (see uninformative_words)."""
+    The query asks for the text's compound identifiers as phrases (see phrases), then its words in the
+    text's order (a title's words first) up to max_terms. Words in the paths of half the entities or
+    more are left out, unless nothing else is left: BM25 gives them no weight, and matching them cost
+    most of the query (see uninformative_words)."""
     terms = query_terms(text, policy)
     common = uninformative_words(graph)
-    terms = [t for t in terms if t not in common] or terms
+    terms = phrases(text) + ([t for t in terms if t not in common] or terms)
     try:
         rows = bm25(conn, terms, policy.columns, policy.text_scores_limit)
     except sqlite3.OperationalError:  # an index from before the body column: names, signatures and docs
