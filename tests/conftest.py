@@ -32,6 +32,15 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
     return root
 
 
+def indexed_tree(factory, name: str, files: dict[str, str | bytes]) -> Path:
+    """A repository of `files` in a new folder of the pytest tmp_path_factory `factory`, indexed by one worker."""
+    from graphctx.index.indexer import index_repository
+
+    root = write_tree(factory.mktemp(name) / "repo", files)
+    index_repository(root, workers=1)
+    return root
+
+
 def run_graphctx(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """The CLI in a subprocess, as a user runs it; no traceback may reach its standard error."""
     env = {**os.environ, "COLUMNS": "120"}

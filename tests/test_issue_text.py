@@ -8,11 +8,10 @@ import time
 
 import pytest
 
-from conftest import write_tree
+from conftest import indexed_tree
 from graphctx import Project
 from graphctx.context import templates
 from graphctx.context.issuetext import readable
-from graphctx.index.indexer import index_repository
 from test_cli import graphctx
 
 COMMIT = "92d6a0500b9f528a9adcd6bbcda46ebf9b6baf03"
@@ -70,9 +69,7 @@ def index_entry(name, is_property):
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
-    root = write_tree(tmp_path_factory.mktemp("issuetext") / "repo", PROJECT)
-    index_repository(root, workers=1)
-    return root
+    return indexed_tree(tmp_path_factory, "issuetext", PROJECT)
 
 
 def test_a_screenshot_tag_does_not_seed_code_about_images(repo):
@@ -126,9 +123,7 @@ SHELL_PROJECT = {
 
 @pytest.fixture(scope="module")
 def shell_repo(tmp_path_factory):
-    root = write_tree(tmp_path_factory.mktemp("shell") / "repo", SHELL_PROJECT)
-    index_repository(root, workers=1)
-    return root
+    return indexed_tree(tmp_path_factory, "shell", SHELL_PROJECT)
 
 
 def test_a_shell_session_in_a_code_block_names_no_function(shell_repo):
@@ -164,9 +159,7 @@ TEMPLATE_PROJECT = {
 
 @pytest.fixture(scope="module")
 def template_repo(tmp_path_factory):
-    root = write_tree(tmp_path_factory.mktemp("templates") / "repo", TEMPLATE_PROJECT)
-    index_repository(root, workers=1)
-    return root
+    return indexed_tree(tmp_path_factory, "templates", TEMPLATE_PROJECT)
 
 
 def test_the_lines_of_the_repositorys_issue_templates(template_repo):

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import write_tree
+from conftest import indexed_tree
 from graphctx import Project
-from graphctx.index.indexer import index_repository
 from test_cli import graphctx
 
 PROJECT = {
@@ -25,9 +24,7 @@ PROJECT = {
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
-    root = write_tree(tmp_path_factory.mktemp("reexports") / "repo", PROJECT)
-    index_repository(root, workers=1)
-    return root
+    return indexed_tree(tmp_path_factory, "reexports", PROJECT)
 
 
 @pytest.mark.parametrize("name,expected", [
