@@ -32,11 +32,11 @@ _FRAME = re.compile(
 _PATH = re.compile(rf"(?<![\w/.-])([\w.-]+(?:/[\w.-]+)*\.(?:{_EXT}))(?!\w)")  # (?!\w), not \b: an extension may end in "+" (.c++)
 _INLINE = re.compile(r"`[^`\n]+`")
 _FENCED = re.compile(r"```.*?```", re.S)
-# What precedes a plain word in a block that makes it a name of code: an import, a definition, a
-# decorator, or the function of a Python traceback's frame (`File "a.py", line 3, in unparse`).
 _ALIAS = re.compile(r"\bimport[ \t]+([A-Za-z_][\w.]*)[ \t]+as[ \t]+([A-Za-z_]\w*)")  # import xarray as xr
 # Where a sentence (a line, a list item, a heading) starts: a capital there says nothing of code.
 _SENTENCE_START = re.compile(r"(?:^|[.!?][ \t])[ \t*#>-]*$", re.M)
+# What precedes a plain word in a block that makes it a name of code: an import, a definition, a
+# decorator, or the function of a Python traceback's frame (`File "a.py", line 3, in unparse`).
 _NAMING = re.compile(r"(?:^[ \t]*(?:from|import|def|class|async[ \t]+def)[ \t]+|\bimport[ \t]+|, in[ \t]+|@)$", re.M)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
 # A compound identifier (snake_case; an option's kebab-case, three parts or more), whose words the
@@ -108,7 +108,7 @@ def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str, policy: See
         for path in _files_matching(graph, named):
             seeds.add(path, policy.path, f"path {named}")
     # An inline span names code; a fenced block also holds shell sessions (`$ git clone`), logs and
-    # program output, whose plain words name code only when called (see _identifiers).
+    # program output, whose plain words name code only when used as code (see _reads_as_code).
     blocks = [m.group(0).strip("`") for m in _FENCED.finditer(text)]
     prose = _FENCED.sub(" ", text)
     inline = [m.group(0).strip("`") for m in _INLINE.finditer(prose)]
@@ -216,19 +216,19 @@ def _identifiers(graph: CodeGraph, text: str, seeds: Seeds, weight: float, prose
 def _reads_as_code(text: str, match: re.Match, code: str) -> bool:
     """Whether the identifier `match` reads as a name of code: always, for `code` "always" (an inline
     span); when shaped like code (_, ., ::, camelCase, or a capital not opening a sentence); or, for
-    "called" (a code block), when called, imported, defined or a frame's function (_called)."""
+    "called" (a code block), when called, or imported, defined or a frame's function (_NAMING)."""
     token = match.group(0)
     if code == "always" or "_" in token or "." in token or ":" in token or re.search(r"[a-z][A-Z]", token):
         return True
-    if token[:1].isupper() and not _SENTENCE_START.search(text, max(0, match.start() - 64), match.start()):
+    if token[:1].isupper() and not _preceded_by(_SENTENCE_START, text, match):
         return True
-    return code == "called" and _called(text, match)
+    return code == "called" and (text.startswith("(", match.end()) or _preceded_by(_NAMING, text, match))
 
 
-def _called(text: str, match: re.Match) -> bool:
-    """Whether the word `match` found in a code block is called, imported, defined or a frame's."""
-    # Only the 64 characters before it are read, so each word costs the same on any line.
-    return text.startswith("(", match.end()) or bool(_NAMING.search(text, max(0, match.start() - 64), match.start()))
+def _preceded_by(pattern: re.Pattern, text: str, match: re.Match) -> bool:
+    """Whether `pattern` (anchored with $) ends where `match` starts. Only the 64 characters before it
+    are read, so each word costs the same on any line."""
+    return bool(pattern.search(text, max(0, match.start() - 64), match.start()))
 
 
 def _files_matching(graph: CodeGraph, path: str) -> list[str]:

@@ -93,13 +93,18 @@ def find_entities(graph: CodeGraph, name: str) -> list[str]:
 def files_named(graph: CodeGraph, file_name: str) -> list[str]:
     """The paths whose last part is `file_name`, in the graph's file order: the only ones a path
     suffix ending in that name can match (kept per graph generation; free text asks for many)."""
-    by_name = graph.cache.get("files_by_name")
-    if by_name is None:
-        by_name = defaultdict(list)
+    return _files_by(graph, "files_by_name", lambda path: path.rsplit("/", 1)[-1]).get(file_name, [])
+
+
+def _files_by(graph: CodeGraph, cache_key: str, key) -> dict[str, list[str]]:
+    """The graph's file paths grouped by `key(path)`, in the graph's file order, kept per generation."""
+    groups = graph.cache.get(cache_key)
+    if groups is None:
+        groups = defaultdict(list)
         for path in graph.files:
-            by_name[path.rsplit("/", 1)[-1]].append(path)
-        graph.cache["files_by_name"] = by_name = dict(by_name)
-    return by_name.get(file_name, [])
+            groups[key(path)].append(path)
+        graph.cache[cache_key] = groups = dict(groups)
+    return groups
 
 
 _HTTP_METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "ANY", "WS")
@@ -271,10 +276,5 @@ def _inherited(graph: CodeGraph, name: str) -> list[str]:
 
 def _module_files(graph: CodeGraph, module: str) -> list[str]:
     """The files that are the module `module` (a dotted name, matched as a path suffix)."""
-    by_last = graph.cache.get("files_by_module")
-    if by_last is None:
-        by_last = defaultdict(list)
-        for path in graph.files:
-            by_last[_module_stem(path).rsplit("/", 1)[-1]].append(path)
-        graph.cache["files_by_module"] = by_last = dict(by_last)
+    by_last = _files_by(graph, "files_by_module", lambda path: _module_stem(path).rsplit("/", 1)[-1])
     return [p for p in by_last.get(module.rsplit(".", 1)[-1], ()) if _module_matches(p, module)]
