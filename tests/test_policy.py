@@ -162,9 +162,20 @@ def test_the_text_evidence_is_gathered_once_and_shared_by_seeds_and_blend(repo):
     scores = blend(g, evidence, {}, BlendPolicy())
     own, file_top = BlendPolicy().own_text * share, BlendPolicy().file_text * share / 3
     assert scores[TEST] == pytest.approx(BlendPolicy().aside * (own + file_top))  # the score, after it
-    named = from_text(g, GraphCache(repo).connection(), TEXT + " (see test_invoices.py)", policy)
+    named = from_text(g, GraphCache(repo).connection(), TEXT + " (see tests/test_invoices.py)", policy)
     assert not named.evidence.is_aside(g, "tests/test_invoices.py")
     assert named.weights[TEST] == pytest.approx(policy.text * named.evidence.text_scores[TEST])
+
+
+def test_a_test_file_is_named_by_its_folder_and_its_name(repo):
+    """A bare `test_invoices.py` is as often the reporter's own file, or the test a report was cut
+    from, as the repository's: its tests stay asides. Its folder and name bring them back."""
+    g, conn, policy = GraphCache(repo).get(), GraphCache(repo).connection(), SeedPolicy()
+    assert from_text(g, conn, TEXT + " (cut from test_invoices.py)", policy).evidence.is_aside(g, "tests/test_invoices.py")
+    assert not from_text(g, conn, TEXT + " (cut from tests/test_invoices.py)", policy).evidence.is_aside(g, "tests/test_invoices.py")
+    bare = [e for e, _ in Project(repo, find=False).rank_text(TEXT + " (cut from test_invoices.py)")]
+    with_folder = [e for e, _ in Project(repo, find=False).rank_text(TEXT + " (cut from tests/test_invoices.py)")]
+    assert with_folder.index(TEST) < bare.index(TEST)
 
 
 def test_the_edge_weights_of_the_policy_steer_the_walk(repo):

@@ -71,9 +71,12 @@ class TextEvidence:
 def is_aside(info: dict | None, path: str, text: str) -> bool:
     """Whether the file at `path` (its index row `info`) is an aside for `text`: a test, a document
     (Markdown, reStructuredText, plain text: a changelog or a README wherever it lies), a file under
-    docs/, examples/ or benchmarks/, or vendored code, that the text does not name by its file name."""
-    return bool(info and (info.get("is_test") or info.get("language") in PROSE or _ASIDE.search(path))
-                and path.rsplit("/", 1)[-1] not in text)
+    docs/, examples/ or benchmarks/, or vendored code, that the text does not name: by its file name,
+    or, for a test, by its folder and file name (`tests/test_api.py`). A bare `test_foo.py` is as often
+    the reporter's own reproduction, or a test the report was cut from, as the repository's file."""
+    if not (info and (info.get("is_test") or info.get("language") in PROSE or _ASIDE.search(path))):
+        return False
+    return "/".join(path.split("/")[-2 if info.get("is_test") else -1:]) not in text
 
 
 def asides(graph: CodeGraph, text: str, policy: SeedPolicy) -> set[str]:
