@@ -11,7 +11,7 @@ import pytest
 from conftest import indexed_tree
 from graphctx import Project
 from graphctx.context import templates
-from graphctx.context.issuetext import readable
+from graphctx.context.issuetext import read, readable
 from test_cli import graphctx
 
 COMMIT = "92d6a0500b9f528a9adcd6bbcda46ebf9b6baf03"
@@ -28,6 +28,8 @@ COMMIT = "92d6a0500b9f528a9adcd6bbcda46ebf9b6baf03"
     ("![a broken plot](https://example.com/plot.png) below", "a broken plot below"),
     ("a < b and c > d, x<y", "a < b and c > d, x<y"),  # comparisons are not tags
     ("no markup at all", "no markup at all"),
+    ("Fails:\n```julia\nIn [1]: x\n```\n~~~ shell\n$ ls\n~~~", "Fails:\n```\nIn [1]: x\n```\n~~~\n$ ls\n~~~"),
+    ("``` f(x) ``` on one line", "``` f(x) ``` on one line"),
     ("<!-- Please include a minimal example -->\nwhere drops attrs<!-- unclosed", "\nwhere drops attrs<!-- unclosed"),
     ("Stack fails.\n\nINSTALLED VERSIONS\n------\ncommit: None\npython: 3.10.8 (main, Oct 13 2022)\nOS: Darwin\n\n"
      "xarray: 2022.10.0\npandas: 1.5.1\nnumpy: 1.23.4\nh5netcdf: None\nzarr: None\nEnd.",
@@ -116,6 +118,7 @@ SHELL_PROJECT = {
         raise ValueError("duplicate term description of " + term)
     seen.add(term.lower())
 ''',
+    "app/printers.py": "class JuliaPrinter:\n    def print_julia(self, expr):\n        return 'julia: ' + str(expr)\n",
     "app/unparsing.py": "def unparse(node):\n    result = [str(part) for part in node]\n    result.pop()\n    return result\n\n\n"
                         "def parse(text):\n    return text.split()\n",
 }
@@ -135,6 +138,13 @@ def test_a_shell_session_in_a_code_block_names_no_function(shell_repo):
     assert ranked[0] == "app/glossary.py::make_glossary_term"  # not git or clone, as a call would make them
 
 
+def test_a_fences_language_names_no_code(shell_repo):
+    """```julia says what the block is written in (an IPython session, here): not the Julia printer."""
+    text = "The last part is dropped\n```julia\nIn [1]: unparse(node)\nOut[1]: ['a']\n```"
+    ranked = [entity for entity, _ in Project(shell_repo, find=False).rank_text(text, limit=5)]
+    assert ranked[0] == "app/unparsing.py::unparse" and not any("printers" in entity for entity in ranked)
+
+
 def test_a_call_an_import_or_a_frame_in_a_code_block_names_code(shell_repo):
     """A plain word in a code block names code when it is called, imported or a traceback frame's."""
     project = Project(shell_repo, find=False)
@@ -147,7 +157,8 @@ def test_a_call_an_import_or_a_frame_in_a_code_block_names_code(shell_repo):
 TEMPLATE_PROJECT = {
     ".github/ISSUE_TEMPLATE/bug_report.md": "---\nname: Bug report\nabout: Report a bug\n---\n\n**Describe the bug**\n"
                                             "A clear and concise description of what the bug is.\n\n**Environment info**\n"
-                                            "- OS: [e.g. Unix]\n\n```python\nimport app\n```\n",
+                                            "- OS: [e.g. Unix]\n\n```python\nimport app\n```\n\n"
+                                            "<details><summary>Output of <tt>app.show_versions()</tt></summary>\n",
     ".github/ISSUE_TEMPLATE/bug_form.yml": "name: Bug\nbody:\n  - type: textarea\n    attributes:\n"
                                           "      label: Your project\n      description: A link to it\n",
     "app/environment.py": 'def describe_environment(project):\n    """Describe the build environment of a project."""\n'
@@ -169,6 +180,13 @@ def test_the_lines_of_the_repositorys_issue_templates(template_repo):
     assert "import app" not in lines  # the template's code is the reporter's to fill in
     text = "**Describe the bug**\r\nTerms clash\n### Your project\n- OS: Linux\nimport app\n_No response_"
     assert templates.without_template(text, lines) == "Terms clash\n- OS: Linux\nimport app"
+
+
+def test_template_lines_are_read_as_the_issue_is(template_repo):
+    """An older issue wrote the template's `<summary>` line as a heading: without markup, they are one line."""
+    graph = Project(template_repo, find=False).graph
+    text = "Terms clash\n#### Output of ``app.show_versions()``\n<details><summary>Output of <tt>app.show_versions()</tt></summary>"
+    assert read(graph, text).split() == ["Terms", "clash"]
 
 
 def test_an_issue_is_ranked_without_its_template_headings(template_repo):

@@ -5,7 +5,9 @@ Markdown image, and the words of a link's address (hosts, user names, slugs), wh
 chance. Nor does a listing of installed versions (`xr.show_versions()`, `pip freeze`): it names every
 package the project wraps. A link to a file of a repository (`.../blob/<ref>/src/pkg/mod.py#L12`) says
 which file, and at a commit which line: it becomes `src/pkg/mod.py:12`, which the seeds read as a path
-and a line. Nor do the lines of the repository's issue templates (templates.py)."""
+and a line. Nor does a code fence's info string (```julia, ```shell, ```python: the language the
+block is in, and in sympy `julia` and `python` name printers), nor the lines of the repository's
+issue templates (templates.py)."""
 
 from __future__ import annotations
 
@@ -27,22 +29,26 @@ _COMMIT = re.compile(r"[0-9a-f]{40}")
 _VERSION_LINE = re.compile(r"\s*[A-Za-z_][\w.-]{0,60}\s*(?::|==|>=|<=|~=)\s*(?:None|v?\d[\w.+!-]*)(?:\s.*)?")
 _FIELD_LINE = re.compile(r"\s*[A-Za-z_][\w.-]{0,60}:\s.{0,200}")  # `OS: Darwin` among them
 MIN_LISTING = 6  # version lines: a version or two in prose stay
+# An opening fence's info string (a closing fence has none; a fence closed on its own line is left whole)
+_FENCE_INFO = re.compile(r"^([ \t]{0,3}(?:`{3,}|~{3,}))[^`\n]+$", re.M)
 
 
 def read(graph: CodeGraph, text: str) -> str:
     """`text` as ranking reads it in the graph's repository: readable, and without the lines of the
-    repository's issue templates (read once per graph generation)."""
+    repository's issue templates, read the same way (once per graph generation)."""
     lines = graph.cache.get("issue-template")
     if lines is None:
-        lines = graph.cache["issue-template"] = templates.template_lines(graph.root)
+        lines = graph.cache["issue-template"] = templates.template_lines(graph.root, readable)
     return templates.without_template(readable(text), lines)
 
 
 def readable(text: str) -> str:
-    """`text` without markup, link addresses and version listings; links to a repository's files kept as their path
+    """`text` without markup, fences' info strings, link addresses and version listings; links to a repository's files kept as their path
     (and line, when the link names a commit, so that the line is the one the author saw)."""
     if "<" in text or "://" in text:
         text = _TAG.sub(" ", _LINK.sub(_link, _IMAGE.sub(r"\1", _without_comments(text))))
+    if "```" in text or "~~~" in text:
+        text = _FENCE_INFO.sub(r"\1", text)
     return _without_listings(text)
 
 

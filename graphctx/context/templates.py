@@ -8,6 +8,7 @@ folder of Markdown templates and YAML issue forms (whose field labels become the
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 MAX_FILES = 50
@@ -18,14 +19,16 @@ _MARKS = re.compile(r"[#*_>`:\[\]|-]+")
 NO_RESPONSE = "_No response_"  # what an issue form writes for a field left empty
 
 
-def template_lines(root: Path) -> frozenset[str]:
-    """The plain form (see plain) of each line of the repository's issue templates, outside code."""
+def template_lines(root: Path, read: Callable[[str], str] = str) -> frozenset[str]:
+    """The plain form (see plain) of each line of the repository's issue templates, outside code, each
+    template read by `read` first: as the issue is read (`<summary>Output of <tt>xr.show_versions()</tt>`
+    is then the line an older issue wrote as `#### Output of ``xr.show_versions()```)."""
     lines: set[str] = set()
     for path in _template_files(root):
         try:
             if path.stat().st_size > MAX_BYTES:
                 continue
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = read(path.read_text(encoding="utf-8", errors="replace"))
         except OSError:
             continue
         if path.suffix.lower() in (".yml", ".yaml"):
