@@ -475,7 +475,7 @@ def test_a_file_that_matches_in_several_places_lifts_its_functions(text_repo):
     test = "tests/test_invoices.py::test_invoice_total_with_tax_rounds_invoice_lines"
     found.text_scores[test] = 1.0
     assert blend(g, found, walk, policy)[test] == pytest.approx(policy.aside * (own_text + file_text / 3))
-    named = TextEvidence("see test_invoices.py", text_scores=found.text_scores)
+    named = TextEvidence("see tests/test_invoices.py", text_scores=found.text_scores)
     assert blend(g, named, walk, policy)[test] == pytest.approx(own_text + file_text / 3)  # named
 
 
