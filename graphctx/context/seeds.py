@@ -76,7 +76,8 @@ def is_aside(info: dict | None, path: str, text: str) -> bool:
     the reporter's own reproduction, or a test the report was cut from, as the repository's file."""
     if not (info and (info.get("is_test") or info.get("language") in PROSE or _ASIDE.search(path))):
         return False
-    return "/".join(path.split("/")[-2 if info.get("is_test") else -1:]) not in text
+    name = "/".join(path.split("/")[-2:]) if info.get("is_test") else path.rsplit("/", 1)[-1]
+    return name not in text
 
 
 def asides(graph: CodeGraph, text: str, policy: SeedPolicy) -> set[str]:
