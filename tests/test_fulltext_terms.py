@@ -14,7 +14,7 @@ from conftest import run_graphctx
 
 from graphctx import Project
 from graphctx.context.intents import policy_for
-from graphctx.context.seeds import _full_text, phrases, query_terms
+from graphctx.context.seeds import _full_text, phrases, query_terms, title
 from graphctx.graph import lookup
 from graphctx.index.indexer import index_repository
 
@@ -122,3 +122,20 @@ def test_a_compound_identifier_is_asked_for_as_a_phrase(repo):
     text = "`shipping_description_target` has no effect"
     ranked = [entity for entity, _ in Project(repo, find=False).rank_text(text, limit=1)]
     assert ranked == ["acme/settings.py::label_order"]
+
+
+def test_a_titles_words_count_twice():
+    """An issue's first line (a commit's subject) sums the rest up: its words are asked for again."""
+    assert title("Refund fails\n\nWhen a warehouse ships twice") == "Refund fails"
+    assert title("Refund fails") == ""  # one line: every word is the title's, none stands out
+    assert title("x" * 201 + "\nmore") == ""  # a paragraph, not a title
+
+
+@pytest.mark.parametrize("text, first", [
+    ("Refund an invoice\nthe order ships to an address", "acme/billing.py::refund"),
+    ("The order ships to an address\nrefund an invoice", "acme/shipping.py::ship"),
+])
+def test_the_title_decides_between_equal_matches(repo, text, first):
+    with Project(repo, find=False) as project:
+        ranked = _full_text(project.graph, project.graph.connection(), text, policy_for("debug").seeds)
+    assert ranked[0][0] == first

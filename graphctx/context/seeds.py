@@ -43,6 +43,7 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*
 # full-text query also asks for side by side (see phrases). Each starts only where a word starts.
 _COMPOUND = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+|(?<!\w)[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+){2,}")
 MAX_PHRASES = 20
+MAX_TITLE_CHARS = 200  # a longer first line is a paragraph, not a title
 MAX_NAME_CHARS = 200  # longer dotted runs (a.a.a...) name nothing, and resolving them costs per part
 # Docs, examples, benchmarks, and third-party code copied in: a vendor folder, or a script named with
 # its version (jquery-3.5.1.js, underscore-1.13.1.min.js).
@@ -150,6 +151,14 @@ def query_terms(text: str, policy: SeedPolicy) -> list[str]:
     return [t for t in dict.fromkeys(words(text).split()) if len(t) > 1 and t not in STOP_WORDS][:policy.max_terms]
 
 
+def title(text: str) -> str:
+    """The first line of a text that goes on after it, when it is short enough to be a title (an issue's,
+    a commit message's subject): the words its author chose to sum the rest up. A one-line text has
+    none (every word is the title's, so none stands out)."""
+    head, _, rest = text.strip().partition("\n")
+    return head if rest.strip() and len(head) <= MAX_TITLE_CHARS else ""
+
+
 def phrases(text: str) -> list[str]:
     """The words of each compound identifier in `text` (`autodoc_typehints_description_target`,
     `min-similarity-lines`), as the full-text index splits them, up to MAX_PHRASES: asked for as a
@@ -163,12 +172,15 @@ def phrases(text: str) -> list[str]:
 def _full_text(graph: CodeGraph, conn: sqlite3.Connection, text: str, policy: SeedPolicy) -> list[tuple[str, float]]:
     """BM25 over entity names, signatures, docs and bodies: (id, score relative to the best), best first.
     The query asks for the text's compound identifiers as phrases (see phrases), then its words in the
-    text's order (a title's words first) up to max_terms. Words in the paths of half the entities or
+    text's order up to max_terms, and the title's words once more (see title). Words in the paths of half the entities or
     more are left out, unless nothing else is left: BM25 gives them no weight, and matching them cost
     most of the query (see uninformative_words)."""
     terms = query_terms(text, policy)
     common = uninformative_words(graph)
-    terms = phrases(text) + ([t for t in terms if t not in common] or terms)
+    terms = [t for t in terms if t not in common] or terms
+    # BM25 counts a term once per time the query asks for it: the title's words are asked for twice.
+    emphasis = [t for t in query_terms(title(text), policy) if t in terms]
+    terms = phrases(text) + terms + emphasis
     try:
         rows = bm25(conn, terms, policy.columns, policy.text_scores_limit)
     except sqlite3.OperationalError:  # an index from before the body column: names, signatures and docs
