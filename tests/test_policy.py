@@ -167,6 +167,19 @@ def test_the_text_evidence_is_gathered_once_and_shared_by_seeds_and_blend(repo):
     assert named.weights[TEST] == pytest.approx(policy.text * named.evidence.text_scores[TEST])
 
 
+def test_an_entity_the_text_names_is_lifted_by_the_blend_itself(repo):
+    """A walk from many full-text seeds can bury the one entity the text names under the hubs they
+    share: the blend adds `named` (saturating at one mention as code) to it, not to its file's others."""
+    g, conn = GraphCache(repo).get(), GraphCache(repo).connection()
+    evidence = from_text(g, conn, TEXT + " after `reconcile`", SeedPolicy()).evidence
+    assert evidence.named["billing/ledger.py::reconcile"] >= 1
+    lifted, plain = blend(g, evidence, {}, BlendPolicy()), blend(g, evidence, {}, BlendPolicy(named=0))
+    assert lifted["billing/ledger.py::reconcile"] - plain["billing/ledger.py::reconcile"] == pytest.approx(BlendPolicy().named)
+    assert lifted.get("billing/ledger.py::post_entry") == plain.get("billing/ledger.py::post_entry")
+    prose = from_text(g, conn, TEXT + " after reconcile", SeedPolicy()).evidence  # a plain word: a weaker name
+    assert 0 < prose.named["billing/ledger.py::reconcile"] < 1
+
+
 def test_a_test_file_is_named_by_its_folder_and_its_name(repo):
     """A bare `test_invoices.py` is as often the reporter's own file, or the test a report was cut
     from, as the repository's: its tests stay asides. Its folder and name bring them back."""

@@ -24,6 +24,7 @@ def blend(graph: CodeGraph, evidence: TextEvidence, walk: dict[str, float], poli
         path = graph.nodes[entity_id]["path"]
         score = (walk.get(entity_id, 0.0) / top_walk + policy.own_text * evidence.text_scores.get(entity_id, 0.0)
                  + policy.file_text * file_text.get(path, 0.0)
+                 + policy.named * min(1.0, evidence.named.get(entity_id, 0.0))
                  + policy.file_named * min(1.0, evidence.named_in_file.get(path, 0.0)))
         scores[entity_id] = score * policy.aside if evidence.is_aside(graph, path) else score
     return scores

@@ -65,6 +65,7 @@ class BlendPolicy:
     file_text: float = 0.5  # its file's: the mean of the file's `file_top` best entity scores
     file_top: int = 3
     file_named: float = 0.3  # its file holds an entity the text names (saturating at one plain mention)
+    named: float = 0.3  # the text names the entity itself (the same): a walk from many seeds may bury it under hubs
     aside: float = 0.3  # the final score of a test or document the text does not name (see SeedPolicy.aside)
     # The learned ranker (ranker.py) re-orders the blend's best `rerank` candidates when true. Off by
     # default: trained on the commits of 24 repositories it beats the hand-set order on held-out

@@ -57,7 +57,8 @@ class TextEvidence:
 
     text: str  # the part of the text seeds are drawn from (see bounded)
     text_scores: dict[str, float] = field(default_factory=dict)  # BM25 relative to the best match, 0..1
-    named_in_file: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # path -> weight of names, paths, frames
+    named: dict[str, float] = field(default_factory=dict)  # entity -> weight of the names, paths and frames naming it
+    named_in_file: dict[str, float] = field(default_factory=lambda: defaultdict(float))  # path -> the same, per file
     truncated: bool = False  # the text was longer than the policy's text_head + text_tail characters
     _asides: dict[str, bool] = field(default_factory=dict, repr=False)
 
@@ -122,7 +123,8 @@ def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str, policy: See
     _identifiers(graph, "\n".join(blocks), seeds, policy.span, policy.prose_name, "called", aliases)
     _identifiers(graph, _INLINE.sub(" ", prose), seeds, policy.name, policy.prose_name, "shaped", aliases)
     evidence = seeds.evidence
-    for entity_id, weight in seeds.weights.items():  # so far only what the text names: frames, paths, names
+    evidence.named = dict(seeds.weights)  # so far only what the text names: frames, paths, names
+    for entity_id, weight in evidence.named.items():
         evidence.named_in_file[graph.nodes[entity_id]["path"]] += weight
     matches = [(entity_id, share) for entity_id, share in _full_text(graph, conn, text, policy) if entity_id in graph]
     evidence.text_scores = dict(matches)
