@@ -265,3 +265,32 @@ def test_diagnose_names_each_kind_of_miss_and_packs_short_gold_first():
     assert diagnose.packed_recall(x, pair, ["a.py:gold"], [1, 0], 4000, 10.0, 0.5) == 1.0
     scores = np.array([1.0, 0.9])
     assert list(np.argsort(-diagnose.with_penalty(scores, {"x": x}, 0.25))) == [1, 0]
+
+
+def test_evaluate_against_pairs_two_extractions_hand_set_orders(tmp_path):
+    """The same dev issue extracted by two versions of the blend: before, its gold is eleventh; after,
+    first. An issue only one extraction holds is left out of the pairing."""
+    from graphctx.context.features import BASE_FEATURES
+
+    keys = [f"m.py:f{i}" for i in range(12)]
+
+    def extraction(folder: Path, gold_places: list[int]) -> Path:
+        n = len(gold_places)
+        x = np.zeros((12 * n, len(BASE_FEATURES)))
+        x[:, BASE_FEATURES.index("hand_score")] = np.tile(np.linspace(1.0, 0.5, 12), n)
+        meta = [{"instance_id": f"i{k}", "repo": "o/r", "lexical": True, "gold": [keys[place]], "keys": keys,
+                 "exact": True, "text": "t"} for k, place in enumerate(gold_places)]
+        (folder / "features").mkdir(parents=True)
+        np.savez_compressed(folder / "features" / "dev-set.npz", x=x, y=np.zeros(12 * n, dtype=np.int8),
+                            group=np.repeat(np.arange(n), 12), features=np.array(BASE_FEATURES),
+                            meta=np.array(json.dumps(meta)))
+        return folder
+
+    before, after = extraction(tmp_path / "before", [10]), extraction(tmp_path / "after", [0, 0])
+    out = tmp_path / "compare.json"
+    result = subprocess.run([sys.executable, str(LEARNED / "evaluate.py"), "--data", str(before), "--against", str(after),
+                             "--json", str(out)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    acc10 = json.loads(out.read_text())["dev"]["all"]["acc@10"]
+    assert (acc10["before"], acc10["after"]) == (0.0, 100.0)
+    assert acc10["paired"]["n"] == 1 and acc10["paired"]["wins"] == 1

@@ -5,8 +5,12 @@ lexical / non-lexical and per-repository splits. This is how a model chosen on t
 held-out repositories is reported on the dev set once.
 
     python benchmarks/retrieval/learned/evaluate.py [--data D] [--sets dev,heldout] [--model NAME=PATH ...] [--json F]
+    python benchmarks/retrieval/learned/evaluate.py --data BEFORE --against AFTER --sets heldout
 
-With no --model, the shipped model (graphctx/context/models/ranker.json) is evaluated. A model file
+With no --model, the shipped model (graphctx/context/models/ranker.json) is evaluated. With --against,
+the hand-set order of features extracted again into AFTER (by changed ranking code: `corpus.py
+features --data AFTER --only ...`) is compared with --data's, paired on the instances both hold: how
+a change to the hand-set blend reads on commits of repositories it was never tuned on. A model file
 is scored one text at a time, as at query time (its ranked columns are ranks within that text)."""
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from graphctx.context.features import FEATURES
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from corpus import DEFAULT_DATA, load_repos, slug  # noqa: E402
-from train import SEMANTIC_WEIGHT, concat, evaluate, hits, instance_bounds, load, paired_test  # noqa: E402
+from train import SEMANTIC_WEIGHT, _pct, concat, evaluate, hits, instance_bounds, load, paired_test  # noqa: E402
 
 
 def feature_sets(data: Path, names: list[str]) -> dict[str, dict]:
@@ -63,6 +67,19 @@ def by_repository(data: dict, scores: np.ndarray | None) -> dict[str, dict]:
     return {repo: {"n": len(v), "acc@10": round(100 * sum(v) / len(v), 1)} for repo, v in sorted(out.items())}
 
 
+def compare_hand_sets(before: dict, after: dict) -> dict:
+    """The hand-set order of `after` against `before`'s on the instances both hold, paired; all,
+    lexical and non-lexical."""
+    old, new = ({h["id"]: h for h in hits(d, None)} for d in (before, after))
+    common = sorted(old.keys() & new.keys())
+    out = {}
+    for part, keep in (("all", lambda h: True), ("lexical", lambda h: h["lexical"]), ("non-lexical", lambda h: not h["lexical"])):
+        a = [old[i] for i in common if keep(old[i])]
+        b = [new[i] for i in common if keep(old[i])]
+        out[part] = {m: {"before": _pct(a, m), "after": _pct(b, m), "paired": paired_test(a, b, m)} for m in ("acc@5", "acc@10")}
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -70,7 +87,20 @@ def main(argv=None) -> int:
     parser.add_argument("--model", action="append", default=[], metavar="NAME=PATH",
                         help="a ranker model file to evaluate (repeatable; default: the shipped one)")
     parser.add_argument("--json", type=Path, help="write the evaluation as JSON here")
+    parser.add_argument("--against", type=Path, metavar="AFTER",
+                        help="compare the hand-set order of features extracted into AFTER with --data's")
     args = parser.parse_args(argv)
+    if args.against:
+        names = args.sets.split(",")
+        report = {name: compare_hand_sets(feature_sets(args.data, [name])[name], feature_sets(args.against, [name])[name])
+                  for name in names}
+        for name, parts in report.items():
+            for part, measures in parts.items():
+                for m, r in measures.items():
+                    print(f"{name} {part} {m}: {r['before']} -> {r['after']} paired {r['paired']}", flush=True)
+        if args.json:
+            args.json.write_text(json.dumps(report, indent=1) + "\n")
+        return 0
     models = {}
     for spec in args.model or ["shipped="]:
         name, _, path = spec.partition("=")
