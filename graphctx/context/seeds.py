@@ -174,9 +174,9 @@ def phrases(text: str) -> list[str]:
 def _full_text(graph: CodeGraph, conn: sqlite3.Connection, text: str, policy: SeedPolicy) -> list[tuple[str, float]]:
     """BM25 over entity names, signatures, docs and bodies: (id, score relative to the best), best first.
     The query asks for the text's compound identifiers as phrases (see phrases), then its words in the
-    text's order up to max_terms, and the title's words once more (see title). Words in the paths of half the entities or
-    more are left out, unless nothing else is left: BM25 gives them no weight, and matching them cost
-    most of the query (see uninformative_words)."""
+    text's order up to max_terms, and the title's words once more (see title). Words in the paths of
+    half the entities or more are left out, unless nothing else is left: BM25 gives them no weight, and
+    matching them cost most of the query (see uninformative_words)."""
     terms = query_terms(text, policy)
     common = uninformative_words(graph)
     terms = [t for t in terms if t not in common] or terms

@@ -28,7 +28,7 @@ from graphctx.context.features import FEATURES
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from corpus import DEFAULT_DATA, load_repos, slug  # noqa: E402
-from train import SEMANTIC_WEIGHT, _pct, concat, evaluate, hits, instance_bounds, load, paired_test  # noqa: E402
+from train import SEMANTIC_WEIGHT, _pct, concat, evaluate, hits, instance_bounds, load, paired_test, split  # noqa: E402
 
 
 def feature_sets(data: Path, names: list[str]) -> dict[str, dict]:
@@ -72,12 +72,10 @@ def compare_hand_sets(before: dict, after: dict) -> dict:
     lexical and non-lexical."""
     old, new = ({h["id"]: h for h in hits(d, None)} for d in (before, after))
     common = sorted(old.keys() & new.keys())
-    out = {}
-    for part, keep in (("all", lambda h: True), ("lexical", lambda h: h["lexical"]), ("non-lexical", lambda h: not h["lexical"])):
-        a = [old[i] for i in common if keep(old[i])]
-        b = [new[i] for i in common if keep(old[i])]
-        out[part] = {m: {"before": _pct(a, m), "after": _pct(b, m), "paired": paired_test(a, b, m)} for m in ("acc@5", "acc@10")}
-    return out
+    # (an instance is lexical or not by its text, the same in both extractions)
+    pairs = zip(split([old[i] for i in common]).items(), split([new[i] for i in common]).values(), strict=True)
+    return {part: {m: {"before": _pct(a, m), "after": _pct(b, m), "paired": paired_test(a, b, m)} for m in ("acc@5", "acc@10")}
+            for (part, a), b in pairs}
 
 
 def main(argv=None) -> int:
@@ -92,8 +90,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.against:
         names = args.sets.split(",")
-        report = {name: compare_hand_sets(feature_sets(args.data, [name])[name], feature_sets(args.against, [name])[name])
-                  for name in names}
+        before, after = feature_sets(args.data, names), feature_sets(args.against, names)
+        report = {name: compare_hand_sets(before[name], after[name]) for name in names}
         for name, parts in report.items():
             for part, measures in parts.items():
                 for m, r in measures.items():

@@ -135,9 +135,12 @@ def hits(data: dict, scores: np.ndarray | None) -> list[dict]:
 
 def evaluate(data: dict, scores: np.ndarray | None) -> dict:
     """Function Acc@5/10 and MRR over instances with gold; lexical and non-lexical apart."""
-    rows = hits(data, scores)
-    parts = {"all": rows, "lexical": [r for r in rows if r["lexical"]], "non-lexical": [r for r in rows if not r["lexical"]]}
-    return {name: {"n": len(r), **{m: _pct(r, m) for m in ("acc@5", "acc@10", "mrr")}} for name, r in parts.items()}
+    return {name: {"n": len(r), **{m: _pct(r, m) for m in ("acc@5", "acc@10", "mrr")}} for name, r in split(hits(data, scores)).items()}
+
+
+def split(rows: list[dict]) -> dict[str, list[dict]]:
+    """Per-instance rows (see hits): all, the lexical and the non-lexical ones, in their order."""
+    return {"all": rows, "lexical": [r for r in rows if r["lexical"]], "non-lexical": [r for r in rows if not r["lexical"]]}
 
 
 def _pct(rows: list[dict], measure: str):
