@@ -135,7 +135,8 @@ def hits(data: dict, scores: np.ndarray | None) -> list[dict]:
 
 def evaluate(data: dict, scores: np.ndarray | None) -> dict:
     """Function Acc@5/10 and MRR over instances with gold; lexical and non-lexical apart."""
-    return {name: {"n": len(r), **{m: _pct(r, m) for m in ("acc@5", "acc@10", "mrr")}} for name, r in split(hits(data, scores)).items()}
+    return {name: {"n": len(r), **{m: _pct(r, m) for m in ("acc@5", "acc@10", "mrr")}}
+            for name, r in split(hits(data, scores)).items()}
 
 
 def split(rows: list[dict]) -> dict[str, list[dict]]:
