@@ -154,6 +154,28 @@ def test_a_call_an_import_or_a_frame_in_a_code_block_names_code(shell_repo):
         assert project.rank_text("It is wrong:\n" + code, limit=1)[0][0] == "app/unparsing.py::parse"
 
 
+OWN_CODE_PROJECT = {
+    "app/tables.py": "class Cell:\n    @property\n    def width(self):\n        return self.right - self.left\n",
+    "app/plugins.py": "def setup(registry):\n    registry.add('plugins')\n",
+    "app/annotations.py": 'def resolve_annotation(annotation, env):\n'
+                          '    """Resolve the type annotation of a property to a cross-reference."""\n'
+                          "    return env.lookup(annotation)\n",
+}
+
+
+def test_the_reporters_own_code_names_nothing_it_defines(tmp_path_factory):
+    """A block defining what the repository lacks (`Square`) is the reporter's code: its `setup`, its
+    bound `width` and its `self.width` name the reporter's objects, not the repository's `setup` and
+    `Cell.width`. A block whose every definition the repository has quotes it, and names them."""
+    project = Project(indexed_tree(tmp_path_factory, "own-code", OWN_CODE_PROJECT), find=False)
+    text = ("The type annotation of a property is not a cross-reference\n```python\nclass Square:\n    width: int\n\n"
+            "    @property\n    def end(self) -> int:\n        return self.width\n\n\ndef setup(registry):\n"
+            "    registry.add(Square)\n```")
+    assert project.rank_text(text, limit=1)[0][0] == "app/annotations.py::resolve_annotation"  # not Cell.width
+    quoted = "It breaks:\n```\n    def setup(registry):\n>       registry.add('plugins')\nE   KeyError\n```"
+    assert project.rank_text(quoted, limit=1)[0][0] == "app/plugins.py::setup"
+
+
 TEMPLATE_PROJECT = {
     ".github/ISSUE_TEMPLATE/bug_report.md": "---\nname: Bug report\nabout: Report a bug\n---\n\n**Describe the bug**\n"
                                             "A clear and concise description of what the bug is.\n\n**Environment info**\n"

@@ -38,6 +38,11 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?][ \t])[ \t*#>-]*$", re.M)
 # What precedes a plain word in a block that makes it a name of code: an import, a definition, a
 # decorator, or the function of a Python traceback's frame (`File "a.py", line 3, in unparse`).
 _NAMING = re.compile(r"(?:^[ \t]*(?:from|import|def|class|async[ \t]+def)[ \t]+|\bimport[ \t]+|, in[ \t]+|@)$", re.M)
+# What a code block defines (`def setup(app):`, `class Square:`), the attributes it annotates in a
+# class (`width: int`), and an attribute of the object a method is on (`self.width`).
+_DEFINITION = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+([A-Za-z_]\w*)", re.M)
+_ANNOTATED = re.compile(r"^[ \t]+([A-Za-z_]\w*)[ \t]*:[ \t]*[^\s=]", re.M)
+_OWN_ATTRIBUTE = re.compile(r"(?<![\w.])(?:self|cls)\.[A-Za-z_]\w*")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*")
 # A compound identifier (snake_case; an option's kebab-case, three parts or more), whose words the
 # full-text query also asks for side by side (see phrases). Each starts only where a word starts.
@@ -115,7 +120,7 @@ def from_text(graph: CodeGraph, conn: sqlite3.Connection, text: str, policy: See
             seeds.add(path, policy.path, f"path {named}")
     # An inline span names code; a fenced block also holds shell sessions (`$ git clone`), logs and
     # program output, whose plain words name code only when used as code (see _reads_as_code).
-    blocks = [m.group(0).strip("`") for m in _FENCED.finditer(text)]
+    blocks = without_reporters_names(graph, [m.group(0).strip("`") for m in _FENCED.finditer(text)])
     prose = _FENCED.sub(" ", text)
     inline = [m.group(0).strip("`") for m in _INLINE.finditer(prose)]
     aliases = {m.group(2): m.group(1) for m in _ALIAS.finditer(text)}  # xr.where names xarray.where
@@ -190,6 +195,23 @@ def _full_text(graph: CodeGraph, conn: sqlite3.Connection, text: str, policy: Se
         return [(i, 1 - rank / limit) for rank, i in enumerate(full_text(conn, text, limit))]
     best = rows[0][1] if rows and rows[0][1] < 0 else -1.0
     return [(entity_id, score / best) for entity_id, score in rows]
+
+
+def without_reporters_names(graph: CodeGraph, blocks: list[str]) -> list[str]:
+    """The code blocks with the reporter's own names blanked out. A block that defines a name the
+    repository lacks (a reproduction's `class Square`, an extension's `subst_vars_replace`) is the
+    reporter's own code, and so is all it defines (its `setup`, however many the repository has), the
+    attributes it annotates (`width: int`) and every attribute of the object its methods are on
+    (`self.width`): they name the reporter's objects, not the repository's, in any block. A block whose
+    every definition the repository has quotes it (a traceback's source lines) and names what it defines; so do the names
+    a block assigns (a traceback's locals, `capfd = <CaptureFixture ...>`, are the fixtures it asked for)."""
+    own_blocks = [block for block in blocks if any(name not in graph.by_name for name in _DEFINITION.findall(block))]
+    if not own_blocks:
+        return blocks
+    own = {name for block in own_blocks for pattern in (_DEFINITION, _ANNOTATED) for name in pattern.findall(block)}
+    own_name = re.compile(r"(?<![\w.])(?:%s)\b" % "|".join(map(re.escape, sorted(own))))
+    blank = lambda m: " " * len(m.group(0))  # noqa: E731 (the text keeps its length and lines)
+    return [own_name.sub(blank, _OWN_ATTRIBUTE.sub(blank, block) if block in own_blocks else block) for block in blocks]
 
 
 def _frames(graph: CodeGraph, text: str, seeds: Seeds, frame_weight: float) -> None:
