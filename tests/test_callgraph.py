@@ -352,6 +352,22 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
                ("tests/test_a.py::test_one", "tests/test_a.py::test_one.View.delete", "inferred"),
                ("tests/test_b.py::test_two", "app.py::Scaffold.delete", "heuristic"),
                ("tests/test_b.py::test_two", "ext:fut.done", "unresolved")}),
+    "a method calling its own name on another object hands the work on: not itself alone": ({
+        "dataset.py": """
+            class Dataset:
+                def quantile(self, q):
+                    return [var.quantile(q) for var in self.variables]
+
+                def median(self):
+                    return self.summary.quantile(0.5)
+        """,
+        "variable.py": """
+            class Variable:
+                def quantile(self, q):
+                    pass
+        """}, {("dataset.py::Dataset.quantile", "dataset.py::Dataset.quantile", "ambiguous"),
+               ("dataset.py::Dataset.quantile", "variable.py::Variable.quantile", "ambiguous"),
+               ("dataset.py::Dataset.median", "dataset.py::Dataset.quantile", "heuristic")}),
     "a stub or an abstract method is declared: its overrides are called": ({"m.py": """
         class RedirectMixin:
             def send(self, request) -> int: ...
