@@ -203,16 +203,20 @@ def without_reporters_names(graph: CodeGraph, blocks: list[str]) -> list[str]:
     repository lacks (a reproduction's `class Square`, an extension's `subst_vars_replace`) is the
     reporter's own code, and so is all it defines (its `setup`, however many the repository has), the
     attributes it annotates (`width: int`) and every attribute of the object its methods are on
-    (`self.width`): they name the reporter's objects, not the repository's, in any block. A block whose
-    every definition the repository has quotes it (a traceback's source lines) and names what it defines; so do the names
-    a block assigns (a traceback's locals, `capfd = <CaptureFixture ...>`, are the fixtures it asked for)."""
-    own_blocks = [block for block in blocks if any(name not in graph.by_name for name in _DEFINITION.findall(block))]
-    if not own_blocks:
+    (`self.width`): they name the reporter's objects, not the repository's, in any block. A block
+    whose every definition the repository has quotes it (a traceback's source lines) and names what
+    it defines; so do the names a block assigns (a traceback's locals, `capfd = <CaptureFixture ...>`,
+    are the fixtures its test asked for)."""
+    defined = [_DEFINITION.findall(block) for block in blocks]
+    mine = [any(name not in graph.by_name for name in names) for names in defined]
+    if not any(mine):
         return blocks
-    own = {name for block in own_blocks for pattern in (_DEFINITION, _ANNOTATED) for name in pattern.findall(block)}
+    own = {name for block, names, is_mine in zip(blocks, defined, mine) if is_mine
+           for name in (*names, *_ANNOTATED.findall(block))}
     blank = lambda m: " " * len(m.group(0))  # noqa: E731 (the text keeps its length and lines)
     unless_own = lambda m: blank(m) if m.group(0) in own else m.group(0)  # noqa: E731 (a set: linear in the text)
-    return [_WORD.sub(unless_own, _OWN_ATTRIBUTE.sub(blank, block) if block in own_blocks else block) for block in blocks]
+    return [_WORD.sub(unless_own, _OWN_ATTRIBUTE.sub(blank, block) if is_mine else block)
+            for block, is_mine in zip(blocks, mine)]
 
 
 def _frames(graph: CodeGraph, text: str, seeds: Seeds, frame_weight: float) -> None:

@@ -72,21 +72,17 @@ class CandidateEvidence:
             return named
         if name in self.rules.builtin_methods:
             return []
-        cls = self._enclosing_class(self._site.scope) if getattr(self, "_site", None) is not None else None
+        site = getattr(self, "_site", None)
+        cls = self._enclosing_class(site.scope) if site is not None else None
         related = set(self.table.lineage_ids(cls.id)) | set(self.table.subclass_ids(cls.id)) if cls is not None else set()
         near = [s for s in candidates if s.path == self.path or (owners[s.id] is not None and owners[s.id].id in related)]
-        if near and not self._only_the_caller(near):
+        # The calling method alone is no evidence: one calling its own name on another object hands the
+        # work on more often than it recurses (`var.quantile()` in `Dataset.quantile` is `Variable.quantile`'s).
+        only_the_caller = site is not None and [(s.path, s.qualified_name) for s in near] == [(self.path, site.scope)]
+        if near and not only_the_caller:
             return near
         # (an imported module's method is listed first, never alone: what a call returns is often elsewhere)
         return sorted(candidates, key=lambda s: (self.path, s.path, "imports") not in self.edges)
-
-
-    def _only_the_caller(self, near: list[Symbol]) -> bool:
-        """Whether the one near candidate is the method making the call: a method that calls its own
-        name on another object hands the work on more often than it recurses (`var.quantile()` in
-        `Dataset.quantile` is `Variable.quantile`'s), so being near itself is no evidence."""
-        site = getattr(self, "_site", None)
-        return site is not None and len(near) == 1 and near[0].path == self.path and near[0].qualified_name == site.scope
 
 
 @lru_cache(maxsize=4096)
