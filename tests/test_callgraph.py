@@ -154,6 +154,19 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
         sorted([1], key=g)
     """}, {("m.py", "ext:list", "external"), ("m.py", "ext:map", "external"), ("m.py", "ext:sorted", "external"),
            ("m.py", "m.py::f", "inferred"), ("m.py", "m.py::g", "inferred")}),
+    "a builtin calls only what it is documented to call": ({"m.py": """
+        def f(x):
+            return x
+
+        def g(x):
+            return x
+
+        isinstance(f, type)
+        print(len([f]), f)
+        sorted([f, g])
+        max([1], key=g)
+    """}, {("m.py", "ext:isinstance", "external"), ("m.py", "ext:len", "external"), ("m.py", "ext:print", "external"),
+           ("m.py", "ext:sorted", "external"), ("m.py", "ext:max", "external"), ("m.py", "m.py::g", "inferred")}),
     "parameter called with a passed function, across files": ({
         "lib.py": """
             def apply(fn):

@@ -80,7 +80,7 @@ class FileResolver(CandidateEvidence, FlowScope):
             self._higher_order(call, targets)
             if all(t[1] == "external" and external_name(t[0]) not in NOT_CALLING and not flowrules.builtin_store(t[0])
                    for t in targets):
-                self._callbacks(source, call)
+                self._callbacks(source, call, targets)
 
     # ---- structure
     def _contains(self) -> None:
@@ -162,15 +162,24 @@ class FileResolver(CandidateEvidence, FlowScope):
                     if callee in self.table.by_id:
                         self._add(sym.id, callee, "calls", resolution, confidence, call.line)
 
-    def _callbacks(self, source: str, call: Call) -> None:
+    def _callbacks(self, source: str, call: Call, targets: list[Target]) -> None:
         """A repository function handed to code outside the repository (`map(f, xs)`, `sorted(key=f)`,
         `Thread(target=f)`, a callback registry) is called by it: an edge from where it is handed over."""
-        for arg in call.args:
-            path = arg.partition("=")[2] if "=" in arg else arg
-            for value in self.values(path, call.scope) if path and not path.startswith("*") else ():
+        for path in self._handed(call, targets):
+            for value in self.values(path, call.scope):
                 sym = self.table.by_id.get(value.ref) if value.kind == "function" else None
                 if sym is not None and sym.kind in ("function", "method", "lambda"):
                     self._add(source, value.ref, "calls", "inferred", CALLBACK, call.line)
+
+    def _handed(self, call: Call, targets: list[Target]) -> list[str]:
+        """The paths of the arguments the external callees may call: every one handed to a library's
+        function or to `map`, `sorted`'s key alone, none of `isinstance`'s or `len`'s."""
+        known, names = self.rules.builtin_callbacks, [t[0][len(EXTERNAL_PREFIX):] for t in targets]
+        if known is None or any(name not in self.rules.builtins or known.get(name, ()) is None for name in names):
+            paths = [arg.partition("=")[2] if "=" in arg else arg for arg in call.args]
+            return [path for path in paths if path and not path.startswith("*")]
+        called = [argument_for(call.args, keyword, -1) for name in names for keyword in known.get(name, ())]
+        return [path for path in dict.fromkeys(called) if path]
 
     def _bound(self, call: Call) -> bool:
         receiver = self.values(call.receiver, call.scope) if call.receiver else frozenset()

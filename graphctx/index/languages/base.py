@@ -55,6 +55,10 @@ class LanguageRules:
     # Methods of the builtin containers and strings: an untyped `x.get()` is more likely one of these
     # than a repository method of that name.
     builtin_methods: ClassVar[frozenset[str]] = frozenset()
+    # The arguments each builtin may call, by keyword (None: any of them); a builtin not listed calls
+    # none of what it is handed (a function passed to `isinstance` is read, not called). None where
+    # the family's builtins are not known so well: a function handed to one may be called by it.
+    builtin_callbacks: ClassVar[Mapping[str, tuple[str, ...] | None] | None] = None
     module_separator: ClassVar[str] = "."  # between a module and a submodule in an import
     # Heads of a receiver expression that make it a module path (Rust `crate::a::T`, `super::T`).
     module_path_heads: ClassVar[frozenset[str]] = frozenset()

@@ -65,6 +65,8 @@ class PythonRules(LanguageRules):
         name for kind in (dict, list, str, bytes, set, tuple, int, float, io.IOBase, io.TextIOBase, io.BufferedIOBase,
                           pathlib.Path)
         for name in dir(kind) if not name.startswith("__")) | RUNTIME_METHODS
+    builtin_callbacks = {"sorted": ("key",), "min": ("key",), "max": ("key",), "open": ("opener",),
+                         "map": None, "filter": None, "iter": None}
     super_calls_base = True
     declaration_stubs = True
     test_file_patterns = (r"_test\.py$", r"(^|/)conftest\.py$")
