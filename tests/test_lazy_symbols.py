@@ -169,3 +169,17 @@ def test_an_edit_that_resolves_many_files_reads_it_whole_first(tmp_path: Path):
         assert (type(entry.table) is SymbolTable) == whole, path
         keeper.put(db_path, generation, entry)
     keeper.clear()
+
+
+@pytest.mark.parametrize("read", [reads.inheritance_rows, reads.inheritance_edges, reads.inheritance_names])
+def test_the_class_hierarchy_is_read_through_its_index(tables, read):
+    """An edit's run reads every inheritance edge: through their partial index, not a scan of every edge."""
+    conn, _, _ = tables
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    try:
+        assert read(conn)
+    finally:
+        conn.set_trace_callback(None)
+    plan = " ".join(row[-1] for sql in statements for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
+    assert "edge_keys_lineage" in plan and "SCAN e" not in plan, plan

@@ -35,6 +35,18 @@ def callee_path(call: Call) -> str:
     return f"{call.receiver}.{call.name}" if call.name else ""
 
 
+def called_arguments(args: list[str], callees: list[str], rules) -> list[str]:
+    """The paths of the arguments that external `callees` (their names) may call: every one handed to a
+    library's function or to `map`, `sorted`'s key alone, none of `isinstance`'s or `len`'s (the
+    language's `builtin_callbacks`)."""
+    known = rules.builtin_callbacks
+    if known is None or any(name not in rules.builtins or known.get(name, ()) is None for name in callees):
+        paths = [arg.partition("=")[2] if "=" in arg else arg for arg in args]
+        return [path for path in paths if path and not path.startswith("*")]
+    called = [argument_for(args, keyword, -1) for name in callees for keyword in known.get(name, ())]
+    return [path for path in dict.fromkeys(called) if path]
+
+
 def argument_for(args: list[str], param: str, position: int) -> str:
     """The path a call passes for parameter `param` at `position` ("" when it passes none we can name)."""
     positional = []

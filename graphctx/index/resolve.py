@@ -11,7 +11,7 @@ from functools import cached_property
 from graphctx.index import declarations, flowrules, properties, textedges
 from graphctx.index.evidence import CandidateEvidence
 from graphctx.index.flow import FlowScope
-from graphctx.index.flowpaths import NOT_CALLING, argument_for, callee_path
+from graphctx.index.flowpaths import NOT_CALLING, argument_for, callee_path, called_arguments
 from graphctx.index.naming import EXTERNAL_PREFIX, external_id, external_name, is_test_file, is_test_name, tested_stem
 from graphctx.index.scope import CONFIDENCE, SELF, Edge, Value
 from graphctx.index.symbols import CLASS_KINDS, Symbol
@@ -165,21 +165,11 @@ class FileResolver(CandidateEvidence, FlowScope):
     def _callbacks(self, source: str, call: Call, targets: list[Target]) -> None:
         """A repository function handed to code outside the repository (`map(f, xs)`, `sorted(key=f)`,
         `Thread(target=f)`, a callback registry) is called by it: an edge from where it is handed over."""
-        for path in self._handed(call, targets):
+        for path in called_arguments(call.args, [t[0][len(EXTERNAL_PREFIX):] for t in targets], self.rules):
             for value in self.values(path, call.scope):
                 sym = self.table.by_id.get(value.ref) if value.kind == "function" else None
                 if sym is not None and sym.kind in ("function", "method", "lambda"):
                     self._add(source, value.ref, "calls", "inferred", CALLBACK, call.line)
-
-    def _handed(self, call: Call, targets: list[Target]) -> list[str]:
-        """The paths of the arguments the external callees may call: every one handed to a library's
-        function or to `map`, `sorted`'s key alone, none of `isinstance`'s or `len`'s."""
-        known, names = self.rules.builtin_callbacks, [t[0][len(EXTERNAL_PREFIX):] for t in targets]
-        if known is None or any(name not in self.rules.builtins or known.get(name, ()) is None for name in names):
-            paths = [arg.partition("=")[2] if "=" in arg else arg for arg in call.args]
-            return [path for path in paths if path and not path.startswith("*")]
-        called = [argument_for(call.args, keyword, -1) for name in names for keyword in known.get(name, ())]
-        return [path for path in dict.fromkeys(called) if path]
 
     def _bound(self, call: Call) -> bool:
         receiver = self.values(call.receiver, call.scope) if call.receiver else frozenset()

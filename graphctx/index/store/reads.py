@@ -8,6 +8,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 
+from graphctx.index.store.schema import LINEAGE_CODES
 
 _CHUNK = 500  # values per IN (...): SQLite caps the number of bound parameters
 # The entity columns a loaded graph holds; signatures and docs (DETAIL_COLUMNS) are read on first use.
@@ -92,7 +93,7 @@ def inheritance_names(conn: sqlite3.Connection) -> list[tuple[str, str]]:
     return conn.execute(
         "SELECT s.name, t.name FROM edge_keys e JOIN entities s ON s.rowid = e.source"
         " JOIN entities t ON t.rowid = e.target"
-        " WHERE e.kind IN (SELECT code FROM edge_kinds WHERE name IN ('inherits', 'implements'))").fetchall()
+        f" WHERE e.kind IN ({LINEAGE_CODES})").fetchall()
 
 
 def inheritance_edges(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
@@ -101,7 +102,7 @@ def inheritance_edges(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
         "SELECT s.id, coalesce(t.id, x.id), s.path FROM edge_keys e JOIN entities s ON s.rowid = e.source"
         " LEFT JOIN entities t ON e.target > 0 AND t.rowid = e.target"
         " LEFT JOIN externals x ON e.target < 0 AND x.rowid = -e.target"
-        " WHERE e.kind IN (SELECT code FROM edge_kinds WHERE name IN ('inherits', 'implements'))").fetchall()
+        f" WHERE e.kind IN ({LINEAGE_CODES})").fetchall()
 
 
 def inheritance_rows(conn: sqlite3.Connection) -> list[tuple[str, str, str, str, str | None]]:
@@ -113,7 +114,7 @@ def inheritance_rows(conn: sqlite3.Connection) -> list[tuple[str, str, str, str,
         " JOIN entities s ON s.rowid = e.source"
         " LEFT JOIN entities t ON e.target > 0 AND t.rowid = e.target"
         " LEFT JOIN externals x ON e.target < 0 AND x.rowid = -e.target"
-        " WHERE e.kind IN (SELECT code FROM edge_kinds WHERE name IN ('inherits', 'implements'))").fetchall()
+        f" WHERE e.kind IN ({LINEAGE_CODES})").fetchall()
 
 
 def entity_keys(conn: sqlite3.Connection, paths: Sequence[str] | None = None) -> dict[str, int]:

@@ -18,13 +18,13 @@ from graphctx.models import EDGE_KINDS, RESOLUTIONS
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 13  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files;
+SCHEMA_VERSION = 14  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files;
 # 5: a file's package and attribute types in their own columns; 6: integer edge rows, a contentless full-text
 # index, compressed facts, the graph snapshot; 7: value flows in the facts; 8: routes, documents and sections,
 # the `handles` edge kind; 9: routers and mounts in the facts, routes written as they are served; 10: a file's
 # references keyed by its file_data rowid, not its path; 11: property accessors, attribute uses and lambdas in
 # the facts; 12: an edge's maker, when the file whose resolution made it is not its source's; 13: the files
-# each file's resolution consulted
+# each file's resolution consulted; 14: a partial index on the class hierarchy's edges (an edit's run reads them all)
 # The meta rows that say when a run happened: the only part of an index two builds of one tree do not share.
 CLOCK_KEYS = ("indexed_at", "scanned_ns")
 SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26  # the primary result codes of a damaged file and of a file that is not SQLite
@@ -41,6 +41,9 @@ INDEX_GITIGNORE = "index.db\nindex.db-*\nprivate/\n"
 # words, signature and doc are its row's, and its body is kept once, compressed, in `file_data.bodies`,
 # which is what removing the entity from the index takes. `graph_snapshot` holds the graph of the
 # generation in `meta` as integer arrays (graph/snapshot.py), written in the same transaction.
+# The edge kinds of the class hierarchy, as codes (the partial index on them, and the queries that use it, name the
+# codes themselves: SQLite uses a partial index only for a query whose condition repeats the index's).
+LINEAGE_CODES = ", ".join(str(EDGE_KINDS.index(kind)) for kind in ("inherits", "implements"))
 SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE files (
@@ -74,6 +77,7 @@ CREATE TABLE edge_keys (
 CREATE INDEX edge_keys_source ON edge_keys(source);
 CREATE INDEX edge_keys_maker ON edge_keys(maker) WHERE maker IS NOT NULL;
 CREATE INDEX edge_keys_target ON edge_keys(target);
+CREATE INDEX edge_keys_lineage ON edge_keys(kind) WHERE kind IN ({LINEAGE_CODES});
 CREATE TABLE edge_kinds (code INTEGER PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE resolutions (code INTEGER PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE file_refs (name TEXT NOT NULL, file INTEGER NOT NULL, PRIMARY KEY (name, file)) WITHOUT ROWID;
@@ -94,10 +98,10 @@ CREATE VIEW edges AS  -- the edges by id and name, as people and tests read them
     LEFT JOIN entities t ON e.target > 0 AND t.rowid = e.target
     LEFT JOIN externals x ON e.target < 0 AND x.rowid = -e.target
     JOIN edge_kinds k ON k.code = e.kind JOIN resolutions r ON r.code = e.resolution;
-"""
+""".replace("{LINEAGE_CODES}", LINEAGE_CODES)
 # What a full build creates after loading the rows: one sort per index instead of a B-tree kept in order row by row.
 BULK_INDEXES = ("entities_id", "entities_path", "entities_name", "entities_body_hash", "edge_keys_source",
-                "edge_keys_target", "edge_keys_maker", "file_refs_file", "externals_id")
+                "edge_keys_target", "edge_keys_maker", "edge_keys_lineage", "file_refs_file", "externals_id")
 
 
 def content_hash(data: bytes) -> str:
