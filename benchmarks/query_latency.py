@@ -94,7 +94,8 @@ class _Phases:
         self.now: dict[str, float] = {}
         self.calls: list[dict[str, float]] = []
         for module, attribute, name in ((rank, "spread", "spread"), (rank, "pagerank_among", "pagerank"),
-                                        (engine, "_rank_around", "ranking"), (engine, "pack", "packing")):
+                                        (rank, "pagerank_within", "pagerank"), (engine, "_rank_around", "ranking"),
+                                        (engine, "pack", "packing")):
             setattr(module, attribute, self._timed(getattr(module, attribute), name))
 
     def _timed(self, function, name: str):

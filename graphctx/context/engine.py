@@ -194,8 +194,12 @@ def _rank_around(g: CodeGraph, root_id: str, depth: int, policy: RankingPolicy, 
                           max_nodes=walk.max_nodes)
     if len(reached) > walk.large_neighbourhood:
         among = list(reached)
-        pr = rank.pagerank_among(g, {root_id: 1.0}, weights, among, include_inferred=include_inferred,
-                                 alpha=walk.neighbourhood_alpha, limit=len(reached) * 4)
+        if walk.neighbourhood_local:
+            pr = rank.pagerank_within(g, {root_id: 1.0}, weights, among, include_inferred=include_inferred,
+                                      alpha=walk.neighbourhood_alpha)
+        else:
+            pr = rank.pagerank_among(g, {root_id: 1.0}, weights, among, include_inferred=include_inferred,
+                                     alpha=walk.neighbourhood_alpha, limit=len(reached) * 4)
         top = pr[among.index(root_id)] or 1.0
         for hit, score in zip(reached.values(), np.minimum(0.99, pr / top).tolist()):
             hit.score = score

@@ -95,6 +95,7 @@ class WalkPolicy:
     max_nodes: int = 2000  # a hub cannot flood the answer with thousands of weak neighbours
     large_neighbourhood: int = 300  # beyond this many reached entities, personalized PageRank ranks them
     neighbourhood_alpha: float = 0.85  # ... walking this far from the root
+    neighbourhood_local: bool = True  # ... among the reached entities only (rank.pagerank_within)
     override_decay: float = 0.9  # per level between a method and the methods it overrides or that override it
     # Free text: a short walk, since the text named the seeds: their neighbours inform but do not outrank them.
     text_alpha: float = 0.5

@@ -12,7 +12,7 @@ import pytest
 from small_graphs import build
 
 from graphctx.graph import rank
-from graphctx.graph.rank import _transition, accelerate, pagerank, pagerank_among, spread
+from graphctx.graph.rank import _transition, accelerate, pagerank, pagerank_among, pagerank_within, spread
 from graphctx.models import INFERRED
 
 CALLS = {"calls": (1.0, 0.5)}
@@ -211,6 +211,25 @@ def test_pagerank_among_keeps_every_entity_tied_with_the_last_kept():
     leaves = [f"m.py::{leaf}" for leaf in "abcd"]
     scores = pagerank_among(g, {"m.py::hub": 1.0}, CALLS, ["m.py::hub", *leaves], limit=3)
     assert scores[0] > scores[1] > 0 and len(set(scores[1:].tolist())) == 1
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pagerank_within_every_entity_is_pagerank(seed):
+    g, ids = random_graph(seed + 20, n=80, m=300)
+    weights = {"calls": (1.0, 0.9), "inherits": (0.8, 0.6), "references": (0.6, 0.5)}
+    among = list(reversed(ids))  # (in any order)
+    scores = pagerank(g, {ids[seed]: 1.0}, weights)
+    within = pagerank_within(g, {ids[seed]: 1.0}, weights, among)
+    assert within.tolist() == pytest.approx([scores.get(node, 0.0) for node in among], abs=1e-12)
+
+
+def test_pagerank_within_walks_only_among_the_entities_given():
+    """a -> b -> c: without b, c is out of the walk's reach, and what a sends to b returns to a."""
+    g, ids = chain(3)
+    a, b, c = ids
+    within = pagerank_within(g, {a: 1.0}, CALLS, [a, c])
+    assert within[0] == pytest.approx(1.0) and within[1] == 0.0
+    assert not pagerank_within(g, {b: 1.0}, CALLS, [a, c]).any()  # the seed is not among them: nothing
 
 
 def test_ranking_does_not_import_scipy(tmp_path):
