@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from small_graphs import build
 
-from graphctx.graph import rank
-from graphctx.graph.rank import _transition, accelerate, pagerank, pagerank_among, pagerank_within, spread
+from graphctx.graph import transition as transition_module
+from graphctx.graph.rank import accelerate, pagerank, pagerank_among, pagerank_within, spread
+from graphctx.graph.transition import transition_matrix
 from graphctx.models import INFERRED
 
 CALLS = {"calls": (1.0, 0.5)}
@@ -121,7 +122,7 @@ def random_graph(seed: int, n: int = 60, m: int = 400):
 def test_transition_is_the_column_stochastic_matrix_of_the_weighted_edges(include_inferred):
     g, ids = random_graph(1)
     weights = {"calls": (1.0, 0.5), "references": (0.4, 0.2), "inherits": (0.7, 0.0)}  # contains: not followed
-    _, index, transition = _transition(g, weights, include_inferred)
+    _, index, transition = transition_matrix(g, weights, include_inferred)
     expected = np.zeros((len(ids), len(ids)))
     for source, target, data in g.graph.edges(data=True):
         if data["kind"] in weights and (include_inferred or data["resolution"] not in INFERRED):
@@ -138,7 +139,7 @@ def test_numpy_and_scipy_products_agree_to_the_bit():
     """Without scipy a process ranks on numpy; with it, on scipy's loop: the same scores either way."""
     sparse = pytest.importorskip("scipy.sparse")
     g, ids = random_graph(2, n=300, m=3000)
-    transition = _transition(g, {"calls": (1.0, 0.5), "references": (0.3, 0.3)}, True)[2]
+    transition = transition_matrix(g, {"calls": (1.0, 0.5), "references": (0.3, 0.3)}, True)[2]
     compiled = sparse.csr_matrix((transition.values, transition.cols, transition.ptr), shape=(len(ids),) * 2)
     vector = np.random.default_rng(3).random(len(ids))
     assert np.array_equal(transition.numpy_product(vector), compiled @ vector)
@@ -151,10 +152,10 @@ def test_a_product_over_the_nonzero_columns_alone_gives_the_same_bits(nonzero, m
     """A walk's first steps multiply a vector that is zero but near the seeds: only those columns'
     entries are read, each row's terms added in the order of the full product."""
     g, ids = random_graph(4, n=300, m=3000)
-    transition = _transition(g, {"calls": (1.0, 0.5), "references": (0.3, 0.3)}, True)[2]
+    transition = transition_matrix(g, {"calls": (1.0, 0.5), "references": (0.3, 0.3)}, True)[2]
     rng = np.random.default_rng(nonzero)
     assert transition.sparse_product(rng.random(len(ids))) is None  # every column: the full product is cheaper
-    monkeypatch.setattr(rank, "SPARSE_SHARE", 1.0)  # (taken however many columns: rows then add many terms)
+    monkeypatch.setattr(transition_module, "SPARSE_SHARE", 1.0)  # (taken however many columns: rows then add many terms)
     vector = np.zeros(len(ids))
     vector[rng.choice(len(ids), nonzero, replace=False)] = rng.random(nonzero)
     assert np.array_equal(transition.sparse_product(vector), transition.numpy_product(vector))
@@ -162,7 +163,7 @@ def test_a_product_over_the_nonzero_columns_alone_gives_the_same_bits(nonzero, m
 
 def reference_pagerank(g, seeds, weights, alpha, iterations, tol):
     """Power iteration as written before the walk skipped summing the whole change: every step sums it."""
-    nodes, index, transition = _transition(g, weights, True)
+    nodes, index, transition = transition_matrix(g, weights, True)
     restart = np.zeros(len(nodes))
     for node, weight in seeds.items():
         restart[index[node]] += weight
