@@ -14,7 +14,7 @@ import numpy as np
 from graphctx import deadline
 from graphctx.graph.loader import CodeGraph
 from graphctx.graph.transition import (  # noqa: F401 - accelerate and accelerate_in_background: the callers' way in
-    Transition, Weights, accelerate, accelerate_in_background, transition_matrix,
+    Transition, Weights, accelerate, accelerate_in_background, ranges, transition_matrix,
 )
 from graphctx.models import EDGE_KINDS, RESOLUTIONS
 
@@ -126,9 +126,7 @@ class _Walk:
         in-slots for each; the owner is the entity's place in `entities`."""
         starts = np.column_stack([self.out_ptr[entities], self.in_ptr[entities]]).ravel()
         lengths = np.column_stack([self.out_ptr[entities + 1], self.in_ptr[entities + 1]]).ravel() - starts
-        total = int(lengths.sum())
-        # positions 0..total-1 shifted, range by range, to each range's start
-        slots = np.arange(total) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+        slots = ranges(starts, lengths)
         owners = np.repeat(np.arange(len(entities)).repeat(2), lengths)
         return owners, slots
 
@@ -217,36 +215,29 @@ def pagerank_within(graph: CodeGraph, seeds: dict[str, float], weights: Weights,
     returns to the seeds, as a dead end's does). A few hundred entities' walk instead of the graph's."""
     nodes, index, transition = transition_matrix(graph, weights, include_inferred)
     positions = np.fromiter(map(index.__getitem__, among), np.int64, len(among))
-    inside = np.full(len(nodes), -1, np.int64)
-    inside[positions] = np.arange(len(among))
-    starts, ends = transition.ptr[positions], transition.ptr[positions + 1]
-    lengths = ends - starts
-    entries = np.arange(int(lengths.sum())) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-    rows, cols = np.repeat(np.arange(len(among)), lengths), inside[transition.cols[entries]]
-    kept = cols >= 0
-    sub = Transition(len(among), rows[kept], cols[kept], transition.values[entries][kept])
-    restart = np.zeros(len(among))
-    for node, weight in seeds.items():
-        if node in index and inside[index[node]] >= 0 and weight > 0:
-            restart[inside[index[node]]] += weight
+    restart = _restart(seeds, index, len(nodes))[positions]
     if restart.sum() == 0:
         return restart
-    if not kept.any():  # no edge among them: the walk stays at the seeds
-        return restart / restart.sum()
-    return _power(sub, restart / restart.sum(), alpha, iterations, tol)
+    return _power(transition.among(positions), restart / restart.sum(), alpha, iterations, tol)
 
 
 def _ranks(graph: CodeGraph, seeds: dict[str, float], weights: Weights, include_inferred: bool, alpha: float,
            iterations: int, tol: float) -> tuple[list[str], np.ndarray | None]:
     """(the graph's nodes, each one's personalized PageRank score by position), None for no seed."""
     nodes, index, transition = transition_matrix(graph, weights, include_inferred)
-    restart = np.zeros(len(nodes))
-    for node, weight in seeds.items():
-        if node in index and weight > 0:
-            restart[index[node]] += weight
+    restart = _restart(seeds, index, len(nodes))
     if restart.sum() == 0:
         return nodes, None
     return nodes, _power(transition, restart / restart.sum(), alpha, iterations, tol)
+
+
+def _restart(seeds: dict[str, float], index: dict[str, int], size: int) -> np.ndarray:
+    """The seeds' weights by position (unnormalised), those not in the graph left out."""
+    restart = np.zeros(size)
+    for node, weight in seeds.items():
+        if node in index and weight > 0:
+            restart[index[node]] += weight
+    return restart
 
 
 def _power(transition: Transition, restart: np.ndarray, alpha: float, iterations: int, tol: float) -> np.ndarray:

@@ -18,6 +18,16 @@ from graphctx.models import EDGE_KINDS
 Weights = dict[str, tuple[float, float]]  # edge kind -> (weight along the edge, weight against it)
 
 
+def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The positions of the ranges [start, start + length), one range after another."""
+    return np.arange(int(lengths.sum())) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+
+
+def _row_sums(rows: np.ndarray, terms: np.ndarray, size: int) -> np.ndarray:
+    """Each row's terms added in their order (bincount, whose sum of no terms would be an integer array)."""
+    return np.bincount(rows, terms, minlength=size).astype(float, copy=False)
+
+
 class Transition:
     """A column-stochastic matrix in compressed sparse rows: row i's entries are
     values[ptr[i]:ptr[i + 1]] in the columns cols[...] (rows[...] repeats i for each entry)."""
@@ -51,15 +61,26 @@ class Transition:
         columns = np.flatnonzero(vector)
         starts = column_ptr[columns]
         lengths = column_ptr[columns + 1] - starts
-        total = int(lengths.sum())
-        if total > len(self.values) * SPARSE_SHARE:
+        if lengths.sum() > len(self.values) * SPARSE_SHARE:
             return None
-        entries = order[np.arange(total) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)]
-        return np.bincount(self.rows[entries], self.values[entries] * vector[self.cols[entries]], minlength=self.size)
+        entries = order[ranges(starts, lengths)]
+        return _row_sums(self.rows[entries], self.values[entries] * vector[self.cols[entries]], self.size)
 
     def numpy_product(self, vector: np.ndarray) -> np.ndarray:
         """The product without scipy: bincount adds each row's terms in entry order."""
-        return np.bincount(self.rows, self.values * vector[self.cols], minlength=self.size)
+        return _row_sums(self.rows, self.values * vector[self.cols], self.size)
+
+    def among(self, positions: np.ndarray) -> Transition:
+        """The matrix between these entities alone, in their order: the entries to or from any other
+        are left out (so a column sums to less than one where the entity has edges outside)."""
+        inside = np.full(self.size, -1, np.int64)
+        inside[positions] = np.arange(len(positions))
+        starts = self.ptr[positions]
+        lengths = self.ptr[positions + 1] - starts
+        entries = ranges(starts, lengths)
+        rows, cols = np.repeat(np.arange(len(positions)), lengths), inside[self.cols[entries]]
+        kept = cols >= 0
+        return Transition(len(positions), rows[kept], cols[kept], self.values[entries][kept])
 
 
 _sparse = None  # scipy.sparse, once accelerate() has loaded it

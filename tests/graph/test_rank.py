@@ -224,6 +224,12 @@ def test_pagerank_within_every_entity_is_pagerank(seed):
     assert within.tolist() == pytest.approx([scores.get(node, 0.0) for node in among], abs=1e-12)
 
 
+def test_a_seed_without_edges_keeps_the_whole_walk():
+    """The walk's first step from a seed with no edges is a product of no terms: still scores."""
+    g = build({f"m.py::{n}": "function" for n in "abc"}, [("m.py::b", "m.py::c", "calls")])
+    assert pagerank(g, {"m.py::a": 1.0}, CALLS) == {"m.py::a": pytest.approx(1.0)}
+
+
 def test_pagerank_within_walks_only_among_the_entities_given():
     """a -> b -> c: without b, c is out of the walk's reach, and what a sends to b returns to a."""
     g, ids = chain(3)
