@@ -44,7 +44,7 @@ INDEX_GITIGNORE = "index.db\nindex.db-*\nprivate/\n"
 # The edge kinds of the class hierarchy, as codes (the partial index on them, and the queries that use it, name the
 # codes themselves: SQLite uses a partial index only for a query whose condition repeats the index's).
 LINEAGE_CODES = ", ".join(str(EDGE_KINDS.index(kind)) for kind in ("inherits", "implements"))
-SCHEMA = """
+SCHEMA = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE files (
     path TEXT PRIMARY KEY, language TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
@@ -98,7 +98,7 @@ CREATE VIEW edges AS  -- the edges by id and name, as people and tests read them
     LEFT JOIN entities t ON e.target > 0 AND t.rowid = e.target
     LEFT JOIN externals x ON e.target < 0 AND x.rowid = -e.target
     JOIN edge_kinds k ON k.code = e.kind JOIN resolutions r ON r.code = e.resolution;
-""".replace("{LINEAGE_CODES}", LINEAGE_CODES)
+"""
 # What a full build creates after loading the rows: one sort per index instead of a B-tree kept in order row by row.
 BULK_INDEXES = ("entities_id", "entities_path", "entities_name", "entities_body_hash", "edge_keys_source",
                 "edge_keys_target", "edge_keys_maker", "edge_keys_lineage", "file_refs_file", "externals_id")
