@@ -6,8 +6,8 @@ recall (the share of them among its items, at any detail) and the reciprocal ran
 among its items (the root left out). A commit's score is the mean over the functions asked for.
 
 Two policies side by side (`--against`: settings changed from the `--policy` ones) are paired per
-commit: the mean difference with a 95 % bootstrap interval, the commits won and lost, and each
-policy's CPU per answer. The answers come from one indexed tree (`--tree`), not from each commit's
+commit: the mean difference with a 95 % bootstrap interval, the commits won and lost (and the sign
+test's p), and each policy's CPU per answer, both timed after one untimed pass of each. The answers come from one indexed tree (`--tree`), not from each commit's
 parent, so any tree a little after the set's commits does for comparing two policies: both see the
 same code, and a function the tree no longer has is skipped. Not a timed test: figures to read.
 
@@ -20,15 +20,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
+import sys
 import time
 from pathlib import Path
 
 from graphctx.errors import GraphctxError
 from graphctx.project import Project
 
-BOOTSTRAP = 2000
+sys.path.insert(0, str(Path(__file__).resolve().parent / "learned"))
+from train import paired_test  # noqa: E402  (the paired test the learned ranker's evaluation reports)
+
 MEASURES = ("recall", "rr")
 
 
@@ -55,6 +57,8 @@ def main() -> int:
     commits = co_changes(project, args.sets, args.limit)
     print(f"tree {args.tree}: {len(commits)} commits with two or more modified functions it has "
           f"({sum(len(c) for c in commits.values())} answers per policy); budget {args.budget}")
+    for policy in policies.values():  # untimed first: what answers share (line counts, views) is then warm for both
+        score(project, commits, policy, args.budget)
     scores = {name: score(project, commits, policy, args.budget) for name, policy in policies.items()}
     for name, (per_commit, cpu) in scores.items():
         settings = args.policy + (args.against if name == "against" else [])
@@ -62,9 +66,9 @@ def main() -> int:
         print(f"{name:8} {means}  CPU per answer p50 {1000 * statistics.median(cpu):.1f} ms, "
               f"p95 {1000 * _p95(cpu):.1f} ms  ({' '.join(settings) or 'the default'})")
     if "against" in scores:
-        a, b = scores["against"][0], scores["policy"][0]
+        base, other = ([scores[name][0][c] for c in commits] for name in ("policy", "against"))
         for measure in MEASURES:
-            print(f"against - policy, {measure}: {paired([a[c][measure] - b[c][measure] for c in commits])}")
+            print(f"against - policy, {measure}: {paired(base, other, measure)}")
     return 0
 
 
@@ -102,20 +106,17 @@ def score(project: Project, commits: dict[str, list[str]], policy, budget: int) 
     return per_commit, cpu
 
 
-def paired(differences: list[float], seed: int = 0) -> str:
-    if not differences:
+def paired(base: list[dict], other: list[dict], measure: str) -> str:
+    test = paired_test(base, other, measure)
+    if not test["n"]:
         return "no commits"
-    rng = random.Random(seed)
-    mean = statistics.fmean(differences)
-    boots = sorted(statistics.fmean(rng.choices(differences, k=len(differences))) for _ in range(BOOTSTRAP))
-    wins, losses = sum(d > 0 for d in differences), sum(d < 0 for d in differences)
-    return (f"{100 * mean:+.1f} points, 95% CI [{100 * boots[int(0.025 * BOOTSTRAP)]:+.1f}, "
-            f"{100 * boots[int(0.975 * BOOTSTRAP) - 1]:+.1f}], {wins} won / {losses} lost of {len(differences)}")
+    low, high = test["ci95"]
+    return (f"{test['diff']:+.1f} points, 95% CI [{low:+.1f}, {high:+.1f}], {test['wins']} won / {test['losses']} lost "
+            f"of {test['n']} (sign test p {test['p_sign']})")
 
 
 def _p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+    return statistics.quantiles(values, n=20)[-1] if len(values) > 1 else values[0]
 
 
 if __name__ == "__main__":
