@@ -37,7 +37,6 @@ log = logging.getLogger(__name__)
 RACY_NS = 2_000_000_000
 SKIPPED_STATS = "skipped_stats"  # meta: the stats of the files the last run read and skipped, with their verdicts' basis
 CONTENT_JUDGE = 1  # the version of the binary, minified and generated checks (parse/textfiles.py, discover.py)
-MAX_PAUSED_FILES = 256  # an incremental run parsing more files than this keeps the cycle collector on
 # progress(phase, done, total): total 0 when the phase cannot tell how much is left
 Progress = Callable[[str, int, int], None]
 DISCOVERING, PARSING, WRITING, RESOLVING = "discovering", "parsing", "writing", "resolving"
@@ -149,16 +148,16 @@ def index_repository(root: Path | str, *, full: bool = False, progress: Progress
 
 
 @contextmanager
-def _collector_paused(paused: bool) -> Iterator[None]:
-    """Python's cycle collector off for an incremental run: an edit allocates a few thousand objects
-    (the facts it reads, its resolvers) beside the hundreds of thousands a kept symbol table holds,
-    and each full collection the allocations set off walks all of those, 100 ms at a time on a
-    large repository, more than the edit's own work. What the run leaves as cycles is collected
-    after it: after the keeper froze what it keeps (keeper.py), where there is one, so
-    that the collector's first pass does not walk every object the run made and the table keeps.
-    A full build, or a run parsing more than MAX_PAUSED_FILES files, keeps the collector: it
-    allocates a good part of the repository's worth."""
-    if not paused or not gc.isenabled():
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off for the run. What a run allocates is freed by reference counts
+    (a full build of sympy leaves about 2,500 objects in cycles), while each full collection walks
+    everything alive: the symbol table, the kept tables, every answer value flow has remembered, up to
+    100 ms at a time on a large repository; an edit's own work is less, and a full build spent a
+    twentieth of its time there. Worker processes forked meanwhile start with it off too (workers.py
+    turns it back on where a worker makes cycles). What the run leaves as cycles is collected after
+    it: after the keeper froze what it keeps (keeper.py), where there is one, so that the
+    collector's first pass does not walk every object the run made and the table keeps."""
+    if not gc.isenabled():
         yield
         return
     gc.disable()
@@ -330,7 +329,7 @@ def _write(conn: sqlite3.Connection, root: Path, config: Config, stale: list[Can
     if full or fresh:
         generation()
     skipped: list[str] = []
-    collector.enter_context(_collector_paused(not (full or fresh) and len(stale) <= MAX_PAUSED_FILES))
+    collector.enter_context(_collector_paused())
     hashes = {p: v[2] for p, v in known.items()}
     for item in parse_all(root, config, stale, hashes, _phase(progress, PARSING), workers, structure_only=full or fresh):
         if item.warning:

@@ -6,6 +6,7 @@ elsewhere a thread in each worker polls for its parent and exits the worker when
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import signal
 import sys
@@ -19,17 +20,33 @@ POLL_SECONDS = 0.5
 
 def pool(max_workers: int) -> ProcessPoolExecutor:
     """A process pool whose workers exit when this process dies, however it dies."""
-    return ProcessPoolExecutor(max_workers=max_workers, initializer=die_with_parent, initargs=(os.getpid(),))
+    return ProcessPoolExecutor(max_workers=max_workers, initializer=_start_worker, initargs=(os.getpid(),))
+
+
+def _start_worker(main_pid: int) -> None:
+    """Pool initializer: the collector for what the worker makes only, and death with the parent."""
+    collect_only_new()
+    die_with_parent(main_pid)
 
 
 def die_with_parent(main_pid: int) -> None:
-    """Pool initializer: arm the parent-death signal, or start the polling thread where there is
-    none, then check that the main process did not die before either was armed."""
+    """Arm the parent-death signal, or start the polling thread where there is none, then check
+    that the main process did not die before either was armed."""
     parent = os.getppid()  # the main process, or the start method's server process, which dies with it
     if not _arm_parent_death_signal():
         watch_parent(parent)
     if parent != main_pid and not _alive(main_pid):
         os._exit(1)
+
+
+def collect_only_new() -> None:
+    """The cycle collector on, for what this worker makes from now on only: the objects it
+    inherited (modules, grammars, the embedding model) stay alive as long as it does, and walking
+    them again at each full pass cost a parser a second of a sympy build. Parsing makes a few cycles
+    (without the collector a parser grew by 20 MB on sympy), so it stays on (the main process,
+    which forked this one, may have paused it)."""
+    gc.freeze()
+    gc.enable()
 
 
 def watch_parent(parent: int) -> threading.Thread:
