@@ -24,8 +24,8 @@ def pool(max_workers: int) -> ProcessPoolExecutor:
 
 
 def _start_worker(main_pid: int) -> None:
-    """Pool initializer: the collector for what the worker makes only, and death with the parent."""
-    collect_only_new()
+    """Pool initializer: no cycle collector, and death with the parent."""
+    no_collector()
     die_with_parent(main_pid)
 
 
@@ -39,14 +39,13 @@ def die_with_parent(main_pid: int) -> None:
         os._exit(1)
 
 
-def collect_only_new() -> None:
-    """The cycle collector on, for what this worker makes from now on only: the objects it
-    inherited (modules, grammars, the embedding model) stay alive as long as it does, and walking
-    them again at each full pass cost a parser a second of a sympy build. Parsing makes a few cycles
-    (without the collector a parser grew by 20 MB on sympy), so it stays on (the main process,
-    which forked this one, may have paused it)."""
+def no_collector() -> None:
+    """The cycle collector off in a parser process: parsing makes no cycles (tests/test_collector.py
+    parses every language's fixtures to check it), and the objects the parser inherited (modules,
+    grammars, the embedding model) live as long as it does, so its passes found nothing and cost each
+    parser about half a second of a sympy build. Frozen too, should anything turn it back on."""
     gc.freeze()
-    gc.enable()
+    gc.disable()
 
 
 def watch_parent(parent: int) -> threading.Thread:

@@ -5,6 +5,7 @@ serialise to compact JSON for the store. Nothing here knows about other files.""
 from __future__ import annotations
 
 import json
+import weakref
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
@@ -180,7 +181,7 @@ class Section:
     doc: str = ""  # the section's first paragraph
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, weakref_slot=True)
 class FileFacts:
     path: str  # repository-relative, forward slashes
     language: str
@@ -331,12 +332,21 @@ STRUCTURE_LISTS = frozenset({"imports", "bases", "bindings", "flows", "params", 
 
 class NotLoaded(tuple):
     """A list that structure-only facts (FileFacts.structure) left out: read whole, with the other
-    lists left out, when first used; its owner then holds the real lists."""
+    lists left out, when first used; its owner then holds the real lists. It holds its owner weakly:
+    the owner holds it, and a strong reference back made every parser's facts a cycle once sent
+    (about 250 objects a file on sympy, left to the cycle collector)."""
 
     def __new__(cls, owner: FileFacts, name: str) -> NotLoaded:
         out = super().__new__(cls)
-        out.owner, out.name = owner, name
+        out._owner, out.name = weakref.ref(owner), name
         return out
+
+    @property
+    def owner(self) -> FileFacts:
+        owner = self._owner()
+        if owner is None:  # (read through its owner, as every reader does, it cannot outlive it)
+            raise ReferenceError(f"the facts that left out {self.name} are gone")
+        return owner
 
     def __reduce__(self):
         return NotLoaded, (self.owner, self.name)
