@@ -153,10 +153,10 @@ def _collector_paused() -> Iterator[None]:
     (a full build of sympy leaves about 2,500 objects in cycles), while each full collection walks
     everything alive: the symbol table, the kept tables, every answer value flow has remembered, up to
     100 ms at a time on a large repository (more than an edit's own work; 1.4 s in 13 passes of a
-    full sympy build's main process). Worker processes forked meanwhile start with it off too (workers.py
-    turns it back on where a worker makes cycles). What the run leaves as cycles is collected after
-    it: after the keeper froze what it keeps (keeper.py), where there is one, so that the
-    collector's first pass does not walk every object the run made and the table keeps."""
+    full sympy build's main process). Worker processes keep it off too (workers.no_collector). What
+    the run leaves as cycles is collected after it: after the keeper froze what it keeps
+    (keeper.py), where there is one, so that the collector's first pass does not walk every object
+    the run made and the table keeps."""
     if not gc.isenabled():
         yield
         return

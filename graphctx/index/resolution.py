@@ -291,13 +291,11 @@ def _next_result(results, processes) -> tuple[int, ChunkSent]:
 def _work(main_pid: int, resolvers: list[FileResolver], worker_load: Callable[[], Callable[[str], FileFacts | None]],
           chunks: list[tuple[int, int]], first: int, step: int, results) -> None:
     worker_pool.die_with_parent(main_pid)
-    # What the worker inherits (every file's scope and facts, the table) lives as long as it does,
-    # and so does what value flow works out (its answers, for the chunks to come); the rest goes by
-    # reference counts (a sympy build's workers left no object in a cycle). So the cycle collector
-    # walks none of it: only what a chunk made, once, when the chunk is sent. Its full passes over
-    # the remembered answers were a sixth of a cold build's time.
-    gc.freeze()
-    gc.disable()
+    # What value flow works out lives as long as the worker too (its answers, for the chunks to come),
+    # and a sympy build's workers left no object in a cycle: the collector looks only at what a chunk
+    # made, once, when the chunk is sent. Its full passes over the remembered answers were a sixth of
+    # a cold build's time.
+    worker_pool.no_collector()
     table = resolvers[0].table
     table.load_facts = worker_load()  # this process's own connection, not the parent's
     table.consulted = set()  # (the parent's own are its to store)

@@ -40,10 +40,12 @@ def die_with_parent(main_pid: int) -> None:
 
 
 def no_collector() -> None:
-    """The cycle collector off in a parser process: parsing makes no cycles (tests/test_collector.py
-    parses every language's fixtures to check it), and the objects the parser inherited (modules,
-    grammars, the embedding model) live as long as it does, so its passes found nothing and cost each
-    parser about half a second of a sympy build. Frozen too, should anything turn it back on."""
+    """The cycle collector off in a worker process (a parser, a resolution worker): what it inherited
+    (modules, grammars, the embedding model; a resolution worker's table and scopes) lives as long as
+    it does, and what it makes is freed by reference counts (parsing makes no cycles:
+    tests/test_collector.py parses every language's fixtures to check it), so the collector's passes
+    found nothing and cost each parser about half a second of a sympy build. Frozen too, should
+    anything turn it back on."""
     gc.freeze()
     gc.disable()
 
