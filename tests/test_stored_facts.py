@@ -4,11 +4,12 @@ the facts the parser produced, list for list, for real tree-sitter parses of sev
 from __future__ import annotations
 
 import pickle
+import zlib
 from dataclasses import fields
 
 import pytest
 
-from graphctx.index.parsing import pack_facts, unpack_facts
+from graphctx.index.parsing import entity_rows, pack_facts, unpack_facts
 from graphctx.index.storedfacts import StoredFacts, unpack_stored
 from graphctx.parse.extract import extract
 from graphctx.parse.facts import FileFacts
@@ -93,3 +94,20 @@ def test_an_unknown_attribute_is_still_an_error():
     stored = unpack_stored(pack_facts(_facts("cmd/main.go")))
     with pytest.raises(AttributeError):
         stored.not_a_list  # noqa: B018
+
+
+def test_packed_facts_leave_a_definitions_text_to_its_entity_row():
+    """A definition's signature, doc and hashes are in its entity row: the packed facts hold them
+    no second time (read back empty), and what resolution reads of it comes back whole."""
+    parsed = _facts("app/service.py")
+    run = next(d for d in parsed.definitions if d.qualified_name == "Service.run")
+    assert run.signature and run.sig_hash and run.body_hash
+    packed = zlib.decompress(pack_facts(parsed)).decode("utf-8")
+    for d in parsed.definitions:
+        for text in (d.signature, d.doc, d.sig_hash, d.body_hash):
+            assert not text or text not in packed, (d.qualified_name, text)
+    back = next(d for d in unpack_stored(pack_facts(parsed)).definitions if d.qualified_name == "Service.run")
+    assert (back.kind, back.name, back.start_line, back.end_line) == (run.kind, run.name, run.start_line, run.end_line)
+    assert (back.signature, back.doc, back.sig_hash, back.body_hash) == ("", "", "", "")
+    rows = {row[0]: row for row in entity_rows(parsed)}
+    assert rows["app/service.py::Service.run"][8:12] == (run.signature, run.doc, run.sig_hash, run.body_hash)

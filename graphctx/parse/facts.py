@@ -20,10 +20,12 @@ class Definition:
     qualified_name: str  # dotted within the file: "Class.method", "outer.inner"
     start_line: int  # 1-based, inclusive; includes decorators and export wrappers
     end_line: int
-    signature: str
-    doc: str
-    sig_hash: str
-    body_hash: str
+    # What the definition says, which resolution never reads: its entity row holds it (index/parsing.py),
+    # so packed facts leave it out (see PACKED_FIELDS) and read it back empty; equality ignores it.
+    signature: str = field(default="", compare=False)
+    doc: str = field(default="", compare=False)
+    sig_hash: str = field(default="", compare=False)
+    body_hash: str = field(default="", compare=False)
 
 
 @dataclass(slots=True)
@@ -371,5 +373,7 @@ class NotLoaded(tuple):
         return item in self._loaded()
 
 
-# An item as its JSON row: its fields in order, read in one call (a tuple dumps as a list).
-_ROW = {t: attrgetter(*names) for t, names in _FIELD_NAMES.items()}
+# An item as its JSON row: its fields in order, read in one call (a tuple dumps as a list); a definition
+# without what its entity row already holds (its text and hashes: a third of the stored facts' bytes).
+PACKED_FIELDS = {**_FIELD_NAMES, Definition: tuple(f.name for f in fields(Definition) if f.compare)}
+_ROW = {t: attrgetter(*names) for t, names in PACKED_FIELDS.items()}
