@@ -10,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from conftest import write_tree
+from graphctx.index import store
 from graphctx.index.indexer import index_repository
 from graphctx.index.keeper import TableKeeper
-from test_index_incremental import assert_same_as_full as same_rows, loaded_edges, snapshot_matches_rows
+from test_index_incremental import (assert_same_as_full as same_rows, kept_hierarchy_matches_rows, loaded_edges,
+                                     snapshot_matches_rows)
 
 CLASSES = ("class Widget:\n    def run(self):\n        pass\n\n\n"
            "class Engine:\n    def run(self):\n        pass\n")
@@ -167,3 +169,38 @@ def test_an_attribute_of_another_files_class_follows_an_edit_to_what_it_holds(tm
         (root / "a.py").write_text(text)
         index_repository(root, workers=1, keeper=keeper)
         assert_same_as_full(root, tmp_path / "full")
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_a_base_from_outside_follows_a_name_the_repository_comes_to_define(tmp_path: Path, kept: bool):
+    """B's base is foo.Bar, from outside the repository, so what B does not define lives there:
+    `self.missing()` is external. Once c.py defines a Bar the name is the repository's and the
+    call is unresolved, not external, though b.py's (class, base) pair is the same: a kept hierarchy
+    is made again for a name an edit moved, and kept as it is for an edit that moves none."""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", {
+        "b.py": "from foo import Bar\n\n\nclass B(Bar):\n    def run(self):\n        return self.missing()\n",
+        "d.py": "def other():\n    return 1\n"})
+
+    def call_of_run() -> list[tuple]:
+        conn = store.connect(store.index_path(root), readonly=True)
+        try:
+            return conn.execute("SELECT target, resolution FROM edges WHERE source = 'b.py::B.run' AND kind = 'calls'"
+                                " ORDER BY target").fetchall()
+        finally:
+            conn.close()
+
+    index_repository(root, workers=1, keeper=keeper)
+    outside = call_of_run()
+    for edit in (lambda: (root / "c.py").write_text("class Bar:\n    pass\n"),
+                 lambda: (root / "d.py").write_text("def other():\n    return 2\n\n\ndef more():\n    return 3\n"),
+                 lambda: (root / "c.py").unlink()):
+        edit()
+        index_repository(root, workers=1, keeper=keeper)
+        assert_same_as_full(root, tmp_path / "full")
+        if kept:
+            assert kept_hierarchy_matches_rows(root, keeper)
+        if (root / "c.py").exists():
+            assert call_of_run() != outside, "a Bar of the repository's own is no base outside it"
+    assert call_of_run() == outside
+    assert [r for _, r in outside] == ["external"]

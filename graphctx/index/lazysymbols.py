@@ -190,6 +190,7 @@ class LazySymbolTable(SymbolTable):
         now has them) can change: those by their paths, ids, names and qualified names; a class's
         members by the member's name and by the owner names they looked up (when modules moved,
         a Go method's package files may differ: every class's members)."""
+        self.moved(self.rewritten, added)
         rows, self.rewritten = [*self.rewritten, *added], []
         names = {row[2] for row in rows} | {row[3] for row in rows}
         for id_ in {row[0] for row in rows}:
@@ -203,11 +204,11 @@ class LazySymbolTable(SymbolTable):
         members.cache = {} if modules_moved else {
             key: answer for key, answer in members.cache.items() if key[1] not in names and answer[1].isdisjoint(names)}
 
-    def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
-        pairs = list(inherits)  # (what the whole table's set_bases asks, and the keeper's names_below, in a few queries)
+    def _make_bases(self, pairs: Iterable[tuple[str, str]]) -> None:
+        pairs = list(pairs)  # (what the whole table's asks, and the keeper's names_below, in a few queries)
         self.rows.ids(id_ for pair in pairs for id_ in pair if not id_.startswith(EXTERNAL_PREFIX))
         self.names.read(external_name(target) for _, target in pairs if target.startswith(EXTERNAL_PREFIX))
-        super().set_bases(pairs)
+        super()._make_bases(pairs)
 
     def materialize(self, conn: sqlite3.Connection | None = None) -> None:
         """Become the whole table, read from the rows as they are now through `conn` (default the

@@ -22,6 +22,7 @@ import queue
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 from graphctx.index import workers as worker_pool
 from graphctx.index.appended import Appended, resolve_appended
@@ -109,6 +110,7 @@ def _replace_symbols(table: SymbolTable, gone: set[str], added: Iterable[SymbolR
     table.names.update(sym.name for sym in new)
     if gone_names:  # (one pass over the table, only when a name may have left it)
         table.names -= gone_names - {sym.name for sym in table.by_id.values() if sym.name in gone_names}
+    table.moved(old, new)
     if "members" in table.__dict__ and not _update_members(table, old, new):
         del table.__dict__["members"]  # rebuilt from every symbol when next asked
 
@@ -182,7 +184,7 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
             entry.bases[path] = resolvers[-1].resolve_structure()
             if forking:  # (no other file reads this scope before the uses pass: a worker makes them again)
                 resolvers[-1].forget_tables()
-    table.set_bases(pair for pairs in entry.bases.values() for pair in pairs)
+    table.set_bases(chain.from_iterable(entry.bases.values()))
     # Each file's resolver is also the scope other files' value flow reads it through, so an answer
     # worked out for one file is there for all. Anything read before the hierarchy was set is dropped.
     table.resolvers.clear()

@@ -66,6 +66,11 @@ class SymbolTable:
         self._below: dict[str, list[str]] = {}  # class -> subclass_ids
         self._levels: dict[str, list[list[str]]] = {}  # class -> its lineage, level by level
         self.nearest_properties: dict[tuple[str, str], tuple] = {}  # (class, name) -> properties.py's answer
+        # What the hierarchy was made of, and the ids and names whose standing (a symbol, a name some
+        # symbol bears) an edit has moved since: unchanged pairs naming none of them give the same bases.
+        self._base_pairs: frozenset[tuple[str, str]] | None = None
+        self._base_names: set[str] = set()  # their targets, and the names of those outside the repository
+        self._moved: set[str] = set()
         self.flow = FlowQuestions()  # value-flow questions under way, across files
         self.mounts = None  # the run's route mounts across files (routemounts.MountTable), set by each run
 
@@ -81,20 +86,41 @@ class SymbolTable:
 
     def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
         """The resolved (class, base) pairs of the whole repository, for method lookup through bases;
-        bases outside the repository (`ext:` targets) are kept apart, as where unknown members live."""
+        bases outside the repository (`ext:` targets) are kept apart, as where unknown members live.
+        The pairs an edit left as they were, naming no symbol or name it moved, keep the hierarchy as
+        it is (the same objects: what was derived from it holds); on a large repository that is most
+        edits, and the hierarchy costs an edit as much as the rest of its resolution."""
+        pairs = frozenset(inherits)
+        if pairs != self._base_pairs or not self._moved.isdisjoint(self._base_names):
+            self._make_bases(pairs)
+            self._subclasses = None  # derived from the bases, so made again when next asked
+            self._below, self._levels = {}, {}
+            targets = {target for _, target in pairs}
+            self._base_names = targets | {external_name(t) for t in targets if t.startswith(EXTERNAL_PREFIX)}
+        self._base_pairs, self._moved = pairs, set()
+        self.flow.new_epoch()
+        self.nearest_properties = {}
+
+    def moved(self, before: Iterable[Symbol | tuple], after: Iterable[Symbol | tuple]) -> None:
+        """Note the ids and names whose standing may differ now that the definitions `before` (symbols,
+        or rows id, kind, name, ...) are `after`: what the next set_bases cannot take as it was."""
+        def ids_and_names(found) -> tuple[set[str], set[str]]:
+            found = [(s.id, s.name) if isinstance(s, Symbol) else (s[0], s[2]) for s in found]
+            return {i for i, _ in found}, {n for _, n in found}
+
+        (old_ids, old_names), (new_ids, new_names) = ids_and_names(before), ids_and_names(after)
+        self._moved |= (old_ids ^ new_ids) | (old_names ^ new_names)
+
+    def _make_bases(self, pairs: Iterable[tuple[str, str]]) -> None:
         bases: dict[str, list[str]] = defaultdict(list)
         external: dict[str, list[str]] = defaultdict(list)
-        for source, target in inherits:
+        for source, target in pairs:
             if target in self.by_id:
                 bases[source].append(target)
             elif target.startswith(EXTERNAL_PREFIX) and external_name(target) not in self.names:
                 external[source].append(target)  # (a name the repository defines is unresolved, not external)
         self.bases = {k: sorted(set(v)) for k, v in bases.items()}
-        self.flow.new_epoch()
         self.external_bases = {k: sorted(set(v)) for k, v in external.items()}
-        self._subclasses = None  # derived from the bases, so made again when next asked
-        self._below, self._levels = {}, {}
-        self.nearest_properties = {}
 
     @cached_property
     def files_by_stem(self) -> dict[str, list[str]]:

@@ -45,10 +45,8 @@ class Vectors:
 def refresh(conn: sqlite3.Connection, model: EmbeddingModel) -> int:
     """Bring the stored vectors up to date with the index's files; returns how many files were embedded."""
     table.ensure_table(conn)
-    files = table.file_hashes(conn)
-    stored = table.stored_keys(conn)
-    table.delete(conn, [p for p in stored if p not in files])
-    stale = sorted(p for p, digest in files.items() if stored.get(p) != (digest, model.digest))
+    files = table.stale(conn, model.digest)
+    stale = sorted(files)
     for start in range(0, len(stale), CHUNK):
         chunk = stale[start:start + CHUNK]
         table.put(conn, [(path, files[path], model.digest, ids_digest(ids), pack(matrix))

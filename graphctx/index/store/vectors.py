@@ -27,9 +27,11 @@ def file_hashes(conn: sqlite3.Connection) -> dict[str, str]:
     return dict(conn.execute("SELECT path, hash FROM files"))
 
 
-def stored_keys(conn: sqlite3.Connection) -> dict[str, tuple[str, str]]:
-    """path -> (content hash, model digest) of each stored row."""
-    return {path: (digest, model) for path, digest, model in conn.execute("SELECT path, hash, model FROM entity_vector_rows")}
+def stale(conn: sqlite3.Connection, model: str) -> dict[str, str]:
+    """path -> content hash of each indexed file whose stored row is missing, of other bytes or of
+    another model (one query: an edit's run asks it of every file)."""
+    return dict(conn.execute("SELECT f.path, f.hash FROM files f LEFT JOIN entity_vector_rows v ON v.path = f.path"
+                             " WHERE v.path IS NULL OR v.hash != f.hash OR v.model != ?", (model,)))
 
 
 def stored_rows(conn: sqlite3.Connection) -> list[tuple[str, str, str, bytes, bytes]]:
@@ -38,10 +40,6 @@ def stored_rows(conn: sqlite3.Connection) -> list[tuple[str, str, str, bytes, by
         return conn.execute("SELECT path, hash, model, ids, vectors FROM entity_vector_rows").fetchall()
     except sqlite3.OperationalError:
         return []
-
-
-def delete(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
-    conn.executemany("DELETE FROM entity_vector_rows WHERE path = ?", [(p,) for p in paths])
 
 
 def put(conn: sqlite3.Connection, rows: Iterable[tuple[str, str, str, bytes, bytes]]) -> None:

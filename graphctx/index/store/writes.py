@@ -44,7 +44,7 @@ def clear_files(conn: sqlite3.Connection) -> None:
 
 
 def delete_files(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
-    """Drop files with their entities, full-text rows, edges they made and their reference names.
+    """Drop files with their entities, full-text rows, edges they made, reference names and vectors.
     The full-text index keeps no text: each row is removed with the text it was indexed with, the
     entity's words, signature and doc, and the body stored with the file."""
     rows = [(p,) for p in paths]
@@ -62,6 +62,7 @@ def delete_files(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
     conn.executemany("DELETE FROM warnings WHERE path=?", rows)
     conn.executemany("DELETE FROM files WHERE path=?", rows)
     conn.executemany("DELETE FROM file_data WHERE path=?", rows)
+    conn.executemany("DELETE FROM entity_vector_rows WHERE path=?", rows)  # (a rewritten file's comes with it)
 
 
 def delete_routes(conn: sqlite3.Connection, path: str) -> dict[str, int]:
