@@ -190,7 +190,7 @@ class LazySymbolTable(SymbolTable):
         now has them) can change: those by their paths, ids, names and qualified names; a class's
         members by the member's name and by the owner names they looked up (when modules moved,
         a Go method's package files may differ: every class's members)."""
-        self.moved(self.rewritten, added)
+        self.moved(((row[0], row[2]) for row in self.rewritten), ((row[0], row[2]) for row in added))
         rows, self.rewritten = [*self.rewritten, *added], []
         names = {row[2] for row in rows} | {row[3] for row in rows}
         for id_ in {row[0] for row in rows}:
@@ -204,8 +204,8 @@ class LazySymbolTable(SymbolTable):
         members.cache = {} if modules_moved else {
             key: answer for key, answer in members.cache.items() if key[1] not in names and answer[1].isdisjoint(names)}
 
-    def _make_bases(self, pairs: Iterable[tuple[str, str]]) -> None:
-        pairs = list(pairs)  # (what the whole table's asks, and the keeper's names_below, in a few queries)
+    def _make_bases(self, pairs: frozenset[tuple[str, str]]) -> None:
+        # (what the whole table's asks, and the keeper's names_below, in a few queries)
         self.rows.ids(id_ for pair in pairs for id_ in pair if not id_.startswith(EXTERNAL_PREFIX))
         self.names.read(external_name(target) for _, target in pairs if target.startswith(EXTERNAL_PREFIX))
         super()._make_bases(pairs)

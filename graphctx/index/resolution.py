@@ -110,7 +110,7 @@ def _replace_symbols(table: SymbolTable, gone: set[str], added: Iterable[SymbolR
     table.names.update(sym.name for sym in new)
     if gone_names:  # (one pass over the table, only when a name may have left it)
         table.names -= gone_names - {sym.name for sym in table.by_id.values() if sym.name in gone_names}
-    table.moved(old, new)
+    table.moved(((sym.id, sym.name) for sym in old), ((sym.id, sym.name) for sym in new))
     if "members" in table.__dict__ and not _update_members(table, old, new):
         del table.__dict__["members"]  # rebuilt from every symbol when next asked
 

@@ -101,17 +101,13 @@ class SymbolTable:
         self.flow.new_epoch()
         self.nearest_properties = {}
 
-    def moved(self, before: Iterable[Symbol | tuple], after: Iterable[Symbol | tuple]) -> None:
-        """Note the ids and names whose standing may differ now that the definitions `before` (symbols,
-        or rows id, kind, name, ...) are `after`: what the next set_bases cannot take as it was."""
-        def ids_and_names(found) -> tuple[set[str], set[str]]:
-            found = [(s.id, s.name) if isinstance(s, Symbol) else (s[0], s[2]) for s in found]
-            return {i for i, _ in found}, {n for _, n in found}
+    def moved(self, before: Iterable[tuple[str, str]], after: Iterable[tuple[str, str]]) -> None:
+        """Note the ids and names whose standing may differ now that the definitions (id, name) `before`
+        are `after`: what the next set_bases cannot take as it was."""
+        for id_, name in set(before) ^ set(after):
+            self._moved.update((id_, name))
 
-        (old_ids, old_names), (new_ids, new_names) = ids_and_names(before), ids_and_names(after)
-        self._moved |= (old_ids ^ new_ids) | (old_names ^ new_names)
-
-    def _make_bases(self, pairs: Iterable[tuple[str, str]]) -> None:
+    def _make_bases(self, pairs: frozenset[tuple[str, str]]) -> None:
         bases: dict[str, list[str]] = defaultdict(list)
         external: dict[str, list[str]] = defaultdict(list)
         for source, target in pairs:

@@ -45,13 +45,13 @@ class Vectors:
 def refresh(conn: sqlite3.Connection, model: EmbeddingModel) -> int:
     """Bring the stored vectors up to date with the index's files; returns how many files were embedded."""
     table.ensure_table(conn)
-    files = table.stale(conn, model.digest)
-    stale = sorted(files)
-    for start in range(0, len(stale), CHUNK):
-        chunk = stale[start:start + CHUNK]
-        table.put(conn, [(path, files[path], model.digest, ids_digest(ids), pack(matrix))
+    stale = table.stale(conn, model.digest)  # path -> content hash
+    paths = sorted(stale)
+    for start in range(0, len(paths), CHUNK):
+        chunk = paths[start:start + CHUNK]
+        table.put(conn, [(path, stale[path], model.digest, ids_digest(ids), pack(matrix))
                          for path, (ids, matrix) in _embed_files(conn, model, chunk).items()])
-    return len(stale)
+    return len(paths)
 
 
 def file_row(model: EmbeddingModel, entities: Sequence[tuple], texts: Sequence[tuple]) -> tuple[str, bytes, bytes]:
