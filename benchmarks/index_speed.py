@@ -3,7 +3,8 @@
 The ceiling is the least work any tree-sitter indexer must do: read each file graphctx indexes, parse
 it, run one definitions-and-calls query and store a row per definition and per call in SQLite, with
 as many processes as graphctx's workers. Beside it, graphctx's cold (full) build, each in a fresh
-process, interleaved and repeated (medians), and the ratio graphctx / ceiling. Then, on the built
+process, interleaved and repeated (medians), the ratio graphctx / ceiling and where the build's time
+went (parsing, the structure pass, the uses pass, finishing). Then, on the built
 index: a no-op run, one-file changes (a function appended to a median-size file) and a change to what
 a widely read function returns (and back) through one Project, as a server's watcher runs them, then both as `graphctx index` in a new process beside
 Python's own start-up, index size per source byte, peak RSS, and a new process's first context
@@ -184,7 +185,8 @@ def cold(root: Path, workers: int, repeat: int, label: str) -> dict[str, float]:
     db_mb = store.index_path(root).stat().st_size / 1e6
     figures = {
         "ceiling s": ceiling_s, "cold s": cold_s, "cold / ceiling": cold_s / ceiling_s,
-        "peak RSS MB": max(r["rss MB"] for r in builds), "index MB": db_mb,
+        # (the largest process's: a worker holds what its questions reach of the repository, beside what it inherits)
+        "peak RSS MB": max(max(r["rss MB"], r["rss workers MB"]) for r in builds), "index MB": db_mb,
         "index.db / source": db_mb / last["source MB"],
     }
     print(f"\n[{label}] {last['files']:,} files, {last['source MB']:.1f} MB of source; {last['entities']:,} entities, "
@@ -197,8 +199,11 @@ def cold(root: Path, workers: int, repeat: int, label: str) -> dict[str, float]:
     cpu_ratio = statistics.median(b["cpu"] for b in builds) / statistics.median(c["cpu"] for c in ceilings)
     print(f"ratio     graphctx / ceiling = {figures['cold / ceiling']:.2f}  (each run: {each}); in CPU seconds "
           f"{cpu_ratio:.2f} (what a machine shared with other work distorts least)")
-    print(f"peak RSS  {figures['peak RSS MB']:.0f} MB graphctx main process, {last['rss workers MB']:.0f} MB its largest "
-          f"worker; ceiling {max(r['rss MB'] for r in ceilings):.0f} MB")
+    phases = last["phases"]
+    print("phases    " + ", ".join(f"{name} {phases[name]:.1f} s" for name in ("discovering", "parsing", "structure", "uses", "finishing")
+                                   if name in phases) + f" (the ceiling's whole run: {ceilings[-1]['seconds']:.1f} s)")
+    print(f"peak RSS  {last['rss MB']:.0f} MB graphctx main process, {last['rss workers MB']:.0f} MB its largest "
+          f"worker (the target reads the larger); ceiling {max(r['rss MB'] for r in ceilings):.0f} MB")
     return figures
 
 
@@ -223,8 +228,9 @@ def child(what: str, root: str, *, workers: int) -> int:
         figures["cpu"] = sum(now - before for now, before in zip(_cpu(), cpu))
     else:
         cpu = _cpu()
+        phases = Phases()
         started = time.perf_counter()
-        result = index_repository(root_path, full=True, workers=workers)
+        result = index_repository(root_path, full=True, workers=workers, progress=phases.report)
         seconds = time.perf_counter() - started
         conn = store.connect(store.index_path(root_path), readonly=True)
         size = conn.execute("SELECT coalesce(sum(size), 0) FROM files").fetchone()[0]
@@ -232,11 +238,35 @@ def child(what: str, root: str, *, workers: int) -> int:
         main_cpu, workers_cpu = (now - before for now, before in zip(_cpu(), cpu))
         figures = {"seconds": seconds, "files": result.files, "entities": result.entities, "edges": result.edges,
                    "source MB": size / 1e6, "cpu main": main_cpu, "cpu workers": workers_cpu,
-                   "cpu": main_cpu + workers_cpu}
+                   "cpu": main_cpu + workers_cpu, "phases": phases.seconds(started + seconds)}
     figures["rss MB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     figures["rss workers MB"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(json.dumps(figures))
     return 0
+
+
+class Phases:
+    """Where a build's wall time goes, from its progress reports: discovery, parsing (the main process writes each
+    file's rows as it comes), the structure pass (imports and bases, in the main process alone), the
+    uses pass (calls and value flow, in the workers) and what follows (indexes, snapshot, commit)."""
+
+    def __init__(self) -> None:
+        self.starts: list[tuple[str, float]] = []
+
+    def report(self, phase: str, done: int, total: int) -> None:
+        if phase == "resolving":  # (both passes count on its bar: the structure pass is its first half)
+            phase = "structure" if done < total // 2 else "uses"
+        elif phase == "writing" and self.starts and self.starts[-1][0] in ("structure", "uses", "finishing"):
+            phase = "finishing"
+        if not self.starts or self.starts[-1][0] != phase:
+            self.starts.append((phase, time.perf_counter()))
+
+    def seconds(self, end: float) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for (phase, start), (_, stop) in zip(self.starts, [*self.starts[1:], ("", end)]):
+            name = "parsing" if phase == "writing" else phase  # (writing: the parsed files' last rows)
+            out[name] = out.get(name, 0.0) + stop - start
+        return out
 
 
 def _cpu() -> tuple[float, float]:
