@@ -256,16 +256,15 @@ class Phases:
     def report(self, phase: str, done: int, total: int) -> None:
         if phase == "resolving":  # (both passes count on its bar: the structure pass is its first half)
             phase = "structure" if done < total // 2 else "uses"
-        elif phase == "writing" and self.starts and self.starts[-1][0] in ("structure", "uses", "finishing"):
-            phase = "finishing"
+        elif phase == "writing":  # (before resolving: the last parsed files' rows)
+            phase = "finishing" if any(name in ("structure", "uses") for name, _ in self.starts) else "parsing"
         if not self.starts or self.starts[-1][0] != phase:
             self.starts.append((phase, time.perf_counter()))
 
     def seconds(self, end: float) -> dict[str, float]:
         out: dict[str, float] = {}
         for (phase, start), (_, stop) in zip(self.starts, [*self.starts[1:], ("", end)]):
-            name = "parsing" if phase == "writing" else phase  # (writing: the parsed files' last rows)
-            out[name] = out.get(name, 0.0) + stop - start
+            out[phase] = out.get(phase, 0.0) + stop - start
         return out
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from graphctx import Project
 from graphctx.graph.loader import load
-from graphctx.graph.rank import accelerate
+from graphctx.graph.transition import accelerate
 from graphctx.index import store
 from graphctx.layout import index_path
 

@@ -211,7 +211,7 @@ class Project(MemoryVerbs, PackageFacts):
         budget, fmt = options.get("token_budget", DEFAULT_BUDGET), options.get("format", "compact")
         answered = self._peered(pack, agent, budget, fmt)
         if self.ephemeral:  # a long-lived process: ranking's compiled products pay off from its next answer
-            from graphctx.graph.rank import accelerate_in_background
+            from graphctx.graph.transition import accelerate_in_background
 
             accelerate_in_background()
         return answered

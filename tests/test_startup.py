@@ -18,7 +18,7 @@ import pytest
 
 from conftest import make_shop, run_graphctx
 from graphctx import Project
-from graphctx.graph.rank import accelerate
+from graphctx.graph.transition import accelerate
 from test_index_safety import damage_pages
 from test_server_stdio import RawServer
 

@@ -13,9 +13,7 @@ import numpy as np
 
 from graphctx import deadline
 from graphctx.graph.loader import CodeGraph
-from graphctx.graph.transition import (  # noqa: F401 - accelerate and accelerate_in_background: the callers' way in
-    Transition, Weights, accelerate, accelerate_in_background, ranges, transition_matrix,
-)
+from graphctx.graph.transition import Transition, Weights, ranges, transition_matrix
 from graphctx.models import EDGE_KINDS, RESOLUTIONS
 
 # How an edge reads from the entity it is reached from, forward and backward.

@@ -12,7 +12,8 @@ import pytest
 from small_graphs import build
 
 from graphctx.graph import transition as transition_module
-from graphctx.graph.rank import accelerate, pagerank, pagerank_among, pagerank_within, spread
+from graphctx.graph.rank import pagerank, pagerank_among, pagerank_within, spread
+from graphctx.graph.transition import accelerate
 from graphctx.graph.transition import transition_matrix
 from graphctx.models import INFERRED
 

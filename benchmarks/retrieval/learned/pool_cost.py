@@ -7,7 +7,7 @@ first-parent commits with at least 8 words) or lines of a file; nothing here is 
         [--policy hand-set= --policy learned=blend.learned=true --policy widened=blend.learned=true,blend.widen=100]
 
 `--long-lived` ranks as a long-lived process (the MCP server) does after its first answer: with
-scipy's compiled sparse product loaded (graph/rank.py's accelerate; the same scores to the bit).
+scipy's compiled sparse product loaded (graph/transition.py's accelerate; the same scores to the bit).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from graphctx.bench.gitrepo import git
-from graphctx.graph import rank
+from graphctx.graph import transition
 from graphctx.project import Project
 
 DEFAULT_POLICIES = ("hand-set=", "learned=blend.learned=true",
@@ -52,7 +52,7 @@ def main(argv=None) -> int:
     for item in args.policy or DEFAULT_POLICIES:
         name, _, settings = item.partition("=")
         policies[name] = Project.policy("debug", [s for s in settings.split(",") if s])
-    if args.long_lived and not rank.accelerate():
+    if args.long_lived and not transition.accelerate():
         parser.error("--long-lived needs scipy")
     project = Project(args.path, find=False)
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in policies}
