@@ -27,12 +27,17 @@ def with_peers(pack: Packer, budget: int, fmt: str, peers_of: Callable[[ContextA
     peers = peers_of(answer)
     if not peers:
         return answer, text
-    added = _add_peers(text, peers, fmt)
-    over = count(added) - budget
-    if over > 0 and budget - over >= MIN_BUDGET:
-        answer, text = pack(budget - over)
+    plain = answer, text
+    for _ in range(3):  # a packet rarely fills its budget exactly: shrink by what the line overran, measured
         added = _add_peers(text, peers, fmt)
-    return (answer, added) if count(added) <= budget else (answer, text)
+        over = count(added) - budget
+        if over <= 0:
+            return answer, added
+        room = count(text) - over
+        if room < MIN_BUDGET:
+            break
+        answer, text = pack(room)
+    return plain
 
 
 def _add_peers(text: str, peers: list[Peer], fmt: str) -> str:
@@ -66,9 +71,9 @@ def with_work(pack: Packer, work: SessionWork, budget: int, fmt: str) -> Packed:
         over = count(whole) - budget
         if over <= 0:
             return answer, whole
-        if room - over < MIN_BUDGET:
+        room = count(text) - over  # as with peers: what the packet holds, not what it was allowed
+        if room < MIN_BUDGET:
             break
-        room -= over
     if fmt == "json":
         return answer, json.dumps({"work": {"agent": work.agent, "scope": work.scope, "note": CUT_NOTE}})
     return answer, _fit(section, budget)
