@@ -8,6 +8,7 @@ import pytest
 
 from conftest import call_edges, write_tree
 from graphctx.index import store
+from graphctx.index.fixpoint import EMPTY
 from graphctx.index.indexer import index_repository
 from graphctx.index.keeper import TableKeeper
 
@@ -110,3 +111,18 @@ def test_every_remembered_answer_is_the_one_a_fresh_question_finds(tmp_path):
             for scope_of_file in table.resolvers.values():
                 scope_of_file.forget_flows()
             assert resolver.values(path, scope) == found, (name, path, scope)
+
+
+def test_equal_remembered_answers_are_one_object(tmp_path):
+    """Most answers are alike (one class, one function, nothing): each is held once, not per question."""
+    text = ATTRIBUTES + RETURNS.replace("import os\n", "")
+    root = write_tree(tmp_path / "repo", {"m.py": text})
+    keeper = TableKeeper()
+    index_repository(root, full=True, workers=1, keeper=keeper)
+    (root / "m.py").write_text("# edited\n" + text, encoding="utf-8")  # (an edit keeps the file's resolver)
+    result = index_repository(root, workers=1, keeper=keeper)
+    table = keeper.take(store.index_path(root), result.generation).table
+    answers = [found for resolver in table.resolvers.values() for found in resolver._memo.values()]
+    assert len(answers) > len(set(answers))  # (else nothing here is alike)
+    assert len({id(found) for found in answers}) == len(set(answers))
+    assert all(found is EMPTY for found in answers if not found)

@@ -7,7 +7,7 @@ deep questions nest, keep any answer finite: past them it is `unresolved` (empty
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Hashable
+from typing import Callable, Hashable, Iterable
 
 EMPTY: frozenset = frozenset()
 MAX_DEPTH = 60  # questions open at once (the recursion's depth)
@@ -51,6 +51,18 @@ class FlowQuestions:
         # of answers of several files (flow.py's attribute flows) holds within one epoch.
         self.epoch = 0
         self._work = 0
+        # One object for equal answers: most are alike (a sympy build's workers kept 197,000 answers,
+        # 16,000 of them distinct), and each set costs 200 bytes or more.
+        self._alike: dict[frozenset, frozenset] = {}
+
+    def shared(self, found: Iterable) -> frozenset:
+        """`found` as a frozenset, the same object as every equal one shared this run (EMPTY when empty)."""
+        found = frozenset(found)
+        return self._alike.setdefault(found, found) if found else EMPTY
+
+    def new_run(self) -> None:
+        """A run begins: the answers it shares start afresh (those of past runs need not stay alive)."""
+        self._alike = {}
 
     def new_epoch(self) -> None:
         """Some file's answers were dropped, or the table they read changed: what was made of answers
@@ -116,7 +128,7 @@ class FlowQuestions:
             for _ in range(MAX_ROUNDS):
                 self._spend()
                 frame.cyclic = False
-                found = frozenset(compute(*args))
+                found = self.shared(compute(*args))
                 if not frame.cyclic or self.so_far.get(guard, EMPTY) == found:
                     break
                 self.so_far[guard] = found  # used by the next pass; what depended on it is asked again

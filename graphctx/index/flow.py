@@ -201,7 +201,7 @@ class FlowScope(CallSites, FileScope):
         mark = self.table.flow.mark()
         out = self._gathered(level, target, suffix, key, subscripts, params)
         if self.table.flow.settled_since(mark):  # (and not made across a memo cleared)
-            out = self._memo[(level, target, suffix)] = frozenset(out)
+            out = self._memo[(level, target, suffix)] = self.table.flow.shared(out)
         return out
 
     def _gathered(self, level: str, target: str, suffix: str, key: tuple[str, str], subscripts, params) -> set[Value]:
@@ -357,7 +357,7 @@ class FlowScope(CallSites, FileScope):
         mark = questions.mark()
         out = self._lineage_flows(value, attr, suffix, overrides, None)
         if questions.settled_since(mark):
-            out = self._attributes[key] = frozenset(out)
+            out = self._attributes[key] = questions.shared(out)
         return out
 
     def _lineage_flows(self, value: Value, attr: str, suffix: str, overrides: bool, quiet: set[str] | None) -> set[Value]:

@@ -74,6 +74,7 @@ def update_table(table: SymbolTable, removed_paths: Iterable[str], added: Iterab
     table.load_facts = load
     table.nearest_properties = {}  # (read off the members and the files' facts)
     table.flow.new_epoch()  # (so is what value flow made of several files' answers)
+    table.flow.new_run()
     if modules is not None:  # a module came or went: what any file's imports bind may differ
         table.resolvers.clear()
     for path in gone:
