@@ -19,16 +19,15 @@ class CallSites:
 
     # ---- parameters: what this file's call sites pass
     def _argument_values(self, function: str, param: str, suffix: str) -> set[Value]:
-        index, kind = self.params[function][param]
-        sym = self.defs.get(function)
-        if kind or sym is None:
+        slot, sym = self.params[function][param], self.defs.get(function)
+        if slot.kind or sym is None:
             return set()
         if sym.id in self.unreached:  # (no call site: the call-site index is not made; for this run only)
             self.table.flow.not_final()
             return set()
         out: set[Value] = set()
         for call, offset in self.call_sites().get(sym.id, ()):
-            source = argument_for(call.args, param, index - offset)
+            source = argument_for(call.args, param, slot.index - offset)
             if source:
                 out |= self.values(source + suffix, call.scope)
         return out

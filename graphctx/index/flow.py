@@ -15,7 +15,7 @@ from graphctx.index.callsites import CallSites
 from graphctx.index.fixpoint import EMPTY
 from graphctx.index.scope import SELF, FileScope, Value
 from graphctx.index.symbols import CLASS_KINDS
-from graphctx.parse.facts import RETURN, Call, FileFacts, Flow
+from graphctx.parse.facts import RETURN, Call, FileFacts, Flow, Param
 from graphctx.index.flowpaths import (
     MAX_VALUES, SUBSCRIPTS, TOO_MANY, UNKNOWN, Values, definition_value, key_choices, ordered,
     same_element, unslice,
@@ -28,7 +28,7 @@ MAX_PATH_STEPS = 8  # calls and subscripts in one path
 MAX_SUBSCRIPTS = 3  # of them subscripts: deeper element paths multiply (`[1][][k]...`) and rarely hold a callee
 SUPER = "super"
 # FlowScope's tables made (once) of the file's own facts and definitions alone: see forget_tables.
-FILE_TABLES = ("flow_sources", "_targets", "variables", "subscripts", "params")
+FILE_TABLES = ("flow_sources", "_targets", "subscripts", "params")
 
 
 class FlowScope(CallSites, FileScope):
@@ -54,32 +54,38 @@ class FlowScope(CallSites, FileScope):
         return flowrules.flows_by_target(self)
 
     @cached_property
-    def _targets(self) -> tuple[dict[str, set[str]], dict[tuple[str, str], set[str]]]:
-        variables: dict[str, set[str]] = defaultdict(set)
-        subscripts: dict[tuple[str, str], set[str]] = defaultdict(set)
-        for owner, target in self.flow_sources:
+    def _targets(self) -> tuple[set[tuple[str, str]], dict[tuple[str, str], tuple[str, ...]]]:
+        # A worker holds these tables for thousands of files: the keys are flow_sources' own tuples
+        # where they can be, and a scope's variables are pairs in one set, not a set per scope.
+        variables: set[tuple[str, str]] = set()
+        subscripts: dict[tuple[str, str], set[str]] = {}
+        one: dict[tuple[str, str], tuple[str, str]] = {}  # (one tuple for each container)
+        for key in self.flow_sources:
+            owner, target = key
             base = target.split("[", 1)[0]
-            if "." not in target:
-                variables[owner].add(base)
             if base != target:
-                subscripts[(owner, base)].add(target[len(base):])
-        return variables, subscripts
+                key = one.setdefault((owner, base), (owner, base))
+                subscripts.setdefault(key, set()).add(target[len(base):])
+            if "." not in target:
+                variables.add(key)
+        return variables, {key: tuple(sorted(stored)) for key, stored in subscripts.items()}
 
-    @cached_property  # (a plain attribute once made: read on the hot path)
-    def variables(self) -> dict[str, set[str]]:
-        """scope -> the variables its flows assign (`d` for `d[] <- f` too)."""
-        return self._targets[0]
+    def assigns(self, scope: str, name: str) -> bool:
+        """Whether the flows of `scope` assign the variable `name` (`d` for `d[] <- f` too)."""
+        return (scope, name) in self._targets[0]
 
     @cached_property
-    def subscripts(self) -> dict[tuple[str, str], set[str]]:
-        """(scope, target) -> the subscripts stored into it: "['a'][]" for `d['a'][] <- f`."""
+    def subscripts(self) -> dict[tuple[str, str], tuple[str, ...]]:
+        """(scope, target) -> the subscripts stored into it, in order: "['a'][]" for `d['a'][] <- f`."""
         return self._targets[1]
 
     @cached_property
-    def params(self) -> dict[str, dict[str, tuple[int, str]]]:
-        out: dict[str, dict[str, tuple[int, str]]] = defaultdict(dict)
+    def params(self) -> dict[str, dict[str, Param]]:
+        """function -> its parameters by name (the facts' own objects: a worker reads the tables of
+        thousands of files, and a tuple of each parameter's index and kind was 7 MB of them on sympy)."""
+        out: dict[str, dict[str, Param]] = defaultdict(dict)
         for param in self.facts.params:
-            out[param.scope][param.name] = (param.index, param.kind)
+            out[param.scope][param.name] = param
         return out
 
     def forget_tables(self) -> None:
@@ -111,7 +117,7 @@ class FlowScope(CallSites, FileScope):
         while True:
             is_class = level != scope and self._is_class(level)
             if not is_class:
-                if name in self.variables.get(level, ()) or name in self.params.get(level, ()):
+                if self.assigns(level, name) or name in self.params.get(level, ()):
                     return level
                 if level and f"{level}.{name}" in self.defs:
                     return None  # a nested definition shadows anything further out
@@ -207,7 +213,7 @@ class FlowScope(CallSites, FileScope):
     def _gathered(self, level: str, target: str, suffix: str, key: tuple[str, str], subscripts, params) -> set[Value]:
         out: set[Value] = set()
         if suffix:
-            flows = [flow for s in sorted(subscripts.get(key, ())) if same_element(s, suffix)
+            flows = [flow for s in subscripts.get(key, ()) if same_element(s, suffix)
                      for flow in self._latest(level, target + s)]
         else:
             flows = self._latest(level, target)
@@ -284,7 +290,7 @@ class FlowScope(CallSites, FileScope):
 
     def module_variable(self, name: str) -> set[Value]:
         """What a module-level variable of this file holds (`str = str`, `urlparse = parse.urlparse`)."""
-        return self._target_values("", name, "") if name in self.variables.get("", ()) else set()
+        return self._target_values("", name, "") if self.assigns("", name) else set()
 
     # ---- calls and attributes
     def _result(self, value: Value) -> set[Value]:

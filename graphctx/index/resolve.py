@@ -154,8 +154,8 @@ class FileResolver(CandidateEvidence, FlowScope):
             home = self._home(sym.path)
             if home is None:
                 continue
-            for param, (index, kind) in home.params.get(sym.qualified_name, {}).items():
-                source = "" if kind else argument_for(call.args, param, index - offset)
+            for param, slot in home.params.get(sym.qualified_name, {}).items():
+                source = "" if slot.kind else argument_for(call.args, param, slot.index - offset)
                 if not source or not home.calls_parameter(sym.qualified_name, param):
                     continue
                 for callee, resolution, confidence in self._flow_targets(source, call.scope):
