@@ -53,18 +53,15 @@ class FlowScope(CallSites, FileScope):
         """(scope, target) -> the flows into it, in the file's order; `self.x` targets live on the class."""
         return flowrules.flows_by_target(self)
 
-    @cached_property
+    @cached_property  # (a worker holds these for thousands of files: few objects of their own)
     def _targets(self) -> tuple[set[tuple[str, str]], dict[tuple[str, str], tuple[str, ...]]]:
-        # A worker holds these tables for thousands of files: the keys are flow_sources' own tuples
-        # where they can be, and a scope's variables are pairs in one set, not a set per scope.
-        variables: set[tuple[str, str]] = set()
+        variables: set[tuple[str, str]] = set()  # (scope, name) pairs, flow_sources' own where they can be
         subscripts: dict[tuple[str, str], set[str]] = {}
-        one: dict[tuple[str, str], tuple[str, str]] = {}  # (one tuple for each container)
         for key in self.flow_sources:
             owner, target = key
             base = target.split("[", 1)[0]
             if base != target:
-                key = one.setdefault((owner, base), (owner, base))
+                key = (owner, base)  # (the first one made is the dict's key, and the set's)
                 subscripts.setdefault(key, set()).add(target[len(base):])
             if "." not in target:
                 variables.add(key)
@@ -81,8 +78,7 @@ class FlowScope(CallSites, FileScope):
 
     @cached_property
     def params(self) -> dict[str, dict[str, Param]]:
-        """function -> its parameters by name (the facts' own objects: a worker reads the tables of
-        thousands of files, and a tuple of each parameter's index and kind was 7 MB of them on sympy)."""
+        """function -> its parameters by name (the facts' own objects, not a tuple of their own each)."""
         out: dict[str, dict[str, Param]] = defaultdict(dict)
         for param in self.facts.params:
             out[param.scope][param.name] = param
@@ -90,8 +86,7 @@ class FlowScope(CallSites, FileScope):
 
     def forget_tables(self) -> None:
         """Drop the tables made of this file's own flows, parameters and definitions (made again, the
-        same, when next read): a full build's main process holds every file's scope until its
-        workers fork, and they read those of the files their questions reach."""
+        same, when next read): a forked worker makes only those of the files its questions reach."""
         for name in FILE_TABLES:
             self.__dict__.pop(name, None)
         self._levels = {}
