@@ -8,12 +8,14 @@ get_impact lists the calling functions as cross-project dependents."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from conftest import run_graphctx, write_tree
+from graphctx.context.tokens import count
 from graphctx.parse import httpcalls, languages
 from graphctx.project import Project
 from test_team_server import call, team_server, text_of  # noqa: F401 - team_server is a fixture
@@ -331,3 +333,23 @@ def test_a_team_server_links_an_npm_package_to_its_user(team_server, tmp_path):
                                                            "format": "json"}).structured_content
     assert context["federated"][0]["project"] == "shared"
     assert {i["id"] for i in context["federated"][0]["items"]} & {"src/index.ts::formatPrice", "lib/text.js::slug"}
+
+
+def test_a_federated_answer_stays_within_its_budget(team_server, http_projects):
+    """The linked projects' part shares what the home answer left, the project headings and each
+    linked answer's note included: the whole answer within token_budget, in both formats."""
+    base, _, _ = team_server(None, *(f"--project={key}={path}" for key, path in http_projects.items()))
+    over, shown = [], {}
+    for budget in (100, 150, 250, 400, 700):
+        for fmt in ("compact", "json"):
+            answer = call(base, "global-token", "get_context", {"entity": "fetch_user", "project": "client",
+                                                                  "projects": ["api", "web"], "token_budget": budget,
+                                                                  "format": fmt})
+            assert not answer.is_error, text_of(answer)
+            whole = text_of(answer) if fmt == "compact" else json.dumps(answer.structured_content, separators=(",", ":"))
+            over += [(budget, fmt, count(whole))] if count(whole) > budget else []
+            if fmt == "compact":
+                shown[budget] = ("# project api (linked; " in whole, "did not fit in the budget" in whole)
+    assert over == []
+    # 250: the home answer leaves too little for a linked one, and says so; from 400 on it is there
+    assert (shown[250], shown[400], shown[700]) == ((False, True), (True, False), (True, False))

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphctx.federation.links import Link, Links, calls_in, calls_out
-from graphctx.models import SearchHit
+from graphctx.models import MIN_BUDGET, SearchHit
 
 MAX_LINKED = 8  # linked entities brought in per other project
 
@@ -38,9 +38,10 @@ def linked_context(home: Any, answer_ids: list[str], others: Mapping[str, Any], 
         joined = linked(home, answer_ids, other)
         if joined:
             found.append((key, other, joined))
+    found = found[:budget // MIN_BUDGET]  # (each a packet of its own: as many as the budget holds)
     out = []
     for key, other, joined in found:
-        share = max(100, budget // len(found))
+        share = budget // len(found)
         root, link = joined[0]
         answer, _ = other.context(root, token_budget=share, depth=1, format=fmt)
         factor = decay * link.confidence
@@ -80,6 +81,10 @@ class Federation:
     def linked_context(self, answer_ids: list[str], others: Mapping[str, Any], *, decay: float, budget: int,
                        format: str = "compact") -> list[tuple[str, Any, str]]:
         return linked_context(self.project, answer_ids, others, decay, budget, format)
+
+    def linked_projects(self, answer_ids: list[str], others: Mapping[str, Any]) -> list[str]:
+        """The keys of the other projects with links to the answer's entities."""
+        return [key for key, other in others.items() if linked(self.project, answer_ids, other)]
 
     @staticmethod
     def hits(others: Mapping[str, Any], query: str, kind: str | None, limit: int, decay: float):

@@ -5,6 +5,7 @@ budget (the home answer gets its share first)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,6 +15,7 @@ from mcp_types import CallToolResult, TextContent
 from graphctx.models import DEFAULT_BUDGET, MIN_BUDGET, ContextAnswer
 
 HOME_SHARE = 0.6  # of the token budget, for the home project's own answer when others are asked
+HEADINGS = 40  # tokens: the project headings of a compact answer, before they are measured
 CHANGED = ("root", "changed", "added", "removed")  # an impact answer's items that are the change itself
 
 
@@ -54,23 +56,45 @@ def _text(text: str, data: dict | None = None) -> CallToolResult:
 
 def _context(result: CallToolResult, arguments: dict[str, Any], home: Any, projects: Mapping[str, Any], key: str,
              decay: float, fmt: str) -> CallToolResult:
+    """The home answer, then the linked projects' part in what it left of the budget: packed, measured
+    whole (headings and each linked answer's note included) and packed again smaller by what it overran."""
     answer = _answer(result)
     budget = arguments.get("token_budget", DEFAULT_BUDGET)
-    left = max(MIN_BUDGET, budget - answer.tokens_used - 40)  # 40: the project headings
     ids = [item.id for item in answer.items]
-    found = home.federation.linked_context(ids, projects, decay=decay, budget=left, format=fmt)
+    linked = home.federation.linked_projects(ids, projects)
+    if not linked:
+        return _joined(answer, [], home, key, decay, fmt, f"note: no code of {', '.join(projects)} is linked to "
+                       "this answer (neither imports the other's package nor calls its HTTP routes here)")[0]
+    left = budget - answer.tokens_used - HEADINGS
+    for _ in range(4):
+        if left < MIN_BUDGET:
+            break
+        found = home.federation.linked_context(ids, {k: projects[k] for k in linked}, decay=decay, budget=left,
+                                               format=fmt)
+        joined, size = _joined(answer, found, home, key, decay, fmt)
+        if size <= budget:
+            return joined
+        left -= max(size - budget, MIN_BUDGET // 4)  # (a packet rarely shrinks by exactly the overrun)
+    return _joined(answer, [], home, key, decay, fmt, f"note: the code of {', '.join(linked)} linked to this answer "
+                   "did not fit in the budget: ask with a larger token_budget")[0]
+
+
+def _joined(answer: ContextAnswer, found: list, home: Any, key: str, decay: float, fmt: str,
+            note: str = "") -> tuple[CallToolResult, int]:
+    """The federated answer and its size in tokens (of its JSON, or of its text)."""
     if fmt == "json":
         whole = {**answer.model_dump(mode="json"), "project": key,
                  "federated": [{"project": k, **a.model_dump(mode="json")} for k, a, _ in found]}
+        if note:
+            whole["notes"] = [*whole.get("notes", []), note]
         summary = f"{home.header(answer)} | project {key} + {len(found)} linked project(s)"
-        return _text(f"{summary}\n(the full answer is in structuredContent)", whole)
+        return (_text(f"{summary}\n(the full answer is in structuredContent)", whole),
+                home.count_tokens(json.dumps(whole, separators=(",", ":"))))
     parts = [f"# project {key}", home.federation.render(answer, "compact")]
     for other, _, text in found:
         parts += [f"# project {other} (linked; scores x {decay:g} x the link's confidence)", text]
-    if not found:
-        parts.append(f"note: no code of {', '.join(projects)} is linked to this answer (neither imports the other's "
-                     "package nor calls its HTTP routes here)")
-    return _text("\n".join(parts))
+    text = "\n".join([*parts, note] if note else parts)
+    return _text(text), home.count_tokens(text)
 
 
 def _search(arguments: dict[str, Any], home: Any, projects: Mapping[str, Any], key: str, decay: float,
