@@ -353,3 +353,22 @@ def test_a_federated_answer_stays_within_its_budget(team_server, http_projects):
     assert over == []
     # 250: the home answer leaves too little for a linked one, and says so; from 400 on it is there
     assert (shown[250], shown[400], shown[700]) == ((False, True), (True, False), (True, False))
+
+
+def test_a_federated_impact_stays_within_its_budget(team_server, http_projects):
+    """get_impact's cross-project dependents come after the home answer's share of the budget: as many
+    as fit, the rest counted."""
+    base, _, _ = team_server(None, *(f"--project={key}={path}" for key, path in http_projects.items()))
+    seen = {}
+    for budget in (150, 200, 300, 600):
+        for fmt in ("compact", "json"):
+            answer = call(base, "global-token", "get_impact", {"symbol": "get_user", "project": "api",
+                                                                 "projects": ["client", "web"], "token_budget": budget,
+                                                                 "format": fmt})
+            assert not answer.is_error, text_of(answer)
+            data = answer.structured_content
+            whole = text_of(answer) if fmt == "compact" else json.dumps(data, separators=(",", ":"))
+            assert count(whole) <= budget, (budget, fmt, count(whole))
+            if fmt == "json":
+                seen[budget] = (len(data["cross_project"]), data.get("cross_project_omitted", 0))
+    assert seen[600] == (2, 0) and all(sum(pair) == 2 for pair in seen.values())

@@ -122,7 +122,7 @@ def test_a_files_flow_tables_made_again_are_the_ones_it_dropped(tree):
     resolver = FileResolver(facts["engine.py"], table)
     resolver.resolve_structure()
     made = {name: getattr(resolver, name) for name in FILE_TABLES}
-    assert made["flow_sources"] and made["variables"] and made["params"]
+    assert made["flow_sources"] and made["_targets"][0] and made["params"]
     levels = {key: resolver.local_level(*key) for key in [("handler", "Engine.run"), ("x", "late"), ("os", "")]}
     resolver.forget_tables()
     assert not any(name in vars(resolver) for name in FILE_TABLES) and not resolver._levels

@@ -20,11 +20,9 @@ CHANGED = ("root", "changed", "added", "removed")  # an impact answer's items th
 
 
 def home_arguments(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """The arguments the home project answers with, as JSON (re-rendered later); for get_context, its
-    share of the budget."""
-    if name == "get_impact":
-        return {**arguments, "format": "json"}
-    if name != "get_context":
+    """The arguments the home project answers with, as JSON (re-rendered later); for get_context and
+    get_impact, its share of the budget."""
+    if name not in ("get_context", "get_impact"):
         return arguments
     budget = arguments.get("token_budget", DEFAULT_BUDGET)
     return {**arguments, "token_budget": max(MIN_BUDGET, int(budget * HOME_SHARE)), "format": "json"}
@@ -116,20 +114,38 @@ def _search(arguments: dict[str, Any], home: Any, projects: Mapping[str, Any], k
 def _impact(result: CallToolResult, arguments: dict[str, Any], home: Any, projects: Mapping[str, Any], key: str,
             fmt: str) -> CallToolResult:
     answer = _answer(result)
-    # What changed: the symbol (the answer's root), or the changed, added and removed entities of a diff
-    # or of the files, and every entity of the files named.
-    ids = [item.id for item in answer.items if item.relation in CHANGED]
+    # What changed: the symbol (the answer's root, shown or not), or the changed, added and removed
+    # entities of a diff or of the files, and every entity of the files named.
+    ids = [answer.root] if answer.root else []
+    ids += [item.id for item in answer.items if item.relation in CHANGED]
     for path in arguments.get("files") or []:
         ids += home.graph.by_path.get(path, [])
     found = home.federation.dependents(list(dict.fromkeys(ids)), projects)
+    budget, shown = arguments.get("token_budget", DEFAULT_BUDGET), len(found)
+    while True:  # as many dependents as the budget holds, the first ones
+        joined, size = _with_dependents(answer, found, shown, home, projects, key, fmt)
+        if size <= budget or shown == 0:
+            return joined
+        shown = min(shown - 1, shown * budget // size)
+
+
+def _with_dependents(answer: ContextAnswer, found: list, shown: int, home: Any, projects: Mapping[str, Any], key: str,
+                     fmt: str) -> tuple[CallToolResult, int]:
+    """The impact answer with the first `shown` cross-project dependents, and its size in tokens."""
+    more = len(found) - shown
     if fmt == "json":
         data = {**answer.model_dump(mode="json"),
                 "cross_project": [{"project": k, "dependent": link.user, "uses_project": key, "uses": link.used,
                                    **link.as_dict()}
-                                  for k, link in found]}
-        return _text(f"{home.header(answer)} | {len(found)} cross-project dependents\n(the full answer is in "
-                     "structuredContent)", data)
+                                  for k, link in found[:shown]]}
+        if more:
+            data["cross_project_omitted"] = more
+        return (_text(f"{home.header(answer)} | {len(found)} cross-project dependents\n(the full answer is in "
+                      "structuredContent)", data), home.count_tokens(json.dumps(data, separators=(",", ":"))))
     lines = [home.federation.render(answer, "compact"), f"## cross-project dependents ({len(found)})"]
-    lines += [f"[{k}] {link.user} uses {link.used}: {link.describe()}" for k, link in found] or \
-        ["none in " + ", ".join(projects)]
-    return _text("\n".join(lines))
+    lines += [f"[{k}] {link.user} uses {link.used}: {link.describe()}" for k, link in found[:shown]] or \
+        ([] if more else ["none in " + ", ".join(projects)])
+    if more:
+        lines.append(f"({more} more: ask with a larger token_budget)")
+    text = "\n".join(lines)
+    return _text(text), home.count_tokens(text)
