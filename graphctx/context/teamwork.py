@@ -17,6 +17,7 @@ from graphctx.models import MIN_BUDGET, ContextAnswer
 Packed = tuple[ContextAnswer, str]
 Packer = Callable[[int], Packed]  # the answer packed to a budget
 QUICK_PACKET = 600  # a quick session's code packet: the overview lines and a few entries
+FIT_TRIES = 3  # packets made to fit one answer (each smaller than the last)
 CUT_NOTE = "(more cut to fit the budget: ask with a larger token_budget)"
 
 
@@ -27,17 +28,25 @@ def with_peers(pack: Packer, budget: int, fmt: str, peers_of: Callable[[ContextA
     peers = peers_of(answer)
     if not peers:
         return answer, text
-    plain = answer, text
-    for _ in range(3):  # a packet rarely fills its budget exactly: shrink by what the line overran, measured
-        added = _add_peers(text, peers, fmt)
-        over = count(added) - budget
+    fitted, whole = _fitted(pack, (answer, text), budget, lambda packet: _add_peers(packet, peers, fmt))
+    return (fitted, whole) if whole is not None else (answer, text)
+
+
+def _fitted(pack: Packer, packed: Packed, budget: int, join: Callable[[str], str]) -> tuple[ContextAnswer, str | None]:
+    """`join(packet)` within `budget`, the packet packed again smaller by what the whole overran, measured
+    on the packet as packed (which rarely fills what it was allowed): (the last answer packed, the whole,
+    or None when FIT_TRIES packets did not fit or the room left fell below MIN_BUDGET)."""
+    answer, text = packed
+    for tried in range(1, FIT_TRIES + 1):
+        whole = join(text)
+        over = count(whole) - budget
         if over <= 0:
-            return answer, added
+            return answer, whole
         room = count(text) - over
-        if room < MIN_BUDGET:
+        if tried == FIT_TRIES or room < MIN_BUDGET:
             break
         answer, text = pack(room)
-    return plain
+    return answer, None
 
 
 def _add_peers(text: str, peers: list[Peer], fmt: str) -> str:
@@ -65,15 +74,9 @@ def with_work(pack: Packer, work: SessionWork, budget: int, fmt: str) -> Packed:
             return answer, json.dumps({"work": {"agent": work.agent, "scope": work.scope, "note": CUT_NOTE}})
         return answer, _fit(section, budget)
     room = min(room, QUICK_PACKET) if work.scope == "quick" else room
-    for _ in range(3):
-        answer, text = pack(room)
-        whole = _join(section, text, fmt)
-        over = count(whole) - budget
-        if over <= 0:
-            return answer, whole
-        room = count(text) - over  # as with peers: what the packet holds, not what it was allowed
-        if room < MIN_BUDGET:
-            break
+    answer, whole = _fitted(pack, pack(room), budget, lambda packet: _join(section, packet, fmt))
+    if whole is not None:
+        return answer, whole
     if fmt == "json":
         return answer, json.dumps({"work": {"agent": work.agent, "scope": work.scope, "note": CUT_NOTE}})
     return answer, _fit(section, budget)
