@@ -26,28 +26,28 @@ def linked(home: Any, answer_ids: list[str], other: Any) -> list[tuple[str, Link
     return list(surest.items())[:MAX_LINKED]
 
 
-def linked_context(home: Any, answer_ids: list[str], others: Mapping[str, Any], decay: float, budget: int,
-                   fmt: str) -> list[tuple[str, Any, str]]:
-    """(project key, answer, text) per other project with links to the answer's entities: that project's
-    context around the surest linked entity, its scores times `decay` and the link's confidence, within
-    an equal share of `budget`."""
+def joined_projects(home: Any, answer_ids: list[str], others: Mapping[str, Any]) -> list[tuple[str, Any, list]]:
+    """(project key, project, linked entities) for each other project with links to the answer's entities."""
+    found = [(key, other, linked(home, answer_ids, other)) for key, other in others.items()]
+    return [entry for entry in found if entry[2]]
+
+
+def linked_context(joined: list[tuple[str, Any, list]], decay: float, budget: int, fmt: str) -> list[tuple[str, Any, str]]:
+    """(project key, answer, text) per joined project (joined_projects): that project's context around
+    the surest linked entity, its scores times `decay` and the link's confidence, within an equal share
+    of `budget`."""
     from graphctx.context.render import render
 
-    found = []
-    for key, other in others.items():
-        joined = linked(home, answer_ids, other)
-        if joined:
-            found.append((key, other, joined))
-    found = found[:budget // MIN_BUDGET]  # (each a packet of its own: as many as the budget holds)
+    joined = joined[:budget // MIN_BUDGET]  # (each a packet of its own: as many as the budget holds)
     out = []
-    for key, other, joined in found:
-        share = budget // len(found)
-        root, link = joined[0]
+    for key, other, entities in joined:
+        share = budget // len(joined)
+        root, link = entities[0]
         answer, _ = other.context(root, token_budget=share, depth=1, format=fmt)
         factor = decay * link.confidence
         for item in answer.items:
             item.score = round(item.score * factor, 4)
-        shown = "; ".join(f"{entity} ({link.describe()})" for entity, link in joined[:3])
+        shown = "; ".join(f"{entity} ({link.describe()})" for entity, link in entities[:3])
         answer.notes.append(f"from project {key}, linked by {shown}; scores x {factor:g} (decay {decay:g} x link "
                             f"confidence {link.confidence:g})")
         out.append((key, answer, render(answer, fmt)))
@@ -78,13 +78,20 @@ class Federation:
         self.project = project
         self.links = Links(project)
 
+    def joined(self, answer_ids: list[str], others: Mapping[str, Any]) -> list[tuple[str, Any, list]]:
+        """The other projects with links to the answer's entities, with those entities (joined_projects)."""
+        return joined_projects(self.project, answer_ids, others)
+
+    @staticmethod
+    def contexts(joined: list[tuple[str, Any, list]], *, decay: float, budget: int,
+                 format: str = "compact") -> list[tuple[str, Any, str]]:
+        """The joined projects' context (linked_context), within `budget`."""
+        return linked_context(joined, decay, budget, format)
+
     def linked_context(self, answer_ids: list[str], others: Mapping[str, Any], *, decay: float, budget: int,
                        format: str = "compact") -> list[tuple[str, Any, str]]:
-        return linked_context(self.project, answer_ids, others, decay, budget, format)
-
-    def linked_projects(self, answer_ids: list[str], others: Mapping[str, Any]) -> list[str]:
-        """The keys of the other projects with links to the answer's entities."""
-        return [key for key, other in others.items() if linked(self.project, answer_ids, other)]
+        """The other projects' context linked to the answer's entities."""
+        return self.contexts(self.joined(answer_ids, others), decay=decay, budget=budget, format=format)
 
     @staticmethod
     def hits(others: Mapping[str, Any], query: str, kind: str | None, limit: int, decay: float):

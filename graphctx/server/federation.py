@@ -59,7 +59,8 @@ def _context(result: CallToolResult, arguments: dict[str, Any], home: Any, proje
     answer = _answer(result)
     budget = arguments.get("token_budget", DEFAULT_BUDGET)
     ids = [item.id for item in answer.items]
-    linked = home.federation.linked_projects(ids, projects)
+    joined_projects = home.federation.joined(ids, projects)
+    linked = [other for other, _, _ in joined_projects]
     if not linked:
         return _joined(answer, [], home, key, decay, fmt, f"note: no code of {', '.join(projects)} is linked to "
                        "this answer (neither imports the other's package nor calls its HTTP routes here)")[0]
@@ -67,8 +68,7 @@ def _context(result: CallToolResult, arguments: dict[str, Any], home: Any, proje
     for _ in range(4):
         if left < MIN_BUDGET:
             break
-        found = home.federation.linked_context(ids, {k: projects[k] for k in linked}, decay=decay, budget=left,
-                                               format=fmt)
+        found = home.federation.contexts(joined_projects, decay=decay, budget=left, format=fmt)
         joined, size = _joined(answer, found, home, key, decay, fmt)
         if size <= budget:
             return joined
