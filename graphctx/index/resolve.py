@@ -13,12 +13,11 @@ from graphctx.index.evidence import CandidateEvidence
 from graphctx.index.flow import FlowScope
 from graphctx.index.flowpaths import NOT_CALLING, argument_for, callee_path, called_arguments
 from graphctx.index.naming import EXTERNAL_PREFIX, external_id, external_name, is_test_file, is_test_name, tested_stem
-from graphctx.index.scope import CONFIDENCE, SELF, Edge, Value
+from graphctx.index.scope import AMBIGUOUS, CONFIDENCE, SELF, Edge, Value
 from graphctx.index.symbols import CLASS_KINDS, Symbol
 from graphctx.parse.facts import Call
 from graphctx.parse.languages import family
 
-AMBIGUOUS = 0.5
 UNKNOWN_RECEIVER = 0.3  # obj.name() with obj untyped: a unique method name is only a hint
 MAX_CANDIDATES = 8  # a name defined more often than this is left unresolved
 MAX_RECEIVER_CANDIDATES = 4  # the same for obj.name() on an untyped obj, where a common method name says little

@@ -21,6 +21,7 @@ CONFIDENCE = {
     "exact": 1.0, "import": 0.95, "same-scope": 0.9, "inferred": 0.8, "heuristic": 0.5,
     "external": 1.0, "unresolved": 0.0,
 }
+AMBIGUOUS = 0.5  # shared among the candidates of an ambiguous edge
 MAX_REEXPORT_DEPTH = 3
 SELF = frozenset({"self", "cls", "Self"})
 
@@ -90,38 +91,46 @@ class FileScope:
     def _imports(self) -> None:
         for imp in self.facts.imports:
             files = self.table.modules.resolve(self.path, imp.module)
+            # (the modules an import may mean: one, or several that nothing here chooses between)
+            choices = self.table.modules.alternatives(self.path, files)
             dotted = imp.module.replace("::", ".").replace("/", ".").replace("\\", ".").strip(".")
             if imp.wildcard:
                 if not files:  # C's <stdio.h>, Go's `. "fmt"`: everything of something outside the repository
                     self._add(self.path, external_id(dotted), "imports", "external", 1.0, imp.line)
+                self._import_edges(Value("module", tuple(files), "import"), imp.line, len(choices))
                 for path in files:
-                    self._add(self.path, path, "imports", "import", 1.0, imp.line)
                     for qualified, sym in self.table.file_defs.get(path, {}).items():
                         if "." not in qualified:
                             self.locals.setdefault(sym.name, Value(_value_kind(sym), sym.id, "import"))
                 continue
             if imp.name is None:
-                if files:
-                    for path in files:
-                        self._add(self.path, path, "imports", "import", 1.0, imp.line)
-                else:
+                if not files:
                     self._add(self.path, external_id(dotted), "imports", "external", 1.0, imp.line)
+                self._import_edges(Value("module", tuple(files), "import"), imp.line, len(choices))
                 for local, spec in self.rules.module_bindings(imp.module, imp.alias):
-                    named = files if spec == imp.module else self.table.modules.resolve(self.path, spec)
+                    named = choices if spec == imp.module else \
+                        self.table.modules.alternatives(self.path, self.table.modules.resolve(self.path, spec))
                     spec_dotted = spec.replace("::", ".").replace("/", ".").strip(".")
-                    self._bind(local, Value("module", tuple(named), "import") if named
-                               else Value("external", spec_dotted, "external"))
+                    for module in named or [()]:
+                        self._bind(local, Value("module", tuple(module), "import") if module
+                                   else Value("external", spec_dotted, "external"))
                 continue
-            local = imp.alias or imp.name
-            value = self._imported_symbol(self.path, imp.module, imp.name, files)
-            self._bind(local, value)
-            if value.kind == "external":
-                self._add(self.path, external_id(value.ref), "imports", "external", 1.0, imp.line)
-            elif value.kind == "module":
-                for path in value.ref:
-                    self._add(self.path, path, "imports", "import", 1.0, imp.line)
-            else:
-                self._add(self.path, value.ref, "imports", value.resolution, CONFIDENCE[value.resolution], imp.line)
+            for module in choices or [files]:
+                value = self._imported_symbol(self.path, imp.module, imp.name, module)
+                self._bind(imp.alias or imp.name, value)
+                self._import_edges(value, imp.line, len(choices))
+
+    def _import_edges(self, value: Value, line: int, choices: int) -> None:
+        """The edges of what an import binds, each `ambiguous` where it is one of several choices."""
+        if value.kind == "external":
+            self._add(self.path, external_id(value.ref), "imports", "external", 1.0, line)
+            return
+        resolution = "import" if value.kind == "module" else value.resolution
+        confidence = 1.0 if value.kind == "module" else CONFIDENCE[resolution]
+        if choices > 1:
+            resolution, confidence = "ambiguous", AMBIGUOUS / choices
+        for target in value.ref if value.kind == "module" else (value.ref,):
+            self._add(self.path, target, "imports", resolution, confidence, line)
 
     def _bind(self, local: str, value: Value) -> None:
         """An import binds `local`; a second import of the same name that binds something else (a

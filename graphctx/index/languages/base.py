@@ -38,6 +38,11 @@ class ModuleIndex:
         """The repository files that `spec`, imported from `importer`, names; [] when it is external."""
         return []
 
+    def alternatives(self, importer: str, files: list[str]) -> list[list[str]]:
+        """The files an import named (`resolve`), as the modules it may mean: by default all of them
+        one module's parts (a Go package's files, a module and its stub)."""
+        return [files]
+
     def package_files(self, path: str, package: str | None) -> Sequence[str] | None:
         """The files sharing `path`'s package, whose top-level names `path` sees without an import;
         None when packages do not span files in this family."""

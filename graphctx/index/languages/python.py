@@ -41,14 +41,15 @@ class PythonModules(ModuleIndex):
         self.by_name: dict[str, list[str]] = defaultdict(list)
         package_dirs = {posixpath.dirname(p) for p in own if posixpath.basename(p) == "__init__.py"}
         roots = import_roots(root, {p.split("/", 1)[0] for p in own if "/" in p})
+        self.package_roots = {path: _package_root(path, package_dirs) for path in own}
         for path in own:
-            for name in _importable_names(path, package_dirs, roots):
+            for name in _importable_names(path, package_dirs, roots, self.package_roots[path]):
                 if path not in self.by_name[name]:
                     self.by_name[name].append(path)
 
     def resolve(self, importer: str, spec: str) -> list[str]:
         if not spec.startswith("."):
-            return self.by_name.get(spec, [])
+            return self._nearest(importer, self.by_name.get(spec, []))
         level = len(spec) - len(spec.lstrip("."))
         base = posixpath.dirname(importer)
         for _ in range(level - 1):
@@ -56,6 +57,26 @@ class PythonModules(ModuleIndex):
         rest = spec[level:].replace(".", "/")
         stem = posixpath.join(base, rest) if rest else base
         return [p for p in (stem + ".py", stem + "/__init__.py", stem + ".pyi") if p in self.files][:1]
+
+    def _nearest(self, importer: str, found: list[str]) -> list[str]:
+        """Of several files importable by one name (copies of a project side by side, two services
+        each with its own `app` package), those whose top-level package sits in the importer's own
+        package root: the folder on `sys.path` that the importer itself is imported from, where a
+        package it shares the name of, already imported, finds its submodules. All of them where
+        none sits there."""
+        if len(found) < 2:
+            return found
+        home = self.package_roots.get(importer)
+        mine = [path for path in found if self.package_roots.get(path) == home]
+        return mine or found
+
+    def alternatives(self, importer: str, files: list[str]) -> list[list[str]]:
+        """Files in several package roots are as many modules, which only the way the importer is run
+        chooses between (none of them beside it); in one root, a module and its stub are one."""
+        by_root: dict[str | None, list[str]] = {}
+        for path in files:
+            by_root.setdefault(self.package_roots.get(path), []).append(path)
+        return list(by_root.values())
 
 
 class PythonRules(LanguageRules):
@@ -158,9 +179,17 @@ def _manifest_roots(root: Path) -> list[str]:
     return out
 
 
-def _importable_names(path: str, package_dirs: set[str], roots: Sequence[str] = ()) -> Iterable[str]:
-    """The dotted names a Python file is importable by: from its top-level package's parent, from
-    each import root it is under, and from the repository root."""
+def _package_root(path: str, package_dirs: set[str]) -> str:
+    """The folder a file's top-level package sits in (its own folder when that is no package)."""
+    root = posixpath.dirname(path)
+    while root and root in package_dirs:
+        root = posixpath.dirname(root)
+    return root
+
+
+def _importable_names(path: str, package_dirs: set[str], roots: Sequence[str], root: str) -> Iterable[str]:
+    """The dotted names a Python file is importable by: from its package root (`root`: the parent of
+    its top-level package), from each import root it is under, and from the repository root."""
     stem = path[: -len(posixpath.splitext(path)[1])]
     if posixpath.basename(stem) == "__init__":
         stem = posixpath.dirname(stem)
@@ -169,10 +198,6 @@ def _importable_names(path: str, package_dirs: set[str], roots: Sequence[str] = 
     for folder in roots:
         if stem.startswith(folder + "/"):
             names.add(stem[len(folder) + 1:].replace("/", "."))
-    directory = posixpath.dirname(path)
-    root = directory
-    while root and root in package_dirs:
-        root = posixpath.dirname(root)
     if root and stem.startswith(root + "/"):
         names.add(stem[len(root) + 1:].replace("/", "."))
     return names
