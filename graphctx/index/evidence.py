@@ -16,21 +16,51 @@ from graphctx.index.symbols import Symbol
 class CandidateEvidence:
     """The evidence rules over a file resolver's table, edges and call site."""
 
+    def _untyped_candidates(self, name: str, receiver: str | None) -> list[Symbol]:
+        """The methods an untyped `receiver.name()` here may call, by the rules below. While the file's
+        uses resolve (`_untyped` is set), each answer is kept by what it rests on: the name, the
+        receiver's last word, the enclosing class, and the calling function where a candidate is in
+        this file or of a class local to a function; the same names come back at every call, and on
+        a large repository a common one has hundreds of candidates."""
+        memo: dict | None = vars(self).get("_untyped")
+        site = getattr(self, "_site", None)
+        scope = site.scope if site is not None else None
+        key = None
+        if memo is not None:
+            scoped = memo.get(name)
+            if scoped is None:  # (whether the calling function matters, for any call of the name)
+                scoped = memo[name] = any(s.path == self.path or self._local_to(s) is not None
+                                          for s in self.table.methods_by_name.get(name, ()))
+            cls = self._enclosing_class(scope) if scope is not None else None
+            key = (name, receiver == "super", _spoken(receiver), cls.id if cls is not None else None,
+                   scope if scoped else None)
+            if key in memo:
+                return memo[key]
+        candidates = [s for s in self.table.methods_by_name.get(name, ()) if s.family == self.family and self._reachable(s)]
+        found = self._overridden_dropped(self._best_evidence(candidates, receiver, name))
+        if key is not None:
+            memo[key] = found
+        return found
+
     def _overridden_dropped(self, candidates: list[Symbol]) -> list[Symbol]:
         """Candidates less the declarations (a body that is `...` or only raises NotImplementedError)
         that another candidate overrides: an object is never of a class that does not implement it."""
         if len(candidates) < 2:
             return candidates
-        owners = {s.id: self.table.owner_of(s) for s in candidates}
-        out = []
-        for sym in candidates:
-            owner = owners[sym.id]
-            if owner is not None and declarations.declared(self, sym):
-                below = set(self.table.subclass_ids(owner.id))
-                if any(o is not None and o.id in below for o in owners.values()):
-                    continue
-            out.append(sym)
-        return out
+        owners = list(map(self._owner, candidates))
+        owner_ids = {owner.id for owner in owners if owner is not None}
+        dropped = {sym.id for sym, owner in zip(candidates, owners)
+                   if owner is not None and declarations.declared(self, sym)
+                   and not owner_ids.isdisjoint(self.table.subclass_ids(owner.id))}
+        return [sym for sym in candidates if sym.id not in dropped] if dropped else candidates
+
+    def _owner(self, method: Symbol) -> Symbol | None:
+        """The class of a candidate method, kept by the table: the same candidates come back at every
+        call of a name, in every file."""
+        owners = self.table.owners
+        if method.id not in owners:
+            owners[method.id] = self.table.owner_of(method)
+        return owners[method.id]
 
     def _reachable(self, method: Symbol) -> bool:
         """Whether an object of unknown type here can be an instance of the method's class: not when
@@ -46,9 +76,8 @@ class CandidateEvidence:
         return method.path == self.path and (scope == outer or scope.startswith(outer + "."))
 
     def _local_to(self, method: Symbol) -> str | None:
-        """The function a method's class is local to, or None; kept per file resolver, as the same
-        candidates come back for every call of a name."""
-        known = vars(self).setdefault("_local_classes", {})
+        """The function a method's class is local to, or None; kept by the table, like `_owner`."""
+        known = self.table.local_classes
         if method.id not in known:
             defs = self.table.file_defs.get(method.path, {})
             parts = method.qualified_name.split(".")[:-2]  # the enclosing scopes of the method's class
@@ -65,8 +94,8 @@ class CandidateEvidence:
         those of imported modules first."""
         if not candidates or receiver == "super" or name.startswith("__"):  # (protocol methods: any class has them)
             return []
-        owners = {s.id: self.table.owner_of(s) for s in candidates}
-        spoken = _words(receiver.rpartition(".")[2]) if receiver and receiver not in ("?", "super") else ""
+        owners = {s.id: self._owner(s) for s in candidates}
+        spoken = _spoken(receiver)
         named = [s for s in candidates if spoken and owners[s.id] is not None and _names_class(spoken, owners[s.id].name)]
         if named:
             return named
@@ -88,6 +117,11 @@ class CandidateEvidence:
 @lru_cache(maxsize=4096)
 def _test_file(path: str) -> bool:
     return is_test_file(path)
+
+
+def _spoken(receiver: str | None) -> str:
+    """What a receiver's name says of its class: its last part, lowercased, without underscores."""
+    return _words(receiver.rpartition(".")[2]) if receiver and receiver not in ("?", "super") else ""
 
 
 def _words(name: str) -> str:

@@ -197,8 +197,8 @@ class Generation:
         writes.insert_externals(conn, self.keys.take_new_externals())
         self.report("writing", 0, 0)
         writes.create_indexes(conn, self.deferred)
-        consulted.insert(conn, entry.table.consulted)  # (every process's resolvers': see resolution._work)
-        entry.table.consulted = set()
+        pairs, entry.table.consulted = entry.table.consulted, set()  # every process's (resolution._work), by rowid
+        consulted.insert(conn, ((self.keys.entity(read), self.keys.entity(reader)) for reader, read in pairs))
 
         generation = self.before + 1
         self._write_snapshot(generation, removed_rowids, targets, snapshot_rows)

@@ -72,7 +72,7 @@ def update_table(table: SymbolTable, removed_paths: Iterable[str], added: Iterab
         table.modules = modules
         table.__dict__.pop("files_by_stem", None)
     table.load_facts = load
-    table.nearest_properties = {}  # (read off the members and the files' facts)
+    table.forget_derived()  # (read off the members and the files' facts)
     table.flow.new_epoch()  # (so is what value flow made of several files' answers)
     table.flow.new_run()
     if modules is not None:  # a module came or went: what any file's imports bind may differ

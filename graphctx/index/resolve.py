@@ -48,8 +48,12 @@ class FileResolver(CandidateEvidence, FlowScope):
     def resolve_uses(self) -> list[Edge]:
         """Calls, references and tests; returns every edge of the file, sorted. Counts call sites
         (not edges: an ambiguous call has several) in `calls` and `calls_resolved`, externals excluded."""
-        for call in self.facts.calls:
-            self.resolve_call_site(call)
+        self._untyped = {}  # (evidence.py: answers kept while this file resolves)
+        try:
+            for call in self.facts.calls:
+                self.resolve_call_site(call)
+        finally:
+            del self._untyped
         properties.property_edges(self)
         for ref in self.facts.type_refs:
             targets = self._resolve_type(ref.name, ref.scope)
@@ -268,8 +272,7 @@ class FileResolver(CandidateEvidence, FlowScope):
         if found:
             return found
         call = getattr(self, "_site", None)
-        candidates = [s for s in self.table.methods_by_name.get(name, ()) if s.family == self.family and self._reachable(s)]
-        candidates = self._overridden_dropped(self._best_evidence(candidates, call.receiver if call is not None else None, name))
+        candidates = self._untyped_candidates(name, call.receiver if call is not None else None)
         if not candidates:  # an attribute of an object we know nothing of: not resolved, not external
             return [(external_id(_call_text(call) if call is not None else "?." + name), "unresolved", 0.0)]
         return self._candidates(candidates, name, UNKNOWN_RECEIVER, MAX_RECEIVER_CANDIDATES)

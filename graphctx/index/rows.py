@@ -34,7 +34,8 @@ class RowKeys:
         self.new_externals: list[tuple[int, str]] = []  # (rowid, id) to write
         self.lookup = lookup  # (id, external?) -> its rowid in the index, None when it has none
 
-    def _entity(self, entity_id: str) -> int | None:
+    def entity(self, entity_id: str) -> int | None:
+        """The rowid of an entity of the index, None for an id it does not hold."""
         return self._key(self.entities, entity_id, False)
 
     def _external(self, external_id: str) -> int | None:
@@ -74,10 +75,10 @@ class RowKeys:
         replaces it, resolving the source's file again leaves it."""
         maker_prefix, maker_key = maker + ID_SEPARATOR, None
         for source, target, kind, resolution, confidence, line in edges:
-            source_key = self._entity(source)
+            source_key = self.entity(source)
             target_key = self.entities.get(target)
             if target_key is None and not target.startswith(EXTERNAL_PREFIX):
-                target_key = self._entity(target)
+                target_key = self.entity(target)
             elif target_key is None:
                 target_key = self._external(target)
                 if target_key is None:
@@ -89,7 +90,7 @@ class RowKeys:
                 continue
             foreign = None
             if source != maker and not source.startswith(maker_prefix):
-                foreign = maker_key = maker_key if maker_key is not None else self._entity(maker)
+                foreign = maker_key = maker_key if maker_key is not None else self.entity(maker)
             yield (source_key, target_key, KIND_CODE[kind], RESOLUTION_CODE[resolution], confidence, line, foreign)
 
     def take_new_externals(self) -> list[tuple[int, str]]:

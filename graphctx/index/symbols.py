@@ -66,6 +66,10 @@ class SymbolTable:
         self._below: dict[str, list[str]] = {}  # class -> subclass_ids
         self._levels: dict[str, list[list[str]]] = {}  # class -> its lineage, level by level
         self.nearest_properties: dict[tuple[str, str], tuple] = {}  # (class, name) -> properties.py's answer
+        # What the evidence rules (evidence.py) ask of each candidate method at every call of its name:
+        # id -> its owner, and id -> the function its class is local to (None for neither).
+        self.owners: dict[str, Symbol | None] = {}
+        self.local_classes: dict[str, str | None] = {}
         # What the hierarchy was made of, and the ids and names whose standing (a symbol, a name some
         # symbol bears) an edit has moved since: unchanged pairs naming none of them give the same bases.
         self._base_pairs: frozenset[tuple[str, str]] | None = None
@@ -99,7 +103,11 @@ class SymbolTable:
             self._base_names = targets | {external_name(t) for t in targets if t.startswith(EXTERNAL_PREFIX)}
         self._base_pairs, self._moved = pairs, set()
         self.flow.new_epoch()
-        self.nearest_properties = {}
+        self.forget_derived()
+
+    def forget_derived(self) -> None:
+        """Drop what was read off the definitions and the hierarchy: a run changed them."""
+        self.nearest_properties, self.owners, self.local_classes = {}, {}, {}
 
     def moved(self, before: Iterable[tuple[str, str]], after: Iterable[tuple[str, str]]) -> None:
         """Note the ids and names whose standing may differ now that the definitions (id, name) `before`

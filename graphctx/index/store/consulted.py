@@ -12,11 +12,11 @@ import sqlite3
 from collections.abc import Iterable
 
 
-def insert(conn: sqlite3.Connection, pairs: Iterable[tuple[str, str]]) -> None:
-    """(reader, consulted) file paths, added to those stored; a pair naming no file is dropped."""
-    conn.executemany("INSERT OR IGNORE INTO consulted (file, reader) SELECT f.rowid, r.rowid FROM entities f, entities r"
-                     " WHERE f.id = ? AND r.id = ? AND f.kind = 'file' AND r.kind = 'file'",
-                     sorted((consulted, reader) for reader, consulted in pairs))
+def insert(conn: sqlite3.Connection, pairs: Iterable[tuple[int | None, int | None]]) -> None:
+    """(file, reader) rowids of file entities, added to those stored; a pair missing one (a path
+    that is no file of the index) is dropped."""
+    conn.executemany("INSERT OR IGNORE INTO consulted (file, reader) VALUES (?, ?)",
+                     sorted(pair for pair in pairs if None not in pair))
 
 
 def delete(conn: sqlite3.Connection, rowids: Iterable[int]) -> None:
