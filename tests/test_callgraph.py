@@ -381,6 +381,22 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
         """}, {("dataset.py::Dataset.quantile", "dataset.py::Dataset.quantile", "ambiguous"),
                ("dataset.py::Dataset.quantile", "variable.py::Variable.quantile", "ambiguous"),
                ("dataset.py::Dataset.median", "dataset.py::Dataset.quantile", "heuristic")}),
+    "the same call in two methods of a class: the calling method alone is no evidence, another is": ({
+        "dataset.py": """
+            class Dataset:
+                def quantile(self, q):
+                    return other.quantile(q)
+
+                def median(self):
+                    return other.quantile(0.5)
+        """,
+        "variable.py": """
+            class Variable:
+                def quantile(self, q):
+                    pass
+        """}, {("dataset.py::Dataset.quantile", "dataset.py::Dataset.quantile", "ambiguous"),
+               ("dataset.py::Dataset.quantile", "variable.py::Variable.quantile", "ambiguous"),
+               ("dataset.py::Dataset.median", "dataset.py::Dataset.quantile", "heuristic")}),
     "a stub or an abstract method is declared: its overrides are called": ({"m.py": """
         class RedirectMixin:
             def send(self, request) -> int: ...

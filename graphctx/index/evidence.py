@@ -22,13 +22,13 @@ class CandidateEvidence:
         receiver's last word, the enclosing class, and the calling function where a candidate is in
         this file or of a class local to a function; the same names come back at every call, and on
         a large repository a common one has hundreds of candidates."""
-        memo: dict | None = vars(self).get("_untyped")
+        memo: dict | None = vars(self).get("_untyped")  # name -> whether the calling function matters; key -> answer
         site = getattr(self, "_site", None)
         scope = site.scope if site is not None else None
         key = None
         if memo is not None:
             scoped = memo.get(name)
-            if scoped is None:  # (whether the calling function matters, for any call of the name)
+            if scoped is None:
                 scoped = memo[name] = any(s.path == self.path or self._local_to(s) is not None
                                           for s in self.table.methods_by_name.get(name, ()))
             cls = self._enclosing_class(scope) if scope is not None else None

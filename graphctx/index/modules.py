@@ -41,8 +41,10 @@ class ModuleMap:
     def alternatives(self, importer: str, files: list[str]) -> list[list[str]]:
         """The files an import from `importer` named, as the modules it may mean: one list, or
         several that nothing in the repository chooses between; none for no files."""
+        if not files:
+            return []
         index = self._index_of(importer)
-        return index.alternatives(importer, files) if index is not None and files else ([files] if files else [])
+        return index.alternatives(importer, files) if index is not None else [files]
 
     def package_files(self, path: str, package: str | None) -> Sequence[str] | None:
         """The files of `path`'s package (Go folder, Java package), `path` included; None where
