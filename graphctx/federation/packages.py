@@ -14,11 +14,11 @@ from typing import Any
 
 from graphctx.errors import GraphctxError
 from graphctx.federation.links import IMPORT_CONFIDENCE, Link
+from graphctx.index.languages.jsmodules import module_files, package_stems
 from graphctx.index.store import reads
 
 EXTERNAL = "ext:"
 SOURCE_ROOTS = ("src", "lib")
-JS_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _GO_MODULE = re.compile(r"^\s*module\s+(\S+)", re.M)
 
 
@@ -118,23 +118,9 @@ def _resolve_js(project: Any, manifest: dict, dotted: str) -> str | None:
 
 def _js_files(project: Any, manifest: dict, module: str) -> list[str]:
     """The files of the package a module path ("" for the package itself) can be."""
-    if module:
-        stems = [module, f"src/{module}", f"lib/{module}"]
-    else:
-        entry = manifest.get("exports", {}).get(".") if isinstance(manifest.get("exports"), dict) else None
-        given = [v for v in (manifest.get("module"), manifest.get("main"), manifest.get("types"),
-                             manifest.get("exports") if isinstance(manifest.get("exports"), str) else None, entry)
-                 if isinstance(v, str)]
-        stems = []
-        for value in given:
-            stem = posixpath.normpath(value).removeprefix("./")
-            stem = re.sub(r"\.(d\.ts|[cm]?[jt]sx?)$", "", stem)
-            stems += [stem, re.sub(r"^(dist|build|lib|out)/", "src/", stem)]  # built from the sources
-        stems += ["index", "src/index"]
     files = project.graph.files
-    return [path for stem in dict.fromkeys(stems)
-            for path in (*(stem + ext for ext in JS_EXTENSIONS), *(f"{stem}/index{ext}" for ext in JS_EXTENSIONS))
-            if path in files]
+    return list(dict.fromkeys(path for stem in package_stems(manifest, module) for path in module_files(stem)
+                              if path in files))
 
 
 # ---- Go: the module path, then the package (a folder) and a name in it

@@ -18,13 +18,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphctx.index import resolution, routemounts, store, textentities
+from graphctx.index import moduleconfig, resolution, routemounts, store, textentities
 from graphctx.index.appended import Appended, appended
 from graphctx.index.dependencies import attribute_owners, changed_names, defined_names, flow_readers, names_of, subclass_names
 from graphctx.index.fulltext import fts_row
-from graphctx.index.languages import RULES, package_languages
+from graphctx.index.languages import RULES
 from graphctx.index.keeper import KeptTable, TableKeeper
 from graphctx.index.lazysymbols import LazySymbolTable
+from graphctx.index.moduleconfig import WITH_PACKAGE
 from graphctx.index.modules import ModuleMap
 from graphctx.index.naming import is_test_file, module_names
 from graphctx.index.parsing import ParsedFile
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from graphctx.graph.snapshot import EdgeColumns
 
 PACKAGE_MARKERS = frozenset().union(*(rules.package_markers for rules in RULES))
-WITH_PACKAGE = frozenset(package_languages())  # the languages whose module maps read package declarations
 # The meta rows with the largest rowids ever given: a key is never given again, so no edge left
 # pointing at a removed entity can come to point at another.
 LAST_KEYS = ("last_entity_rowid", "last_external_rowid")
@@ -69,7 +69,7 @@ class Generation:
         self.shared: dict = {}  # equal strings and numbers of what the run holds, as one object each
         self.new_rowids: list[int] = []
         self.deferred: list[str] = []
-        self.flows_hold = False  # whether kept scopes' value flow may stand (see _delta)
+        self.flows_hold = self.modules_moved = False  # kept flows may stand (_delta); imports mean else (moduleconfig)
         self.appended: dict[str, Appended] = {}  # the changed files that only appended functions (see _delta)
         self.offer_less: list[str] = []  # the changed and deleted files that no longer offer something as they did
         # (incremental) the entities of files not resolved again whose edges this run changed: a file
@@ -141,8 +141,8 @@ class Generation:
             kept = self.entry
             # the keys the kept table met, the others read as the edges name them (a no-op run reads none)
             lookup = lambda key_id, external: reads.row_key(conn, key_id, external)  # noqa: E731
-            self.keys = RowKeys(kept.entity_keys, kept.external_keys, *last, lookup=lookup) if kept is not None else \
-                RowKeys({}, {}, *last, lookup=lookup)
+            known = (kept.entity_keys, kept.external_keys) if kept is not None else ({}, {})
+            self.keys = RowKeys(*known, *last, lookup=lookup)
             # A class whose bases or members changed changes what every class below it inherits; the
             # kept table knows the hierarchy, else every inheritance edge is read.
             if kept is None:
@@ -168,6 +168,8 @@ class Generation:
             readers = self._readers(delta, dependents, seeds)
             consulted.delete(conn, [previous[path] for path in deleted if path in previous])
             targets = sorted(set(self.changed) | ((dependents | readers) - set(deleted)))
+            if moduleconfig.moved_by(conn, self.root, [*deleted, *self.changed]):  # what any import means may differ
+                self.modules_moved, self.flows_hold, self.appended, targets = True, False, {}, sorted(reads.file_packages(conn))
             # (when its earlier part names nothing the edit changed nor consulted a file whose answers may
             # differ, and no other file names what it appended)
             self.appended = {path: found for path, found in self.appended.items() if found.named_before.isdisjoint(delta)
@@ -246,26 +248,24 @@ class Generation:
         return dict(read[-KEPT_FACTS:])
 
     def _symbol_table(self, deleted: list[str], targets: list[str]) -> KeptTable:
-        """The table of the new generation: a full build's from every definition it wrote, the kept
-        one with the edited files' symbols replaced, or, with none kept, one that reads the
-        definitions it is asked for from the rows this run wrote (lazysymbols.py)."""
+        """The table of the new generation: a full build's from every definition it wrote, the kept one with the
+        edited files' symbols replaced, or, with none kept, one reading the definitions it is asked for (lazysymbols.py)."""
         entry = self.entry
         if entry is None and self.everything:
             symbols = [row for path in sorted(self.symbols) for row in self.symbols[path]]
             self.symbols.clear()  # (the table holds them now)
-            entry = KeptTable((0, 0), self.before, resolution.new_table(symbols, ModuleMap(self.files, self.root),
-                                                                                   self._load))
-            entry.files = dict(self.files)
-            return entry
+            modules = ModuleMap(self.files, self.root)
+            moduleconfig.remember(self.conn, modules)
+            return KeptTable((0, 0), self.before, resolution.new_table(symbols, modules, self._load), files=dict(self.files))
         if entry is None:
-            files = {p: (lang, pkg if lang in WITH_PACKAGE else None) for p, (lang, pkg) in reads.file_packages(self.conn).items()}
-            table = LazySymbolTable(self.conn, ModuleMap(files, self.root), self._load)
-            entry = KeptTable((0, 0), self.before, table, files=dict(files))
+            files, modules = moduleconfig.indexed(self.conn, self.root)
+            entry = KeptTable((0, 0), self.before, LazySymbolTable(self.conn, modules, self._load), files=dict(files))
             # the pairs of the files not resolved again (the others' edges are gone)
             again = {*deleted, *targets}
             entry.bases = resolution.base_pairs_by_origin(row[:3] for row in self.base_rows if row[2] not in again)
             return entry
-        moved = bool(deleted) or any(path not in entry.files or entry.files[path] != self.files[path] for path in self.files)
+        moved = bool(deleted) or self.modules_moved or \
+            any(path not in entry.files or entry.files[path] != self.files[path] for path in self.files)
         for path in deleted:
             entry.files.pop(path, None)
             entry.bases.pop(path, None)  # (its classes are gone; the files resolved again find theirs anew)

@@ -5,6 +5,7 @@ import is external."""
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,6 +38,12 @@ class ModuleMap:
         """Files that `module`, imported from the file `importer`, names; [] when outside the repository."""
         index = self._index_of(importer)
         return index.resolve(importer, module) if index is not None else []
+
+    def settings_digest(self) -> str:
+        """A digest of what the module indexes read from the files that configure modules: an edit
+        that changes it changes what imports anywhere may mean."""
+        settings = sorted((fam, repr(index.settings())) for fam, index in self._indexes.items())
+        return hashlib.sha256(repr(settings).encode("utf-8")).hexdigest()[:16]
 
     def alternatives(self, importer: str, files: list[str]) -> list[list[str]]:
         """The files an import from `importer` named, as the modules it may mean: one list, or

@@ -38,6 +38,11 @@ class ModuleIndex:
         """The repository files that `spec`, imported from `importer`, names; [] when it is external."""
         return []
 
+    def settings(self) -> object:
+        """What the index read from the files that configure modules (manifests, path maps), in a
+        form that compares equal when an edit left what imports mean as it was."""
+        return None
+
     def alternatives(self, importer: str, files: list[str]) -> list[list[str]]:
         """The files an import named (`resolve`), as the modules it may mean: by default all of them
         one module's parts (a Go package's files, a module and its stub)."""

@@ -26,6 +26,9 @@ class GoModules(ModuleIndex):
         # the most specific module first: a nested module owns the packages below it
         self.modules = sorted(found.items(), key=lambda item: (-len(item[1]), item[0]))
 
+    def settings(self) -> object:
+        return self.modules
+
     def resolve(self, importer: str, spec: str) -> list[str]:
         for mod_dir, mod_path in self.modules:
             if spec == mod_path or spec.startswith(mod_path + "/"):

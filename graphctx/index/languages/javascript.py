@@ -6,27 +6,27 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from graphctx.index.languages.base import LanguageRules, Manifest, ModuleIndex, no_private_keyword, read_text
-
-# What a specifier may leave out, in the order tried: TypeScript sources before JavaScript ones.
-JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
-
+from graphctx.index.languages.base import Files, LanguageRules, Manifest, ModuleIndex, no_private_keyword, read_text
+from graphctx.index.languages.jsmodules import JavaScriptPaths
 
 class JavaScriptModules(ModuleIndex):
-    """Relative specifiers name files (`./a`, `./a.js`, `./dir` for its index file); a package name is external."""
+    """Relative specifiers name files, and so do the paths a tsconfig.json or jsconfig.json maps and
+    the repository's own packages (jsmodules.py); any other package name is external."""
+
+    def __init__(self, files: Files, own: Sequence[str], root: Path | None):
+        super().__init__(files, own, root)
+        self.paths = JavaScriptPaths(files, root)
+
+    def settings(self) -> object:
+        return self.paths.settings()
 
     def resolve(self, importer: str, spec: str) -> list[str]:
-        if not spec.startswith("."):
-            return []  # a package name: external
-        stem = posixpath.normpath(posixpath.join(posixpath.dirname(importer), spec))
-        bare = stem[: -len(posixpath.splitext(stem)[1])] if posixpath.splitext(stem)[1] in JS_EXTENSIONS else None
-        candidates = [stem, *(stem + e for e in JS_EXTENSIONS), *(stem + "/index" + e for e in JS_EXTENSIONS)]
-        if bare:  # TypeScript sources imported as "./x.js"
-            candidates += [bare + e for e in JS_EXTENSIONS]
-        return next(([c] for c in candidates if c in self.files), [])
+        if spec.startswith("."):
+            return self.paths.file(posixpath.join(posixpath.dirname(importer), spec))
+        return self.paths.resolve(importer, spec)
 
 
 class JavaScriptRules(LanguageRules):

@@ -40,7 +40,7 @@ class PythonModules(ModuleIndex):
         super().__init__(files, own, root)
         self.by_name: dict[str, list[str]] = defaultdict(list)
         package_dirs = {posixpath.dirname(p) for p in own if posixpath.basename(p) == "__init__.py"}
-        roots = import_roots(root, {p.split("/", 1)[0] for p in own if "/" in p})
+        self.roots = roots = import_roots(root, {p.split("/", 1)[0] for p in own if "/" in p})
         self.package_roots = {path: _package_root(path, package_dirs) for path in own}
         for path in own:
             for name in _importable_names(path, package_dirs, roots, self.package_roots[path]):
@@ -57,6 +57,9 @@ class PythonModules(ModuleIndex):
         rest = spec[level:].replace(".", "/")
         stem = posixpath.join(base, rest) if rest else base
         return [p for p in (stem + ".py", stem + "/__init__.py", stem + ".pyi") if p in self.files][:1]
+
+    def settings(self) -> object:
+        return self.roots
 
     def _nearest(self, importer: str, found: list[str]) -> list[str]:
         """Of several files importable by one name (copies of a project side by side, two services

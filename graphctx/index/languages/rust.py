@@ -30,6 +30,9 @@ class RustModules(ModuleIndex):
             self.module_of[path] = (crate_root, module)
         self.crates = _library_crates(root, own) if root is not None else {}
 
+    def settings(self) -> object:
+        return sorted(self.crates.items())
+
     def resolve(self, importer: str, spec: str) -> list[str]:
         root, here = self.module_of.get(importer, ("", ""))
         parts = spec.replace("::", ".").split(".")

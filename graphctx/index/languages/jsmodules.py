@@ -1,0 +1,207 @@
+"""What a JavaScript or TypeScript import names in the repository: a relative specifier (`./a`,
+`./a.js` for a TypeScript source, `./dir` for its index file); a specifier the nearest tsconfig.json
+or jsconfig.json maps (`compilerOptions.paths` such as `"@/*": ["./src/*"]`, and `baseUrl`, through
+relative `extends`); and the name of a package of the repository's own (a workspace's
+package.json `name`, `@acme/utils` and `@acme/utils/strings`). Any other package name is external."""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from graphctx.index.languages.base import read_text
+
+# What a specifier may leave out, in the order tried: TypeScript sources before JavaScript ones.
+JS_EXTENSIONS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+PATH_CONFIGS = ("tsconfig.json", "jsconfig.json")
+# A package's entry in its package.json, in the order tried; a built one (dist/index.js) is looked
+# for as the source it was built from (src/index.ts).
+ENTRY_FIELDS = ("source", "types", "typings", "module", "main")
+BUILD_FOLDERS = ("dist", "build", "lib", "out", "esm", "cjs")
+MAX_EXTENDS = 5
+_BUILT_EXTENSION = re.compile(r"\.(d\.ts|[cm]?[jt]sx?)$")
+# In a JSON-with-comments file: a string (kept), a comment or a trailing comma (dropped).
+_JSONC = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/|,(?=\s*[}\]])', re.S)
+
+
+@dataclass
+class PathConfig:
+    """One tsconfig.json or jsconfig.json: `paths` patterns with their substitutions, made relative
+    to the repository, and `base_url` (None when not set)."""
+
+    paths: list[tuple[str, list[str]]] = field(default_factory=list)
+    base_url: str | None = None
+
+
+class JavaScriptPaths:
+    """The repository's path configs and workspace packages, read once per module map."""
+
+    def __init__(self, files: Mapping[str, object], root: Path | None):
+        self.files = files
+        self.root = root
+        self.configs: dict[str, PathConfig] = {}  # folder -> its config
+        self.packages: dict[str, str] = {}  # package name -> its folder (a name two packages bear: neither)
+        self._manifests: dict[str, dict] = {}
+        if root is None:
+            return
+        folders: dict[str, list[str]] = {}
+        for path in files:
+            name = posixpath.basename(path)
+            if name in PATH_CONFIGS:
+                folder = posixpath.dirname(path)
+                if folder not in self.configs or name == "tsconfig.json":
+                    self.configs[folder] = _path_config(root, path)
+            elif name == "package.json":
+                manifest = _read_json(root, path)
+                if isinstance(manifest.get("name"), str) and manifest["name"]:
+                    folders.setdefault(manifest["name"], []).append(posixpath.dirname(path))
+                    self._manifests[posixpath.dirname(path)] = manifest
+        self.packages = {name: found[0] for name, found in folders.items() if len(found) == 1}
+
+    def resolve(self, importer: str, spec: str) -> list[str]:
+        """The file a non-relative specifier names in the repository; [] for none (external)."""
+        config = self._nearest_config(importer)
+        if config is not None:
+            for stem in _mapped(config, spec):
+                found = self.file(stem)
+                if found:
+                    return found
+        name = next((n for n in _package_names(spec) if n in self.packages), None)
+        if name is None:
+            return []
+        folder = self.packages[name]
+        for stem in package_stems(self._manifests.get(folder, {}), spec[len(name):].strip("/")):
+            found = self.file(posixpath.join(folder, stem))
+            if found:
+                return found
+        return []
+
+    def settings(self) -> object:
+        """The path maps and the packages with their entries, sorted (ModuleIndex.settings)."""
+        packages = ((name, folder, package_stems(self._manifests.get(folder, {}), "")) for name, folder in self.packages.items())
+        return sorted((folder, config.paths, config.base_url) for folder, config in self.configs.items()), sorted(packages)
+
+    def file(self, stem: str) -> list[str]:
+        """The file a path names as an import does (module_files), the first there is."""
+        return next(([c] for c in module_files(stem) if c in self.files), [])
+
+    def _nearest_config(self, importer: str) -> PathConfig | None:
+        folder = posixpath.dirname(importer)
+        while True:
+            if folder in self.configs:
+                return self.configs[folder]
+            if not folder:
+                return None
+            folder = posixpath.dirname(folder)
+
+
+def _mapped(config: PathConfig, spec: str) -> Iterable[str]:
+    """The repository paths a config maps a specifier to, in the order TypeScript tries them: the
+    pattern with the longest prefix before its `*`, its substitutions in order, then `baseUrl`."""
+    best, captured, substitutions = -1, "", []
+    for pattern, targets in config.paths:
+        prefix, star, suffix = pattern.partition("*")
+        if not star:
+            if spec == pattern and len(pattern) > best:
+                best, captured, substitutions = len(pattern), "", targets
+        elif spec.startswith(prefix) and spec.endswith(suffix) and len(spec) >= len(prefix) + len(suffix) \
+                and len(prefix) > best:
+            best, captured, substitutions = len(prefix), spec[len(prefix): len(spec) - len(suffix)], targets
+    for target in substitutions:
+        yield target.replace("*", captured, 1)
+    if config.base_url is not None:
+        yield posixpath.join(config.base_url, spec)
+
+
+def module_files(stem: str) -> list[str]:
+    """The files a path may name as an import does, in the order tried: itself, with an extension
+    left out, its folder's index file; a TypeScript source imported as `.js`."""
+    stem = posixpath.normpath(stem)
+    ext = posixpath.splitext(stem)[1]
+    found = [stem, *(stem + e for e in JS_EXTENSIONS), *(stem + "/index" + e for e in JS_EXTENSIONS)]
+    if ext in JS_EXTENSIONS:
+        found += [stem[: -len(ext)] + e for e in JS_EXTENSIONS]
+    return found
+
+
+def package_stems(manifest: dict, module: str) -> list[str]:
+    """Where a package's module path ("" for the package itself) may be, relative to its folder, in
+    the order tried: the path, under src/ or lib/; for the package itself, the entries its
+    package.json names, each also as the source a built one was made from (dist/index.js from
+    src/index.ts), then index and src/index."""
+    if module:
+        return [module, f"src/{module}", f"lib/{module}"]
+    stems = []
+    for entry in _entries(manifest):
+        stem = _BUILT_EXTENSION.sub("", posixpath.normpath(entry).removeprefix("./"))
+        head, _, rest = stem.partition("/")
+        stems += [stem, f"src/{rest}"] if head in BUILD_FOLDERS and rest else [stem]
+    return list(dict.fromkeys([*stems, "index", "src/index"]))
+
+
+def _package_names(spec: str) -> list[str]:
+    """The package names a bare specifier may start with: `@scope/name` or `name`."""
+    parts = spec.split("/")
+    return ["/".join(parts[:2])] if spec.startswith("@") and len(parts) > 1 else [parts[0]]
+
+
+def _entries(manifest: dict) -> list[str]:
+    entries = [manifest[key] for key in ENTRY_FIELDS if isinstance(manifest.get(key), str)]
+    exports = manifest.get("exports")
+    if isinstance(exports, dict):
+        exports = exports.get(".", exports)
+    if isinstance(exports, dict):
+        entries += [v for k in ("source", "types", "import", "default", "require") if isinstance(v := exports.get(k), str)]
+    elif isinstance(exports, str):
+        entries.append(exports)
+    return entries
+
+
+def _path_config(root: Path, path: str, depth: int = 0) -> PathConfig:
+    """A config's `paths` and `baseUrl`, its own over those of the config it extends (a relative
+    `extends`: a package's shared config is not read), as repository paths."""
+    data = _read_json(root, path, jsonc=True)
+    folder = posixpath.dirname(path)
+    base = PathConfig()
+    extends = data.get("extends")
+    for parent in (extends if isinstance(extends, list) else [extends]):
+        if isinstance(parent, str) and parent.startswith(".") and depth < MAX_EXTENDS:
+            parent_path = posixpath.normpath(posixpath.join(folder, parent))
+            if not parent_path.endswith(".json"):
+                parent_path += ".json"
+            inherited = _path_config(root, parent_path, depth + 1)
+            base = PathConfig(inherited.paths or base.paths,
+                              inherited.base_url if inherited.base_url is not None else base.base_url)
+    options = data.get("compilerOptions")
+    options = options if isinstance(options, dict) else {}
+    base_url = base.base_url
+    if isinstance(options.get("baseUrl"), str):
+        base_url = _inside(posixpath.join(folder, options["baseUrl"]))
+    paths = options.get("paths")
+    if isinstance(paths, dict):
+        # (relative to baseUrl when set, else to the config that declares them)
+        anchor = base_url if base_url is not None else folder
+        return PathConfig([(pattern, [_inside(posixpath.join(anchor, t)) for t in targets if isinstance(t, str)])
+                           for pattern, targets in paths.items() if isinstance(targets, list)], base_url)
+    return PathConfig(base.paths, base_url)
+
+
+def _inside(path: str) -> str:
+    """A repository path, normalised; the root is ''."""
+    path = posixpath.normpath(path)
+    return "" if path == "." else path
+
+
+def _read_json(root: Path, path: str, jsonc: bool = False) -> dict:
+    text = read_text(root / path)
+    if jsonc:
+        text = _JSONC.sub(lambda m: m.group(0) if m.group(0).startswith('"') else "", text)
+    try:
+        data = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
