@@ -38,6 +38,9 @@ PROJECT = {
     "packages/utils/src/index.ts": "export function formatPrice(cents: number) { return String(cents); }\n",
     "packages/utils/src/strings.ts": "export function upper(text: string) { return text.toUpperCase(); }\n",
     "package.json": '{"name": "acme", "private": true, "workspaces": ["packages/*", "web", "legacy"]}',
+    # a fixture named like a real package, outside the workspace: `react` stays the library
+    "tests/fixtures/react/package.json": '{"name": "react", "main": "index.js"}',
+    "tests/fixtures/react/index.js": "export default { createElement() { return 1; } };\n",
 }
 
 
@@ -84,7 +87,7 @@ def _rebuilt(root, scratch) -> dict:
 
 
 @pytest.mark.parametrize("kept", [True, False], ids=["kept table", "new process"])
-@pytest.mark.parametrize("edit", ["tsconfig paths", "package name"])
+@pytest.mark.parametrize("edit", ["tsconfig paths", "package name", "workspaces"])
 def test_an_edit_to_a_module_config_resolves_as_a_full_build(tmp_path, kept, edit):
     from graphctx import Project
 
@@ -96,6 +99,9 @@ def test_an_edit_to_a_module_config_resolves_as_a_full_build(tmp_path, kept, edi
     if edit == "tsconfig paths":
         (root / "web/tsconfig.json").write_text(TSCONFIG, encoding="utf-8")
         before, after = "ext:@.lib.util.slugify", "web/src/lib/util.ts::slugify"
+    elif edit == "workspaces":  # the packages folder leaves the workspace
+        (root / "package.json").write_text('{"name": "acme", "workspaces": ["web", "legacy"]}', encoding="utf-8")
+        before, after = "packages/utils/src/index.ts::formatPrice", "ext:@acme.utils.formatPrice"
     else:
         (root / "packages/utils/package.json").write_text('{"name": "@acme/strings", "main": "dist/index.js"}',
                                                           encoding="utf-8")

@@ -1,5 +1,6 @@
 """The module map of an index, and the files whose content, not only their presence, says what an
-import means: tsconfig.json and jsconfig.json path maps, package.json names and entries,
+import means: tsconfig.json and jsconfig.json path maps (and the configs they extend), package.json
+names and entries, the workspace's package folders (package.json, pnpm-workspace.yaml, lerna.json),
 pyproject.toml and setup.cfg package folders, go.mod module paths, Cargo.toml crate names. Each run
 that builds the map stores a digest of what the module indexes read from them
 (ModuleMap.settings_digest); an edit to one of these files that changes the digest changes what any
@@ -8,6 +9,7 @@ file's imports may mean, so every file is resolved again."""
 from __future__ import annotations
 
 import posixpath
+import re
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,8 +19,9 @@ from graphctx.index.languages import package_languages
 from graphctx.index.modules import ModuleMap
 from graphctx.index.store import reads
 
-CONFIG_NAMES = frozenset({"tsconfig.json", "jsconfig.json", "package.json", "pyproject.toml", "setup.cfg", "go.mod",
+CONFIG_NAMES = frozenset({"package.json", "pnpm-workspace.yaml", "lerna.json", "pyproject.toml", "setup.cfg", "go.mod",
                           "Cargo.toml"})
+PATH_CONFIG = re.compile(r"^[tj]sconfig(\..+)?\.json$")  # tsconfig.json, and the tsconfig.base.json it may extend
 WITH_PACKAGE = frozenset(package_languages())  # the languages whose module maps read package declarations
 META_KEY = "module_settings"
 
@@ -34,7 +37,7 @@ def indexed(conn: sqlite3.Connection, root: Path) -> tuple[Files, ModuleMap]:
 
 def touched(paths: Iterable[str]) -> bool:
     """Whether any of these paths (edited, added or deleted) is a file that configures modules."""
-    return any(posixpath.basename(path) in CONFIG_NAMES for path in paths)
+    return any((name := posixpath.basename(path)) in CONFIG_NAMES or PATH_CONFIG.match(name) for path in paths)
 
 
 def moved_by(conn: sqlite3.Connection, root: Path, paths: Iterable[str]) -> bool:

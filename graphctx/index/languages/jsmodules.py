@@ -1,15 +1,17 @@
 """What a JavaScript or TypeScript import names in the repository: a relative specifier (`./a`,
 `./a.js` for a TypeScript source, `./dir` for its index file); a specifier the nearest tsconfig.json
 or jsconfig.json maps (`compilerOptions.paths` such as `"@/*": ["./src/*"]`, and `baseUrl`, through
-relative `extends`); and the name of a package of the repository's own (a workspace's
-package.json `name`, `@acme/utils` and `@acme/utils/strings`). Any other package name is external."""
+relative `extends`); and the name of a package of the repository's own: the root's, or a workspace
+package's (a folder the root's package.json `workspaces`, pnpm-workspace.yaml or lerna.json
+declares), `@acme/utils` and `@acme/utils/strings`. Any other package name is external: a test
+fixture's package.json named `react` does not make `react` the repository's."""
 
 from __future__ import annotations
 
 import json
 import posixpath
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +26,8 @@ ENTRY_FIELDS = ("source", "types", "typings", "module", "main")
 BUILD_FOLDERS = ("dist", "build", "lib", "out", "esm", "cjs")
 MAX_EXTENDS = 5
 _BUILT_EXTENSION = re.compile(r"\.(d\.ts|[cm]?[jt]sx?)$")
+_PNPM_PACKAGES = re.compile(r"^packages:[ \t]*\n((?:[ \t]+[^\n]*\n?|[ \t]*\n)*)", re.M)
+_YAML_ITEM = re.compile(r"^[ \t]*-[ \t]*['\"]?([^'\"\n#]+?)['\"]?[ \t]*(?:#.*)?$", re.M)
 # In a JSON-with-comments file: a string (kept), a comment or a trailing comma (dropped).
 _JSONC = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/|,(?=\s*[}\]])', re.S)
 
@@ -49,13 +53,14 @@ class JavaScriptPaths:
         if root is None:
             return
         folders: dict[str, list[str]] = {}
+        members = workspace_folders(root)
         for path in files:
             name = posixpath.basename(path)
             if name in PATH_CONFIGS:
                 folder = posixpath.dirname(path)
                 if folder not in self.configs or name == "tsconfig.json":
                     self.configs[folder] = _path_config(root, path)
-            elif name == "package.json":
+            elif name == "package.json" and members(posixpath.dirname(path)):
                 manifest = _read_json(root, path)
                 if isinstance(manifest.get("name"), str) and manifest["name"]:
                     folders.setdefault(manifest["name"], []).append(posixpath.dirname(path))
@@ -70,8 +75,8 @@ class JavaScriptPaths:
                 found = self.file(stem)
                 if found:
                     return found
-        name = next((n for n in _package_names(spec) if n in self.packages), None)
-        if name is None:
+        name = _package_name(spec)
+        if name not in self.packages:
             return []
         folder = self.packages[name]
         for stem in package_stems(self._manifests.get(folder, {}), spec[len(name):].strip("/")):
@@ -97,6 +102,28 @@ class JavaScriptPaths:
             if not folder:
                 return None
             folder = posixpath.dirname(folder)
+
+
+def workspace_folders(root: Path) -> Callable[[str], bool]:
+    """Whether a folder holds a package of the repository's own: the root, or one its workspace
+    globs name (`packages/*` one level, `apps/**` any depth; a `!` pattern leaves some out)."""
+    manifest = _read_json(root, "package.json")
+    declared = manifest.get("workspaces")
+    declared = declared.get("packages") if isinstance(declared, dict) else declared
+    patterns = [p for p in declared if isinstance(p, str)] if isinstance(declared, list) else []
+    lerna = _read_json(root, "lerna.json").get("packages")
+    patterns += [p for p in lerna if isinstance(p, str)] if isinstance(lerna, list) else []
+    pnpm = _PNPM_PACKAGES.search(read_text(root / "pnpm-workspace.yaml"))
+    patterns += _YAML_ITEM.findall(pnpm.group(1)) if pnpm else []
+    keep = [_glob(p) for p in patterns if not p.startswith("!")]
+    drop = [_glob(p[1:]) for p in patterns if p.startswith("!")]
+    return lambda folder: folder == "" or (any(g.fullmatch(folder) for g in keep) and not any(g.fullmatch(folder) for g in drop))
+
+
+def _glob(pattern: str) -> re.Pattern:
+    pattern = pattern.strip().removeprefix("./").strip("/")
+    parts = re.split(r"(\*\*/?|\*|\?)", pattern)
+    return re.compile("".join({"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}.get(p, re.escape(p)) for p in parts))
 
 
 def _mapped(config: PathConfig, spec: str) -> Iterable[str]:
@@ -143,10 +170,10 @@ def package_stems(manifest: dict, module: str) -> list[str]:
     return list(dict.fromkeys([*stems, "index", "src/index"]))
 
 
-def _package_names(spec: str) -> list[str]:
-    """The package names a bare specifier may start with: `@scope/name` or `name`."""
+def _package_name(spec: str) -> str:
+    """The package name a bare specifier starts with: `@scope/name` or `name`."""
     parts = spec.split("/")
-    return ["/".join(parts[:2])] if spec.startswith("@") and len(parts) > 1 else [parts[0]]
+    return "/".join(parts[:2]) if spec.startswith("@") and len(parts) > 1 else parts[0]
 
 
 def _entries(manifest: dict) -> list[str]:
