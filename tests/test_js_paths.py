@@ -28,8 +28,9 @@ PROJECT = {
     "web/src/config/index.ts": "export function settings() { return {}; }\n",
     "web/src/pages/home.ts": (
         'import { slugify } from "@/lib/util";\nimport { settings } from "~config";\nimport React from "react";\n'
-        'import { formatPrice } from "@acme/utils";\nimport { upper } from "@acme/utils/strings";\n\n'
-        "export function render() {\n  settings();\n  React.createElement('div');\n"
+        'import { formatPrice } from "@acme/utils";\nimport { upper } from "@acme/utils/strings";\n'
+        'import { Button } from "@acme/ui/button";\n\n'
+        "export function render() {\n  settings();\n  React.createElement('div');\n  Button();\n"
         "  return upper(slugify(formatPrice(1)));\n}\n"),
     "legacy/jsconfig.json": '{"compilerOptions": {"baseUrl": "src"}}',
     "legacy/src/helpers/dates.js": "export function today() { return 1; }\n",
@@ -37,6 +38,8 @@ PROJECT = {
     "packages/utils/package.json": '{"name": "@acme/utils", "main": "dist/index.js", "types": "dist/index.d.ts"}',
     "packages/utils/src/index.ts": "export function formatPrice(cents: number) { return String(cents); }\n",
     "packages/utils/src/strings.ts": "export function upper(text: string) { return text.toUpperCase(); }\n",
+    "packages/ui/package.json": '{"name": "@acme/ui", "exports": {"./button": {"import": "./components/button/index.tsx"}}}',
+    "packages/ui/components/button/index.tsx": "export function Button() { return null; }\n",
     "package.json": '{"name": "acme", "private": true, "workspaces": ["packages/*", "web", "legacy"]}',
     # a fixture named like a real package, outside the workspace: `react` stays the library
     "tests/fixtures/react/package.json": '{"name": "react", "main": "index.js"}',
@@ -61,6 +64,7 @@ def test_paths_mapped_by_the_tsconfig_and_workspace_packages_are_the_repository(
         ("web/src/config/index.ts::settings", "import"),  # an exact pattern
         ("packages/utils/src/index.ts::formatPrice", "import"),  # main: dist/index.js, built from src/index.ts
         ("packages/utils/src/strings.ts::upper", "import"),  # a subpath of the package, under its src/
+        ("packages/ui/components/button/index.tsx::Button", "import"),  # a subpath its exports map
         ("ext:react.React.createElement", "external"),  # a package the repository does not hold
     }
 

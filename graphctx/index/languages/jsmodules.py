@@ -23,6 +23,7 @@ PATH_CONFIGS = ("tsconfig.json", "jsconfig.json")
 # A package's entry in its package.json, in the order tried; a built one (dist/index.js) is looked
 # for as the source it was built from (src/index.ts).
 ENTRY_FIELDS = ("source", "types", "typings", "module", "main")
+EXPORT_CONDITIONS = ("source", "types", "import", "default", "require", "node")
 BUILD_FOLDERS = ("dist", "build", "lib", "out", "esm", "cjs")
 MAX_EXTENDS = 5
 _BUILT_EXTENSION = re.compile(r"\.(d\.ts|[cm]?[jt]sx?)$")
@@ -157,17 +158,17 @@ def module_files(stem: str) -> list[str]:
 
 def package_stems(manifest: dict, module: str) -> list[str]:
     """Where a package's module path ("" for the package itself) may be, relative to its folder, in
-    the order tried: the path, under src/ or lib/; for the package itself, the entries its
-    package.json names, each also as the source a built one was made from (dist/index.js from
-    src/index.ts), then index and src/index."""
-    if module:
-        return [module, f"src/{module}", f"lib/{module}"]
+    the order tried: what its package.json's `exports` map it to (for the package itself, also
+    its `source`, `types`, `module` or `main` entry), each also as the source a built file was made
+    from (dist/index.js from src/index.ts); then the path itself, under src/ or lib/, or for the
+    package itself index and src/index."""
     stems = []
-    for entry in _entries(manifest):
+    for entry in _exported(manifest.get("exports"), module) + (_entries(manifest) if not module else []):
         stem = _BUILT_EXTENSION.sub("", posixpath.normpath(entry).removeprefix("./"))
         head, _, rest = stem.partition("/")
         stems += [stem, f"src/{rest}"] if head in BUILD_FOLDERS and rest else [stem]
-    return list(dict.fromkeys([*stems, "index", "src/index"]))
+    fallback = [module, f"src/{module}", f"lib/{module}"] if module else ["index", "src/index"]
+    return list(dict.fromkeys([*stems, *fallback]))
 
 
 def _package_name(spec: str) -> str:
@@ -177,15 +178,32 @@ def _package_name(spec: str) -> str:
 
 
 def _entries(manifest: dict) -> list[str]:
-    entries = [manifest[key] for key in ENTRY_FIELDS if isinstance(manifest.get(key), str)]
-    exports = manifest.get("exports")
-    if isinstance(exports, dict):
-        exports = exports.get(".", exports)
-    if isinstance(exports, dict):
-        entries += [v for k in ("source", "types", "import", "default", "require") if isinstance(v := exports.get(k), str)]
-    elif isinstance(exports, str):
-        entries.append(exports)
-    return entries
+    return [manifest[key] for key in ENTRY_FIELDS if isinstance(manifest.get(key), str)]
+
+
+def _exported(exports: object, module: str) -> list[str]:
+    """The files a package.json `exports` maps a module path to ("" for the package itself): its
+    `"./path"` key, or a `"./*"` pattern's, under the conditions tried in order."""
+    if not isinstance(exports, dict) or not any(key.startswith(".") for key in exports):
+        return _conditions(exports) if not module else []  # (the package itself: one entry, or conditions)
+    key = f"./{module}" if module else "."
+    if key in exports:
+        return _conditions(exports[key])
+    for pattern, target in exports.items():
+        prefix, star, suffix = pattern.partition("*")
+        if star and key.startswith(prefix) and key.endswith(suffix) and len(key) >= len(prefix) + len(suffix):
+            captured = key[len(prefix): len(key) - len(suffix)]
+            return [found.replace("*", captured) for found in _conditions(target)]
+    return []
+
+
+def _conditions(value: object) -> list[str]:
+    """An export's files under the conditions tried in order (nested conditions included)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [found for key in EXPORT_CONDITIONS if key in value for found in _conditions(value[key])]
+    return []
 
 
 def _path_config(root: Path, path: str, depth: int = 0) -> PathConfig:
