@@ -34,7 +34,10 @@ PROJECT = {
         "  return upper(slugify(formatPrice(1)));\n}\n"),
     "legacy/jsconfig.json": '{"compilerOptions": {"baseUrl": "src"}}',
     "legacy/src/helpers/dates.js": "export function today() { return 1; }\n",
-    "legacy/src/app.js": 'import { today } from "helpers/dates";\n\nexport function main() {\n  return today();\n}\n',
+    "legacy/src/app.js": 'import { today } from "helpers/dates";\nimport { log } from "#internal/log";\n\n'
+                         "export function main() {\n  log();\n  return today();\n}\n",
+    "legacy/package.json": '{"name": "legacy", "imports": {"#internal/*": "./src/internal/*.js"}}',
+    "legacy/src/internal/log.js": "export function log() { return 0; }\n",
     "packages/utils/package.json": '{"name": "@acme/utils", "main": "dist/index.js", "types": "dist/index.d.ts"}',
     "packages/utils/src/index.ts": "export function formatPrice(cents: number) { return String(cents); }\n",
     "packages/utils/src/strings.ts": "export function upper(text: string) { return text.toUpperCase(); }\n",
@@ -69,8 +72,9 @@ def test_paths_mapped_by_the_tsconfig_and_workspace_packages_are_the_repository(
     }
 
 
-def test_a_base_url_maps_bare_paths(edges):
-    assert calls(edges, "legacy/src/app.js::main") == {("legacy/src/helpers/dates.js::today", "import")}
+def test_a_base_url_and_subpath_imports_map_bare_paths(edges):
+    assert calls(edges, "legacy/src/app.js::main") == {("legacy/src/helpers/dates.js::today", "import"),
+                                                       ("legacy/src/internal/log.js::log", "import")}  # package.json imports
 
 
 def test_the_imports_are_file_edges(edges):

@@ -1,5 +1,6 @@
 """What a JavaScript or TypeScript import names in the repository: a relative specifier (`./a`,
-`./a.js` for a TypeScript source, `./dir` for its index file); a specifier the nearest tsconfig.json
+`./a.js` for a TypeScript source, `./dir` for its index file); a subpath import (`#utils/x`) through
+the `imports` of the importer's own package.json; a specifier the nearest tsconfig.json
 or jsconfig.json maps (`compilerOptions.paths` such as `"@/*": ["./src/*"]`, and `baseUrl`, through
 relative `extends`); and the name of a package of the repository's own: the root's, or a workspace
 package's (a folder the root's package.json `workspaces`, pnpm-workspace.yaml or lerna.json
@@ -61,15 +62,17 @@ class JavaScriptPaths:
                 folder = posixpath.dirname(path)
                 if folder not in self.configs or name == "tsconfig.json":
                     self.configs[folder] = _path_config(root, path)
-            elif name == "package.json" and members(posixpath.dirname(path)):
-                manifest = _read_json(root, path)
-                if isinstance(manifest.get("name"), str) and manifest["name"]:
-                    folders.setdefault(manifest["name"], []).append(posixpath.dirname(path))
-                    self._manifests[posixpath.dirname(path)] = manifest
+            elif name == "package.json":
+                folder = posixpath.dirname(path)
+                manifest = self._manifests[folder] = _read_json(root, path)
+                if isinstance(manifest.get("name"), str) and manifest["name"] and members(folder):
+                    folders.setdefault(manifest["name"], []).append(folder)
         self.packages = {name: found[0] for name, found in folders.items() if len(found) == 1}
 
     def resolve(self, importer: str, spec: str) -> list[str]:
         """The file a non-relative specifier names in the repository; [] for none (external)."""
+        if spec.startswith("#"):  # a subpath import: the `imports` of the importer's own package.json
+            return self._imported(importer, spec)
         config = self._nearest_config(importer)
         if config is not None:
             for stem in _mapped(config, spec):
@@ -89,11 +92,20 @@ class JavaScriptPaths:
     def settings(self) -> object:
         """The path maps and the packages with their entries, sorted (ModuleIndex.settings)."""
         packages = ((name, folder, package_stems(self._manifests.get(folder, {}), "")) for name, folder in self.packages.items())
-        return sorted((folder, config.paths, config.base_url) for folder, config in self.configs.items()), sorted(packages)
+        imports = ((folder, json.dumps(manifest.get("imports"), sort_keys=True)) for folder, manifest in self._manifests.items())
+        return (sorted((folder, config.paths, config.base_url) for folder, config in self.configs.items()), sorted(packages),
+                sorted(imports))
 
     def file(self, stem: str) -> list[str]:
         """The file a path names as an import does (module_files), the first there is."""
         return next(([c] for c in module_files(stem) if c in self.files), [])
+
+    def _imported(self, importer: str, spec: str) -> list[str]:
+        folder = posixpath.dirname(importer)
+        while posixpath.join(folder, "package.json") not in self.files and folder:
+            folder = posixpath.dirname(folder)
+        targets = _matched(self._manifests.get(folder, {}).get("imports"), spec)
+        return next((found for target in targets if (found := self.file(posixpath.join(folder, target)))), [])
 
     def _nearest_config(self, importer: str) -> PathConfig | None:
         folder = posixpath.dirname(importer)
@@ -186,10 +198,17 @@ def _exported(exports: object, module: str) -> list[str]:
     `"./path"` key, or a `"./*"` pattern's, under the conditions tried in order."""
     if not isinstance(exports, dict) or not any(key.startswith(".") for key in exports):
         return _conditions(exports) if not module else []  # (the package itself: one entry, or conditions)
-    key = f"./{module}" if module else "."
-    if key in exports:
-        return _conditions(exports[key])
-    for pattern, target in exports.items():
+    return _matched(exports, f"./{module}" if module else ".")
+
+
+def _matched(mapping: object, key: str) -> list[str]:
+    """The files an `exports` or `imports` map gives `key` (`./button`, `#utils/x`): its own entry,
+    or a `*` pattern's with the `*` filled in, under the conditions tried in order."""
+    if not isinstance(mapping, dict):
+        return []
+    if key in mapping:
+        return _conditions(mapping[key])
+    for pattern, target in mapping.items():
         prefix, star, suffix = pattern.partition("*")
         if star and key.startswith(prefix) and key.endswith(suffix) and len(key) >= len(prefix) + len(suffix):
             captured = key[len(prefix): len(key) - len(suffix)]
