@@ -5,12 +5,9 @@ external."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
-from conftest import index_tables, indexed_tree, write_tree
-from graphctx.index.store import index_path
+from conftest import index_tables, indexed_tree, query_index, write_tree
 
 TSCONFIG = """{
   // comments and trailing commas, as tsc allows
@@ -52,9 +49,7 @@ PROJECT = {
 
 @pytest.fixture(scope="module")
 def edges(tmp_path_factory):
-    root = indexed_tree(tmp_path_factory, "js-paths", PROJECT)
-    with sqlite3.connect(index_path(root)) as conn:
-        return conn.execute("SELECT source, target, kind, resolution FROM edges").fetchall()
+    return query_index(indexed_tree(tmp_path_factory, "js-paths", PROJECT), "SELECT source, target, kind, resolution FROM edges")
 
 
 def calls(edges, source: str) -> set[tuple[str, str]]:

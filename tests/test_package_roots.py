@@ -4,12 +4,9 @@ project): an absolute import reaches the package in the importer's own package r
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
-from conftest import indexed_tree
-from graphctx.index.store import index_path
+from conftest import indexed_tree, query_index
 
 SERVICE = {
     "app/__init__.py": "",
@@ -29,9 +26,7 @@ PROJECT = {
 
 @pytest.fixture(scope="module")
 def edges(tmp_path_factory):
-    root = indexed_tree(tmp_path_factory, "package-roots", PROJECT)
-    with sqlite3.connect(index_path(root)) as conn:
-        return conn.execute("SELECT source, target, kind, resolution FROM edges").fetchall()
+    return query_index(indexed_tree(tmp_path_factory, "package-roots", PROJECT), "SELECT source, target, kind, resolution FROM edges")
 
 
 def targets(edges, source: str, kind: str) -> set[tuple[str, str]]:
