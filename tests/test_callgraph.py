@@ -381,6 +381,24 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
         """}, {("dataset.py::Dataset.quantile", "dataset.py::Dataset.quantile", "ambiguous"),
                ("dataset.py::Dataset.quantile", "variable.py::Variable.quantile", "ambiguous"),
                ("dataset.py::Dataset.median", "dataset.py::Dataset.quantile", "heuristic")}),
+    "a module the repository's own package lacks is unresolved, not a library's": ({
+        "app/__init__.py": "",
+        "app/main.py": """
+            import json
+            import app.gone
+            from app.nothere import ghost
+            from .missing import helper
+
+
+            def main():
+                ghost()
+                helper()
+                app.gone.run()
+                return json.dumps({})
+        """}, {("app/main.py::main", "ext:app.nothere.ghost", "unresolved"),
+               ("app/main.py::main", "ext:missing.helper", "unresolved"),
+               ("app/main.py::main", "ext:app.gone.run", "unresolved"),
+               ("app/main.py::main", "ext:json.dumps", "external")}),
     "the same call in two methods of a class: the calling method alone is no evidence, another is": ({
         "dataset.py": """
             class Dataset:

@@ -39,6 +39,11 @@ class ModuleMap:
         index = self._index_of(importer)
         return index.resolve(importer, module) if index is not None else []
 
+    def inside(self, importer: str, spec: str) -> bool:
+        """Whether an import from `importer` that names no file still names the repository's own code."""
+        index = self._index_of(importer)
+        return index.inside(importer, spec) if index is not None else False
+
     def settings_digest(self) -> str:
         """A digest of what the module indexes read from the files that configure modules: an edit
         that changes it changes what imports anywhere may mean."""

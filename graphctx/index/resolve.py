@@ -13,7 +13,7 @@ from graphctx.index.evidence import CandidateEvidence
 from graphctx.index.flow import FlowScope
 from graphctx.index.flowpaths import NOT_CALLING, argument_for, callee_path, called_arguments
 from graphctx.index.naming import EXTERNAL_PREFIX, external_id, external_name, is_test_file, is_test_name, tested_stem
-from graphctx.index.scope import AMBIGUOUS, CONFIDENCE, SELF, Edge, Value
+from graphctx.index.scope import AMBIGUOUS, CONFIDENCE, SELF, Edge, Value, outside_target
 from graphctx.index.symbols import CLASS_KINDS, Symbol
 from graphctx.parse.facts import Call
 from graphctx.parse.languages import family
@@ -133,12 +133,12 @@ class FileResolver(CandidateEvidence, FlowScope):
                 if call is not None:
                     repository.add(call[0].id)
             elif value.kind == "external":
-                external.add(value.ref)
+                external.add((value.ref, value.resolution))
         if len(repository) > MAX_FLOW_CANDIDATES:
             return []
         external = external if len(external) <= MAX_FLOW_CANDIDATES else set()  # else names a loop spelled out
         share = CONFIDENCE["inferred"] / max(1, len(repository))
-        return [(r, "inferred", share) for r in sorted(repository)] + [(external_id(n), "external", 1.0) for n in sorted(external)]
+        return [(r, "inferred", share) for r in sorted(repository)] + [(external_id(n), r, CONFIDENCE[r]) for n, r in sorted(external)]
 
     def _higher_order(self, call: Call, targets: list[Target]) -> None:
         """A function of another file called with a function for a parameter it calls: that call
@@ -218,11 +218,11 @@ class FileResolver(CandidateEvidence, FlowScope):
 
     def _member(self, value: Value, name: str) -> list[Target]:
         if value.kind == "external":
-            return [(external_id(f"{value.ref}.{name}"), "external", 1.0)]
+            return [outside_target(f"{value.ref}.{name}", value)]
         if value.kind == "module":
             member = self._module_member(value.ref, name)
             if member is not None and member.kind == "external":  # a name the module re-exports from outside
-                return [(external_id(member.ref), "external", 1.0)]
+                return [outside_target(member.ref, member)]
             if member is not None and member.kind != "module":
                 return [(member.ref, "import", CONFIDENCE["import"])]
             return self._from_flow() or self._unknown_receiver(name)
@@ -284,11 +284,11 @@ class FileResolver(CandidateEvidence, FlowScope):
             if value is None:
                 return [(external_id(name), "unresolved", 0.0)]
             if value.kind == "external":
-                return [(external_id(name), "external", 1.0)]
+                return [outside_target(name, value)]
             if value.kind == "module":
                 member = self._module_member(value.ref, last)
                 if member is not None and member.kind == "external":
-                    return [(external_id(member.ref), "external", 1.0)]
+                    return [outside_target(member.ref, member)]
                 if member is not None and member.kind != "module":
                     return [(member.ref, "import", CONFIDENCE["import"])]
                 return [(external_id(name), "unresolved", 0.0)]
@@ -341,7 +341,7 @@ class FileResolver(CandidateEvidence, FlowScope):
 
     def _imported_target(self, value: Value, name: str) -> list[Target]:
         if value.kind == "external":
-            return [(external_id(value.ref), "external", 1.0)]
+            return [outside_target(value.ref, value)]
         if value.kind == "module":
             sym = self.table.top_level(value.ref, name)  # a default export named like its binding
             return [(sym.id, "import", CONFIDENCE["import"])] if sym else [(value.ref[0], "import", 0.6)]

@@ -28,6 +28,12 @@ SELF = frozenset({"self", "cls", "Self"})
 Edge = tuple  # (source, target, kind, resolution, confidence, line)
 
 
+def outside_target(name: str, value) -> tuple[str, str, float]:
+    """The edge to a name outside the repository, or to one of a module it lacks, as the external
+    value it was read off says (`external`, or `unresolved`: FileScope._outside)."""
+    return external_id(name), value.resolution, CONFIDENCE[value.resolution]
+
+
 # A value an expression stands for while resolving receivers. A named tuple: value flow makes and
 # hashes millions of them on a large repository, and a tuple does both in C (with the hash a frozen
 # dataclass of these fields has, so sets of them keep their order).
@@ -96,7 +102,7 @@ class FileScope:
             dotted = imp.module.replace("::", ".").replace("/", ".").replace("\\", ".").strip(".")
             if imp.wildcard:
                 if not files:  # C's <stdio.h>, Go's `. "fmt"`: everything of something outside the repository
-                    self._add(self.path, external_id(dotted), "imports", "external", 1.0, imp.line)
+                    self._import_edges(self._outside(self.path, imp.module, dotted), imp.line, 1)
                 self._import_edges(Value("module", tuple(files), "import"), imp.line, len(choices))
                 for path in files:
                     for qualified, sym in self.table.file_defs.get(path, {}).items():
@@ -105,7 +111,7 @@ class FileScope:
                 continue
             if imp.name is None:
                 if not files:
-                    self._add(self.path, external_id(dotted), "imports", "external", 1.0, imp.line)
+                    self._import_edges(self._outside(self.path, imp.module, dotted), imp.line, 1)
                 self._import_edges(Value("module", tuple(files), "import"), imp.line, len(choices))
                 for local, spec in self.rules.module_bindings(imp.module, imp.alias):
                     named = choices if spec == imp.module else \
@@ -113,7 +119,7 @@ class FileScope:
                     spec_dotted = spec.replace("::", ".").replace("/", ".").strip(".")
                     for module in named or [()]:
                         self._bind(local, Value("module", tuple(module), "import") if module
-                                   else Value("external", spec_dotted, "external"))
+                                   else self._outside(self.path, spec, spec_dotted))
                 continue
             for module in choices or [files]:
                 value = self._imported_symbol(self.path, imp.module, imp.name, module)
@@ -122,8 +128,8 @@ class FileScope:
 
     def _import_edges(self, value: Value, line: int, choices: int) -> None:
         """The edges of what an import binds, each `ambiguous` where it is one of several choices."""
-        if value.kind == "external":
-            self._add(self.path, external_id(value.ref), "imports", "external", 1.0, line)
+        if value.kind == "external":  # (or a module of the repository's own that is not there: unresolved)
+            self._add(self.path, external_id(value.ref), "imports", value.resolution, CONFIDENCE[value.resolution], line)
             return
         resolution = "import" if value.kind == "module" else value.resolution
         confidence = 1.0 if value.kind == "module" else CONFIDENCE[resolution]
@@ -160,7 +166,12 @@ class FileScope:
         if files:
             return Value("module", tuple(files), "import")  # defined dynamically: the module is what we know
         dotted = module.replace("::", ".").replace("/", ".").replace("\\", ".").strip(".")
-        return Value("external", f"{dotted}.{name}" if dotted else name, "external")
+        return self._outside(importer, module, f"{dotted}.{name}" if dotted else name)
+
+    def _outside(self, importer: str, module: str, dotted: str) -> Value:
+        """What an import that names no repository file binds: an external name, or an unresolved
+        one where the module would be the repository's own (relative, or in one of its packages)."""
+        return Value("external", dotted, "unresolved" if self.table.modules.inside(importer, module) else "external")
 
     def _module_member(self, files: Iterable[str], name: str, depth: int = 0) -> Value | None:
         """A name a module defines or re-exports (`from .impl import name`, `from .impl import *` in a
@@ -183,7 +194,7 @@ class FileScope:
                     found = Value("module", tuple(sub), "import") if sub else None
                     if found is None and not inner:  # an external name re-exported: still the external name
                         dotted = imp.module.replace("::", ".").replace("/", ".").strip(".")
-                        found = Value("external", f"{dotted}.{imp.name}" if dotted else imp.name, "external")
+                        found = self._outside(path, imp.module, f"{dotted}.{imp.name}" if dotted else imp.name)
                 if found is not None:
                     return found
         return self._reexported_module(files, name)
@@ -199,7 +210,7 @@ class FileScope:
                     if local == name:
                         named = self.table.modules.resolve(path, spec)
                         dotted = spec.replace("::", ".").replace("/", ".").strip(".")
-                        return Value("module", tuple(named), "import") if named else Value("external", dotted, "external")
+                        return Value("module", tuple(named), "import") if named else self._outside(path, spec, dotted)
         return None
 
     def _static_member(self, module: str, name: str, files: Iterable[str]) -> Value | None:
@@ -300,7 +311,7 @@ class FileScope:
         if value is None:
             return None
         if value.kind == "external":
-            return Value("external", f"{value.ref}.{attr}", "external")
+            return Value("external", f"{value.ref}.{attr}", value.resolution)
         if value.kind == "module":
             member = self._module_member(value.ref, attr)
             if member is not None:

@@ -38,6 +38,11 @@ class ModuleIndex:
         """The repository files that `spec`, imported from `importer`, names; [] when it is external."""
         return []
 
+    def inside(self, importer: str, spec: str) -> bool:
+        """Whether an import that names no file (`resolve` found none) still names the repository's
+        own code: a module missing from it (generated, excluded, deleted) is unresolved, not external."""
+        return False
+
     def settings(self) -> object:
         """What the index read from the files that configure modules (manifests, path maps), in a
         form that compares equal when an edit left what imports mean as it was."""

@@ -23,6 +23,9 @@ class JavaScriptModules(ModuleIndex):
     def settings(self) -> object:
         return self.paths.settings()
 
+    def inside(self, importer: str, spec: str) -> bool:
+        return spec.startswith(".")  # (a relative path is a file of the repository, or of nothing)
+
     def resolve(self, importer: str, spec: str) -> list[str]:
         if spec.startswith("."):
             return self.paths.file(posixpath.join(posixpath.dirname(importer), spec))

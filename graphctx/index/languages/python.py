@@ -61,6 +61,13 @@ class PythonModules(ModuleIndex):
     def settings(self) -> object:
         return self.roots
 
+    def inside(self, importer: str, spec: str) -> bool:
+        """A relative import, or one under a regular package of the repository (its `__init__.py` is
+        here, so Python looks nowhere else for the package's modules)."""
+        top = spec.split(".")[0]
+        return spec.startswith(".") or any(posixpath.basename(path) == "__init__.py"
+                                           for path in self._nearest(importer, self.by_name.get(top, [])))
+
     def _nearest(self, importer: str, found: list[str]) -> list[str]:
         """Of several files importable by one name (copies of a project side by side, two services
         each with its own `app` package), those whose top-level package sits in the importer's own
