@@ -31,9 +31,11 @@ def _start_worker(main_pid: int) -> None:
 
 def die_with_parent(main_pid: int) -> None:
     """Arm the parent-death signal, or start the polling thread where there is none, then check
-    that the main process did not die before either was armed."""
+    that the main process did not die before either was armed. The parent is read after arming: a
+    parent that dies before sends no signal, but has left this process an orphan, adopted by another."""
+    armed = _arm_parent_death_signal()
     parent = os.getppid()  # the main process, or the start method's server process, which dies with it
-    if not _arm_parent_death_signal():
+    if not armed:
         watch_parent(parent)
     if parent != main_pid and not _alive(main_pid):
         os._exit(1)
