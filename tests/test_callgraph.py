@@ -399,6 +399,37 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
                ("app/main.py::main", "ext:missing.helper", "unresolved"),
                ("app/main.py::main", "ext:app.gone.run", "unresolved"),
                ("app/main.py::main", "ext:json.dumps", "external")}),
+    "a Go package under the repository's module path that is not there is unresolved": ({
+        "go.mod": "module example.com/shop\n\ngo 1.21\n",
+        "util/util.go": "package util\n\nfunc Slug(s string) string { return s }\n",
+        "main.go": """
+            package main
+
+            import (
+            	"fmt"
+            	"example.com/shop/gone"
+            	"example.com/shop/util"
+            )
+
+            func main() {
+            	fmt.Println(util.Slug("x"))
+            	gone.Run()
+            }
+        """}, {("main.go::main", "ext:fmt.Println", "external"), ("main.go::main", "util/util.go::Slug", "import"),
+               ("main.go::main", "ext:example.com.shop.gone.Run", "unresolved")}),
+    "a Rust path from the crate that names nothing in it is unresolved": ({
+        "Cargo.toml": '[package]\nname = "shop"\nversion = "0.1.0"\n',
+        "src/lib.rs": "pub mod util;\npub mod app;\n",
+        "src/util.rs": "pub fn slug() -> u32 { 1 }\n",
+        "src/app.rs": """
+            use crate::util::slug;
+            use crate::nothere::ghost;
+
+            pub fn run() -> u32 {
+                ghost();
+                slug()
+            }
+        """}, {("src/app.rs::run", "src/util.rs::slug", "import"), ("src/app.rs::run", "ext:crate.nothere.ghost", "unresolved")}),
     "the same call in two methods of a class: the calling method alone is no evidence, another is": ({
         "dataset.py": """
             class Dataset:

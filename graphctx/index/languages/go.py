@@ -39,6 +39,10 @@ class GoModules(ModuleIndex):
         matches = [d for d in self.folders if d and (spec == d or spec.endswith("/" + d))]
         return _package(self.folders[max(matches, key=len)]) if matches else []
 
+    def inside(self, importer: str, spec: str) -> bool:
+        """A path under one of the repository's go.mod modules: a package of its own, missing."""
+        return any(spec == mod_path or spec.startswith(mod_path + "/") for _, mod_path in self.modules)
+
     def package_files(self, path: str, package: str | None) -> Sequence[str] | None:
         return self.folders.get(posixpath.dirname(path), ())
 

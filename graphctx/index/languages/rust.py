@@ -33,6 +33,11 @@ class RustModules(ModuleIndex):
     def settings(self) -> object:
         return sorted(self.crates.items())
 
+    def inside(self, importer: str, spec: str) -> bool:
+        """A path from this crate (`crate::`, `self::`, `super::`) or one of the repository's crates."""
+        head = spec.replace("::", ".").split(".")[0]
+        return head in ("crate", "self", "super") or head in self.crates
+
     def resolve(self, importer: str, spec: str) -> list[str]:
         root, here = self.module_of.get(importer, ("", ""))
         parts = spec.replace("::", ".").split(".")
