@@ -26,8 +26,8 @@ PROJECT = {
     "web/src/pages/home.ts": (
         'import { slugify } from "@/lib/util";\nimport { settings } from "~config";\nimport React from "react";\n'
         'import { formatPrice } from "@acme/utils";\nimport { upper } from "@acme/utils/strings";\n'
-        'import { Button } from "@acme/ui/button";\nimport { gone } from "./gone";\n\n'
-        "export function render() {\n  settings();\n  React.createElement('div');\n  Button();\n  gone();\n"
+        'import { Button } from "@acme/ui/button";\nimport { gone } from "./gone";\nimport { api } from "@/generated/api";\n\n'
+        "export function render() {\n  settings();\n  React.createElement('div');\n  Button();\n  gone();\n  api();\n"
         "  return upper(slugify(formatPrice(1)));\n}\n"),
     "legacy/jsconfig.json": '{"compilerOptions": {"baseUrl": "src"}}',
     "legacy/src/helpers/dates.js": "export function today() { return 1; }\n",
@@ -65,6 +65,7 @@ def test_paths_mapped_by_the_tsconfig_and_workspace_packages_are_the_repository(
         ("packages/ui/components/button/index.tsx::Button", "import"),  # a subpath its exports map
         ("ext:react.React.createElement", "external"),  # a package the repository does not hold
         ("ext:gone.gone", "unresolved"),  # a relative path to no file: the repository's, missing
+        ("ext:@.generated.api.api", "unresolved"),  # a mapped path to no file (generated, say)
     }
 
 

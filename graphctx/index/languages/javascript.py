@@ -24,7 +24,7 @@ class JavaScriptModules(ModuleIndex):
         return self.paths.settings()
 
     def inside(self, importer: str, spec: str) -> bool:
-        return spec.startswith(".")  # (a relative path is a file of the repository, or of nothing)
+        return spec.startswith(".") or self.paths.inside(importer, spec)  # (a relative path: ours, or nothing)
 
     def resolve(self, importer: str, spec: str) -> list[str]:
         if spec.startswith("."):

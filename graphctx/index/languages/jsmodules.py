@@ -89,6 +89,13 @@ class JavaScriptPaths:
                 return found
         return []
 
+    def inside(self, importer: str, spec: str) -> bool:
+        """Whether a specifier no file answers is still the repository's: a subpath import, one a
+        `paths` pattern of the nearest config maps, or a path into one of its packages."""
+        config = self._nearest_config(importer)
+        mapped = config is not None and next(_mapped(PathConfig(config.paths), spec), None) is not None
+        return spec.startswith("#") or mapped or _package_name(spec) in self.packages
+
     def settings(self) -> object:
         """The path maps and the packages with their entries, sorted (ModuleIndex.settings)."""
         packages = ((name, folder, package_stems(self._manifests.get(folder, {}), "")) for name, folder in self.packages.items())
