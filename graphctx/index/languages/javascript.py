@@ -43,6 +43,14 @@ class JavaScriptRules(LanguageRules):
         "WeakSet", "WeakRef", "BigInt", "ArrayBuffer", "DataView", "Uint8Array", "TextEncoder", "TextDecoder",
         "AbortController", "queueMicrotask", "encodeURIComponent", "decodeURIComponent", "encodeURI",
         "decodeURI", "isNaN", "isFinite", "require", "module", "exports",
+        # the web platform's and Node's globals (a fetch handler's `new Response()`, `localStorage`)
+        "Response", "Request", "Headers", "FormData", "Blob", "File", "FileReader", "URLSearchParams", "crypto",
+        "navigator", "location", "history", "localStorage", "sessionStorage", "alert", "confirm", "prompt",
+        "performance", "requestAnimationFrame", "cancelAnimationFrame", "requestIdleCallback", "Event",
+        "CustomEvent", "EventTarget", "MutationObserver", "IntersectionObserver", "ResizeObserver", "WebSocket",
+        "Worker", "atob", "btoa", "Image", "matchMedia", "getComputedStyle", "ReadableStream", "WritableStream",
+        "TransformStream", "BroadcastChannel", "MessageChannel", "AbortSignal", "__dirname", "__filename",
+        "global", "setImmediate", "clearImmediate",
     })
     builtin_methods = frozenset({
         "push", "pop", "shift", "unshift", "slice", "splice", "map", "filter", "reduce", "forEach", "find",
