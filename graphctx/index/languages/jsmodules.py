@@ -51,7 +51,8 @@ class JavaScriptPaths:
         self.root = root
         self.configs: dict[str, PathConfig] = {}  # folder -> its config
         self.packages: dict[str, str] = {}  # package name -> its folder (a name two packages bear: neither)
-        self._manifests: dict[str, dict] = {}
+        self._manifests: dict[str, dict] = {}  # folder -> package.json: the workspace's, read at once
+        self._others: dict[str, dict] = {}  # (another package.json, read when a subpath import asks)
         if root is None:
             return
         folders: dict[str, list[str]] = {}
@@ -62,10 +63,10 @@ class JavaScriptPaths:
                 folder = posixpath.dirname(path)
                 if folder not in self.configs or name == "tsconfig.json":
                     self.configs[folder] = _path_config(root, path)
-            elif name == "package.json":
+            elif name == "package.json" and members(posixpath.dirname(path)):
                 folder = posixpath.dirname(path)
                 manifest = self._manifests[folder] = _read_json(root, path)
-                if isinstance(manifest.get("name"), str) and manifest["name"] and members(folder):
+                if isinstance(manifest.get("name"), str) and manifest["name"]:
                     folders.setdefault(manifest["name"], []).append(folder)
         self.packages = {name: found[0] for name, found in folders.items() if len(found) == 1}
 
@@ -97,7 +98,8 @@ class JavaScriptPaths:
         return spec.startswith("#") or mapped or _package_name(spec) in self.packages
 
     def settings(self) -> object:
-        """The path maps and the packages with their entries, sorted (ModuleIndex.settings)."""
+        """The path maps, the packages with their entries and the workspace's subpath imports, sorted
+        (ModuleIndex.settings)."""
         packages = ((name, folder, package_stems(self._manifests.get(folder, {}), "")) for name, folder in self.packages.items())
         imports = ((folder, json.dumps(manifest.get("imports"), sort_keys=True)) for folder, manifest in self._manifests.items())
         return (sorted((folder, config.paths, config.base_url) for folder, config in self.configs.items()), sorted(packages),
@@ -111,7 +113,9 @@ class JavaScriptPaths:
         folder = posixpath.dirname(importer)
         while posixpath.join(folder, "package.json") not in self.files and folder:
             folder = posixpath.dirname(folder)
-        targets = _matched(self._manifests.get(folder, {}).get("imports"), spec)
+        if folder not in self._manifests and folder not in self._others and self.root is not None:
+            self._others[folder] = _read_json(self.root, posixpath.join(folder, "package.json"))  # (outside the workspace)
+        targets = _matched((self._manifests.get(folder) or self._others.get(folder) or {}).get("imports"), spec)
         return next((found for target in targets if (found := self.file(posixpath.join(folder, target)))), [])
 
     def _nearest_config(self, importer: str) -> PathConfig | None:
