@@ -28,20 +28,20 @@ SELF = frozenset({"self", "cls", "Self"})
 Edge = tuple  # (source, target, kind, resolution, confidence, line)
 
 
-def outside_target(name: str, value) -> tuple[str, str, float]:
-    """The edge to a name outside the repository, or to one of a module it lacks, as the external
-    value it was read off says (`external`, or `unresolved`: FileScope._outside)."""
-    return external_id(name), value.resolution, CONFIDENCE[value.resolution]
-
-
 # A value an expression stands for while resolving receivers. A named tuple: value flow makes and
 # hashes millions of them on a large repository, and a tuple does both in C (with the hash a frozen
 # dataclass of these fields has, so sets of them keep their order).
 class Value(NamedTuple):
     kind: str  # module, class, instance, function, external, super (the bases of class `ref`)
     ref: str | tuple[str, ...]  # symbol id, module file paths, or external dotted name
-    resolution: str
+    resolution: str  # how it was found (an external name: `external`, or `unresolved` for a module the repository lacks)
     bound: bool = False  # a method read off an instance: its first parameter is already passed
+
+
+def outside_target(name: str, value: Value) -> tuple[str, str, float]:
+    """The edge to a name outside the repository, or to one of a module it lacks, as the external
+    value it was read off says (`external`, or `unresolved`: FileScope._outside)."""
+    return external_id(name), value.resolution, CONFIDENCE[value.resolution]
 
 
 class FileScope:
