@@ -68,6 +68,16 @@ def query_index(root: Path, sql: str, *params) -> list[tuple]:
         conn.close()
 
 
+def indexed_edges(factory, name: str, files: dict[str, str | bytes]) -> list[tuple[str, str, str, str]]:
+    """(source, target, kind, resolution) of every edge of `files` indexed (indexed_tree)."""
+    return query_index(indexed_tree(factory, name, files), "SELECT source, target, kind, resolution FROM edges")
+
+
+def edges_from(edges: list[tuple[str, str, str, str]], source: str, kind: str) -> set[tuple[str, str]]:
+    """(target, resolution) of the `kind` edges from `source` among indexed_edges' rows."""
+    return {(target, resolution) for s, target, k, resolution in edges if s == source and k == kind}
+
+
 def call_edges(root: Path) -> set[tuple[str, str, str]]:
     """(source, target, resolution) of every call edge of the repository's index."""
     return set(query_index(root, "SELECT source, target, resolution FROM edges WHERE kind = 'calls'"))

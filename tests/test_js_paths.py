@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import index_tables, indexed_tree, query_index, write_tree
+from conftest import edges_from, index_tables, indexed_edges, write_tree
 
 TSCONFIG = """{
   // comments and trailing commas, as tsc allows
@@ -49,11 +49,11 @@ PROJECT = {
 
 @pytest.fixture(scope="module")
 def edges(tmp_path_factory):
-    return query_index(indexed_tree(tmp_path_factory, "js-paths", PROJECT), "SELECT source, target, kind, resolution FROM edges")
+    return indexed_edges(tmp_path_factory, "js-paths", PROJECT)
 
 
 def calls(edges, source: str) -> set[tuple[str, str]]:
-    return {(target, resolution) for s, target, kind, resolution in edges if s == source and kind == "calls"}
+    return edges_from(edges, source, "calls")
 
 
 def test_paths_mapped_by_the_tsconfig_and_workspace_packages_are_the_repository(edges):

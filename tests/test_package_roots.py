@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import indexed_tree, query_index
+from conftest import edges_from, indexed_edges
 
 SERVICE = {
     "app/__init__.py": "",
@@ -26,31 +26,28 @@ PROJECT = {
 
 @pytest.fixture(scope="module")
 def edges(tmp_path_factory):
-    return query_index(indexed_tree(tmp_path_factory, "package-roots", PROJECT), "SELECT source, target, kind, resolution FROM edges")
+    return indexed_edges(tmp_path_factory, "package-roots", PROJECT)
 
-
-def targets(edges, source: str, kind: str) -> set[tuple[str, str]]:
-    return {(target, resolution) for s, target, k, resolution in edges if s == source and k == kind}
 
 
 @pytest.mark.parametrize("service", ["billing", "shop"])
 def test_an_import_reaches_the_package_beside_the_importer(edges, service):
     views = f"services/{service}/app/views.py"
     models = f"services/{service}/app/models.py"
-    assert targets(edges, views, "imports") == {(f"{models}::User", "import"), (models, "import")}
-    assert targets(edges, f"{views}::create", "calls") == {(f"{models}::User", "import"),
+    assert edges_from(edges, views, "imports") == {(f"{models}::User", "import"), (models, "import")}
+    assert edges_from(edges, f"{views}::create", "calls") == {(f"{models}::User", "import"),
                                                            (f"{models}::User.save", "inferred")}
 
 
 def test_a_script_imports_from_its_own_folder(edges):
-    assert targets(edges, "scripts/run.py::main", "calls") == {("scripts/helpers.py::helper", "import")}
+    assert edges_from(edges, "scripts/run.py::main", "calls") == {("scripts/helpers.py::helper", "import")}
 
 
 def test_an_importer_beside_neither_package_names_every_one(edges):
     """tools/ sits beside neither service: which `app` it imports depends on how it is run."""
-    found = targets(edges, "tools/report.py", "imports")
+    found = edges_from(edges, "tools/report.py", "imports")
     assert {target for target, _ in found} == {"services/billing/app/models.py::User",
                                                "services/shop/app/models.py::User"}
     assert {resolution for _, resolution in found} == {"ambiguous"}
-    calls = targets(edges, "tools/report.py::report", "calls")
+    calls = edges_from(edges, "tools/report.py::report", "calls")
     assert calls == {("services/billing/app/models.py::User", "ambiguous"), ("services/shop/app/models.py::User", "ambiguous")}

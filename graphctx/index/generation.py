@@ -69,7 +69,7 @@ class Generation:
         self.shared: dict = {}  # equal strings and numbers of what the run holds, as one object each
         self.new_rowids: list[int] = []
         self.deferred: list[str] = []
-        self.flows_hold = self.modules_moved = False  # kept flows may stand (_delta); imports mean else (moduleconfig)
+        self.flows_hold, self.modules_now = False, None  # kept flows may stand (_delta); the map, imports moved (moduleconfig)
         self.appended: dict[str, Appended] = {}  # the changed files that only appended functions (see _delta)
         self.offer_less: list[str] = []  # the changed and deleted files that no longer offer something as they did
         # (incremental) the entities of files not resolved again whose edges this run changed: a file
@@ -168,8 +168,9 @@ class Generation:
             readers = self._readers(delta, dependents, seeds)
             consulted.delete(conn, [previous[path] for path in deleted if path in previous])
             targets = sorted(set(self.changed) | ((dependents | readers) - set(deleted)))
-            if moduleconfig.moved_by(conn, self.root, [*deleted, *self.changed]):  # what any import means may differ
-                self.modules_moved, self.flows_hold, self.appended, targets = True, False, {}, sorted(reads.file_packages(conn))
+            self.modules_now = moduleconfig.moved_by(conn, self.root, [*deleted, *self.changed])
+            if self.modules_now is not None:  # what any import means may differ: every file again
+                self.flows_hold, self.appended, targets = False, {}, sorted(self.modules_now[0])
             # (when its earlier part names nothing the edit changed nor consulted a file whose answers may
             # differ, and no other file names what it appended)
             self.appended = {path: found for path, found in self.appended.items() if found.named_before.isdisjoint(delta)
@@ -258,19 +259,18 @@ class Generation:
             moduleconfig.remember(self.conn, modules)
             return KeptTable((0, 0), self.before, resolution.new_table(symbols, modules, self._load), files=dict(self.files))
         if entry is None:
-            files, modules = moduleconfig.indexed(self.conn, self.root)
+            files, modules = self.modules_now or moduleconfig.indexed(self.conn, self.root)
             entry = KeptTable((0, 0), self.before, LazySymbolTable(self.conn, modules, self._load), files=dict(files))
             # the pairs of the files not resolved again (the others' edges are gone)
             again = {*deleted, *targets}
             entry.bases = resolution.base_pairs_by_origin(row[:3] for row in self.base_rows if row[2] not in again)
             return entry
-        moved = bool(deleted) or self.modules_moved or \
-            any(path not in entry.files or entry.files[path] != self.files[path] for path in self.files)
+        moved = bool(deleted) or self.modules_now is not None or any(entry.files.get(p) != self.files[p] for p in self.files)
         for path in deleted:
             entry.files.pop(path, None)
             entry.bases.pop(path, None)  # (its classes are gone; the files resolved again find theirs anew)
         entry.files.update(self.files)
-        modules = ModuleMap(dict(entry.files), self.root) if moved else None
+        modules = (self.modules_now[1] if self.modules_now else ModuleMap(dict(entry.files), self.root)) if moved else None
         resolution.update_table(entry.table, [*deleted, *self.changed],
                                 [row for path in self.changed for row in self.symbols[path]], modules, self._load)
         return entry

@@ -40,10 +40,14 @@ def touched(paths: Iterable[str]) -> bool:
     return any((name := posixpath.basename(path)) in CONFIG_NAMES or PATH_CONFIG.match(name) for path in paths)
 
 
-def moved_by(conn: sqlite3.Connection, root: Path, paths: Iterable[str]) -> bool:
-    """Whether an edit of these paths (edited, added or deleted) changed what imports mean: one of
-    them configures modules, and the map the index holds now reads it otherwise (moved)."""
-    return touched(paths) and moved(conn, indexed(conn, root)[1])
+def moved_by(conn: sqlite3.Connection, root: Path, paths: Iterable[str]) -> tuple[Files, ModuleMap] | None:
+    """The index's files and their module map when an edit of these paths (edited, added or deleted)
+    changed what imports mean: one of them configures modules, and the map reads it otherwise (moved).
+    None when it did not."""
+    if not touched(paths):
+        return None
+    files, modules = indexed(conn, root)
+    return (files, modules) if moved(conn, modules) else None
 
 
 def remember(conn: sqlite3.Connection, modules: ModuleMap) -> None:

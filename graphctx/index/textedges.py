@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from graphctx.index import routemounts
 from graphctx.index.naming import entity_id
-from graphctx.index.scope import CONFIDENCE
+from graphctx.index.scope import AMBIGUOUS, CONFIDENCE
 from graphctx.index.textentities import parent_section, route_id, section_id
 from graphctx.parse.facts import Call
 
 INFERRED = CONFIDENCE["inferred"]
-AMBIGUOUS = 0.5
 MAX_CANDIDATES = 8  # a name more common than this in the repository names nothing in particular
 RESOLVED = frozenset({"exact", "import", "same-scope", "inferred", "heuristic"})
 

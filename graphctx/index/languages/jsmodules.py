@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,12 +57,13 @@ class JavaScriptPaths:
             return
         folders: dict[str, list[str]] = {}
         members = workspace_folders(root)
+        read: dict[str, PathConfig] = {}  # (a base config many extend is read once)
         for path in files:
             name = posixpath.basename(path)
             if name in PATH_CONFIGS:
                 folder = posixpath.dirname(path)
                 if folder not in self.configs or name == "tsconfig.json":
-                    self.configs[folder] = _path_config(root, path)
+                    self.configs[folder] = _path_config(root, path, read)
             elif name == "package.json" and members(posixpath.dirname(path)):
                 folder = posixpath.dirname(path)
                 manifest = self._manifests[folder] = _read_json(root, path)
@@ -94,7 +95,7 @@ class JavaScriptPaths:
         """Whether a specifier no file answers is still the repository's: a subpath import, one a
         `paths` pattern of the nearest config maps, or a path into one of its packages."""
         config = self._nearest_config(importer)
-        mapped = config is not None and next(_mapped(PathConfig(config.paths), spec), None) is not None
+        mapped = config is not None and bool(_substituted(config, spec))
         return spec.startswith("#") or mapped or _package_name(spec) in self.packages
 
     def settings(self) -> object:
@@ -150,9 +151,16 @@ def _glob(pattern: str) -> re.Pattern:
     return re.compile("".join({"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}.get(p, re.escape(p)) for p in parts))
 
 
-def _mapped(config: PathConfig, spec: str) -> Iterable[str]:
+def _mapped(config: PathConfig, spec: str) -> list[str]:
     """The repository paths a config maps a specifier to, in the order TypeScript tries them: the
-    pattern with the longest prefix before its `*`, its substitutions in order, then `baseUrl`."""
+    `paths` pattern's substitutions (_substituted), then `baseUrl`."""
+    found = _substituted(config, spec)
+    return [*found, posixpath.join(config.base_url, spec)] if config.base_url is not None else found
+
+
+def _substituted(config: PathConfig, spec: str) -> list[str]:
+    """The substitutions, in order, of the `paths` pattern with the longest prefix before its `*`
+    that matches the specifier; [] when none does."""
     best, captured, substitutions = -1, "", []
     for pattern, targets in config.paths:
         prefix, star, suffix = pattern.partition("*")
@@ -162,10 +170,7 @@ def _mapped(config: PathConfig, spec: str) -> Iterable[str]:
         elif spec.startswith(prefix) and spec.endswith(suffix) and len(spec) >= len(prefix) + len(suffix) \
                 and len(prefix) > best:
             best, captured, substitutions = len(prefix), spec[len(prefix): len(spec) - len(suffix)], targets
-    for target in substitutions:
-        yield target.replace("*", captured, 1)
-    if config.base_url is not None:
-        yield posixpath.join(config.base_url, spec)
+    return [target.replace("*", captured, 1) for target in substitutions]
 
 
 def module_files(stem: str) -> list[str]:
@@ -236,7 +241,7 @@ def _conditions(value: object) -> list[str]:
     return []
 
 
-def _path_config(root: Path, path: str, depth: int = 0) -> PathConfig:
+def _path_config(root: Path, path: str, read: dict[str, PathConfig], depth: int = 0) -> PathConfig:
     """A config's `paths` and `baseUrl`, its own over those of the config it extends (a relative
     `extends`: a package's shared config is not read), as repository paths."""
     data = _read_json(root, path, jsonc=True)
@@ -248,7 +253,9 @@ def _path_config(root: Path, path: str, depth: int = 0) -> PathConfig:
             parent_path = posixpath.normpath(posixpath.join(folder, parent))
             if not parent_path.endswith(".json"):
                 parent_path += ".json"
-            inherited = _path_config(root, parent_path, depth + 1)
+            if parent_path not in read:
+                read[parent_path] = _path_config(root, parent_path, read, depth + 1)
+            inherited = read[parent_path]
             base = PathConfig(inherited.paths or base.paths,
                               inherited.base_url if inherited.base_url is not None else base.base_url)
     options = data.get("compilerOptions")
