@@ -101,6 +101,15 @@ def commit_files(work: Path, files: dict[str, str], message: str, author: str = 
     return git_as(work, "rev-parse", "HEAD")
 
 
+def full_build_tables(root: Path, scratch: Path) -> dict[str, Counter]:
+    """index_tables of a full build, in one process, of a copy of root's files at scratch."""
+    from graphctx.index.indexer import index_repository
+
+    shutil.copytree(root, scratch, ignore=shutil.ignore_patterns(".graphctx"))
+    index_repository(scratch, full=True, workers=1)
+    return index_tables(scratch)
+
+
 def index_tables(root: Path) -> dict[str, Counter]:
     """The entities and edges of root's index (rowid excluded), as multisets of row tuples."""
     conn = sqlite3.connect(f"file:{root / '.graphctx' / 'index.db'}?mode=ro", uri=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import edges_from, index_tables, indexed_edges, write_tree
+from conftest import edges_from, full_build_tables, index_tables, indexed_edges, write_tree
 
 TSCONFIG = """{
   // comments and trailing commas, as tsc allows
@@ -81,16 +81,6 @@ def test_the_imports_are_file_edges(edges):
 
 # ---- an edit to what configures modules binds every file's imports again, as a full build would
 
-def _rebuilt(root, scratch) -> dict:
-    import shutil
-
-    from graphctx.index.indexer import index_repository
-
-    shutil.copytree(root, scratch, ignore=shutil.ignore_patterns(".graphctx"))
-    index_repository(scratch, full=True, workers=1)
-    return index_tables(scratch)
-
-
 @pytest.mark.parametrize("kept", [True, False], ids=["kept table", "new process"])
 @pytest.mark.parametrize("edit", ["tsconfig paths", "package name", "workspaces"])
 def test_an_edit_to_a_module_config_resolves_as_a_full_build(tmp_path, kept, edit):
@@ -114,6 +104,6 @@ def test_an_edit_to_a_module_config_resolves_as_a_full_build(tmp_path, kept, edi
     first = {target for source, target, *_ in index_tables(root)["edges"] if source == "web/src/pages/home.ts::render"}
     assert before in first and after not in first
     (project if kept else Project(root, find=False)).index()
-    incremental, full = index_tables(root), _rebuilt(root, tmp_path / "full")
+    incremental, full = index_tables(root), full_build_tables(root, tmp_path / "full")
     assert incremental["edges"] == full["edges"]
     assert after in {target for source, target, *_ in incremental["edges"] if source == "web/src/pages/home.ts::render"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import edges_from, indexed_edges
+from conftest import edges_from, full_build_tables, index_tables, indexed_edges, write_tree
 
 SERVICE = {
     "app/__init__.py": "",
@@ -51,3 +51,68 @@ def test_an_importer_beside_neither_package_names_every_one(edges):
     assert {resolution for _, resolution in found} == {"ambiguous"}
     calls = edges_from(edges, "tools/report.py::report", "calls")
     assert calls == {("services/billing/app/models.py::User", "ambiguous"), ("services/shop/app/models.py::User", "ambiguous")}
+
+
+# Services whose objects reach each other's methods only by name: a parameter of unknown type, a
+# test file named after the module it tests, a document naming a method.
+COPIES = {
+    **{f"{service}/{path}": text for service in ("billing", "shop") for path, text in {
+        **SERVICE,
+        "app/tasks.py": "def touch(user):\n    return user.save()\n",
+        "tests/test_models.py": "def test_nothing():\n    assert True\n",
+        "docs/models.md": "# Models\n\nA `User.save` stores the user.\n",
+    }.items()},
+    "README.md": "# Services\n\nEach service's `User.save` stores a user.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory):
+    return indexed_edges(tmp_path_factory, "service-copies", COPIES)
+
+
+@pytest.mark.parametrize("service", ["billing", "shop"])
+def test_a_call_of_unknown_type_reaches_its_own_projects_copy(copies, service):
+    targets = {t for t, _ in edges_from(copies, f"{service}/app/tasks.py::touch", "calls")}
+    assert targets == {f"{service}/app/models.py::User.save"}
+
+
+@pytest.mark.parametrize("service", ["billing", "shop"])
+def test_a_test_file_is_named_after_its_own_projects_module(copies, service):
+    found = edges_from(copies, f"{service}/tests/test_models.py", "tests")
+    assert found == {(f"{service}/app/models.py", "heuristic")}
+
+
+def test_a_document_names_its_own_projects_copy_and_one_above_both_names_each(copies):
+    section = next(source for source, _, kind, _ in copies if source.startswith("billing/docs/models.md") and kind == "references")
+    assert {t for t, _ in edges_from(copies, section, "references")} == {"billing/app/models.py::User.save"}
+    top = next(source for source, _, kind, _ in copies if source.startswith("README.md") and kind == "references")
+    assert edges_from(copies, top, "references") == {("billing/app/models.py::User.save", "ambiguous"),
+                                                     ("shop/app/models.py::User.save", "ambiguous")}
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["kept table", "new process"])
+@pytest.mark.parametrize("edit", ["a copy comes", "a copy goes", "a package marker goes"])
+def test_a_copy_coming_or_going_resolves_as_a_full_build(tmp_path, kept, edit):
+    """Shop's own models.py, even one defining nothing its callers name, hides billing's copy from
+    shop's untyped calls and test files: its coming or going (or its package's) moves them."""
+    from graphctx import Project
+
+    files = dict(COPIES)
+    if edit == "a copy comes":
+        del files["shop/app/models.py"]
+    root = write_tree(tmp_path / "repo", files)
+    project = Project(root, find=False, ephemeral=kept)
+    project.index()
+    touch_before = {t for s, t, k, *_ in index_tables(root)["edges"] if s == "shop/app/tasks.py::touch" and k == "calls"}
+    if edit == "a copy comes":
+        (root / "shop/app/models.py").write_text("# nothing here yet\n", encoding="utf-8")
+    elif edit == "a copy goes":
+        (root / "shop/app/models.py").unlink()
+    else:
+        (root / "shop/app/__init__.py").unlink()
+    (project if kept else Project(root, find=False)).index()
+    incremental, full = index_tables(root), full_build_tables(root, tmp_path / "full")
+    assert incremental["edges"] == full["edges"]
+    touch_after = {t for s, t, k, *_ in incremental["edges"] if s == "shop/app/tasks.py::touch" and k == "calls"}
+    assert touch_before != touch_after

@@ -1,8 +1,9 @@
 """Which of the methods a call on an object of unknown type may reach are candidates, and which of
-them the evidence keeps: a method of a class local to another function or of another test file is
-none; a receiver named like the class beats the class being near (this file, this class's
-hierarchy); a name every builtin container, string, file, socket or future has needs the first; a
-declaration gives way to its overrides. A mixin of the file resolver (resolve.py)."""
+them the evidence keeps: a method of a class local to another function, of another test file or of
+another project's copy of a module this file's project holds is none; a receiver named like the
+class beats the class being near (this file, this class's hierarchy); a name every builtin
+container, string, file, socket or future has needs the first; a declaration gives way to its
+overrides. A mixin of the file resolver (resolve.py)."""
 
 from __future__ import annotations
 
@@ -66,8 +67,11 @@ class CandidateEvidence:
         """Whether an object of unknown type here can be an instance of the method's class: not when
         the class is local to a function this code is not in (flow would have typed an instance it
         returned), nor when it lives in another test file this file does not import (test modules
-        are no one's library)."""
+        are no one's library), nor when its module is another project's copy of one this file's
+        project holds (two copies of a project side by side, services each with an `app` package)."""
         if method.path != self.path and _test_file(method.path) and (self.path, method.path, "imports") not in self.edges:
+            return False
+        if method.path != self.path and self.table.modules.shadowed(self.path, method.path):
             return False
         outer = self._local_to(method)
         if outer is None:

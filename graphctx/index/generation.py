@@ -12,7 +12,6 @@ new base now and then), so that the rows and the snapshot can never disagree."""
 from __future__ import annotations
 
 import json
-import posixpath
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -21,13 +20,13 @@ from typing import TYPE_CHECKING
 from graphctx.index import moduleconfig, resolution, routemounts, store, textentities
 from graphctx.index.appended import Appended, appended
 from graphctx.index.dependencies import attribute_owners, changed_names, defined_names, flow_readers, names_of, subclass_names
+from graphctx.index.filesmoved import names_moved
 from graphctx.index.fulltext import fts_row
-from graphctx.index.languages import RULES
 from graphctx.index.keeper import KeptTable, TableKeeper
 from graphctx.index.lazysymbols import LazySymbolTable
 from graphctx.index.moduleconfig import WITH_PACKAGE
 from graphctx.index.modules import ModuleMap
-from graphctx.index.naming import is_test_file, module_names
+from graphctx.index.naming import is_test_file
 from graphctx.index.parsing import ParsedFile
 from graphctx.index.rows import RowKeys
 from graphctx.index.spill import SpillFile
@@ -39,7 +38,6 @@ from graphctx.parse.facts import STRUCTURE_LISTS, FileFacts
 if TYPE_CHECKING:
     from graphctx.graph.snapshot import EdgeColumns
 
-PACKAGE_MARKERS = frozenset().union(*(rules.package_markers for rules in RULES))
 # The meta rows with the largest rowids ever given: a key is never given again, so no edge left
 # pointing at a removed entity can come to point at another.
 LAST_KEYS = ("last_entity_rowid", "last_external_rowid")
@@ -342,8 +340,7 @@ class Generation:
 
     def _delta(self, deleted: list[str]) -> set[str]:
         """The names whose meaning the edit may change: what the changed and deleted files defined
-        before and define now, the module names of files added or removed, and of every module below
-        a package marker that came or went. Kept scopes' value flow may stand when no import, package
+        before and define now, and what files coming or going move (filesmoved.py). Kept scopes' value flow may stand when no import, package
         or mount changed and no file came or went (what a module re-exports is read off its imports)."""
         old = {p: self._stored_facts(p) for p in [*deleted, *self.changed]}
         # The one file changed may keep its edges (appended.py): its earlier part then answers as
@@ -367,14 +364,14 @@ class Generation:
                 self.appended[path] = found
         added_or_removed = [p for p in self.changed if old.get(p) is None] + deleted
         self.flows_hold = not (moved or added_or_removed)
-        for path in added_or_removed:
-            delta |= module_names(path)
-        packages = {posixpath.dirname(p) + "/" for p in added_or_removed if posixpath.basename(p) in PACKAGE_MARKERS} - {"/"}
-        if packages:
-            for path in set(reads.file_paths(self.conn)) | set(self.changed):
-                if path.startswith(tuple(packages)):
-                    delta |= module_names(path)
-        return delta
+        return delta | names_moved(added_or_removed, lambda: sorted(set(reads.file_paths(self.conn)) | set(self.changed)),
+                                   lambda path: self._defined_names(path, old))
+
+    def _defined_names(self, path: str, old: dict[str, FileFacts | None]) -> set[str]:
+        """The names a file defines, before this run and in it."""
+        before = old[path] if path in old else self._stored_facts(path)
+        item = self.changed.get(path)
+        return names_of([*(defined_names(before) if before else ()), *(item.defines if item else ())])
 
     def _readers(self, delta: set[str], dependents: set[str], seeds: list[int]) -> set[str]:
         """The files whose edges can differ through what their resolution consulted: those that read,

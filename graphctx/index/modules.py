@@ -58,6 +58,12 @@ class ModuleMap:
         index = self._index_of(importer)
         return index.alternatives(importer, files) if index is not None else [files]
 
+    def shadowed(self, user: str, path: str) -> bool:
+        """Whether `path`'s module is, seen from the file `user`, another project's copy of one
+        nearer `user` (copies side by side, services each with its own `app` package)."""
+        index = self._index_of(path)
+        return index is not None and index.shadowed(user, path)
+
     def package_files(self, path: str, package: str | None) -> Sequence[str] | None:
         """The files of `path`'s package (Go folder, Java package), `path` included; None where
         packages do not span files."""

@@ -376,6 +376,7 @@ class FileResolver(CandidateEvidence, FlowScope):
             matches = [
                 p for p in self.table.files_by_stem.get(stem, ())
                 if p != self.path and family(files[p][0]) == self.family and not is_test_file(p)
+                and not self.table.modules.shadowed(self.path, p)  # (another project's copy of its module)
             ]
             for p in self._prefer_near(matches):
                 self._add(self.path, p, "tests", "heuristic", 0.6 if len(matches) == 1 else AMBIGUOUS / len(matches), 0)

@@ -57,15 +57,17 @@ def document_edges(resolver) -> None:
         owner = parent_section(section)
         resolver._add(entity_id(path, owner) if owner else path, key, "contains", "exact", 1.0, 0)
         for name in section.names:
-            for target, resolution, confidence in named(resolver.table, name):
+            for target, resolution, confidence in named(resolver.table, name, path):
                 resolver._add(key, target, "references", resolution, confidence, section.start_line)
 
 
-def named(table, name: str) -> list[tuple[str, str, float]]:
-    """What a code name written in prose means: the definitions it names (by its last name, then
-    the dotted ones before it: `Project.index`, `pkg.mod.func`)."""
+def named(table, name: str, place: str) -> list[tuple[str, str, float]]:
+    """What a code name written in prose at `place` (a file) means: the definitions it names (by
+    its last name, then the dotted ones before it: `Project.index`, `pkg.mod.func`), in the copy of
+    their module nearest `place` where the repository holds several."""
     *qualifiers, last = name.split(".")
-    candidates = [*table.top_by_name.get(last, ()), *table.methods_by_name.get(last, ())]
+    candidates = [s for s in (*table.top_by_name.get(last, ()), *table.methods_by_name.get(last, ()))
+                  if not table.modules.shadowed(place, s.path)]
     if qualifiers:
         tail = ".".join(qualifiers)
         candidates = [s for s in candidates if _qualified_by(s, tail)]

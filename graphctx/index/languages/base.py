@@ -53,6 +53,11 @@ class ModuleIndex:
         one module's parts (a Go package's files, a module and its stub)."""
         return [files]
 
+    def shadowed(self, user: str, path: str) -> bool:
+        """Whether the file `user` (of any language), naming `path`'s module, means another copy of
+        it nearer itself. By default no file shadows another."""
+        return False
+
     def package_files(self, path: str, package: str | None) -> Sequence[str] | None:
         """The files sharing `path`'s package, whose top-level names `path` sees without an import;
         None when packages do not span files in this family."""

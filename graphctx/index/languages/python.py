@@ -11,6 +11,7 @@ import re
 import tomllib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from pathlib import Path
 
 from graphctx.index.languages.base import Files, LanguageRules, Manifest, ModuleIndex, read_text
@@ -41,7 +42,7 @@ class PythonModules(ModuleIndex):
         self.by_name: dict[str, list[str]] = defaultdict(list)
         package_dirs = {posixpath.dirname(p) for p in own if posixpath.basename(p) == "__init__.py"}
         self.roots = roots = import_roots(root, {p.split("/", 1)[0] for p in own if "/" in p})
-        self.package_roots = {path: _package_root(path, package_dirs) for path in own}
+        self.package_roots = {path: package_root(path, package_dirs) for path in own}
         for path in own:
             for name in _importable_names(path, package_dirs, roots, self.package_roots[path]):
                 if path not in self.by_name[name]:
@@ -87,6 +88,30 @@ class PythonModules(ModuleIndex):
         for path in files:
             by_root.setdefault(self.package_roots.get(path), []).append(path)
         return list(by_root.values())
+
+    def shadowed(self, user: str, path: str) -> bool:
+        """Whether `path`'s module, seen from the file `user`, is another package root's copy of one
+        nearer `user`: in `user`'s own package root (imported from there, a name finds it first,
+        `_nearest`), else in the nearest folder above `user` that holds a copy (a test folder that
+        is no package, a document: what they name is their project's code)."""
+        theirs = self.package_roots.get(path)
+        if theirs is None:
+            return False
+        relative = path[len(theirs) + 1:] if theirs else path
+        home = self.package_roots.get(user)
+        for folder in chain([home] if home is not None else [], _folders_above(user)):
+            if self.package_roots.get(posixpath.join(folder, relative)) == folder:
+                return folder != theirs
+        return False
+
+
+def _folders_above(path: str) -> Iterable[str]:
+    """The folders that hold `path`, nearest first, the repository's root ("") last."""
+    folder = posixpath.dirname(path)
+    while folder:
+        yield folder
+        folder = posixpath.dirname(folder)
+    yield ""
 
 
 class PythonRules(LanguageRules):
@@ -189,7 +214,7 @@ def _manifest_roots(root: Path) -> list[str]:
     return out
 
 
-def _package_root(path: str, package_dirs: set[str]) -> str:
+def package_root(path: str, package_dirs: set[str]) -> str:
     """The folder a file's top-level package sits in (its own folder when that is no package)."""
     root = posixpath.dirname(path)
     while root and root in package_dirs:
