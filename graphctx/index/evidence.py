@@ -23,25 +23,36 @@ class CandidateEvidence:
         receiver's last word, the enclosing class, and the calling function where a candidate is in
         this file or of a class local to a function; the same names come back at every call, and on
         a large repository a common one has hundreds of candidates."""
-        memo: dict | None = vars(self).get("_untyped")  # name -> whether the calling function matters; key -> answer
+        memo: dict | None = vars(self).get("_untyped")  # name -> (whether the calling function matters, methods); key -> answer
         site = getattr(self, "_site", None)
         scope = site.scope if site is not None else None
         key = None
-        if memo is not None:
-            scoped = memo.get(name)
-            if scoped is None:
-                scoped = memo[name] = any(s.path == self.path or self._local_to(s) is not None
-                                          for s in self.table.methods_by_name.get(name, ()))
+        if memo is None:
+            methods = self._methods_here(name)
+        else:
+            if name not in memo:
+                methods = self._methods_here(name)
+                memo[name] = (any(s.path == self.path or self._local_to(s) is not None for s in methods), methods)
+            scoped, methods = memo[name]
             cls = self._enclosing_class(scope) if scope is not None else None
             key = (name, receiver == "super", _spoken(receiver), cls.id if cls is not None else None,
                    scope if scoped else None)
             if key in memo:
                 return memo[key]
-        candidates = [s for s in self.table.methods_by_name.get(name, ()) if s.family == self.family and self._reachable(s)]
+        candidates = [s for s in methods if self._reachable(s)]
         found = self._overridden_dropped(self._best_evidence(candidates, receiver, name))
         if key is not None:
             memo[key] = found
         return found
+
+    def _methods_here(self, name: str) -> list[Symbol]:
+        """The methods of that name code in this file may reach at all: of its language family, not
+        of another test file it does not import (test modules are no one's library), nor of another
+        project's copy of a module its own project holds (copies side by side, services each with
+        an `app` package)."""
+        return [s for s in self.table.methods_by_name.get(name, ()) if s.family == self.family
+                and (s.path == self.path or not (_test_file(s.path) and (self.path, s.path, "imports") not in self.edges)
+                     and not self.table.modules.shadowed(self.path, s.path))]
 
     def _overridden_dropped(self, candidates: list[Symbol]) -> list[Symbol]:
         """Candidates less the declarations (a body that is `...` or only raises NotImplementedError)
@@ -66,13 +77,7 @@ class CandidateEvidence:
     def _reachable(self, method: Symbol) -> bool:
         """Whether an object of unknown type here can be an instance of the method's class: not when
         the class is local to a function this code is not in (flow would have typed an instance it
-        returned), nor when it lives in another test file this file does not import (test modules
-        are no one's library), nor when its module is another project's copy of one this file's
-        project holds (two copies of a project side by side, services each with an `app` package)."""
-        if method.path != self.path and _test_file(method.path) and (self.path, method.path, "imports") not in self.edges:
-            return False
-        if method.path != self.path and self.table.modules.shadowed(self.path, method.path):
-            return False
+        returned)."""
         outer = self._local_to(method)
         if outer is None:
             return True

@@ -100,7 +100,7 @@ class PythonModules(ModuleIndex):
         relative = path[len(theirs) + 1:] if theirs else path
         home = self.package_roots.get(user)
         for folder in chain([home] if home is not None else [], _folders_above(user)):
-            if self.package_roots.get(posixpath.join(folder, relative)) == folder:
+            if self.package_roots.get(f"{folder}/{relative}" if folder else relative) == folder:
                 return folder != theirs
         return False
 
