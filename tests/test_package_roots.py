@@ -63,6 +63,7 @@ COPIES = {
         "docs/models.md": "# Models\n\nA `User.save` stores the user.\n",
     }.items()},
     "README.md": "# Services\n\nEach service's `User.save` stores a user.\n",
+    "billing/app/sync.py": "from shop.app import models as shop_models\n\n\ndef sync(user):\n    return user.save()\n",
 }
 
 
@@ -75,6 +76,13 @@ def copies(tmp_path_factory):
 def test_a_call_of_unknown_type_reaches_its_own_projects_copy(copies, service):
     targets = {t for t, _ in edges_from(copies, f"{service}/app/tasks.py::touch", "calls")}
     assert targets == {f"{service}/app/models.py::User.save"}
+
+
+def test_a_copy_this_file_imports_stays_a_candidate(copies):
+    """billing's sync.py imports shop's models by their path from the repository's root: a user it
+    is handed may be either service's."""
+    targets = edges_from(copies, "billing/app/sync.py::sync", "calls")
+    assert {t for t, _ in targets} == {"billing/app/models.py::User.save", "shop/app/models.py::User.save"}
 
 
 @pytest.mark.parametrize("service", ["billing", "shop"])

@@ -46,13 +46,13 @@ class CandidateEvidence:
         return found
 
     def _methods_here(self, name: str) -> list[Symbol]:
-        """The methods of that name code in this file may reach at all: of its language family, not
-        of another test file it does not import (test modules are no one's library), nor of another
-        project's copy of a module its own project holds (copies side by side, services each with
-        an `app` package)."""
+        """The methods of that name code in this file may reach at all: of its language family, and
+        unless this file imports their module, not of another test file (test modules are no one's
+        library) nor of another project's copy of a module its own project holds (copies side by
+        side, services each with an `app` package)."""
         return [s for s in self.table.methods_by_name.get(name, ()) if s.family == self.family
-                and (s.path == self.path or not (_test_file(s.path) and (self.path, s.path, "imports") not in self.edges)
-                     and not self.table.modules.shadowed(self.path, s.path))]
+                and (s.path == self.path or (self.path, s.path, "imports") in self.edges
+                     or not (_test_file(s.path) or self.table.modules.shadowed(self.path, s.path)))]
 
     def _overridden_dropped(self, candidates: list[Symbol]) -> list[Symbol]:
         """Candidates less the declarations (a body that is `...` or only raises NotImplementedError)
