@@ -1,6 +1,7 @@
 """Two projects side by side whose packages share a name (services in a monorepo, copies of one
 project): an absolute import reaches the package in the importer's own package root, the folder on
-`sys.path` its own package is imported from, never the other project's."""
+`sys.path` its own package is imported from, never the other project's; what is resolved by name
+alone (an untyped call, a test file's name, a document's code span) means the nearest copy."""
 
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ SERVICE = {
     "app/models.py": "class User:\n    def save(self):\n        return self\n",
     "app/views.py": "from app.models import User\nimport app.models\n\n\n"
                     "def create():\n    user = User()\n    return user.save()\n",
+    # reaching a service's objects by name alone: a parameter of unknown type, a test file named after
+    # the module it tests, a document naming a method
+    "app/tasks.py": "def touch(user):\n    return user.save()\n",
+    "tests/test_models.py": "def test_nothing():\n    assert True\n",
+    "docs/models.md": "# Models\n\nA `User.save` stores the user.\n",
 }
 PROJECT = {
     **{f"services/billing/{path}": text for path, text in SERVICE.items()},
@@ -21,6 +27,9 @@ PROJECT = {
     "scripts/helpers.py": "def helper():\n    return 1\n",
     "scripts/run.py": "from helpers import helper\n\n\ndef main():\n    return helper()\n",
     "other/helpers.py": "def helper():\n    return 2\n",
+    "README.md": "# Services\n\nEach service's `User.save` stores a user.\n",
+    "services/billing/app/sync.py": "from services.shop.app import models as shop_models\n\n\n"
+                                    "def sync(user):\n    return user.save()\n",
 }
 
 
@@ -53,50 +62,31 @@ def test_an_importer_beside_neither_package_names_every_one(edges):
     assert calls == {("services/billing/app/models.py::User", "ambiguous"), ("services/shop/app/models.py::User", "ambiguous")}
 
 
-# Services whose objects reach each other's methods only by name: a parameter of unknown type, a
-# test file named after the module it tests, a document naming a method.
-COPIES = {
-    **{f"{service}/{path}": text for service in ("billing", "shop") for path, text in {
-        **SERVICE,
-        "app/tasks.py": "def touch(user):\n    return user.save()\n",
-        "tests/test_models.py": "def test_nothing():\n    assert True\n",
-        "docs/models.md": "# Models\n\nA `User.save` stores the user.\n",
-    }.items()},
-    "README.md": "# Services\n\nEach service's `User.save` stores a user.\n",
-    "billing/app/sync.py": "from shop.app import models as shop_models\n\n\ndef sync(user):\n    return user.save()\n",
-}
-
-
-@pytest.fixture(scope="module")
-def copies(tmp_path_factory):
-    return indexed_edges(tmp_path_factory, "service-copies", COPIES)
-
-
 @pytest.mark.parametrize("service", ["billing", "shop"])
-def test_a_call_of_unknown_type_reaches_its_own_projects_copy(copies, service):
-    targets = {t for t, _ in edges_from(copies, f"{service}/app/tasks.py::touch", "calls")}
-    assert targets == {f"{service}/app/models.py::User.save"}
+def test_a_call_of_unknown_type_reaches_its_own_projects_copy(edges, service):
+    targets = {t for t, _ in edges_from(edges, f"services/{service}/app/tasks.py::touch", "calls")}
+    assert targets == {f"services/{service}/app/models.py::User.save"}
 
 
-def test_a_copy_this_file_imports_stays_a_candidate(copies):
+def test_a_copy_this_file_imports_stays_a_candidate(edges):
     """billing's sync.py imports shop's models by their path from the repository's root: a user it
     is handed may be either service's."""
-    targets = edges_from(copies, "billing/app/sync.py::sync", "calls")
-    assert {t for t, _ in targets} == {"billing/app/models.py::User.save", "shop/app/models.py::User.save"}
+    targets = edges_from(edges, "services/billing/app/sync.py::sync", "calls")
+    assert {t for t, _ in targets} == {"services/billing/app/models.py::User.save", "services/shop/app/models.py::User.save"}
 
 
 @pytest.mark.parametrize("service", ["billing", "shop"])
-def test_a_test_file_is_named_after_its_own_projects_module(copies, service):
-    found = edges_from(copies, f"{service}/tests/test_models.py", "tests")
-    assert found == {(f"{service}/app/models.py", "heuristic")}
+def test_a_test_file_is_named_after_its_own_projects_module(edges, service):
+    found = edges_from(edges, f"services/{service}/tests/test_models.py", "tests")
+    assert found == {(f"services/{service}/app/models.py", "heuristic")}
 
 
-def test_a_document_names_its_own_projects_copy_and_one_above_both_names_each(copies):
-    section = next(source for source, _, kind, _ in copies if source.startswith("billing/docs/models.md") and kind == "references")
-    assert {t for t, _ in edges_from(copies, section, "references")} == {"billing/app/models.py::User.save"}
-    top = next(source for source, _, kind, _ in copies if source.startswith("README.md") and kind == "references")
-    assert edges_from(copies, top, "references") == {("billing/app/models.py::User.save", "ambiguous"),
-                                                     ("shop/app/models.py::User.save", "ambiguous")}
+def test_a_document_names_its_own_projects_copy_and_one_above_both_names_each(edges):
+    section = next(source for source, _, kind, _ in edges if source.startswith("services/billing/docs/models.md") and kind == "references")
+    assert {t for t, _ in edges_from(edges, section, "references")} == {"services/billing/app/models.py::User.save"}
+    top = next(source for source, _, kind, _ in edges if source.startswith("README.md") and kind == "references")
+    assert edges_from(edges, top, "references") == {("services/billing/app/models.py::User.save", "ambiguous"),
+                                                     ("services/shop/app/models.py::User.save", "ambiguous")}
 
 
 @pytest.mark.parametrize("kept", [True, False], ids=["kept table", "new process"])
@@ -106,21 +96,21 @@ def test_a_copy_coming_or_going_resolves_as_a_full_build(tmp_path, kept, edit):
     shop's untyped calls and test files: its coming or going (or its package's) moves them."""
     from graphctx import Project
 
-    files = dict(COPIES)
+    files = dict(PROJECT)
     if edit == "a copy comes":
-        del files["shop/app/models.py"]
+        del files["services/shop/app/models.py"]
     root = write_tree(tmp_path / "repo", files)
     project = Project(root, find=False, ephemeral=kept)
     project.index()
-    touch_before = {t for s, t, k, *_ in index_tables(root)["edges"] if s == "shop/app/tasks.py::touch" and k == "calls"}
+    touch_before = {t for s, t, k, *_ in index_tables(root)["edges"] if s == "services/shop/app/tasks.py::touch" and k == "calls"}
     if edit == "a copy comes":
-        (root / "shop/app/models.py").write_text("# nothing here yet\n", encoding="utf-8")
+        (root / "services/shop/app/models.py").write_text("# nothing here yet\n", encoding="utf-8")
     elif edit == "a copy goes":
-        (root / "shop/app/models.py").unlink()
+        (root / "services/shop/app/models.py").unlink()
     else:
-        (root / "shop/app/__init__.py").unlink()
+        (root / "services/shop/app/__init__.py").unlink()
     (project if kept else Project(root, find=False)).index()
     incremental, full = index_tables(root), full_build_tables(root, tmp_path / "full")
     assert incremental["edges"] == full["edges"]
-    touch_after = {t for s, t, k, *_ in incremental["edges"] if s == "shop/app/tasks.py::touch" and k == "calls"}
+    touch_after = {t for s, t, k, *_ in incremental["edges"] if s == "services/shop/app/tasks.py::touch" and k == "calls"}
     assert touch_before != touch_after
