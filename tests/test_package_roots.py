@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import edges_from, full_build_tables, index_tables, indexed_edges, write_tree
+from graphctx.index.indexer import index_repository
 
 SERVICE = {
     "app/__init__.py": "",
@@ -114,3 +115,30 @@ def test_a_copy_coming_or_going_resolves_as_a_full_build(tmp_path, kept, edit):
     assert incremental["edges"] == full["edges"]
     touch_after = {t for s, t, k, *_ in incremental["edges"] if s == "services/shop/app/tasks.py::touch" and k == "calls"}
     assert touch_before != touch_after
+
+
+def _project(root: str, package: str, reach: str | None) -> dict[str, str]:
+    """A package of 48 files under `root` (its own package root; three chunks of a worker's) whose calls need value flow; with `reach`,
+    each file also calls through a function of that other package, so that its flows are asked again
+    after a worker has let that package go."""
+    files = {f"{root}/{package}/__init__.py": "",
+             f"{root}/{package}/make.py": "class Engine:\n    def run(self):\n        return 1\n\n\n"
+                                   "def build():\n    engine = Engine()\n    return engine\n"}
+    other = f"from {reach}.make import build as theirs\n\n\n" if reach else ""
+    tail = "\n\ndef far():\n    return theirs().run()\n" if reach else ""
+    for i in range(48):
+        files[f"{root}/{package}/use{i}.py"] = (f"{other}from {package}.make import build\n\n\n"
+                                         f"def go():\n    made = build()\n    return made.run()\n{tail}")
+    return files
+
+
+def test_a_worker_letting_a_finished_project_go_finds_the_same_edges(tmp_path):
+    """Two workers let go of what they worked out for a project once none of their later chunks holds
+    its files; a later question that reaches it works it out again: the same edges as one process."""
+    files = {**_project("one", "alpha", None), **_project("two", "beta", "alpha")}
+    root = write_tree(tmp_path / "two", files)
+    index_repository(root, full=True, workers=2)
+    forked = index_tables(root)
+    assert forked == full_build_tables(root, tmp_path / "one")
+    assert ("two/beta/use40.py::far", "one/alpha/make.py::Engine.run", "calls", "inferred") in {
+        row[:4] for row in forked["edges"]}

@@ -84,12 +84,16 @@ class FlowScope(CallSites, FileScope):
             out[param.scope][param.name] = param
         return out
 
-    def forget_tables(self) -> None:
+    def forget_tables(self, flows: bool = False) -> None:
         """Drop the tables made of this file's own flows, parameters and definitions (made again, the
-        same, when next read): a forked worker makes only those of the files its questions reach."""
+        same, when next read): a forked worker makes only those of the files its questions reach.
+        With `flows`, what value flow worked out here too: a worker done with a project frees it."""
         for name in FILE_TABLES:
             self.__dict__.pop(name, None)
         self._levels = {}
+        if flows:
+            self._memo.clear()
+            self._sites, self._building, self._attributes = None, None, {}
 
     def forget_flows(self) -> None:
         """Drop what value flow has worked out here (the class hierarchy it read has changed)."""

@@ -64,6 +64,11 @@ class ModuleMap:
         index = self._index_of(path)
         return index is not None and index.shadowed(user, path)
 
+    def project_of(self, path: str) -> str | None:
+        """The folder of the project `path` belongs to (a Python package root), or None."""
+        index = self._index_of(path)
+        return index.project_of(path) if index is not None else None
+
     def package_files(self, path: str, package: str | None) -> Sequence[str] | None:
         """The files of `path`'s package (Go folder, Java package), `path` included; None where
         packages do not span files."""

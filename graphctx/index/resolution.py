@@ -302,7 +302,9 @@ def _work(main_pid: int, resolvers: list[FileResolver], worker_load: Callable[[]
     table = resolvers[0].table
     table.load_facts = worker_load()  # this process's own connection, not the parent's
     table.consulted = set()  # (the parent's own are its to store)
-    for number, (start, stop) in zip(range(first, first + step * len(chunks), step), chunks):
+    numbers = range(first, first + step * len(chunks), step)
+    done_with = _projects_done(resolvers, chunks, numbers, table.modules)
+    for number, (start, stop) in zip(numbers, chunks):
         try:
             files = [(r.path, r.resolve_uses(), r.calls, r.calls_resolved) for r in resolvers[start:stop]]
             outcome: ChunkSent | BaseException = (files, list(table.consulted))
@@ -313,9 +315,37 @@ def _work(main_pid: int, resolvers: list[FileResolver], worker_load: Callable[[]
         except Exception as exc:  # reported to the main process, which stops the run with it
             outcome = exc
         results.put((number, outcome))
+        for path in done_with.get(number, ()):
+            scope = table.resolvers.get(path)
+            if scope is not None:
+                scope.forget_tables(flows=True)
         gc.collect(0)
         if isinstance(outcome, BaseException):
             return
+
+
+def _projects_done(resolvers: list[FileResolver], chunks: list[tuple[int, int]], numbers: range,
+                   modules: ModuleMap) -> dict[int, list[str]]:
+    """The files a worker may let go of after each of its chunks: those of the projects (Python
+    package roots) none of its later chunks resolves a file of. Copies of a project side by side and
+    services each with its own package read their own project's files; what a worker worked out
+    for one it is done with would stay with it to the end. (A file a later question reaches after
+    all is made again from its facts.)"""
+    projects: dict[str, list[str]] = {}
+    for path in resolvers[0].table.resolvers:
+        project = modules.project_of(path)
+        if project is not None:
+            projects.setdefault(project, []).append(path)
+    last: dict[str, int] = {}
+    for number, (start, stop) in zip(numbers, chunks):
+        for resolver in resolvers[start:stop]:
+            project = modules.project_of(resolver.path)
+            if project is not None:
+                last[project] = number
+    done: dict[int, list[str]] = {}
+    for project, number in last.items():
+        done.setdefault(number, []).extend(projects[project])
+    return done
 
 
 def base_pairs_by_origin(rows: Iterable[tuple[str, str, str]]) -> dict[str, list[Pair]]:

@@ -58,6 +58,11 @@ class ModuleIndex:
         it nearer itself. By default no file shadows another."""
         return False
 
+    def project_of(self, path: str) -> str | None:
+        """The folder of the project `path` belongs to, whose modules its imports reach first (a
+        Python package root); None where the family does not say."""
+        return None
+
     def package_files(self, path: str, package: str | None) -> Sequence[str] | None:
         """The files sharing `path`'s package, whose top-level names `path` sees without an import;
         None when packages do not span files in this family."""

@@ -89,6 +89,9 @@ class PythonModules(ModuleIndex):
             by_root.setdefault(self.package_roots.get(path), []).append(path)
         return list(by_root.values())
 
+    def project_of(self, path: str) -> str | None:
+        return self.package_roots.get(path)
+
     def shadowed(self, user: str, path: str) -> bool:
         """Whether `path`'s module, seen from the file `user`, is another package root's copy of one
         nearer `user`: in `user`'s own package root (imported from there, a name finds it first,
