@@ -321,20 +321,24 @@ def test_the_miner_refuses_a_benchmark_repository(tmp_path):
     assert result.returncode != 0 and "benchmark repository psf/requests" in result.stderr
 
 
-def test_bench_runs_the_hand_set_the_learned_and_the_semantic_ranking_side_by_side(mined):
+def test_bench_runs_the_ablations_rungs_side_by_side(mined):
+    """Text alone, + graph (the default), + the learned ranker, + the code embedding: one run."""
     out = mined["base"] / "bench"
     result = subprocess.run([sys.executable, "-m", "graphctx.cli.main", "bench", "run",
                              str(mined["data"] / "sets" / "owner__cfg.jsonl"), "--repos-dir", str(mined["repos"]),
                              "--cache-dir", str(mined["base"] / "cache"), "-o", str(out),
-                             "--systems", "graphctx,graphctx-learned,graphctx-semantic", "--budgets", "400", "--budget", "400",
+                             "--systems", "graphctx-text,graphctx,graphctx-learned,graphctx-semantic", "--budgets", "400", "--budget", "400",
                              "--json"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert {"graphctx", "graphctx-learned", "graphctx-semantic"} <= set(report["systems"])
-    for system in ("graphctx", "graphctx-learned", "graphctx-semantic"):
+    rungs = ("graphctx-text", "graphctx", "graphctx-learned", "graphctx-semantic")
+    assert set(rungs) <= set(report["systems"])
+    for system in rungs:
         assert report["systems"][system]["within@400"] == 100.0
     semantic = json.loads(next((out / "instances" / "graphctx-semantic").glob("*.json")).read_text())
     assert semantic["config"]["embedding"] == Project.embedding_id()
     learned = json.loads(next((out / "instances" / "graphctx-learned").glob("*.json")).read_text())
     hand = json.loads(next((out / "instances" / "graphctx").glob("*.json")).read_text())
     assert learned["config"]["ranker"] == Project.ranker_id() and "ranker" not in hand["config"]
+    text = json.loads(next((out / "instances" / "graphctx-text").glob("*.json")).read_text())
+    assert text["config"]["variant"] == ["walk.text_alpha=0"] and "variant" not in hand["config"]

@@ -236,3 +236,14 @@ def test_bm25_columns_and_kind_narrow_the_match(repo):
     files = lookup.bm25(conn, ["invoices", "ledger"], (4.0, 1.0, 0.5, 1.0), 10, kind="file")
     assert {i for i, _ in files} == {"billing/invoices.py", "billing/ledger.py", "tests/test_invoices.py"}
     assert lookup.bm25(conn, [], (4.0,), 10) == []
+
+
+def test_a_text_walk_at_alpha_zero_stays_at_what_the_text_matches(repo):
+    """graphctx-text, the ablation's first rung: with `walk.text_alpha=0` no edge is followed, so a
+    callee the text does not match (post_entry) is found only by the walk of the default policy."""
+    text = "Matching the bank statement fails"
+    default = [e for e, _ in Project(repo, find=False).rank_text(text)]
+    alone = [e for e, _ in Project(repo, find=False).rank_text(
+        text, policy=with_overrides(policy_for("debug"), ["walk.text_alpha=0"]))]
+    assert default[0] == alone[0] == "billing/ledger.py::reconcile"
+    assert "billing/ledger.py::post_entry" in default and "billing/ledger.py::post_entry" not in alone

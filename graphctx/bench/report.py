@@ -120,7 +120,7 @@ def _fmt(v, digits: int = 1) -> str:
     return "–" if v is None else (f"{v:.{digits}f}" if isinstance(v, float) else str(v))
 
 
-ORDER = ("graphctx", "bm25-functions", "bm25-files", "aider-repomap", "repomap", "random", "oracle")
+ORDER = ("graphctx-text", "graphctx", "graphctx-learned", "graphctx-semantic", "bm25-functions", "bm25-files", "aider-repomap", "repomap", "random", "oracle")
 
 
 def _systems(summary: dict) -> list[str]:

@@ -37,11 +37,15 @@ class RunConfig:
     policy: tuple[str, ...] = ()  # graphctx's ranking policy settings (group.name=value): a tuning trial
 
     def fingerprint(self, system: str) -> dict:
+        from graphctx.bench.systems import VARIANTS
+
         fp = {"budgets": list(self.budgets)}
-        if system in ("graphctx", "graphctx-learned", "graphctx-semantic"):
+        if system in VARIANTS:
             fp["intent"] = self.intent
             if self.policy:  # results of another policy are not reused
                 fp["policy"] = list(self.policy)
+            if VARIANTS[system]:  # nor of the variant's own settings, should they change
+                fp["variant"] = list(VARIANTS[system])
             if system == "graphctx-learned":  # nor results of another learned model
                 from graphctx.project import Project
 

@@ -5,9 +5,12 @@ lines it shows verbatim (what budgeted recall is measured on).
 
 - graphctx: `rank_text` for the ranked list; the `get_intent` packet at each budget; both by the
   intent's ranking policy, with the settings of a tuning trial (`--policy`) when given.
-  graphctx-learned: the same with the learned ranker on (`blend.learned=true`): the shipped model
-  re-orders the hand-set blend's best candidates. graphctx-semantic: the same with the code
-  embedding's cosine added to the blend (`blend.semantic=0.5`, the weight cross-validation chose).
+  The variants are the rungs of an ablation, each the default policy changed by a few settings
+  (VARIANTS): graphctx-text, the text's own evidence alone (seeds and the blend's text scores, no
+  walk over the graph: `walk.text_alpha=0`); graphctx, text + graph (the default); graphctx-learned,
+  + the learned ranker (`blend.learned=true`: the shipped model re-orders the hand-set blend's best
+  candidates); graphctx-semantic, + the code embedding's cosine in the blend (`blend.semantic=0.5`,
+  the weight cross-validation chose).
 - bm25-files: BM25 (bm25s) over whole files; the packet is files in rank order, each cut to what is left.
 - bm25-functions: BM25 over function, method and class chunks whose spans come from graphctx's
   entity table; the packet is those chunks in rank order, packed greedily.
@@ -36,11 +39,16 @@ from graphctx.models import CLASS_KINDS
 from graphctx.project import Project
 from graphctx.text import STOP_WORDS, words
 
-SYSTEMS = ("graphctx", "graphctx-learned", "graphctx-semantic", "bm25-functions", "bm25-files", "repomap", "aider-repomap", "random", "oracle")
-DEFAULT_SYSTEMS = ("graphctx", "graphctx-learned", "graphctx-semantic", "bm25-functions", "bm25-files", "repomap", "random", "oracle")
+# graphctx's variants: the settings (group.name=value) each adds to the intent's policy and a trial's.
+VARIANTS: dict[str, tuple[str, ...]] = {
+    "graphctx-text": ("walk.text_alpha=0",),  # the walk stays at the seeds: no edge is followed
+    "graphctx": (),
+    "graphctx-learned": ("blend.learned=true",),
+    "graphctx-semantic": ("blend.semantic=0.5",),
+}
+SYSTEMS = (*VARIANTS, "bm25-functions", "bm25-files", "repomap", "aider-repomap", "random", "oracle")
+DEFAULT_SYSTEMS = tuple(name for name in SYSTEMS if name != "aider-repomap")
 RANK_LIMIT = 500
-LEARNED = ("blend.learned=true",)
-SEMANTIC = ("blend.semantic=0.5",)
 
 
 # ---- tokenizer shared by the BM25 baselines and the repo map
@@ -176,12 +184,8 @@ def run_oracle(repo: Repo, inst: Instance, budgets: list[int]) -> Output:
 
 
 def run_system(name: str, repo: Repo, inst: Instance, budgets: list[int], options: dict) -> Output:
-    if name == "graphctx":
-        return run_graphctx(repo, inst, budgets, options.get("intent", "debug"), options.get("policy", ()))
-    if name == "graphctx-learned":  # the shipped learned ranker re-ordering the hand-set blend's best
-        return run_graphctx(repo, inst, budgets, options.get("intent", "debug"), (*options.get("policy", ()), *LEARNED))
-    if name == "graphctx-semantic":  # the code embedding's cosine in the blend
-        return run_graphctx(repo, inst, budgets, options.get("intent", "debug"), (*options.get("policy", ()), *SEMANTIC))
+    if name in VARIANTS:
+        return run_graphctx(repo, inst, budgets, options.get("intent", "debug"), (*options.get("policy", ()), *VARIANTS[name]))
     if name == "bm25-functions":
         return run_bm25_functions(repo, inst, budgets)
     if name == "bm25-files":
