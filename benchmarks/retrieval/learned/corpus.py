@@ -374,7 +374,7 @@ def main(argv=None) -> int:
             p.add_argument("--resume", action="store_true", help="keep the issues the feature file already holds")
             p.add_argument("--bench", type=Path, help="also run `graphctx bench run`'s systems on each issue's walked "
                            "tree, writing their results here (read them with `graphctx bench report`)")
-            p.add_argument("--systems", default="graphctx,graphctx-learned,graphctx-semantic,bm25-functions,bm25-files",
+            p.add_argument("--systems", default="graphctx-text,graphctx,graphctx-learned,graphctx-semantic,bm25-functions,bm25-files",
                            help="the systems --bench runs (comma-separated)")
             p.add_argument("--budget", type=int, default=4000, help="the token budget --bench packs to (default 4000)")
     args = parser.parse_args(argv)
