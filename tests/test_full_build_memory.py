@@ -15,7 +15,7 @@ from conftest import write_tree
 from graphctx.graph.snapshot import EdgeColumns, Snapshot
 from graphctx.index import resolution
 from graphctx.index.discover import load_config
-from graphctx.index.flow import FILE_TABLES
+from graphctx.index.flowtables import FILE_TABLES
 from graphctx.index.modules import ModuleMap
 from graphctx.index.parsing import parse_file, unpack_facts
 from graphctx.index.resolve import FileResolver
@@ -129,6 +129,29 @@ def test_a_files_flow_tables_made_again_are_the_ones_it_dropped(tree):
     assert {name: getattr(resolver, name) for name in FILE_TABLES} == made
     assert {key: resolver.local_level(*key) for key in levels} == levels
 
+
+
+def test_a_file_let_go_works_out_the_same_edges_again(tree):
+    """What a worker done with a file's project drops (its tables and what value flow worked out
+    there) is made again, the same, when a later question reaches the file."""
+    items = [parsed(tree, path, structure_only=False) for path in ("engine.py", "helpers.py")]
+    symbols = [(r[0], r[1], r[2], r[3], r[5], r[4]) for item in items for r in item.entities if r[1] != "file"]
+    facts = {item.path: item.facts for item in items}
+    table = resolution.new_table(symbols, ModuleMap({p: ("python", None) for p in facts}, tree), facts.get)
+    resolvers = {path: FileResolver(facts[path], table) for path in facts}
+    for path, resolver in resolvers.items():
+        table.resolvers[path] = resolver
+        resolver.resolve_structure()
+    first = sorted(resolvers["engine.py"].resolve_uses())
+    flowed = {("engine.py::Engine.run", "engine.py::Engine.start"), ("engine.py::Engine.start", "helpers.py::Base.start")}
+    assert flowed <= {edge[:2] for edge in first}  # (through a dict of handlers, and an attribute's value)
+    for resolver in resolvers.values():
+        resolver.let_go()
+        assert not resolver._memo and not any(name in vars(resolver) for name in FILE_TABLES)
+    again = FileResolver(facts["engine.py"], table)
+    table.resolvers["engine.py"] = again
+    again.resolve_structure()
+    assert sorted(again.resolve_uses()) == first
 
 def test_a_snapshot_from_column_batches_lets_them_go_and_packs_the_same(tree):
     rng = np.random.default_rng(7)

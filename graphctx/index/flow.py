@@ -7,15 +7,12 @@ resolver asks this for callees that are local names or paths a dotted name canno
 
 from __future__ import annotations
 
-from collections import defaultdict
-from functools import cached_property
-
 from graphctx.index import declarations, flowrules, properties
 from graphctx.index.callsites import CallSites
 from graphctx.index.fixpoint import EMPTY
+from graphctx.index.flowtables import FlowTables
 from graphctx.index.scope import SELF, FileScope, Value
-from graphctx.index.symbols import CLASS_KINDS
-from graphctx.parse.facts import RETURN, Call, FileFacts, Flow, Param
+from graphctx.parse.facts import RETURN, Call, FileFacts, Flow
 from graphctx.index.flowpaths import (
     MAX_VALUES, SUBSCRIPTS, TOO_MANY, UNKNOWN, Values, definition_value, key_choices, ordered,
     same_element, unslice,
@@ -27,11 +24,9 @@ FORWARDERS = frozenset({"functools.partial", "functools.partialmethod", "context
 MAX_PATH_STEPS = 8  # calls and subscripts in one path
 MAX_SUBSCRIPTS = 3  # of them subscripts: deeper element paths multiply (`[1][][k]...`) and rarely hold a callee
 SUPER = "super"
-# FlowScope's tables made (once) of the file's own facts and definitions alone: see forget_tables.
-FILE_TABLES = ("flow_sources", "_targets", "subscripts", "params")
 
 
-class FlowScope(CallSites, FileScope):
+class FlowScope(FlowTables, CallSites, FileScope):
     """One file's value flows on top of its names."""
 
     unreached: frozenset[str] = frozenset()  # functions no call of this file can reach (see appended.py)
@@ -46,87 +41,19 @@ class FlowScope(CallSites, FileScope):
         self._attributes: dict[tuple, Values] = {}  # see _attribute_flows, made in epoch _attributes_epoch
         self._attributes_epoch = -1
 
-    # The tables below are made on first use: the structure pass of every file needs none of them,
-    # and a worker makes them only for the files its questions reach.
-    @cached_property
-    def flow_sources(self) -> dict[tuple[str, str], tuple[Flow, ...]]:
-        """(scope, target) -> the flows into it, in the file's order; `self.x` targets live on the class."""
-        return flowrules.flows_by_target(self)
-
-    @cached_property  # (a worker holds these for thousands of files: few objects of their own)
-    def _targets(self) -> tuple[set[tuple[str, str]], dict[tuple[str, str], tuple[str, ...]]]:
-        variables: set[tuple[str, str]] = set()  # (scope, name) pairs, flow_sources' own where they can be
-        subscripts: dict[tuple[str, str], set[str]] = {}
-        for key in self.flow_sources:
-            owner, target = key
-            base = target.split("[", 1)[0]
-            if base != target:
-                key = (owner, base)  # (the first one made is the dict's key, and the set's)
-                subscripts.setdefault(key, set()).add(target[len(base):])
-            if "." not in target:
-                variables.add(key)
-        return variables, {key: tuple(sorted(stored)) for key, stored in subscripts.items()}
-
-    def assigns(self, scope: str, name: str) -> bool:
-        """Whether the flows of `scope` assign the variable `name` (`d` for `d[] <- f` too)."""
-        return (scope, name) in self._targets[0]
-
-    @cached_property
-    def subscripts(self) -> dict[tuple[str, str], tuple[str, ...]]:
-        """(scope, target) -> the subscripts stored into it, in order: "['a'][]" for `d['a'][] <- f`."""
-        return self._targets[1]
-
-    @cached_property
-    def params(self) -> dict[str, dict[str, Param]]:
-        """function -> its parameters by name (the facts' own objects, not a tuple of their own each)."""
-        out: dict[str, dict[str, Param]] = defaultdict(dict)
-        for param in self.facts.params:
-            out[param.scope][param.name] = param
-        return out
-
-    def forget_tables(self, flows: bool = False) -> None:
-        """Drop the tables made of this file's own flows, parameters and definitions (made again, the
-        same, when next read): a forked worker makes only those of the files its questions reach.
-        With `flows`, what value flow worked out here too: a worker done with a project frees it."""
-        for name in FILE_TABLES:
-            self.__dict__.pop(name, None)
-        self._levels = {}
-        if flows:
-            self._memo.clear()
-            self._sites, self._building, self._attributes = None, None, {}
-
     def forget_flows(self) -> None:
         """Drop what value flow has worked out here (the class hierarchy it read has changed)."""
         self._memo.clear()
         self.table.flow.new_epoch()  # (so attribute flows, here and in every scope, are made again)
         self._sites = self._building = None
 
-    # ---- names local to a function (or module-level variables)
-    def local_level(self, name: str, scope: str) -> str | None:
-        """The scope whose flows or parameters bind `name` as seen from `scope`, or None when the name
-        is not a variable there (a definition or an import decides it). Class bodies are not visible
-        from their methods. (Read off this file's own tables: worked out once per name and scope.)"""
-        key = (name, scope)
-        if key not in self._levels:
-            self._levels[key] = self._local_level(name, scope)
-        return self._levels[key]
+    def let_go(self) -> None:
+        """Drop everything made of this file while resolving, its tables and what value flow worked
+        out here: a worker done with the file's project (made again, should a question reach it)."""
+        self.forget_tables()
+        self._memo.clear()
+        self._sites, self._building, self._attributes = None, None, {}
 
-    def _local_level(self, name: str, scope: str) -> str | None:
-        level = scope
-        while True:
-            is_class = level != scope and self._is_class(level)
-            if not is_class:
-                if self.assigns(level, name) or name in self.params.get(level, ()):
-                    return level
-                if level and f"{level}.{name}" in self.defs:
-                    return None  # a nested definition shadows anything further out
-            if not level:
-                return None
-            level = level.rpartition(".")[0]
-
-    def _is_class(self, qualified: str) -> bool:
-        sym = self.defs.get(qualified)
-        return sym is not None and sym.kind in CLASS_KINDS
 
     # ---- values of a path
     def values(self, path: str, scope: str) -> Values:

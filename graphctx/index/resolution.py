@@ -318,7 +318,7 @@ def _work(main_pid: int, resolvers: list[FileResolver], worker_load: Callable[[]
         for path in done_with.get(number, ()):
             scope = table.resolvers.get(path)
             if scope is not None:
-                scope.forget_tables(flows=True)
+                scope.let_go()
         gc.collect(0)
         if isinstance(outcome, BaseException):
             return
