@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import sys
 import time
@@ -90,7 +91,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     systems = tuple(s.strip() for s in args.systems.split(",") if s.strip())
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown:
-        raise BenchError(f"unknown systems {unknown}; use {', '.join(SYSTEMS)}")
+        close = {name: difflib.get_close_matches(name, SYSTEMS, n=1) for name in unknown}
+        hints = "".join(f" (did you mean {c[0]!r} for {name!r}?)" for name, c in close.items() if c)
+        raise BenchError(f"unknown systems {unknown}{hints}; use {', '.join(SYSTEMS)}")
     _check_policy(args.intent, args.policy)
     missing = dependencies.problems(systems, args.aider_python)
     for problem in missing:
