@@ -314,7 +314,6 @@ def test_cli_refuses_a_mistyped_policy_setting_before_running(bench_run, tmp_pat
     assert "unknown policy setting 'seeds.txt'; did you mean seeds.text" in capsys.readouterr().err
 
 
-
 def test_cli_refuses_an_unknown_system_with_the_closest_one(bench_run, tmp_path, capsys):
     from graphctx.bench.cli import main
 
@@ -323,6 +322,7 @@ def test_cli_refuses_an_unknown_system_with_the_closest_one(bench_run, tmp_path,
                  "--systems", "graphctx-txt,oracle"])
     assert code == 2 and not out.exists()
     assert "unknown systems ['graphctx-txt'] (did you mean 'graphctx-text' for 'graphctx-txt'?)" in capsys.readouterr().err
+
 
 PARSER = '''def parse_header(line):
     name, _, value = line.partition(":")

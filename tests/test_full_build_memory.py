@@ -130,7 +130,6 @@ def test_a_files_flow_tables_made_again_are_the_ones_it_dropped(tree):
     assert {key: resolver.local_level(*key) for key in levels} == levels
 
 
-
 def test_a_file_let_go_works_out_the_same_edges_again(tree):
     """What a worker done with a file's project drops (its tables and what value flow worked out
     there) is made again, the same, when a later question reaches the file."""
@@ -152,6 +151,7 @@ def test_a_file_let_go_works_out_the_same_edges_again(tree):
     table.resolvers["engine.py"] = again
     again.resolve_structure()
     assert sorted(again.resolve_uses()) == first
+
 
 def test_a_snapshot_from_column_batches_lets_them_go_and_packs_the_same(tree):
     rng = np.random.default_rng(7)

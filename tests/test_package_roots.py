@@ -118,17 +118,17 @@ def test_a_copy_coming_or_going_resolves_as_a_full_build(tmp_path, kept, edit):
 
 
 def _project(root: str, package: str, reach: str | None) -> dict[str, str]:
-    """A package of 48 files under `root` (its own package root; three chunks of a worker's) whose calls need value flow; with `reach`,
-    each file also calls through a function of that other package, so that its flows are asked again
-    after a worker has let that package go."""
+    """A package of 48 files under `root`, its own package root (three chunks of a worker's), whose
+    calls need value flow; with `reach`, each file also calls through a function of that other
+    package, so that its flows are asked again after a worker has let that package go."""
     files = {f"{root}/{package}/__init__.py": "",
              f"{root}/{package}/make.py": "class Engine:\n    def run(self):\n        return 1\n\n\n"
-                                   "def build():\n    engine = Engine()\n    return engine\n"}
+                                          "def build():\n    engine = Engine()\n    return engine\n"}
     other = f"from {reach}.make import build as theirs\n\n\n" if reach else ""
     tail = "\n\ndef far():\n    return theirs().run()\n" if reach else ""
     for i in range(48):
         files[f"{root}/{package}/use{i}.py"] = (f"{other}from {package}.make import build\n\n\n"
-                                         f"def go():\n    made = build()\n    return made.run()\n{tail}")
+                                                f"def go():\n    made = build()\n    return made.run()\n{tail}")
     return files
 
 

@@ -54,7 +54,6 @@ class FlowScope(FlowTables, CallSites, FileScope):
         self._memo.clear()
         self._sites, self._building, self._attributes = None, None, {}
 
-
     # ---- values of a path
     def values(self, path: str, scope: str) -> Values:
         key = (path, scope)

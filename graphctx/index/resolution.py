@@ -331,20 +331,16 @@ def _projects_done(resolvers: list[FileResolver], chunks: list[tuple[int, int]],
     services each with its own package read their own project's files; what a worker worked out
     for one it is done with would stay with it to the end. (A file a later question reaches after
     all is made again from its facts.)"""
-    projects: dict[str, list[str]] = {}
-    for path in resolvers[0].table.resolvers:
-        project = modules.project_of(path)
+    project_of = {path: modules.project_of(path) for path in resolvers[0].table.resolvers}  # (every resolver's too)
+    files: dict[str, list[str]] = defaultdict(list)
+    for path, project in project_of.items():
         if project is not None:
-            projects.setdefault(project, []).append(path)
-    last: dict[str, int] = {}
-    for number, (start, stop) in zip(numbers, chunks):
-        for resolver in resolvers[start:stop]:
-            project = modules.project_of(resolver.path)
-            if project is not None:
-                last[project] = number
-    done: dict[int, list[str]] = {}
+            files[project].append(path)
+    last = {project_of[r.path]: number for number, (start, stop) in zip(numbers, chunks)
+            for r in resolvers[start:stop] if project_of[r.path] is not None}
+    done: dict[int, list[str]] = defaultdict(list)
     for project, number in last.items():
-        done.setdefault(number, []).extend(projects[project])
+        done[number].extend(files[project])
     return done
 
 

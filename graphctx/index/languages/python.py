@@ -86,7 +86,7 @@ class PythonModules(ModuleIndex):
         chooses between (none of them beside it); in one root, a module and its stub are one."""
         by_root: dict[str | None, list[str]] = {}
         for path in files:
-            by_root.setdefault(self.package_roots.get(path), []).append(path)
+            by_root.setdefault(self.project_of(path), []).append(path)
         return list(by_root.values())
 
     def project_of(self, path: str) -> str | None:
