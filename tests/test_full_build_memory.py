@@ -41,7 +41,7 @@ class Engine(Base):
         self.tool.start()
 """ + "\n" * 300 + """
 
-def late(x):  # past line 256: its line numbers are objects of their own once unpickled
+def late(x: int):  # past line 256: its line numbers are objects of their own once unpickled
     y = x
     return late(y)
 """
@@ -77,11 +77,12 @@ def test_spilled_facts_are_read_back_here_and_in_a_fork_and_let_go_again(tree):
     facts = item.facts
     facts.rest = SpillFile().put(item.packed_facts)
     del item
-    assert facts.calls and facts == full and facts.complete  # read back from the file
+    assert facts.calls and facts.flows and facts == full and facts.complete  # read back from the file
     facts.unload_rest()
     assert not facts.complete and isinstance(facts.calls, NotLoaded) and isinstance(facts.type_refs, NotLoaded)
-    assert facts.imports == full.imports and not isinstance(facts.flows, NotLoaded)  # the structure stays
-    assert list(facts.calls) == full.calls and facts == full  # and read again, the same
+    assert facts.imports == full.imports and isinstance(facts.flows, NotLoaded)  # the structure stays
+    assert list(facts.calls) == full.calls and isinstance(facts.flows, NotLoaded)  # and the rest is read again
+    assert list(facts.flows) == full.flows and facts == full  # and value flow's, on their own: the same
     if "fork" in multiprocessing.get_all_start_methods():
         facts.unload_rest()
         context = multiprocessing.get_context("fork")
@@ -93,25 +94,41 @@ def test_spilled_facts_are_read_back_here_and_in_a_fork_and_let_go_again(tree):
         assert child.exitcode == 0
 
 
+def test_value_flows_lists_and_the_rest_are_read_apart(tree):
+    item = parsed(tree, "engine.py")
+    full = unpack_facts(item.packed_facts)
+    facts = item.facts
+    facts.rest = SpillFile().put(item.packed_facts)
+    assert isinstance(facts.flows, NotLoaded) and isinstance(facts.params, NotLoaded)  # (structure-only)
+    assert list(facts.flows) == full.flows and facts.params == full.params
+    assert isinstance(facts.calls, NotLoaded) and not facts.complete  # (the rest not read with them)
+    flows = facts.flows
+    assert list(facts.calls) == full.calls and facts.complete and facts.flows is flows  # (not read again)
+    facts.unload_rest()
+    assert isinstance(facts.calls, NotLoaded) and isinstance(facts.flows, NotLoaded)
+    assert list(facts.calls) == full.calls and isinstance(facts.flows, NotLoaded)  # (the rest without them)
+
+
 def test_facts_whose_bytes_were_handed_over_read_once_and_are_not_let_go(tree):
     item = parsed(tree, "engine.py")
     facts = item.facts
-    assert facts.calls and facts.rest is None
+    assert facts.calls and facts.flows and facts.rest is None  # (both kinds read: the bytes are let go)
     facts.unload_rest()  # nothing to read them again from: kept
     assert facts.complete and not isinstance(facts.calls, NotLoaded)
 
 
 def test_structure_strings_and_line_numbers_are_shared_across_files(tree):
     one, other = parsed(tree, "engine.py").facts, parsed(tree, "copy/engine.py").facts
-    late = [flow for flow in one.flows if flow.scope == "late"]
+    late = [binding for binding in one.bindings if binding.scope == "late"]
     assert late and late[0].line > 256
-    assert one.flows[0].target is not other.flows[0].target  # each file unpickled on its own
+    assert one.bindings[0].scope is not other.bindings[0].scope  # each file unpickled on its own
     shared: dict = {}
     for facts in (one, other):
         facts.share_strings(STRUCTURE_LISTS, shared)
-    for a, b in zip(one.flows, other.flows, strict=True):
-        assert a == b and a.target is b.target and a.source is b.source and a.scope is b.scope and a.line is b.line
-    assert isinstance(other.calls, NotLoaded)  # (the lists left out stay left out)
+    for a, b in zip(one.bindings, other.bindings, strict=True):
+        assert a == b and a.scope is b.scope and a.variable is b.variable and a.type_name is b.type_name
+        assert a.line is b.line
+    assert isinstance(other.calls, NotLoaded) and isinstance(other.flows, NotLoaded)  # (the lists left out stay out)
 
 
 def test_a_files_flow_tables_made_again_are_the_ones_it_dropped(tree):
@@ -147,6 +164,30 @@ def test_a_file_let_go_works_out_the_same_edges_again(tree):
     for resolver in resolvers.values():
         resolver.let_go()
         assert not resolver._memo and not any(name in vars(resolver) for name in FILE_TABLES)
+    again = FileResolver(facts["engine.py"], table)
+    table.resolvers["engine.py"] = again
+    again.resolve_structure()
+    assert sorted(again.resolve_uses()) == first
+
+
+def test_a_file_let_go_lets_go_of_the_lists_it_read_and_reads_them_again(tree):
+    """A full build's worker holds structure-only facts whose other lists are read from the spill file:
+    done with a project, it lets go of what it read of each file, flows and calls alike."""
+    items = [parsed(tree, path) for path in ("engine.py", "helpers.py")]
+    symbols = [(r[0], r[1], r[2], r[3], r[5], r[4]) for item in items for r in item.entities if r[1] != "file"]
+    facts = {item.path: item.facts for item in items}
+    for item in items:
+        facts[item.path].rest = SpillFile().put(item.packed_facts)
+    table = resolution.new_table(symbols, ModuleMap({p: ("python", None) for p in facts}, tree), facts.get)
+    resolvers = {path: FileResolver(facts[path], table) for path in facts}
+    table.resolvers.update(resolvers)
+    for resolver in resolvers.values():
+        resolver.resolve_structure()
+    first = sorted(resolvers["engine.py"].resolve_uses())
+    assert not isinstance(facts["engine.py"].flows, NotLoaded) and not isinstance(facts["helpers.py"].flows, NotLoaded)
+    for resolver in resolvers.values():
+        resolver.let_go()
+    assert all(isinstance(f.flows, NotLoaded) and isinstance(f.calls, NotLoaded) for f in facts.values())
     again = FileResolver(facts["engine.py"], table)
     table.resolvers["engine.py"] = again
     again.resolve_structure()

@@ -39,9 +39,11 @@ def test_structure_only_facts_hold_the_structure_and_read_the_rest_on_first_use(
     assert not light.complete and light.imports == full.imports and light.bases == full.bases
     assert isinstance(light.calls, NotLoaded) and isinstance(light.type_refs, NotLoaded)
     calls = light.calls
-    assert len(calls) == len(full.calls) > 0  # read now, every list left out at once
-    assert light.complete and light.rest is None and light == full
+    assert len(calls) == len(full.calls) > 0  # read now, every list left out at once but value flow's
     assert not any(isinstance(getattr(light, name), NotLoaded) for name in ("calls", "type_refs", "attributes"))
+    assert not light.complete and isinstance(light.flows, NotLoaded) and isinstance(light.params, NotLoaded)
+    assert len(light.flows) == len(full.flows) > 0  # read on their own
+    assert light.complete and light.rest is None and light == full
 
 
 def test_a_list_left_out_is_read_whichever_way_it_is_first_used(tmp_path):
@@ -50,6 +52,7 @@ def test_a_list_left_out_is_read_whichever_way_it_is_first_used(tmp_path):
     for how, use in uses.items():
         light = parsed(tmp_path / how, structure_only=True).facts
         assert use(light.calls) == use(full.calls), how
+        assert use(light.flows) == use(full.flows), how
         assert light == full, how
 
 

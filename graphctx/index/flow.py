@@ -49,8 +49,10 @@ class FlowScope(FlowTables, CallSites, FileScope):
 
     def let_go(self) -> None:
         """Drop everything made of this file while resolving, its tables and what value flow worked
-        out here: a worker done with the file's project (made again, should a question reach it)."""
+        out here, and the lists of its facts read since its structure (their flows, calls...): a
+        worker done with the file's project (made again, should a question reach it)."""
         self.forget_tables()
+        self.facts.unload_rest()
         self._memo.clear()
         self._sites, self._building, self._attributes = None, None, {}
 

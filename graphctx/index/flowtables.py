@@ -10,10 +10,26 @@ from functools import cached_property
 
 from graphctx.index import flowrules
 from graphctx.index.symbols import CLASS_KINDS
-from graphctx.parse.facts import Flow, Param
+from graphctx.parse.facts import Flow, NotLoaded, Param
 
 # The tables made (once) of the file's own facts and definitions alone: see forget_tables.
 FILE_TABLES = ("flow_sources", "_targets", "subscripts", "params")
+
+
+def variables_of(flow_sources, subscripts: dict[tuple[str, str], set[str]] | None = None) -> set[tuple[str, str]]:
+    """The (scope, name) pairs the stores of a file's flow table (flowrules.flows_by_target) assign
+    as variables: `d` for `d[k] = v` too, whose subscripts go into `subscripts`."""
+    variables: set[tuple[str, str]] = set()  # (the table's own pairs where they can be)
+    for key in flow_sources:
+        owner, target = key
+        base = target.split("[", 1)[0]
+        if base != target:
+            key = (owner, base)  # (the first one made is the dict's key, and the set's)
+            if subscripts is not None:
+                subscripts.setdefault(key, set()).add(target[len(base):])
+        if "." not in target:
+            variables.add(key)
+    return variables
 
 
 class FlowTables:
@@ -28,21 +44,26 @@ class FlowTables:
 
     @cached_property  # (a worker holds these for thousands of files: few objects of their own)
     def _targets(self) -> tuple[set[tuple[str, str]], dict[tuple[str, str], tuple[str, ...]]]:
-        variables: set[tuple[str, str]] = set()  # (scope, name) pairs, flow_sources' own where they can be
         subscripts: dict[tuple[str, str], set[str]] = {}
-        for key in self.flow_sources:
-            owner, target = key
-            base = target.split("[", 1)[0]
-            if base != target:
-                key = (owner, base)  # (the first one made is the dict's key, and the set's)
-                subscripts.setdefault(key, set()).add(target[len(base):])
-            if "." not in target:
-                variables.add(key)
+        variables = variables_of(self.flow_sources, subscripts)
         return variables, {key: tuple(sorted(stored)) for key, stored in subscripts.items()}
 
     def assigns(self, scope: str, name: str) -> bool:
         """Whether the flows of `scope` assign the variable `name` (`d` for `d[] <- f` too)."""
-        return (scope, name) in self._targets[0]
+        summary = self._summary(scope, name)
+        return (scope, name) in (summary.assigned if summary is not None else self._targets[0])
+
+    def _binds_param(self, scope: str, name: str) -> bool:
+        summary = self._summary(scope, name)
+        return (scope, name) in summary.params if summary is not None else name in self.params.get(scope, ())
+
+    def _summary(self, scope: str, name: str):
+        """The file's bound names (flowsummary.py), when its flows are not read and they answer for
+        `name` in `scope`: what a full build's structure pass asks, without reading the flows."""
+        summary = self.facts.bound
+        if summary is None or not isinstance(self.facts.flows, NotLoaded) or not summary.answers(scope, name):
+            return None
+        return summary
 
     @cached_property
     def subscripts(self) -> dict[tuple[str, str], tuple[str, ...]]:
@@ -80,7 +101,7 @@ class FlowTables:
         while True:
             is_class = level != scope and self._is_class(level)
             if not is_class:
-                if self.assigns(level, name) or name in self.params.get(level, ()):
+                if self.assigns(level, name) or self._binds_param(level, name):
                     return level
                 if level and f"{level}.{name}" in self.defs:
                     return None  # a nested definition shadows anything further out

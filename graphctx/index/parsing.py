@@ -19,6 +19,7 @@ from graphctx.index import textentities
 from graphctx.index import workers as worker_pool
 from graphctx.index.dependencies import defined_names, reference_names
 from graphctx.index.discover import Candidate, Config, is_indexable_content
+from graphctx.index.flowsummary import bound_names
 from graphctx.index.fulltext import EntityRow, TextRow, pack_bodies, text_rows
 from graphctx.index.naming import entity_id
 from graphctx.index.root import Boundary
@@ -63,7 +64,10 @@ class ParsedFile:
         from graphctx.semantic import model as embedding, vectors  # numpy: off the path of a run with nothing to parse
 
         packed = pack_facts(facts)
-        return cls(path, size, mtime_ns, digest, warning, None, facts.structure(packed) if structure_only else facts,
+        if structure_only:
+            light = facts.structure(packed)
+            light.bound = bound_names(facts)
+        return cls(path, size, mtime_ns, digest, warning, None, light if structure_only else facts,
                    packed, entities, texts, pack_bodies(entities, texts), sorted(reference_names(facts)),
                    # (what a file offers is compared with what it offered before: a full build has no before)
                    frozenset() if structure_only else frozenset(defined_names(facts)),

@@ -37,7 +37,7 @@ def unpack_stored(data: bytes) -> StoredFacts:
     path, language, lines, errors, package, doc, *lists = json.loads(zlib.decompress(data))
     facts = StoredFacts.__new__(StoredFacts)
     for name, value in (("path", path), ("language", language), ("lines", lines), ("error_count", errors),
-                        ("package", package), ("doc", doc), ("complete", True), ("rest", None),
+                        ("package", package), ("doc", doc), ("complete", True), ("rest", None), ("bound", None),
                         ("_rows", lists), ("_shared", {})):
         object.__setattr__(facts, name, value)
     lists += [[]] * (len(FACT_LISTS) - len(lists))  # (facts stored before a list existed have none)

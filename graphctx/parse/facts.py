@@ -209,6 +209,9 @@ class FileFacts:
     complete: bool = field(default=True, compare=False, repr=False)  # False for structure-only facts
     # what structure-only facts left out: their packed bytes, or what reads them (`read()`) from elsewhere
     rest: Any = field(default=None, compare=False, repr=False)
+    # structure-only facts: which names the file binds where, as its structure pass asks it without
+    # reading the flows (index/flowsummary.py)
+    bound: Any = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -242,33 +245,37 @@ class FileFacts:
         self.share_strings(names)
 
     def structure(self, packed: bytes) -> FileFacts:
-        """These facts holding only what every file's structure pass reads (imports, bases, flows...),
-        with the rest kept as `packed` (zlib-compressed `to_json`): what a full build's main process
-        holds of every file. A list left out is read from `packed` when first used, all of them at once."""
+        """These facts holding only what every file's structure pass reads (imports, bases...), with
+        the rest kept as `packed` (zlib-compressed `to_json`): what a full build's main process holds
+        of every file. A list left out is read from `packed` when first used, with the others of its
+        kind: value flow's (FLOW_LISTS), or all the rest (OTHER_LISTS)."""
         light = FileFacts(self.path, self.language, self.lines, self.error_count, self.package, self.doc,
                           complete=False, rest=packed)
         for name in FACT_LISTS:
             setattr(light, name, getattr(self, name) if name in STRUCTURE_LISTS else NotLoaded(light, name))
         return light
 
-    def load_rest(self) -> None:
-        """Read the lists left out of structure-only facts (see `structure`)."""
+    def load_rest(self, names: Iterable[str] | None = None) -> None:
+        """Read the lists left out of structure-only facts (see `structure`): those of `names`, else
+        every one."""
         if self.complete:
             return
-        packed = self.rest if isinstance(self.rest, bytes) else self.rest.read()
-        lists = json.loads(zlib.decompress(packed).decode("utf-8"))[6:]
-        self._set_lists([name for name in FACT_LISTS if isinstance(getattr(self, name), NotLoaded)], lists)  # (only those)
-        self.complete = True
-        if isinstance(self.rest, bytes):  # (a reader stays: see unload_rest)
+        missing = [name for name in FACT_LISTS
+                   if isinstance(getattr(self, name), NotLoaded) and (names is None or name in names)]
+        if missing:
+            packed = self.rest if isinstance(self.rest, bytes) else self.rest.read()
+            self._set_lists(missing, json.loads(zlib.decompress(packed).decode("utf-8"))[6:])  # (only those)
+        self.complete = not any(isinstance(getattr(self, name), NotLoaded) for name in FACT_LISTS)
+        if self.complete and isinstance(self.rest, bytes):  # (a reader stays: see unload_rest)
             self.rest = None
 
     def unload_rest(self) -> None:
         """Let go of the lists `load_rest` read, when they can be read again (their bytes are kept
         elsewhere, see `rest`): structure-only facts again."""
-        if not self.complete or self.rest is None:
+        if self.rest is None:
             return
         for name in FACT_LISTS:
-            if name not in STRUCTURE_LISTS:
+            if name not in STRUCTURE_LISTS and not isinstance(getattr(self, name), NotLoaded):
                 setattr(self, name, NotLoaded(self, name))
         self.complete = False
 
@@ -325,11 +332,16 @@ _FIELD_NAMES = {t: tuple(f.name for f in fields(t)) for t in _LIST_TYPES.values(
 _STRING_FIELDS = {t: (tuple(f.name for f in fields(t) if f.type in ("str", "str | None")),
                       tuple(f.name for f in fields(t) if f.type == "list[str]")) for t in _LIST_TYPES.values()}
 _INT_FIELDS = {t: tuple(f.name for f in fields(t) if f.type == "int") for t in _LIST_TYPES.values()}
-# What structure-only facts hold: what the structure pass reads (imports bound through value flow
-# read flows and parameters; a property's accessors; the methods that only declare themselves), and
-# the routes the main process writes.
-STRUCTURE_LISTS = frozenset({"imports", "bases", "bindings", "flows", "params", "accessors", "stubs", "routes", "sections",
-                             "routers", "mounts"})
+# What structure-only facts hold: what the structure pass reads (a property's accessors; the methods
+# that only declare themselves), and the routes the main process writes.
+STRUCTURE_LISTS = frozenset({"imports", "bases", "bindings", "accessors", "stubs", "routes", "sections", "routers",
+                             "mounts"})
+# Value flow's lists, read on their own when first used: most of what a file's structure would hold
+# (flows alone about two thirds on sympy), which the structure pass reads only where a base or an
+# imported name is a variable (index/flowsummary.py answers whether it is), and a resolution worker
+# only for the files its questions reach.
+FLOW_LISTS = frozenset({"flows", "params"})
+OTHER_LISTS = frozenset(FACT_LISTS) - STRUCTURE_LISTS - FLOW_LISTS  # read together, when one of them is first used
 
 
 class NotLoaded(tuple):
@@ -354,7 +366,7 @@ class NotLoaded(tuple):
         return NotLoaded, (self.owner, self.name)
 
     def _loaded(self) -> list:
-        self.owner.load_rest()
+        self.owner.load_rest(FLOW_LISTS if self.name in FLOW_LISTS else OTHER_LISTS)
         return getattr(self.owner, self.name)
 
     def __iter__(self):
