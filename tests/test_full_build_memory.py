@@ -41,8 +41,9 @@ class Engine(Base):
         self.tool.start()
 """ + "\n" * 300 + """
 
-def late(x: int):  # past line 256: its line numbers are objects of their own once unpickled
-    y = x
+def late(x):  # past line 256: its line numbers are objects of their own once unpickled
+    import json
+    y = json.loads(x)
     return late(y)
 """
 HELPERS = """class Base:
@@ -77,12 +78,14 @@ def test_spilled_facts_are_read_back_here_and_in_a_fork_and_let_go_again(tree):
     facts = item.facts
     facts.rest = SpillFile().put(item.packed_facts)
     del item
-    assert facts.calls and facts.flows and facts == full and facts.complete  # read back from the file
+    assert facts.calls and facts.flows and list(facts.bindings) == full.bindings  # read back from the file, each kind
+    assert facts == full and facts.complete
     facts.unload_rest()
     assert not facts.complete and isinstance(facts.calls, NotLoaded) and isinstance(facts.type_refs, NotLoaded)
     assert facts.imports == full.imports and isinstance(facts.flows, NotLoaded)  # the structure stays
     assert list(facts.calls) == full.calls and isinstance(facts.flows, NotLoaded)  # and the rest is read again
-    assert list(facts.flows) == full.flows and facts == full  # and value flow's, on their own: the same
+    assert list(facts.flows) == full.flows and list(facts.bindings) == full.bindings  # and the others, on their own
+    assert facts == full
     if "fork" in multiprocessing.get_all_start_methods():
         facts.unload_rest()
         context = multiprocessing.get_context("fork")
@@ -103,7 +106,8 @@ def test_value_flows_lists_and_the_rest_are_read_apart(tree):
     assert list(facts.flows) == full.flows and facts.params == full.params
     assert isinstance(facts.calls, NotLoaded) and not facts.complete  # (the rest not read with them)
     flows = facts.flows
-    assert list(facts.calls) == full.calls and facts.complete and facts.flows is flows  # (not read again)
+    assert list(facts.calls) == full.calls and list(facts.bindings) == full.bindings
+    assert facts.complete and facts.flows is flows  # (not read again)
     facts.unload_rest()
     assert isinstance(facts.calls, NotLoaded) and isinstance(facts.flows, NotLoaded)
     assert list(facts.calls) == full.calls and isinstance(facts.flows, NotLoaded)  # (the rest without them)
@@ -112,22 +116,21 @@ def test_value_flows_lists_and_the_rest_are_read_apart(tree):
 def test_facts_whose_bytes_were_handed_over_read_once_and_are_not_let_go(tree):
     item = parsed(tree, "engine.py")
     facts = item.facts
-    assert facts.calls and facts.flows and facts.rest is None  # (both kinds read: the bytes are let go)
+    assert facts.calls and facts.flows and facts.bindings and facts.rest is None  # (every kind read: the bytes go)
     facts.unload_rest()  # nothing to read them again from: kept
     assert facts.complete and not isinstance(facts.calls, NotLoaded)
 
 
 def test_structure_strings_and_line_numbers_are_shared_across_files(tree):
     one, other = parsed(tree, "engine.py").facts, parsed(tree, "copy/engine.py").facts
-    late = [binding for binding in one.bindings if binding.scope == "late"]
-    assert late and late[0].line > 256
-    assert one.bindings[0].scope is not other.bindings[0].scope  # each file unpickled on its own
+    late = [imp for imp in one.imports if imp.line > 256]
+    assert late and late[0].module == "json"
+    assert one.imports[0].module is not other.imports[0].module  # each file unpickled on its own
     shared: dict = {}
     for facts in (one, other):
         facts.share_strings(STRUCTURE_LISTS, shared)
-    for a, b in zip(one.bindings, other.bindings, strict=True):
-        assert a == b and a.scope is b.scope and a.variable is b.variable and a.type_name is b.type_name
-        assert a.line is b.line
+    for a, b in zip(one.imports, other.imports, strict=True):
+        assert a == b and a.module is b.module and a.line is b.line
     assert isinstance(other.calls, NotLoaded) and isinstance(other.flows, NotLoaded)  # (the lists left out stay out)
 
 

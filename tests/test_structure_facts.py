@@ -43,6 +43,7 @@ def test_structure_only_facts_hold_the_structure_and_read_the_rest_on_first_use(
     assert not any(isinstance(getattr(light, name), NotLoaded) for name in ("calls", "type_refs", "attributes"))
     assert not light.complete and isinstance(light.flows, NotLoaded) and isinstance(light.params, NotLoaded)
     assert len(light.flows) == len(full.flows) > 0  # read on their own
+    assert list(light.bindings) == full.bindings  # and the typed bindings
     assert light.complete and light.rest is None and light == full
 
 
@@ -53,6 +54,7 @@ def test_a_list_left_out_is_read_whichever_way_it_is_first_used(tmp_path):
         light = parsed(tmp_path / how, structure_only=True).facts
         assert use(light.calls) == use(full.calls), how
         assert use(light.flows) == use(full.flows), how
+        assert list(light.bindings) == full.bindings, how
         assert light == full, how
 
 

@@ -12,8 +12,9 @@ from graphctx.index import flowrules
 from graphctx.index.symbols import CLASS_KINDS
 from graphctx.parse.facts import Flow, NotLoaded, Param
 
-# The tables made (once) of the file's own facts and definitions alone: see forget_tables.
-FILE_TABLES = ("flow_sources", "_targets", "subscripts", "params")
+# The tables made (once) of the file's own facts and definitions alone: see forget_tables (the typed
+# bindings' table is its FileScope's).
+FILE_TABLES = ("flow_sources", "_targets", "subscripts", "params", "bindings")
 
 
 def variables_of(flow_sources, subscripts: dict[tuple[str, str], set[str]] | None = None) -> set[tuple[str, str]]:

@@ -7,6 +7,7 @@ rules (graphctx/index/languages/) say where its scoping and imports differ."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cached_property
 from typing import NamedTuple
 
 from graphctx.index.languages import rules_for
@@ -59,8 +60,13 @@ class FileScope:
         self.calls = self.calls_resolved = 0
         self.locals: dict[str, Value] = {}
         self.alternatives: dict[str, list[Value]] = {}  # name -> every value its imports bind, when they differ
-        self.bindings: dict[tuple[str, str], str] = {(b.scope, b.variable): b.type_name for b in facts.bindings}
         self.consulted: set[str] = set()  # the files whose scopes this one read: what its answers may rest on
+
+    @cached_property  # (made when first asked: a full build's structure pass asks it only of the files
+    # whose bases are written `module.Base`, and then from the bindings alone: parse/facts.py LEFT_OUT)
+    def bindings(self) -> dict[tuple[str, str], str]:
+        """(scope, variable) -> the type its binding makes evident."""
+        return {(b.scope, b.variable): b.type_name for b in self.facts.bindings}
 
     def _home(self, path: str) -> FileScope | None:
         """The resolver of the file `path`, its imports bound: a type name written there is read there."""

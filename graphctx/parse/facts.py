@@ -248,7 +248,7 @@ class FileFacts:
         """These facts holding only what every file's structure pass reads (imports, bases...), with
         the rest kept as `packed` (zlib-compressed `to_json`): what a full build's main process holds
         of every file. A list left out is read from `packed` when first used, with the others of its
-        kind: value flow's (FLOW_LISTS), or all the rest (OTHER_LISTS)."""
+        kind (LEFT_OUT): value flow's, the typed bindings, or all the rest."""
         light = FileFacts(self.path, self.language, self.lines, self.error_count, self.package, self.doc,
                           complete=False, rest=packed)
         for name in FACT_LISTS:
@@ -334,14 +334,17 @@ _STRING_FIELDS = {t: (tuple(f.name for f in fields(t) if f.type in ("str", "str 
 _INT_FIELDS = {t: tuple(f.name for f in fields(t) if f.type == "int") for t in _LIST_TYPES.values()}
 # What structure-only facts hold: what the structure pass reads (a property's accessors; the methods
 # that only declare themselves), and the routes the main process writes.
-STRUCTURE_LISTS = frozenset({"imports", "bases", "bindings", "accessors", "stubs", "routes", "sections", "routers",
-                             "mounts"})
+STRUCTURE_LISTS = frozenset({"imports", "bases", "accessors", "stubs", "routes", "sections", "routers", "mounts"})
 # Value flow's lists, read on their own when first used: most of what a file's structure would hold
 # (flows alone about two thirds on sympy), which the structure pass reads only where a base or an
 # imported name is a variable (index/flowsummary.py answers whether it is), and a resolution worker
-# only for the files its questions reach.
+# only for the files its questions reach. The typed bindings likewise, apart: the structure pass reads
+# them where a base is written `module.Base` (is `module` a typed variable?).
 FLOW_LISTS = frozenset({"flows", "params"})
-OTHER_LISTS = frozenset(FACT_LISTS) - STRUCTURE_LISTS - FLOW_LISTS  # read together, when one of them is first used
+BINDING_LISTS = frozenset({"bindings"})
+OTHER_LISTS = frozenset(FACT_LISTS) - STRUCTURE_LISTS - FLOW_LISTS - BINDING_LISTS
+# The lists left out of structure-only facts, by what is read together when one of them is first used.
+LEFT_OUT = {name: kind for kind in (FLOW_LISTS, BINDING_LISTS, OTHER_LISTS) for name in kind}
 
 
 class NotLoaded(tuple):
@@ -366,7 +369,7 @@ class NotLoaded(tuple):
         return NotLoaded, (self.owner, self.name)
 
     def _loaded(self) -> list:
-        self.owner.load_rest(FLOW_LISTS if self.name in FLOW_LISTS else OTHER_LISTS)
+        self.owner.load_rest(LEFT_OUT[self.name])
         return getattr(self.owner, self.name)
 
     def __iter__(self):
