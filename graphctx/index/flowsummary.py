@@ -35,9 +35,12 @@ class BoundNames:
 def bound_names(facts: FileFacts) -> BoundNames:
     """The summary of full (not structure-only) facts."""
     names = frozenset(base.name.split(".", 1)[0] for base in facts.bases)
-    kept = lambda pairs: frozenset(pair for pair in pairs if not pair[0] or pair[1] in names)  # noqa: E731
+
+    def answered(pairs) -> frozenset[tuple[str, str]]:
+        return frozenset((scope, name) for scope, name in pairs if not scope or name in names)
+
     assigned = variables_of(flows_by_target(_FileOnly(facts)))
-    return BoundNames(names, kept(assigned), kept((param.scope, param.name) for param in facts.params))
+    return BoundNames(names, answered(assigned), answered((param.scope, param.name) for param in facts.params))
 
 
 class _FileOnly:
