@@ -197,6 +197,25 @@ def test_a_file_let_go_lets_go_of_the_lists_it_read_and_reads_them_again(tree):
     assert sorted(again.resolve_uses()) == first
 
 
+def test_contains_edges_left_to_the_uses_pass_are_the_same(tree):
+    """A full build's structure pass leaves the contains edges to the worker that resolves the file's
+    uses: the same edges come out, made once."""
+    items = [parsed(tree, path, structure_only=False) for path in ("engine.py", "helpers.py")]
+    symbols = [(r[0], r[1], r[2], r[3], r[5], r[4]) for item in items for r in item.entities if r[1] != "file"]
+    facts = {item.path: item.facts for item in items}
+    edges = {}
+    for contains in (True, False):
+        table = resolution.new_table(symbols, ModuleMap({p: ("python", None) for p in facts}, tree), facts.get)
+        resolver = FileResolver(facts["engine.py"], table)
+        table.resolvers["engine.py"] = resolver
+        resolver.resolve_structure(contains=contains)
+        assert any(edge[2] == "contains" for edge in resolver.edges.values()) == contains
+        edges[contains] = resolver.resolve_uses()
+        resolver.resolve_contains()  # (once: nothing more)
+        assert sorted(resolver.edges.values()) == edges[contains]
+    assert edges[True] == edges[False] and any(edge[2] == "contains" for edge in edges[False])
+
+
 def test_a_snapshot_from_column_batches_lets_them_go_and_packs_the_same(tree):
     rng = np.random.default_rng(7)
     nodes = list(range(1, 200))

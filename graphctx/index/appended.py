@@ -74,6 +74,7 @@ def resolve_appended(resolver, found: Appended) -> list[tuple] | None:
     and the new calls'; None when a new call may reach a repository function or class (the file is
     then resolved whole)."""
     resolver.unreached = frozenset(resolver.defs[q].id for q in found.qualified if q in resolver.defs)
+    resolver.resolve_contains()  # (the structure pass's, or made here)
     try:
         for call in found.calls:  # (what the file's call-site index would take from it: nothing)
             path = callee_path(call) if call.args else ""

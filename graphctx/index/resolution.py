@@ -182,8 +182,10 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
         entry.bases.pop(path, None)
         if facts is not None:
             resolvers.append(FileResolver(facts, table))
-            entry.bases[path] = resolvers[-1].resolve_structure()
-            if forking:  # (no other file reads this scope before the uses pass: a worker makes them again)
+            # (forking: the tables of its scope and its contains edges are made by the worker that
+            # resolves its uses, not held by every process until then; no other file reads them)
+            entry.bases[path] = resolvers[-1].resolve_structure(contains=not forking)
+            if forking:
                 resolvers[-1].forget_tables()
     table.set_bases(chain.from_iterable(entry.bases.values()))
     # Each file's resolver is also the scope other files' value flow reads it through, so an answer

@@ -8,7 +8,7 @@ from __future__ import annotations
 import posixpath
 from functools import cached_property
 
-from graphctx.index import declarations, flowrules, properties, textedges
+from graphctx.index import containment, declarations, flowrules, properties, textedges
 from graphctx.index.evidence import CandidateEvidence
 from graphctx.index.flow import FlowScope
 from graphctx.index.flowpaths import NOT_CALLING, argument_for, callee_path, called_arguments
@@ -32,10 +32,14 @@ Target = tuple[str, str, float]  # (target id, resolution, confidence)
 class FileResolver(CandidateEvidence, FlowScope):
     """Resolves one file's facts against the symbol table."""
 
+    _contained = False  # whether its contains edges are made (resolve_contains)
+
     # ---- entry points: structure first (for every file), then uses, once the class hierarchy is known
-    def resolve_structure(self) -> list[tuple[str, str]]:
-        """Contains, imports, inherits and implements edges; returns the (class, base) pairs found."""
-        self._contains()
+    def resolve_structure(self, contains: bool = True) -> list[tuple[str, str]]:
+        """Contains (else left to the uses pass), imports, inherits and implements edges; returns the
+        (class, base) pairs found."""
+        if contains:
+            self.resolve_contains()
         self._imports()
         pairs = []
         for base in self.facts.bases:
@@ -48,6 +52,7 @@ class FileResolver(CandidateEvidence, FlowScope):
     def resolve_uses(self) -> list[Edge]:
         """Calls, references and tests; returns every edge of the file, sorted. Counts call sites
         (not edges: an ambiguous call has several) in `calls` and `calls_resolved`, externals excluded."""
+        self.resolve_contains()
         self._untyped = {}  # (evidence.py: answers kept while this file resolves)
         try:
             for call in self.facts.calls:
@@ -86,17 +91,11 @@ class FileResolver(CandidateEvidence, FlowScope):
                 self._callbacks(source, call, targets)
 
     # ---- structure
-    def _contains(self) -> None:
-        for qualified, sym in self.defs.items():
-            parent = self.defs.get(qualified.rpartition(".")[0]) if "." in qualified else None
-            if parent is not None:
-                self._add(parent.id, sym.id, "contains", "exact", 1.0, 0)
-                continue
-            self._add(self.path, sym.id, "contains", "exact", 1.0, 0)
-            if "." in qualified:  # a Go or Rust method whose type lives in another file
-                owner = self.table.owner_of(sym)
-                if owner is not None:
-                    self._add(owner.id, sym.id, "contains", "same-scope", CONFIDENCE["same-scope"], 0)
+    def resolve_contains(self) -> None:
+        """The contains edges of the file's definitions, once: no other file reads them."""
+        if not self._contained:
+            self._contained = True
+            containment.contains_edges(self)
 
     # ---- names
     def _resolve_site(self, call: Call) -> list[Target]:
