@@ -32,6 +32,28 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
     return root
 
 
+def parsed_file(root: Path, path: str, structure_only: bool = True):
+    """One file as a parser process hands it to a full build's main process (structure-only facts by
+    default), pickled and back."""
+    import pickle
+
+    from graphctx.index.discover import load_config
+    from graphctx.index.parsing import parse_file
+
+    text = (root / path).read_text()
+    item = parse_file((str(root), path, len(text), 0, None, load_config(root), structure_only))
+    return pickle.loads(pickle.dumps(item))
+
+
+def symbol_table(root: Path, items, facts: dict):
+    """The symbol table of parsed files (`items`), reading `facts` (path -> facts), as resolution builds it."""
+    from graphctx.index import resolution
+    from graphctx.index.modules import ModuleMap
+
+    symbols = [(r[0], r[1], r[2], r[3], r[5], r[4]) for item in items for r in item.entities if r[1] != "file"]
+    return resolution.new_table(symbols, ModuleMap({p: ("python", None) for p in facts}, root), facts.get)
+
+
 def indexed_tree(factory, name: str, files: dict[str, str | bytes]) -> Path:
     """A repository of `files` in a new folder of the pytest tmp_path_factory `factory`, indexed by one worker."""
     from graphctx.index.indexer import index_repository

@@ -4,13 +4,8 @@ that as the flow tables would, so the main process reads no file's flows to reso
 
 from __future__ import annotations
 
-import pickle
 
-from conftest import write_tree
-from graphctx.index import resolution
-from graphctx.index.discover import load_config
-from graphctx.index.modules import ModuleMap
-from graphctx.index.parsing import parse_file
+from conftest import parsed_file as parsed, symbol_table, write_tree
 from graphctx.index.resolve import FileResolver
 from graphctx.index.spill import SpillFile
 from graphctx.parse.facts import NotLoaded
@@ -64,12 +59,6 @@ class Mixin:
 '''
 
 
-def parsed(root, path: str, structure_only: bool):
-    text = (root / path).read_text()
-    item = parse_file((str(root), path, len(text), 0, None, load_config(root), structure_only))
-    return pickle.loads(pickle.dumps(item))  # as the main process receives it from a parser process
-
-
 class CountedReads:
     """A spill file's reader that counts how often the facts left out are read."""
 
@@ -83,13 +72,12 @@ class CountedReads:
 
 def resolvers_of(tree, path: str, structure_only: bool):
     items = {name: parsed(tree, name, structure_only) for name in (path, "helpers.py")}
-    symbols = [(r[0], r[1], r[2], r[3], r[5], r[4]) for item in items.values() for r in item.entities if r[1] != "file"]
     facts = {path: item.facts for path, item in items.items()}
     reads = {}
     if structure_only:
         for name, item in items.items():
             facts[name].rest = reads[name] = CountedReads(item.packed_facts)
-    table = resolution.new_table(symbols, ModuleMap({p: ("python", None) for p in facts}, tree), facts.get)
+    table = symbol_table(tree, items.values(), facts)
     resolvers = {name: FileResolver(facts[name], table) for name in facts}
     table.resolvers.update(resolvers)
     return resolvers, reads

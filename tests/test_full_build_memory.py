@@ -6,18 +6,14 @@ flow tables dropped and made again the same, the snapshot built from column batc
 from __future__ import annotations
 
 import multiprocessing
-import pickle
 
 import numpy as np
 import pytest
 
-from conftest import write_tree
+from conftest import parsed_file as parsed, symbol_table, write_tree
 from graphctx.graph.snapshot import EdgeColumns, Snapshot
-from graphctx.index import resolution
-from graphctx.index.discover import load_config
 from graphctx.index.flowtables import FILE_TABLES
-from graphctx.index.modules import ModuleMap
-from graphctx.index.parsing import parse_file, unpack_facts
+from graphctx.index.parsing import unpack_facts
 from graphctx.index.resolve import FileResolver
 from graphctx.index.spill import SpillFile
 from graphctx.parse.facts import STRUCTURE_LISTS, NotLoaded
@@ -54,12 +50,6 @@ HELPERS = """class Base:
 def make():
     return Base()
 """
-
-
-def parsed(root, path: str, structure_only: bool = True):
-    text = (root / path).read_text()
-    item = parse_file((str(root), path, len(text), 0, None, load_config(root), structure_only))
-    return pickle.loads(pickle.dumps(item))  # as the main process receives it from a parser process
 
 
 @pytest.fixture
@@ -136,9 +126,8 @@ def test_structure_strings_and_line_numbers_are_shared_across_files(tree):
 
 def test_a_files_flow_tables_made_again_are_the_ones_it_dropped(tree):
     items = [parsed(tree, path, structure_only=False) for path in ("engine.py", "helpers.py")]
-    symbols = [(r[0], r[1], r[2], r[3], r[5], r[4]) for item in items for r in item.entities if r[1] != "file"]
     facts = {item.path: item.facts for item in items}
-    table = resolution.new_table(symbols, ModuleMap({p: ("python", None) for p in facts}, tree), facts.get)
+    table = symbol_table(tree, items, facts)
     resolver = FileResolver(facts["engine.py"], table)
     resolver.resolve_structure()
     made = {name: getattr(resolver, name) for name in FILE_TABLES}
@@ -154,9 +143,8 @@ def test_a_file_let_go_works_out_the_same_edges_again(tree):
     """What a worker done with a file's project drops (its tables and what value flow worked out
     there) is made again, the same, when a later question reaches the file."""
     items = [parsed(tree, path, structure_only=False) for path in ("engine.py", "helpers.py")]
-    symbols = [(r[0], r[1], r[2], r[3], r[5], r[4]) for item in items for r in item.entities if r[1] != "file"]
     facts = {item.path: item.facts for item in items}
-    table = resolution.new_table(symbols, ModuleMap({p: ("python", None) for p in facts}, tree), facts.get)
+    table = symbol_table(tree, items, facts)
     resolvers = {path: FileResolver(facts[path], table) for path in facts}
     for path, resolver in resolvers.items():
         table.resolvers[path] = resolver
@@ -177,11 +165,10 @@ def test_a_file_let_go_lets_go_of_the_lists_it_read_and_reads_them_again(tree):
     """A full build's worker holds structure-only facts whose other lists are read from the spill file:
     done with a project, it lets go of what it read of each file, flows and calls alike."""
     items = [parsed(tree, path) for path in ("engine.py", "helpers.py")]
-    symbols = [(r[0], r[1], r[2], r[3], r[5], r[4]) for item in items for r in item.entities if r[1] != "file"]
     facts = {item.path: item.facts for item in items}
     for item in items:
         facts[item.path].rest = SpillFile().put(item.packed_facts)
-    table = resolution.new_table(symbols, ModuleMap({p: ("python", None) for p in facts}, tree), facts.get)
+    table = symbol_table(tree, items, facts)
     resolvers = {path: FileResolver(facts[path], table) for path in facts}
     table.resolvers.update(resolvers)
     for resolver in resolvers.values():
@@ -201,11 +188,10 @@ def test_contains_edges_left_to_the_uses_pass_are_the_same(tree):
     """A full build's structure pass leaves the contains edges to the worker that resolves the file's
     uses: the same edges come out, made once."""
     items = [parsed(tree, path, structure_only=False) for path in ("engine.py", "helpers.py")]
-    symbols = [(r[0], r[1], r[2], r[3], r[5], r[4]) for item in items for r in item.entities if r[1] != "file"]
     facts = {item.path: item.facts for item in items}
     edges = {}
     for contains in (True, False):
-        table = resolution.new_table(symbols, ModuleMap({p: ("python", None) for p in facts}, tree), facts.get)
+        table = symbol_table(tree, items, facts)
         resolver = FileResolver(facts["engine.py"], table)
         table.resolvers["engine.py"] = resolver
         resolver.resolve_structure(contains=contains)

@@ -29,18 +29,20 @@ class BoundNames:
     params: frozenset[tuple[str, str]]
 
     def answers(self, scope: str, name: str) -> bool:
-        return not scope or name in self.names
+        return _answers(self.names, scope, name)
 
 
 def bound_names(facts: FileFacts) -> BoundNames:
     """The summary of full (not structure-only) facts."""
     names = frozenset(base.name.split(".", 1)[0] for base in facts.bases)
-
-    def answered(pairs) -> frozenset[tuple[str, str]]:
-        return frozenset((scope, name) for scope, name in pairs if not scope or name in names)
-
     assigned = variables_of(flows_by_target(_FileOnly(facts)))
-    return BoundNames(names, answered(assigned), answered((param.scope, param.name) for param in facts.params))
+    params = [(param.scope, param.name) for param in facts.params]
+    answered = [frozenset(pair for pair in pairs if _answers(names, *pair)) for pairs in (assigned, params)]
+    return BoundNames(names, *answered)
+
+
+def _answers(names: frozenset[str], scope: str, name: str) -> bool:
+    return not scope or name in names
 
 
 class _FileOnly:

@@ -7,10 +7,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from graphctx.index import flowrules
 from graphctx.index.symbols import CLASS_KINDS
 from graphctx.parse.facts import Flow, NotLoaded, Param
+
+if TYPE_CHECKING:
+    from graphctx.index.flowsummary import BoundNames
 
 # The tables made (once) of the file's own facts and definitions alone: see forget_tables (the typed
 # bindings' table is its FileScope's).
@@ -58,7 +62,7 @@ class FlowTables:
         summary = self._summary(scope, name)
         return (scope, name) in summary.params if summary is not None else name in self.params.get(scope, ())
 
-    def _summary(self, scope: str, name: str):
+    def _summary(self, scope: str, name: str) -> BoundNames | None:
         """The file's bound names (flowsummary.py), when its flows are not read and they answer for
         `name` in `scope`: what a full build's structure pass asks, without reading the flows."""
         summary = self.facts.bound

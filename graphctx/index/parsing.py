@@ -64,10 +64,8 @@ class ParsedFile:
         from graphctx.semantic import model as embedding, vectors  # numpy: off the path of a run with nothing to parse
 
         packed = pack_facts(facts)
-        if structure_only:
-            light = facts.structure(packed)
-            light.bound = bound_names(facts)
-        return cls(path, size, mtime_ns, digest, warning, None, light if structure_only else facts,
+        return cls(path, size, mtime_ns, digest, warning, None,
+                   facts.structure(packed, bound_names(facts)) if structure_only else facts,
                    packed, entities, texts, pack_bodies(entities, texts), sorted(reference_names(facts)),
                    # (what a file offers is compared with what it offered before: a full build has no before)
                    frozenset() if structure_only else frozenset(defined_names(facts)),

@@ -244,13 +244,14 @@ class FileFacts:
             setattr(self, name, [item_type(*row) for row in rows])
         self.share_strings(names)
 
-    def structure(self, packed: bytes) -> FileFacts:
+    def structure(self, packed: bytes, bound: Any = None) -> FileFacts:
         """These facts holding only what every file's structure pass reads (imports, bases...), with
         the rest kept as `packed` (zlib-compressed `to_json`): what a full build's main process holds
         of every file. A list left out is read from `packed` when first used, with the others of its
-        kind (LEFT_OUT): value flow's, the typed bindings, or all the rest."""
+        kind (LEFT_OUT): value flow's, the typed bindings, or all the rest. `bound`: what answers the
+        structure pass's questions of value flow without them (index/flowsummary.py)."""
         light = FileFacts(self.path, self.language, self.lines, self.error_count, self.package, self.doc,
-                          complete=False, rest=packed)
+                          complete=False, rest=packed, bound=bound)
         for name in FACT_LISTS:
             setattr(light, name, getattr(self, name) if name in STRUCTURE_LISTS else NotLoaded(light, name))
         return light
