@@ -28,6 +28,8 @@ PROJECT = {
     "scripts/helpers.py": "def helper():\n    return 1\n",
     "scripts/run.py": "from helpers import helper\n\n\ndef main():\n    return helper()\n",
     "other/helpers.py": "def helper():\n    return 2\n",
+    # a folder of examples that is no package, inside one service: run from that service
+    "services/billing/examples/demo.py": "from app.models import User\n\n\ndef demo():\n    return User()\n",
     "README.md": "# Services\n\nEach service's `User.save` stores a user.\n",
     "services/billing/app/sync.py": "from services.shop.app import models as shop_models\n\n\n"
                                     "def sync(user):\n    return user.save()\n",
@@ -51,6 +53,13 @@ def test_an_import_reaches_the_package_beside_the_importer(edges, service):
 
 def test_a_script_imports_from_its_own_folder(edges):
     assert edges_from(edges, "scripts/run.py::main", "calls") == {("scripts/helpers.py::helper", "import")}
+
+
+def test_an_importer_in_no_package_imports_from_the_nearest_folder_above_holding_one(edges):
+    """examples/ is no package: its scripts are run from their service, as `shadowed` reads them."""
+    models = "services/billing/app/models.py"
+    assert edges_from(edges, "services/billing/examples/demo.py", "imports") == {(f"{models}::User", "import")}
+    assert edges_from(edges, "services/billing/examples/demo.py::demo", "calls") == {(f"{models}::User", "import")}
 
 
 def test_an_importer_beside_neither_package_names_every_one(edges):

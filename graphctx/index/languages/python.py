@@ -74,12 +74,18 @@ class PythonModules(ModuleIndex):
         each with its own `app` package), those whose top-level package sits in the importer's own
         package root: the folder on `sys.path` that the importer itself is imported from, where a
         package it shares the name of, already imported, finds its submodules. All of them where
-        none sits there."""
+        none sits there. An importer in no package (a script, a test folder that is no package) is
+        run from its project: there, of those in the nearest folder above it that holds any, as
+        `shadowed` reads what it names."""
         if len(found) < 2:
             return found
         home = self.package_roots.get(importer)
-        mine = [path for path in found if self.package_roots.get(path) == home]
-        return mine or found
+        folders = _folders_above(importer) if home == posixpath.dirname(importer) else ()
+        for folder in chain([home], folders):
+            mine = [path for path in found if self.package_roots.get(path) == folder]
+            if mine:
+                return mine
+        return found
 
     def alternatives(self, importer: str, files: list[str]) -> list[list[str]]:
         """Files in several package roots are as many modules, which only the way the importer is run
