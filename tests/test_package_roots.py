@@ -151,3 +151,37 @@ def test_a_worker_letting_a_finished_project_go_finds_the_same_edges(tmp_path):
     assert forked == full_build_tables(root, tmp_path / "one")
     assert ("two/beta/use40.py::far", "one/alpha/make.py::Engine.run", "calls", "inferred") in {
         row[:4] for row in forked["edges"]}
+
+
+SCRIPTS = {
+    "one/lib/__init__.py": "",
+    "one/lib/core.py": "def make():\n    return 1\n",
+    "two/lib/__init__.py": "",
+    "two/lib/core.py": "def make():\n    return 2\n",
+    "one/examples/run.py": "from lib.core import make\n\n\ndef main():\n    return make()\n",
+}
+
+
+@pytest.mark.parametrize("kept", [True, False], ids=["kept table", "new process"])
+@pytest.mark.parametrize("edit", ["its copy goes", "its copy's package marker goes", "a nearer copy comes"])
+def test_a_script_whose_nearest_copy_comes_or_goes_resolves_as_a_full_build(tmp_path, kept, edit):
+    """examples/run.py imports `one`'s lib, the nearest above it: where that goes, `two`'s is the one
+    left; a copy beside the script takes over from the one above it."""
+    from graphctx import Project
+
+    root = write_tree(tmp_path / "repo", SCRIPTS)
+    project = Project(root, find=False, ephemeral=kept)
+    project.index()
+    before = {t for s, t, k, *_ in index_tables(root)["edges"] if s == "one/examples/run.py::main" and k == "calls"}
+    assert before == {"one/lib/core.py::make"}
+    if edit == "its copy goes":
+        (root / "one/lib/core.py").unlink()
+    elif edit == "its copy's package marker goes":
+        (root / "one/lib/__init__.py").unlink()
+    else:
+        write_tree(root, {"one/examples/lib/__init__.py": "", "one/examples/lib/core.py": "def make():\n    return 3\n"})
+    (project if kept else Project(root, find=False)).index()
+    incremental, full = index_tables(root), full_build_tables(root, tmp_path / "full")
+    assert incremental["edges"] == full["edges"]
+    after = {t for s, t, k, *_ in incremental["edges"] if s == "one/examples/run.py::main" and k == "calls"}
+    assert after != before
