@@ -124,6 +124,21 @@ def test_structure_strings_and_line_numbers_are_shared_across_files(tree):
     assert isinstance(other.calls, NotLoaded) and isinstance(other.flows, NotLoaded)  # (the lists left out stay out)
 
 
+def test_lists_read_later_share_their_strings_across_files(tree):
+    """What a worker reads of many files (flows, calls) holds each string once for all of them, as
+    the main process's structure does; their line numbers are their own (a table for those would
+    keep every file's alive)."""
+    one, other = parsed(tree, "engine.py").facts, parsed(tree, "copy/engine.py").facts
+    for facts, item in ((one, "engine.py"), (other, "copy/engine.py")):
+        facts.rest = SpillFile().put(parsed(tree, item).packed_facts)
+    assert [f.source for f in one.flows] == [f.source for f in other.flows]
+    for a, b in zip(one.flows, other.flows, strict=True):
+        assert a.target is b.target and a.source is b.source and a.scope is b.scope
+    assert any(len(c.args) > 0 for c in one.calls)
+    for a, b in zip(one.calls, other.calls, strict=True):
+        assert a.name is b.name and a.scope is b.scope and all(x is y for x, y in zip(a.args, b.args, strict=True))
+
+
 def test_a_files_flow_tables_made_again_are_the_ones_it_dropped(tree):
     items = [parsed(tree, path, structure_only=False) for path in ("engine.py", "helpers.py")]
     facts = {item.path: item.facts for item in items}

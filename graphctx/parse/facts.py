@@ -5,6 +5,7 @@ serialise to compact JSON for the store. Nothing here knows about other files.""
 from __future__ import annotations
 
 import json
+import sys
 import weakref
 import zlib
 from collections.abc import Iterable
@@ -286,10 +287,12 @@ class FileFacts:
         to a process smaller) when each distinct string is stored once. Within the lists `names`
         (default every list). With `shared`, a table kept across files (a full build's main process
         holds every file's structure for the run): its strings, and its line numbers too (an
-        unpickled number above 256 is an object of its own), are stored once for all of them."""
+        unpickled number above 256 is an object of its own), are stored once for all of them.
+        Without it, Python's table of interned strings: equal strings of every file read (a worker's
+        flows and calls of many files) are one object too, and a string no file uses any longer goes
+        (that table does not keep it alive; numbers have none such)."""
         across = shared is not None
-        shared = {} if shared is None else shared
-        share = shared.setdefault
+        share = shared.setdefault if across else _interned
         names = set(names)
         for name in [name for name in FACT_LISTS if name in names] if names else FACT_LISTS:
             items = getattr(self, name)
@@ -307,6 +310,10 @@ class FileFacts:
                     values = getattr(item, field_name)
                     if values:
                         setattr(item, field_name, [share(v, v) for v in values])
+
+
+def _interned(value: str, _default: str) -> str:
+    return sys.intern(value)
 
 
 _LIST_TYPES = {
