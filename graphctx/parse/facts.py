@@ -288,11 +288,10 @@ class FileFacts:
         (default every list). With `shared`, a table kept across files (a full build's main process
         holds every file's structure for the run): its strings, and its line numbers too (an
         unpickled number above 256 is an object of its own), are stored once for all of them.
-        Without it, Python's table of interned strings: equal strings of every file read (a worker's
-        flows and calls of many files) are one object too, and a string no file uses any longer goes
-        (that table does not keep it alive; numbers have none such)."""
+        Without it, Python's interned strings: those of every file read (a worker reads many) are
+        shared too, and one that no file uses any longer goes (that table keeps none alive)."""
         across = shared is not None
-        share = shared.setdefault if across else _interned
+        share = shared.setdefault if across else lambda value, _: sys.intern(value)
         names = set(names)
         for name in [name for name in FACT_LISTS if name in names] if names else FACT_LISTS:
             items = getattr(self, name)
@@ -310,10 +309,6 @@ class FileFacts:
                     values = getattr(item, field_name)
                     if values:
                         setattr(item, field_name, [share(v, v) for v in values])
-
-
-def _interned(value: str, _default: str) -> str:
-    return sys.intern(value)
 
 
 _LIST_TYPES = {

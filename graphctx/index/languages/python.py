@@ -80,8 +80,8 @@ class PythonModules(ModuleIndex):
         if len(found) < 2:
             return found
         home = self.package_roots.get(importer)
-        folders = _folders_above(importer) if home == posixpath.dirname(importer) else ()
-        for folder in chain([home], folders):
+        # (an importer in no package is its own folder's: that folder first, then each above it)
+        for folder in _folders_above(importer) if home == posixpath.dirname(importer) else [home]:
             mine = [path for path in found if self.package_roots.get(path) == folder]
             if mine:
                 return mine
