@@ -198,6 +198,8 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
             table.resolvers[resolver.path] = resolver
     for resolver in resolvers:
         resolver.forget_flows()
+        if forking:  # (what the structure pass read of its file, flows and tables: the worker that needs them reads them)
+            resolver.let_go()
         table.resolvers[resolver.path] = resolver
 
     if not _forks(len(resolvers), workers, worker_load):
