@@ -198,7 +198,7 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
             table.resolvers[resolver.path] = resolver
     for resolver in resolvers:
         resolver.forget_flows()
-        if forking:  # (what the structure pass read of its file, flows and tables: the worker that needs them reads them)
+        if forking:  # (what the structure pass read of the file: the worker that needs it reads it again)
             resolver.let_go()
         table.resolvers[resolver.path] = resolver
 
