@@ -196,13 +196,14 @@ def resolve(entry: KeptTable, targets: list[str], load: Callable[[str], FileFact
         _forget_stale_flows(kept, flows_hold)  # (the structure pass may have read the targets' new scopes)
         for resolver in kept:
             table.resolvers[resolver.path] = resolver
+    forked = _forks(len(resolvers), workers, worker_load)  # (the uses pass's: files with no facts do not count)
     for resolver in resolvers:
         resolver.forget_flows()
-        if forking:  # (what the structure pass read of the file: the worker that needs it reads it again)
+        if forked:  # (what the structure pass read of the file: the worker that needs it reads it again)
             resolver.let_go()
         table.resolvers[resolver.path] = resolver
 
-    if not _forks(len(resolvers), workers, worker_load):
+    if not forked:
         for done, resolver in enumerate(resolvers):
             if progress and done % 64 == 0:
                 progress(len(targets) + done, steps)
