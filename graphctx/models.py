@@ -27,12 +27,12 @@ EntityKind = Literal["file", "class", "struct", "interface", "trait", "enum", "f
 ENTITY_KINDS: tuple[str, ...] = get_args(EntityKind)
 CLASS_KINDS: frozenset[str] = frozenset({"class", "struct", "interface", "trait", "enum"})  # kinds that hold members
 FUNCTION_KINDS: frozenset[str] = frozenset({"function", "method"})
-# Code with no name of its own (a lambda, `outer.<lambda:12>`): a node of the call graph, never listed in an
+# Code with no name of its own (a lambda, `outer.<lambda1>`): a node of the call graph, never listed in an
 # outline, a file's entities or the session map.
 ANONYMOUS_KINDS: frozenset[str] = frozenset({"lambda"})
 # Every anonymous entity's name has this mark (parse/lambdas.local_name makes them): an id without it names
 # no anonymous entity, so ranking reads the kind of none of the thousands of other entities it reaches.
-ANONYMOUS_MARK = "<lambda:"
+ANONYMOUS_MARK = "<lambda"
 # Entities no code names: an HTTP route (`route:GET /users`), a Markdown document and its sections.
 # They are no symbols, so no call or import resolves to them; their edges say what they serve or name.
 TEXT_KINDS: frozenset[str] = frozenset({"route", "document", "section"})

@@ -645,11 +645,11 @@ CASES: dict[str, tuple[dict[str, str], set[tuple[str, str, str]]]] = {
         apply(lambda y: y)
         make()()
         sorted([3], key=lambda v: -v)
-    """}, {("m.py::<lambda:10>", "m.py::g", "exact"), ("m.py", "m.py::<lambda:10>", "inferred"),
-           ("m.py::make.<lambda:8>", "m.py::g", "exact"), ("m.py", "m.py::make", "exact"),
-           ("m.py", "m.py::make.<lambda:8>", "inferred"), ("m.py", "m.py::apply", "exact"),
-           ("m.py::apply", "m.py::<lambda:12>", "inferred"), ("m.py", "ext:sorted", "external"),
-           ("m.py", "m.py::<lambda:14>", "inferred")}),
+    """}, {("m.py::<lambda1>", "m.py::g", "exact"), ("m.py", "m.py::<lambda1>", "inferred"),
+           ("m.py::make.<lambda1>", "m.py::g", "exact"), ("m.py", "m.py::make", "exact"),
+           ("m.py", "m.py::make.<lambda1>", "inferred"), ("m.py", "m.py::apply", "exact"),
+           ("m.py::apply", "m.py::<lambda2>", "inferred"), ("m.py", "ext:sorted", "external"),
+           ("m.py", "m.py::<lambda3>", "inferred")}),
     # ---- honest labels and Python's import semantics
     "a re-exported external name stays external": ({
         "compat.py": "from urllib.parse import urlparse\n",

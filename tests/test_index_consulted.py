@@ -71,3 +71,25 @@ def test_an_edit_inside_a_function_resolves_again_what_consulted_it(tmp_path: Pa
     (root / "t.py").write_text(FLOW["t.py"])
     assert resolved_files(root, keeper) == 3
     assert_same_as_full(root, tmp_path / "full")
+
+
+# t.py with lambdas below the edit: one t.make hands on, one at module level
+LAMBDAS = {**NAMING, "t.py": FLOW["t.py"].replace("return helper()", "return (lambda: helper())()")
+           + "\n\nchooser = lambda: make()\n"}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_lines_moved_above_a_lambda_change_nothing_other_files_read(tmp_path: Path, kept: bool):
+    """A lambda is named by its place among its definition's lambdas, not by its line: a comment
+    added above t.make's and the module's lambdas moves them, keeps their ids, and resolves t.py
+    alone again (named by line, every file reading t.py was resolved again); the rows equal a full
+    rebuild's."""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", LAMBDAS)
+    index_repository(root, workers=1, keeper=keeper)
+    lambdas = set(query_index(root, "SELECT id FROM entities WHERE kind = 'lambda'"))
+    assert lambdas == {("t.py::make.<lambda1>",), ("t.py::<lambda1>",)}
+    (root / "t.py").write_text("# moves every line below\n\n" + LAMBDAS["t.py"])
+    assert resolved_files(root, keeper) == 1
+    assert set(query_index(root, "SELECT id FROM entities WHERE kind = 'lambda'")) == lambdas
+    assert_same_as_full(root, tmp_path / "full")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shutil
 import sys
 import tempfile
@@ -34,7 +33,6 @@ UNKNOWN_RECEIVER = EXTERNAL_PREFIX + "?."
 # A method of a builtin type (a literal's: `" ".join`, `{}.items()`) in PyCG's names.
 BUILTIN_TYPES = {"str": "<**PyStr**>", "dict": "<**PyDict**>", "list": "<**PyList**>", "set": "<**PySet**>",
                  "tuple": "<**PyTuple**>", "int": "<**PyInt**>", "float": "<**PyFloat**>"}
-LAMBDA = re.compile(r"<lambda:(\d+)(?::(\d+))?>")
 
 
 @dataclass
@@ -88,7 +86,6 @@ class Converter:
     def __init__(self, conn):
         self.kinds = {id_: kind for id_, kind in conn.execute("SELECT id, kind FROM entities")}
         self.parent = {id_: parent for id_, parent in conn.execute("SELECT id, parent FROM entities")}
-        self.lambdas = lambda_numbers(conn)
         self.bases: dict[str, list[str]] = defaultdict(list)
         for source, target in conn.execute(
                 "SELECT source, target FROM edges WHERE kind = 'inherits' AND resolution != 'unresolved' ORDER BY line"):
@@ -103,11 +100,7 @@ class Converter:
             return f"<builtin>.{name}" if name in BUILTINS else name
         path, _, qualified = id_.partition(ID_SEPARATOR)
         module = module_name(path)
-        parts = qualified.split(".") if qualified else []
-        for i, part in enumerate(parts):  # outer.<lambda:12> -> outer.<lambda1>
-            if part.startswith("<lambda:"):
-                parts[i] = f"<lambda{self.lambdas[path + ID_SEPARATOR + '.'.join(parts[:i + 1])]}>"
-        return ".".join([module, *parts])
+        return ".".join([module, *qualified.split(".")]) if qualified else module  # (lambdas: PyCG's names)
 
     def caller(self, id_: str) -> str:
         """Code in a class body runs in the enclosing function or module."""
@@ -142,18 +135,6 @@ class Converter:
             out.append(cls)
             stack[:0] = self.bases.get(cls, [])
         return out
-
-
-def lambda_numbers(conn) -> dict[str, int]:
-    """Lambda id -> its number in PyCG's naming: 1, 2, ... in order of appearance within the scope
-    that holds it (`<lambda:12>` before `<lambda:12:2>` before `<lambda:13>`)."""
-    by_scope: dict[str, list[tuple[int, int, str]]] = defaultdict(list)
-    for id_, line in conn.execute("SELECT id, start_line FROM entities WHERE kind = 'lambda'"):
-        path, _, qualified = id_.partition(ID_SEPARATOR)
-        scope, _, last = qualified.rpartition(".")
-        second = LAMBDA.fullmatch(last).group(2)  # <lambda:12:2>: the second on its line
-        by_scope[path + ID_SEPARATOR + scope].append((line, int(second or 1), id_))
-    return {id_: n for group in by_scope.values() for n, (_, _, id_) in enumerate(sorted(group), 1)}
 
 
 def expected_edges(folder: Path) -> set[tuple[str, str]]:

@@ -1,5 +1,5 @@
 """Anonymous code in answers: a lambda reached while ranking stands for the definition holding it
-(`outer`, not `outer.<lambda:12>`), since that is the code a reader opens and a change puts at stake.
+(`outer`, not `outer.<lambda1>`), since that is the code a reader opens and a change puts at stake.
 The call graph keeps the lambda; answers name its enclosing definition."""
 
 from __future__ import annotations

@@ -12,11 +12,12 @@ from collections.abc import Iterable
 from graphctx.index import routemounts
 from graphctx.index.declarations import declaration_scopes
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
+from graphctx.models import ANONYMOUS_MARK
 from graphctx.parse.facts import RETURN, FileFacts
 
-# A lambda's name (`outer.<lambda:12>`) says where it is, not what it is called: the word "lambda"
+# A lambda's name (`outer.<lambda1>`) says where it is, not what it is called: the word "lambda"
 # would make every file holding one depend on every other.
-_LAMBDA = re.compile(r"<lambda:[\d:]+>")
+_LAMBDA = re.compile(r"<lambda\d+>")
 _SEPARATORS = re.compile(r"[^\w$]+")
 
 
@@ -140,7 +141,7 @@ def _digest(items: list[str]) -> str:
 
 
 def _path_names(path: str) -> list[str]:
-    if "<lambda:" in path:
+    if ANONYMOUS_MARK in path:
         path = _LAMBDA.sub("", path)
     return [p for p in _SEPARATORS.split(path) if p and not p.isdigit()]
 

@@ -160,7 +160,7 @@ def _build_scopes(matches, plans, facts: FileFacts, text, source: bytes) -> list
 
     scopes: list[_Scope] = []
     stack: list[_Scope] = []
-    lambdas_on_line: dict[int, int] = {}
+    lambdas_in: dict[str, int] = {}  # enclosing definition -> its lambdas so far
     for node, kind, caps in raw:
         while stack and stack[-1].end < node.end_byte:
             stack.pop()
@@ -170,13 +170,12 @@ def _build_scopes(matches, plans, facts: FileFacts, text, source: bytes) -> list
             scope = _Scope(node.start_byte, node.end_byte, "impl", name, _join(_qname(parent), name), parent)
             if "impl.trait" in caps:
                 facts.bases.append(Base(name, _type_name(caps["impl.trait"][0], text), "implements", node.start_point[0] + 1))
-        elif kind == "lambda":  # `outer.<lambda:12>`, the second on line 12 `outer.<lambda:12:2>`
-            line = node.start_point[0] + 1
-            count = lambdas_on_line[line] = lambdas_on_line.get(line, 0) + 1
-            name = lambdas.local_name(line, count)
+        elif kind == "lambda":  # `outer.<lambda1>`, `outer.<lambda2>` (see parse/lambdas.py)
             owner = parent
             while owner is not None and owner.kind == "constant":  # a constant's value is code of its scope
                 owner = owner.parent
+            count = lambdas_in[_qname(owner)] = lambdas_in.get(_qname(owner), 0) + 1
+            name = lambdas.local_name(count)
             qualified = _join(_qname(owner), name)
             scope = _Scope(node.start_byte, node.end_byte, kind, name, qualified, parent)
             definition = _definition(node, kind, name, qualified, caps, text, source)
