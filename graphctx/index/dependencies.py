@@ -19,6 +19,7 @@ from graphctx.parse.facts import RETURN, FileFacts
 # would make every file holding one depend on every other.
 _LAMBDA = re.compile(r"<lambda\d+>")
 _SEPARATORS = re.compile(r"[^\w$]+")
+_SINGLE_COLON = re.compile(r"(?<!:):(?!:)")
 
 
 def reference_names(facts: FileFacts) -> set[str]:
@@ -92,7 +93,7 @@ def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
     for f in facts.flows:
         groups[f.scope or ":" + f.target.split("[", 1)[0]].append(f"{f.target}<{f.source}")
         if f.target.startswith("self."):  # a base class's `self.m()` may call what a subclass assigns to m:
-            groups[f"{f.scope}.{f.target[5:].split('.', 1)[0].split('[', 1)[0]}"].append(f.source)  # m is a name
+            groups[f"{f.scope}>{f.target[5:].split('.', 1)[0].split('[', 1)[0]}"].append(f.source)  # m is a name
         base = f.target.split("[", 1)[0]
         if f.scope and base != f.target and "." not in base and base != RETURN:  # d[k] = v in a function may
             groups[":" + base].append(f"{f.scope}>{f.target}<{f.source}")  # fill a module's d: d's readers depend
@@ -147,22 +148,45 @@ def _path_names(path: str) -> list[str]:
 
 
 def names_of(keys: Iterable[tuple[str, str]]) -> set[str]:
-    """The plain names in defined_names keys: the last segment of each dotted part. The trailing field of
-    a definition (its kind), a base (inherits/implements) or an import (the wildcard flag) is not a name:
-    left in, "function" or "False" would make every file that mentions such a word a dependent."""
+    """The names in defined_names keys by which another file can reach what a key describes: a file
+    depends on a changed key only if it names one of them. The trailing field of a definition (its
+    kind), a base (inherits/implements) or an import (the wildcard flag) is not a name: left in,
+    "function" or "False" would make every file that mentions such a word a dependent. Nor is what
+    every file names and no file reaches anything through: an import's module path when it binds a
+    name (the name is what others import), a binding's type and the `self` it is on (others read
+    the attribute), the method that assigns an attribute, the `None` of an absent package."""
     out: set[str] = set()
     for what, key in keys:
-        if what in ("def", "base", "import"):
+        if what in ("def", "base", "accessor"):  # Class.x:role>method: the role and the method are not names
             key = key.rpartition(":")[0]
-        elif what == "accessor":  # Class.x:role>method: the role and the method are not names
-            key = key.rpartition(":")[0]
-        elif what == "flow":  # scope|digest: the digest is not a name
+        elif what == "import":
+            module, name, alias, wildcard = key.rsplit(":", 3)  # (a module may hold "::")
+            bound = alias if alias != "None" else name if name != "None" else ""
+            key = module if wildcard == "True" or not bound else bound
+        elif what == "bind":  # scope:variable:type, split at single colons (a scope or a type may hold `a::B`)
+            scope, variable, _ = _SINGLE_COLON.split(key, 2)
+            out.update(_names(scope))
+            out.update(_names(variable) - _UNNAMED)
+            continue
+        elif what == "flow":  # scope|digest: the digest is not a name; Class.method>attr: the attribute
             key = key.partition("|")[0]
+            if ">" in key:
+                scope, _, attribute = key.partition(">")
+                key = f"{scope.rpartition('.')[0]}.{attribute}"
         elif what == "mount":  # a router or a mount: what every file with routes depends on
             out.add(routemounts.MOUNTS)
             continue
-        out.update(p for p in re.split(r"[^\w$]+", _LAMBDA.sub("", key)) if p)
+        elif what == "package" and key == "None":
+            continue
+        out.update(_names(key))
     return out
+
+
+_UNNAMED = frozenset({"self", "cls", RETURN})  # parts of a binding's variable that name nothing of the file
+
+
+def _names(text: str) -> set[str]:
+    return {p for p in re.split(r"[^\w$]+", _LAMBDA.sub("", text)) if p}
 
 
 def subclass_names(delta: set[str], inherits: Iterable[tuple[str, str]] | dict[str, set[str]]) -> set[str]:

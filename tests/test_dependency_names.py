@@ -1,0 +1,59 @@
+"""The names an edit's changes are reached by: a file is resolved again when it names one of them,
+so each must be a name a dependent uses, not one every file uses (`self`, `set`, `None`, a package
+path), which would resolve nearly every file again after most edits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import write_tree
+from graphctx.index.dependencies import names_of
+from graphctx.index.indexer import index_repository
+from graphctx.index.keeper import TableKeeper
+from test_index_consulted import resolved_files
+from test_index_incremental_owners import assert_same_as_full
+
+
+@pytest.mark.parametrize("key, names", [
+    (("bind", "Solver:self.slack:set"), {"Solver", "slack"}),  # the attribute, not `self` nor its type
+    (("bind", "make:return:Widget"), {"make"}),  # what callers name
+    (("bind", "a::B.f:return:x::Y"), {"a", "B", "f"}),
+    (("import", "sympy.core:Basic:None:False"), {"Basic"}),  # the name it binds, not the module's path
+    (("import", "pkg:name:alias:False"), {"alias"}),
+    (("import", "os.path:None:None:False"), {"os", "path"}),  # a module bound by its path
+    (("import", "crate::a::b:None:None:True"), {"crate", "a", "b"}),  # everything of the module
+    (("flow", "Solver.__init__>basis|3f2a"), {"Solver", "basis"}),  # the attribute, not the method assigning it
+    (("flow", "Solver.step|3f2a"), {"Solver", "step"}),
+    (("flow", "f.<lambda1>|3f2a"), {"f"}),
+    (("package", "None"), set()),
+    (("package", "com.acme"), {"com", "acme"}),
+    (("def", "Solver.__init__:method"), {"Solver", "__init__"}),
+])
+def test_the_names_of_a_changed_key(key, names):
+    assert names_of([key]) == names
+
+
+SOLVER = ("class Solver:\n    def __init__(self):\n        self.slack: set = set()\n\n"
+          "    def step(self):\n        return self.slack\n")
+# other.py names self, set, None and the package path, as most files do, and nothing of Solver
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/solver.py": SOLVER,
+    "pkg/user.py": "from pkg.solver import Solver\n\n\ndef run():\n    return Solver().step()\n",
+    "pkg/other.py": "import pkg.solver\n\n\nclass Other:\n    def __init__(self):\n        self.items = set()\n"
+                    "        self.none = None\n\n    def size(self):\n        return len(self.items)\n",
+}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_an_attribute_renamed_resolves_again_only_what_reaches_it(tmp_path: Path, kept: bool):
+    """Solver's `slack` becomes `basis`: solver.py and user.py (which names Solver) are resolved
+    again; other.py, which names `self`, `set`, `None` and `__init__` like every file, is not."""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", FILES)
+    index_repository(root, workers=1, keeper=keeper)
+    (root / "pkg/solver.py").write_text(SOLVER.replace("slack", "basis"))
+    assert resolved_files(root, keeper) == 2
+    assert_same_as_full(root, tmp_path / "full")
