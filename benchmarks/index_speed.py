@@ -361,8 +361,40 @@ def after_cold(root: Path, changes: int, figures: dict[str, float]) -> None:
               f"{len(times)} files (appending a function; first: {paths[0]}); CPU {statistics.median(cpus) * 1000:.0f} ms "
               f"median, {cpus[0] * 1000:.0f} ms the first (it reads only the definitions it asks for, and keeps them "
               f"for the next), {cpus[1] * 1000 if len(cpus) > 1 else 0:.0f} ms the second")
+    moved_lines(project, root, paths)
     wide_edit(project, root)
     project.close()
+
+
+def moved_lines(project: Project, root: Path, paths: list[str]) -> None:
+    """A comment added at the top of a file, which moves every line below it and changes nothing
+    else: in the files above, then in the file the most files' resolution consulted. Only that file
+    is parsed; the files resolved again are those whose edges can differ (none but the file itself
+    when nothing it offers others depends on where it lies)."""
+    conn = store.connect(store.index_path(root), readonly=True)
+    most_read = conn.execute(
+        "SELECT e.path, count(*) AS n FROM consulted c JOIN entities e ON e.rowid = c.file"
+        " GROUP BY c.file ORDER BY n DESC, e.path LIMIT 1").fetchone()
+    conn.close()
+    resolved: list[int] = []
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase == "resolving" and total:
+            resolved[-1] = max(resolved[-1], total // 2)  # (both passes count on its bar)
+    times = []
+    for path in [*paths, *([most_read[0]] if most_read else [])]:
+        text = (root / path).read_text(encoding="utf-8")
+        (root / path).write_text("# a line added by graphctx's benchmark\n" + text, encoding="utf-8")
+        resolved.append(0)
+        started = time.perf_counter()
+        project.index(progress=progress)
+        times.append(time.perf_counter() - started)
+    if not times:
+        return
+    shown = f"; {most_read[0]} (read by {most_read[1]} files) {times[-1] * 1000:.1f} ms, {resolved[-1]} resolved" \
+        if most_read else ""
+    print(f"moved     {statistics.median(times[:len(paths)] or times) * 1000:7.1f} ms median over {len(paths)} files "
+          f"(a line added at the top; files resolved: {', '.join(map(str, resolved[:len(paths)]))}){shown}")
 
 
 def wide_edit(project: Project, root: Path) -> None:
