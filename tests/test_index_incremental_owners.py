@@ -204,3 +204,22 @@ def test_a_base_from_outside_follows_a_name_the_repository_comes_to_define(tmp_p
             assert call_of_run() != outside, "a Bar of the repository's own is no base outside it"
     assert call_of_run() == outside
     assert [r for _, r in outside] == ["external"]
+
+
+PASSED_ON = {
+    "t.py": CLASSES + "\n\ndef ident(x):\n    return x\n\n\ndef make():\n    return ident(Widget())\n",
+    "u.py": "from t import make\n\n\ndef go():\n    make().run()\n",
+}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_what_a_call_passes_in_another_file_follows_its_change(tmp_path: Path, kept: bool):
+    """make returns what ident returns, its parameter, which make's own call passes: passing an
+    Engine instead of a Widget changes no flow of t.py, only a call's argument, and u.go now calls
+    Engine.run."""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", PASSED_ON)
+    index_repository(root, workers=1, keeper=keeper)
+    (root / "t.py").write_text(PASSED_ON["t.py"].replace("ident(Widget())", "ident(Engine())"))
+    index_repository(root, workers=1, keeper=keeper)
+    assert_same_as_full(root, tmp_path / "full")

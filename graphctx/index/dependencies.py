@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from graphctx.index import routemounts
 from graphctx.index.declarations import declaration_scopes
+from graphctx.index.flowpaths import callee_path
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
 from graphctx.models import ANONYMOUS_MARK
 from graphctx.parse.facts import RETURN, FileFacts
@@ -20,6 +21,7 @@ from graphctx.parse.facts import RETURN, FileFacts
 _LAMBDA = re.compile(r"<lambda\d+>")
 _SEPARATORS = re.compile(r"[^\w$]+")
 _SINGLE_COLON = re.compile(r"(?<!:):(?!:)")
+_MODULE_CALLS = ":()"  # the flow key of the calls at module level (no name: a scope of no name)
 
 
 def reference_names(facts: FileFacts) -> set[str]:
@@ -86,8 +88,9 @@ def defined_names(facts: FileFacts) -> set[tuple[str, str]]:
 
 
 def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
-    """What other files' value flow reads here, one key per function (its flows, parameters and the
-    parameters it calls: a caller elsewhere passes what gets called) and per module-level variable,
+    """What other files' value flow reads here, one key per function (its flows, parameters, the
+    parameters it calls: a caller elsewhere passes what gets called, and what its calls pass: this
+    file's call sites give its functions' parameters their values) and per module-level variable,
     each with a digest of its content: an edit inside changes the key, whose names are the scope's."""
     groups: dict[str, list[str]] = defaultdict(list)
     for f in facts.flows:
@@ -103,6 +106,8 @@ def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
     for c in facts.calls:
         if c.receiver is None and (c.scope, c.name) in params:
             groups[c.scope].append(f"{c.name}()")
+        if c.args:  # what a call passes is what the parameters of a function of this file may hold
+            groups[c.scope or _MODULE_CALLS].append(f"{callee_path(c)}({'|'.join(c.args)})")
     return {("flow", f"{scope}|{_digest(items)}") for scope, items in groups.items()}
 
 
