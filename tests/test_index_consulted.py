@@ -93,3 +93,46 @@ def test_lines_moved_above_a_lambda_change_nothing_other_files_read(tmp_path: Pa
     assert resolved_files(root, keeper) == 1
     assert set(query_index(root, "SELECT id FROM entities WHERE kind = 'lambda'")) == lambdas
     assert_same_as_full(root, tmp_path / "full")
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+@pytest.mark.parametrize("edit, resolved", [
+    # a local variable nothing returns, and a call's result no one keeps: t.py alone
+    (("    return Widget()\n", "    unused = Engine()\n    print(unused)\n    return Widget()\n"), 1),
+    # what helper returns: t.py, and r.py and u.py that read it through make and get
+    (("    return Widget()\n", "    made = Engine()\n    return made\n"), 3),
+])
+def test_an_edit_inside_a_function_resolves_again_its_readers_only_when_its_answers_change(
+        tmp_path: Path, kept: bool, edit: tuple[str, str], resolved: int):
+    """helper's flows change either way; only when what it returns changes do the files that
+    consulted t.py (directly or through others) read anything different, and only then are they
+    resolved again. The rows equal a full rebuild's, and do again once the edit is undone."""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", NAMING)
+    index_repository(root, workers=1, keeper=keeper)
+    (root / "t.py").write_text(FLOW["t.py"].replace(*edit))
+    assert resolved_files(root, keeper) == resolved
+    assert_same_as_full(root, tmp_path / "full")
+    (root / "t.py").write_text(FLOW["t.py"])
+    assert resolved_files(root, keeper) == resolved
+    assert_same_as_full(root, tmp_path / "full")
+
+
+HANDING = {
+    "q.py": "def apply(fn, x):\n    return fn(x)\n",
+    "p.py": "from q import apply\n\n\ndef one(x):\n    return x\n\n\ndef use():\n    return apply(one, 1)\n",
+}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_a_function_that_stops_calling_its_parameter_resolves_again_who_hands_one_on(tmp_path: Path, kept: bool):
+    """apply's answers (what it returns) stay unknown, but it no longer calls `fn`: p.py, whose
+    resolution made the edge apply -> one, is resolved again and the edge goes."""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", HANDING)
+    index_repository(root, workers=1, keeper=keeper)
+    assert ("q.py::apply", "p.py::one") in set(query_index(root, "SELECT source, target FROM edges"))
+    (root / "q.py").write_text("def apply(fn, x):\n    return x\n")
+    assert resolved_files(root, keeper) == 2
+    assert ("q.py::apply", "p.py::one") not in set(query_index(root, "SELECT source, target FROM edges"))
+    assert_same_as_full(root, tmp_path / "full")

@@ -456,13 +456,14 @@ def snapshot_is_base_and_patches(root: Path) -> bool:
 
 def snapshot_matches_rows(root: Path) -> bool:
     """Whether the graph a new process loads (from the generation's snapshot) holds exactly the edges
-    between entities that the rows state."""
+    between entities that the rows state. (Two files may make the same edge: a function each hands
+    to the same function that calls it. The rows keep one per maker, the graph one.)"""
     conn = store.connect(store.index_path(root), readonly=True)
     try:
         graph = loader.load(root, conn).graph
         ids = set(graph.nodes)
-        rows = sorted(e for e in conn.execute("SELECT source, target, kind, resolution, confidence FROM edges")
-                      if e[0] in ids and e[1] in ids)
+        rows = sorted({e for e in conn.execute("SELECT source, target, kind, resolution, confidence FROM edges")
+                       if e[0] in ids and e[1] in ids})
     finally:
         conn.close()
     return rows == sorted((a, b, d["kind"], d["resolution"], d["confidence"]) for a, b, d in graph.edges(data=True))

@@ -116,9 +116,14 @@ def changed_names(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> 
     those of every key that came or went, but for the value flow of a scope it keeps (an edit inside
     a function): that is read only through the file's scope, by the files that consulted it (see
     store/consulted.py), which are resolved again as such."""
-    kept = {key.partition("|")[0] for what, key in before if what == "flow"} & \
-        {key.partition("|")[0] for what, key in after if what == "flow"}
-    return names_of(k for k in before ^ after if k[0] != "flow" or k[1].partition("|")[0] not in kept)
+    kept = {flow_scope(key) for what, key in before if what == "flow"} & \
+        {flow_scope(key) for what, key in after if what == "flow"}
+    return names_of(k for k in before ^ after if k[0] != "flow" or flow_scope(k[1]) not in kept)
+
+
+def flow_scope(key: str) -> str:
+    """The scope of a flow key (`scope|digest`)."""
+    return key.partition("|")[0]
 
 
 def flow_readers(frontier: set[str], facts: FileFacts) -> set[str]:

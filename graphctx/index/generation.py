@@ -11,16 +11,15 @@ new base now and then), so that the rows and the snapshot can never disagree."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphctx.index import moduleconfig, resolution, routemounts, store, textentities
-from graphctx.index.appended import Appended, appended
-from graphctx.index.dependencies import attribute_owners, changed_names, defined_names, flow_readers, names_of, subclass_names
-from graphctx.index.filesmoved import names_moved
+from graphctx.index.appended import Appended
+from graphctx.index.dependencies import subclass_names
+from graphctx.index.editreach import EditReach
 from graphctx.index.fulltext import fts_row
 from graphctx.index.keeper import KeptTable, TableKeeper
 from graphctx.index.lazysymbols import LazySymbolTable
@@ -52,7 +51,7 @@ def is_symbol(kind: str) -> bool:
 KEPT_FACTS = 1024  # files whose facts one process keeps between edits
 
 
-class Generation:
+class Generation(EditReach):
     """What one index run writes: `add` each parsed file, then `finish` with the deleted ones."""
 
     def __init__(self, conn: sqlite3.Connection, root: Path, *, everything: bool, workers: int, report: Report,
@@ -70,6 +69,8 @@ class Generation:
         self.flows_hold, self.modules_now = False, None  # kept flows may stand (_delta); the map, imports moved (moduleconfig)
         self.appended: dict[str, Appended] = {}  # the changed files that only appended functions (see _delta)
         self.offer_less: list[str] = []  # the changed and deleted files that no longer offer something as they did
+        self.inside: dict[str, FileFacts] = {}  # of those, the files edited only inside functions: their old facts
+        self.reading: set[str] = set()  # the files whose value flow reads a name the edit changed
         # (incremental) the entities of files not resolved again whose edges this run changed: a file
         # resolved again made edges from them (a function it hands over), before or now
         self.made_elsewhere: set[int] = set()
@@ -149,7 +150,7 @@ class Generation:
                 [(source, target) for _, _, _, source, target in self.base_rows if target is not None]
             delta = subclass_names(self._delta(deleted), hierarchy)
             previous = reads.entity_keys(conn, [*deleted, *self.changed])
-            seeds = [previous[path] for path in self.offer_less if path in previous]  # (a file's entity id is its path)
+            seeds = [previous[path] for path in self.offer_less if path in previous and path not in self.inside]
             removed_rowids = list(previous.values())
             if kept is not None:  # (a table read on demand forgets what it read of them)
                 kept.table.before_rewrite([*deleted, *self.changed])
@@ -183,15 +184,14 @@ class Generation:
         from graphctx.graph.snapshot import EdgeColumns  # (numpy: not on a no-op's path)
 
         snapshot_rows = EdgeColumns()
-        for done in resolution.resolve(entry, targets, self._load, workers=self.workers, worker_load=self._worker_load,
-                                       flows_hold=self.flows_hold, appended=self.appended,
-                                       progress=lambda done, total: self.report("resolving", done, total)):
-            self._write_routes(done.path, entry.table.mounts, previous, removed_rowids)
-            rows = list(self.keys.edge_rows(done.edges, done.path))
-            writes.insert_edges(conn, rows)
-            self.made_elsewhere.update(row[0] for row in rows if row[6] is not None)
-            writes.set_call_counts(conn, done.path, done.calls, done.calls_resolved)
-            snapshot_rows.add([row for row in rows if row[1] > 0])
+        self._resolve(entry, targets, previous, removed_rowids, snapshot_rows)
+        again = self._answering_otherwise(entry.table, targets)  # (an edit inside functions: see sameanswers.py)
+        if again:
+            self.made_elsewhere |= rewrites.sources_made_by(conn, again)
+            writes.delete_edges_from(conn, again)
+            entry.table.mounts = entry.table.mounts or self._mount_table(entry.table, again)
+            self._resolve(entry, again, previous, removed_rowids, snapshot_rows, after=len(targets))
+            targets = targets + again
         if self.everything:  # every file's scope and facts: not worth the memory until an edit, nor while the snapshot is built
             entry.table.resolvers.clear()
             self.facts = dict.fromkeys(self.facts)  # (the paths stay: they are the files this run indexed)
@@ -208,6 +208,19 @@ class Generation:
         entry.entity_keys, entry.external_keys = self.keys.entities, self.keys.externals
         entry.facts = self._facts_to_keep()
         return entry
+
+    def _resolve(self, entry: KeptTable, targets: list[str], previous: dict[str, int], removed_rowids: list[int],
+                 snapshot_rows, after: int = 0) -> None:
+        """Resolve the targets and write their edges (`after`: the files resolved before them in this run)."""
+        report = lambda done, total: self.report("resolving", done + 2 * after, total + 2 * after)  # noqa: E731
+        for done in resolution.resolve(entry, targets, self._load, workers=self.workers, worker_load=self._worker_load,
+                                       flows_hold=self.flows_hold, appended=self.appended, progress=report):
+            self._write_routes(done.path, entry.table.mounts, previous, removed_rowids)
+            rows = list(self.keys.edge_rows(done.edges, done.path))
+            writes.insert_edges(self.conn, rows)
+            self.made_elsewhere.update(row[0] for row in rows if row[6] is not None)
+            writes.set_call_counts(self.conn, done.path, done.calls, done.calls_resolved)
+            snapshot_rows.add([row for row in rows if row[1] > 0])
 
     def _mount_table(self, table, targets: list[str]) -> routemounts.MountTable | None:
         """The mounts of every file with routers or mounts, when a file to resolve has routes (an edit
@@ -337,61 +350,3 @@ class Generation:
         return load
 
     # ---- what an edit changes
-
-    def _delta(self, deleted: list[str]) -> set[str]:
-        """The names whose meaning the edit may change: what the changed and deleted files defined
-        before and define now, and what files coming or going move (filesmoved.py). Kept scopes' value flow may stand when no import, package
-        or mount changed and no file came or went (what a module re-exports is read off its imports)."""
-        old = {p: self._stored_facts(p) for p in [*deleted, *self.changed]}
-        # The one file changed may keep its edges (appended.py): its earlier part then answers as
-        # before, every other file being as it was. (With other files changed, what the earlier part
-        # works out through their value flow may differ without it naming them.)
-        alone = len(self.changed) == 1 and not deleted
-        delta: set[str] = set()
-        moved = False
-        for path, before in old.items():
-            item = self.changed.get(path)
-            old_keys = defined_names(before) if before else set()
-            new_keys = set(item.defines) if item else set()
-            delta |= changed_names(old_keys, new_keys)
-            if old_keys - new_keys:
-                self.offer_less.append(path)
-            moved = moved or any(kind in ("import", "package", "mount") for kind, _ in old_keys ^ new_keys)
-            if before and item and before.package != item.facts.package:  # its definitions moved to another package
-                delta |= names_of(k for k in old_keys | new_keys if k[0] == "def")
-            found = appended(before, item.facts) if item and alone else None
-            if found is not None:
-                self.appended[path] = found
-        added_or_removed = [p for p in self.changed if old.get(p) is None] + deleted
-        self.flows_hold = not (moved or added_or_removed)
-        return delta | names_moved(added_or_removed, lambda: sorted(set(reads.file_paths(self.conn)) | set(self.changed)),
-                                   lambda path: self._defined_names(path, old))
-
-    def _defined_names(self, path: str, old: dict[str, FileFacts | None]) -> set[str]:
-        """The names a file defines, before this run and in it."""
-        before = old[path] if path in old else self._stored_facts(path)
-        item = self.changed.get(path)
-        return names_of([*(defined_names(before) if before else ()), *(item.defines if item else ())])
-
-    def _readers(self, delta: set[str], dependents: set[str], seeds: list[int]) -> set[str]:
-        """The files whose edges can differ through what their resolution consulted: those that read,
-        directly or through the files they read (store/consulted.py), a file whose answers to them
-        may differ. Such a file is one the edit left offering less or otherwise than before (`seeds`,
-        their file entity rowids), or one whose value flow or attribute types read a name the edit
-        changed: `self.tool: Widget` in class Engine makes `e.tool.run()` elsewhere depend on Widget;
-        `u.go` reads `r.get()`, which returns `t.make()`, which returns `Helper()`: a change to what
-        Helper names reaches u.py through t.py and r.py. (An appended function no file consulted.)"""
-        reading = []
-        for path in sorted(dependents | set(self.changed)):
-            found = self.appended.get(path)
-            if found is not None and found.named_before.isdisjoint(delta):
-                continue
-            facts = self._load(path)
-            if facts is not None and flow_readers(delta, facts) or self._attributes_read(path, delta):
-                reading.append(path)
-        return consulted.readers(self.conn, [*seeds, *consulted.file_rowids(self.conn, reading).values()])
-
-    def _attributes_read(self, path: str, delta: set[str]) -> bool:
-        """Whether an attribute type of the file's classes reads a name in `delta` (its stored rows)."""
-        rows = json.loads(reads.attribute_types(self.conn, path) or "[]")  # (scope, variable, value, line)
-        return bool(attribute_owners(delta, [row[:3] for row in rows]))

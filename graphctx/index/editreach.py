@@ -1,0 +1,97 @@
+"""Which files an incremental run resolves again beyond those it rewrote: the names whose meaning
+the edit may change (its delta) and the files that name them, the files whose resolution consulted
+a file that now offers less or otherwise (store/consulted.py), and, for a file edited only inside
+its functions, those that consulted it only when it answers their value flow otherwise now
+(sameanswers.py). A mixin of Generation, whose run state (`changed`, `conn`, the loaders) it reads."""
+
+from __future__ import annotations
+
+import json
+
+from graphctx.index.appended import appended
+from graphctx.index.dependencies import attribute_owners, changed_names, defined_names, flow_readers, names_of
+from graphctx.index.filesmoved import names_moved
+from graphctx.index.sameanswers import answers_alike, inside_only
+from graphctx.index.store import consulted, reads
+from graphctx.parse.facts import FileFacts
+
+
+class EditReach:
+    """The delta and the readers of an incremental run (see the module's doc)."""
+
+    def _delta(self, deleted: list[str]) -> set[str]:
+        """The names whose meaning the edit may change: what the changed and deleted files defined
+        before and define now, and what files coming or going move (filesmoved.py). Kept scopes' value flow may stand when no import, package
+        or mount changed and no file came or went (what a module re-exports is read off its imports)."""
+        old = {p: self._stored_facts(p) for p in [*deleted, *self.changed]}
+        # The one file changed may keep its edges (appended.py): its earlier part then answers as
+        # before, every other file being as it was. (With other files changed, what the earlier part
+        # works out through their value flow may differ without it naming them.)
+        alone = len(self.changed) == 1 and not deleted
+        delta: set[str] = set()
+        moved = False
+        for path, before in old.items():
+            item = self.changed.get(path)
+            old_keys = defined_names(before) if before else set()
+            new_keys = set(item.defines) if item else set()
+            delta |= changed_names(old_keys, new_keys)
+            if old_keys - new_keys:
+                self.offer_less.append(path)
+                if before and item and inside_only(old_keys, new_keys):  # (its readers wait for its answers)
+                    before.load_rest()
+                    self.inside[path] = before
+            moved = moved or any(kind in ("import", "package", "mount") for kind, _ in old_keys ^ new_keys)
+            if before and item and before.package != item.facts.package:  # its definitions moved to another package
+                delta |= names_of(k for k in old_keys | new_keys if k[0] == "def")
+            found = appended(before, item.facts) if item and alone else None
+            if found is not None:
+                self.appended[path] = found
+        added_or_removed = [p for p in self.changed if old.get(p) is None] + deleted
+        self.flows_hold = not (moved or added_or_removed)
+        return delta | names_moved(added_or_removed, lambda: sorted(set(reads.file_paths(self.conn)) | set(self.changed)),
+                                   lambda path: self._defined_names(path, old))
+
+    def _defined_names(self, path: str, old: dict[str, FileFacts | None]) -> set[str]:
+        """The names a file defines, before this run and in it."""
+        before = old[path] if path in old else self._stored_facts(path)
+        item = self.changed.get(path)
+        return names_of([*(defined_names(before) if before else ()), *(item.defines if item else ())])
+
+    def _readers(self, delta: set[str], dependents: set[str], seeds: list[int]) -> set[str]:
+        """The files whose edges can differ through what their resolution consulted: those that read,
+        directly or through the files they read (store/consulted.py), a file whose answers to them
+        may differ. Such a file is one the edit left offering less or otherwise than before (`seeds`,
+        their file entity rowids), or one whose value flow or attribute types read a name the edit
+        changed: `self.tool: Widget` in class Engine makes `e.tool.run()` elsewhere depend on Widget;
+        `u.go` reads `r.get()`, which returns `t.make()`, which returns `Helper()`: a change to what
+        Helper names reaches u.py through t.py and r.py. (An appended function no file consulted.)"""
+        reading = []
+        for path in sorted(dependents | set(self.changed)):
+            found = self.appended.get(path)
+            if found is not None and found.named_before.isdisjoint(delta):
+                continue
+            facts = self._load(path)
+            if facts is not None and flow_readers(delta, facts) or self._attributes_read(path, delta):
+                reading.append(path)
+        self.reading = set(reading)
+        return consulted.readers(self.conn, [*seeds, *consulted.file_rowids(self.conn, reading).values()])
+
+    def _attributes_read(self, path: str, delta: set[str]) -> bool:
+        """Whether an attribute type of the file's classes reads a name in `delta` (its stored rows)."""
+        rows = json.loads(reads.attribute_types(self.conn, path) or "[]")  # (scope, variable, value, line)
+        return bool(attribute_owners(delta, [row[:3] for row in rows]))
+
+    def _answering_otherwise(self, table, targets: list[str]) -> list[str]:
+        """The files to resolve again, beyond the targets, because a file edited inside its functions
+        answers other files' value flow otherwise now: those that consulted it, directly or through
+        the files they consulted."""
+        changed = [path for path, before in self.inside.items()  # (those reading a changed name: theirs are targets)
+                   if path not in self.reading and not answers_alike(table, before, self._complete(path))]
+        rowids = consulted.file_rowids(self.conn, changed).values()
+        return sorted(consulted.readers(self.conn, rowids) - set(targets)) if changed else []
+
+    def _complete(self, path: str) -> FileFacts:
+        facts = self._load(path)
+        facts.load_rest()
+        return facts
+

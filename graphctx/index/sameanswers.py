@@ -1,0 +1,81 @@
+"""An edit inside a file's functions (its value flow changed, nothing it defined, imported or
+inherited gone) and whether other files can tell. Such a file offers other files' value flow what its
+flows answer: what a function returns, what a class's attributes and a module's variables hold,
+the elements stored into each; a file that consulted it is resolved again only when one of those
+answers changed. Most edits change none (a local variable, a condition, a comment that moves every
+line, another argument of the same type), and on a large repository resolving every file that
+consulted a core module, directly or through others, costs as much as half a cold build.
+
+Both sides are worked out the same way: the file's old facts, then its new ones, each as the only
+scope of a fresh view of the new generation's symbol table (its own value-flow state and resolvers,
+so no answer of one side reaches the other), every question asked in the same order."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+
+from graphctx.index.dependencies import flow_scope
+from graphctx.index.fixpoint import FlowQuestions
+from graphctx.index.resolve import FileResolver
+from graphctx.index.symbols import SymbolTable
+from graphctx.parse.facts import RETURN, FileFacts
+
+
+def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bool:
+    """Whether what a file no longer offers as it did (defined_names keys gone) is only the value
+    flow of scopes it still has (an edit inside them): nothing it defined, imported or inherited
+    went. What came (a new function, a new import) is found by name (its delta), and a file whose
+    flows read such a name has its readers resolved again whatever it answers (EditReach._readers)."""
+    gone = before - after
+    scopes_after = {flow_scope(key) for what, key in after if what == "flow"}
+    return bool(gone) and all(what == "flow" and flow_scope(key) in scopes_after for what, key in gone)
+
+
+def answers_alike(table: SymbolTable, before: FileFacts, after: FileFacts) -> bool:
+    """Whether the file answers every question other files' value flow can ask of it as it did:
+    the stores visible outside a function (a class's attributes, a module's variables), the
+    parameters of its functions and which of them each calls (a caller elsewhere hands a function
+    on to it) are the same, and so are the answers to every question of either version (see
+    _questions)."""
+    old, new = _alone(table, before), _alone(table, after)
+    if _visible(old) != _visible(new) or _signatures(old) != _signatures(new) or old._plain_calls != new._plain_calls:
+        return False
+    return all(old._target_values(*question) == new._target_values(*question)
+               for question in sorted(_questions(old) | _questions(new)))
+
+
+def _alone(table: SymbolTable, facts: FileFacts) -> FileResolver:
+    """The file's scope in a view of `table` of its own: the table's symbols, modules and class
+    hierarchy, none of its resolvers or value-flow state."""
+    view = copy.copy(table)
+    view.resolvers, view.flow, view.consulted = {}, FlowQuestions(), set()
+    view.nearest_properties, view.owners, view.local_classes = {}, {}, {}
+    scope = view.resolvers[facts.path] = FileResolver(facts, view)
+    scope._imports()
+    return scope
+
+
+def _visible(scope: FileResolver) -> set[tuple[str, str]]:
+    """The stores other files see whether or not they hold anything: those of classes (their
+    attributes: a lineage's walk stops at the class that stores one) and of the module."""
+    keys: Iterable[tuple[str, str]] = [*scope.flow_sources, *scope.bindings]
+    return {(level, target) for level, target in keys if not level or scope._is_class(level)}
+
+
+def _signatures(scope: FileResolver) -> set[tuple[str, str, int, str]]:
+    return {(level, name, p.index, p.kind) for level, params in scope.params.items() for name, p in params.items()}
+
+
+def _questions(scope: FileResolver) -> set[tuple[str, str, str]]:
+    """(scope, target, suffix): what other files ask of the file: what each function returns, what
+    each class and the module store (their attributes and variables), and each of those's elements
+    by the subscripts stored into it. A function's local variables and parameters are read only
+    through these (its returns, the attributes it sets), so an edit of them that changes none of
+    these answers changes nothing another file can see."""
+    def asked(level: str, target: str) -> bool:
+        return target.split("[", 1)[0] == RETURN or not level or scope._is_class(level)
+    out = {(level, target, "") for level, target in [*scope.flow_sources, *scope.bindings] if asked(level, target)}
+    out |= {(level, base, suffix) for (level, base), stored in scope.subscripts.items() if asked(level, base)
+            for suffix in stored}
+    return out
