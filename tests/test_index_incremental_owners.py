@@ -39,17 +39,28 @@ def assert_same_as_full(root: Path, scratch: Path) -> None:
     assert loaded_edges(root) == loaded_edges(scratch)
 
 
+# make returns what ident returns, its parameter, which make's own call passes
+PASSED_ON = {
+    "t.py": CLASSES + "\n\ndef ident(x):\n    return x\n\n\ndef make():\n    return ident(Widget())\n",
+    "u.py": "from t import make\n\n\ndef go():\n    make().run()\n",
+}
+
+
 @pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
-def test_value_flow_read_in_another_file_follows_its_change(tmp_path: Path, kept: bool):
-    """u.go reads get() through r.get, t.make and t.helper: helper returning an Engine now makes
-    u.go call Engine.run, though nothing u.py names changed."""
+@pytest.mark.parametrize("files, edit", [
+    (FLOW, ("return Widget()", "return Engine()")),
+    (PASSED_ON, ("ident(Widget())", "ident(Engine())")),  # no flow of t.py changes, only what a call passes
+], ids=["returned", "passed"])
+def test_value_flow_read_in_another_file_follows_its_change(tmp_path: Path, kept: bool, files: dict, edit: tuple):
+    """u.go reads get() through r.get, t.make and t.helper (or make() through ident's parameter):
+    an Engine instead of a Widget now makes u.go call Engine.run, though nothing u.py names changed."""
     keeper = TableKeeper() if kept else None
-    root = write_tree(tmp_path / "repo", FLOW)
+    root = write_tree(tmp_path / "repo", files)
     index_repository(root, workers=1, keeper=keeper)
-    (root / "t.py").write_text(FLOW["t.py"].replace("return Widget()", "return Engine()"))
+    (root / "t.py").write_text(files["t.py"].replace(*edit))
     index_repository(root, workers=1, keeper=keeper)
     assert_same_as_full(root, tmp_path / "full")
-    (root / "t.py").write_text(FLOW["t.py"])  # and back, in the same process
+    (root / "t.py").write_text(files["t.py"])  # and back, in the same process
     index_repository(root, workers=1, keeper=keeper)
     assert_same_as_full(root, tmp_path / "full")
 
@@ -204,22 +215,3 @@ def test_a_base_from_outside_follows_a_name_the_repository_comes_to_define(tmp_p
             assert call_of_run() != outside, "a Bar of the repository's own is no base outside it"
     assert call_of_run() == outside
     assert [r for _, r in outside] == ["external"]
-
-
-PASSED_ON = {
-    "t.py": CLASSES + "\n\ndef ident(x):\n    return x\n\n\ndef make():\n    return ident(Widget())\n",
-    "u.py": "from t import make\n\n\ndef go():\n    make().run()\n",
-}
-
-
-@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
-def test_what_a_call_passes_in_another_file_follows_its_change(tmp_path: Path, kept: bool):
-    """make returns what ident returns, its parameter, which make's own call passes: passing an
-    Engine instead of a Widget changes no flow of t.py, only a call's argument, and u.go now calls
-    Engine.run."""
-    keeper = TableKeeper() if kept else None
-    root = write_tree(tmp_path / "repo", PASSED_ON)
-    index_repository(root, workers=1, keeper=keeper)
-    (root / "t.py").write_text(PASSED_ON["t.py"].replace("ident(Widget())", "ident(Engine())"))
-    index_repository(root, workers=1, keeper=keeper)
-    assert_same_as_full(root, tmp_path / "full")
