@@ -79,8 +79,10 @@ def walk(git_dir: Path, tree: Path, revs: list[str]) -> None:
 
 
 def _checkout(git_dir: Path, tree: Path, rev: str) -> None:
-    """The tree exactly at `rev`, the index folder left alone."""
-    _git(git_dir, "--work-tree", str(tree), "checkout", "-q", "-f", rev)
+    """The tree exactly at `rev`, the index folder left alone, the clone's HEAD and index untouched
+    (the run's own index file, GIT_INDEX_FILE, is read into and checked out from)."""
+    _git(git_dir, "read-tree", rev)
+    _git(git_dir, "--work-tree", str(tree), "checkout-index", "-a", "-f")
     _git(git_dir, "--work-tree", str(tree), "clean", "-q", "-f", "-d", "-x", "-e", ".graphctx")
 
 

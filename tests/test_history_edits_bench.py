@@ -30,11 +30,12 @@ def test_each_commit_is_indexed_with_the_files_it_resolved_again(tmp_path):
     git(repo, "commit", "-qam", "a comment")
     (repo / "tax.py").write_text(TAX.replace("return Flat()", "return Banded()"))
     git(repo, "commit", "-qam", "another rate")
-    status = git(repo, "status", "--porcelain")
+    status, head = git(repo, "status", "--porcelain"), git(repo, "symbolic-ref", "HEAD")
     done = subprocess.run([sys.executable, str(SCRIPT), "--repo", str(repo), "--commits", "2"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     steps = re.findall(r"(\d+) parsed,\s+(\d+) resolved  (\S+)", done.stdout)
     assert steps == [("1", "1", "shop.py"), ("1", "2", "tax.py")], done.stdout  # (and shop.py, which read rate)
     assert "2 commits: median" in done.stdout
-    assert git(repo, "status", "--porcelain") == status and not (repo / ".graphctx").exists()
+    assert git(repo, "status", "--porcelain") == status and git(repo, "symbolic-ref", "HEAD") == head
+    assert not (repo / ".graphctx").exists()
