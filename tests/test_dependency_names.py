@@ -57,3 +57,33 @@ def test_an_attribute_renamed_resolves_again_only_what_reaches_it(tmp_path: Path
     (root / "pkg/solver.py").write_text(SOLVER.replace("slack", "basis"))
     assert resolved_files(root, keeper) == 2
     assert_same_as_full(root, tmp_path / "full")
+
+
+WIDGETS = "class Widget:\n    def draw(self):\n        pass\n"
+IMPORTING = {
+    "widgets.py": WIDGETS,
+    "gadgets.py": WIDGETS,
+    "pkg/__init__.py": "from .mod import Widget\n",
+    "pkg/mod.py": "from gadgets import Widget\n\n\ndef make():\n    return 1\n",
+    "pkg/everything.py": "from .mod import *\n",
+    "direct.py": "from pkg.mod import Widget\n\n\ndef go():\n    Widget().draw()\n",
+    "through.py": "from pkg import Widget\n\n\ndef go():\n    Widget().draw()\n",
+    "wild.py": "from pkg.everything import Widget\n\n\ndef go():\n    Widget().draw()\n",
+    "own.py": "from widgets import Widget\n\n\ndef go():\n    Widget().draw()\n",  # its own Widget
+}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_an_import_changed_reaches_only_the_files_importing_through_it(tmp_path: Path, kept: bool):
+    """pkg/mod.py takes Widget from widgets.py instead of gadgets.py: the files importing it from
+    pkg.mod, from the package that re-exports it, and from a module that wildcard-imports it are
+    resolved again and now draw widgets.Widget; own.py, naming Widget through its own import, and
+    gadgets.py are not. The rows equal a full rebuild's."""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", IMPORTING)
+    index_repository(root, workers=1, keeper=keeper)
+    (root / "pkg/mod.py").write_text(IMPORTING["pkg/mod.py"].replace("from gadgets", "from widgets"))
+    # pkg/mod.py, the three importing through it and the package passing it on by name (the
+    # wildcard passes on whatever pkg.mod binds: its own edges stay)
+    assert resolved_files(root, keeper) == 5
+    assert_same_as_full(root, tmp_path / "full")

@@ -99,6 +99,8 @@ def test_lines_moved_above_a_lambda_change_nothing_other_files_read(tmp_path: Pa
 @pytest.mark.parametrize("edit, resolved", [
     # a local variable nothing returns, and a call's result no one keeps: t.py alone
     (("    return Widget()\n", "    unused = Engine()\n    print(unused)\n    return Widget()\n"), 1),
+    # and a new import that only such a local reads
+    (("from w import", "import os\nfrom w import", "    return Widget()\n", "    here = os.getcwd()\n    return Widget()\n"), 1),
     # what helper returns: t.py, and r.py and u.py that read it through make and get
     (("    return Widget()\n", "    made = Engine()\n    return made\n"), 3),
 ])
@@ -110,7 +112,7 @@ def test_an_edit_inside_a_function_resolves_again_its_readers_only_when_its_answ
     keeper = TableKeeper() if kept else None
     root = write_tree(tmp_path / "repo", NAMING)
     index_repository(root, workers=1, keeper=keeper)
-    (root / "t.py").write_text(FLOW["t.py"].replace(*edit))
+    (root / "t.py").write_text(FLOW["t.py"].replace(*edit[:2]).replace(*edit[2:] or ("", "")))
     assert resolved_files(root, keeper) == resolved
     assert_same_as_full(root, tmp_path / "full")
     (root / "t.py").write_text(FLOW["t.py"])

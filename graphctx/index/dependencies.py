@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from graphctx.index import routemounts
 from graphctx.index.declarations import declaration_scopes
@@ -21,6 +21,7 @@ from graphctx.parse.facts import RETURN, FileFacts
 _LAMBDA = re.compile(r"<lambda\d+>")
 _SEPARATORS = re.compile(r"[^\w$]+")
 _SINGLE_COLON = re.compile(r"(?<!:):(?!:)")
+WILDCARD = "*"  # a reference name of every file with a wildcard import
 _MODULE_CALLS = ":()"  # the flow key of the calls at module level (no name: a scope of no name)
 
 
@@ -45,6 +46,8 @@ def reference_names(facts: FileFacts) -> set[str]:
             names.add(imp.name)
         if imp.alias:
             names.add(imp.alias)
+        if imp.wildcard:  # (it may re-export any name of that module: see import_dependents)
+            names.add(WILDCARD)
     for base in facts.bases:
         names.update(base.name.split("."))
         names.add(base.scope.rsplit(".", 1)[-1])
@@ -197,6 +200,35 @@ _UNNAMED = frozenset({"self", "cls", RETURN})  # parts of a binding's variable t
 
 def _names(text: str) -> set[str]:
     return {p for p in re.split(r"[^\w$]+", _LAMBDA.sub("", text)) if p}
+
+
+def bound_names(keys: Iterable[tuple[str, str]]) -> set[str] | None:
+    """The names the import keys among `keys` bind in their file, or None when one of them is a
+    wildcard (it binds names no key says)."""
+    out: set[str] = set()
+    for what, key in keys:
+        if what == "import":
+            if key.endswith(":True"):
+                return None
+            out |= names_of([(what, key)])
+    return out
+
+
+def import_dependents(path: str, names: set[str], referring: Callable[[Iterable[str]], set[str]]) -> set[str]:
+    """The files that can see what the Python file `path` now binds (or no longer binds) to `names`
+    by import: those naming one of them and the file's module (`from pkg.mod import n`, `import
+    pkg.mod` then `mod.n`), or the module of a file that re-exports it: one naming the name and
+    a re-exporting module (`from .mod import n` in a package), or holding a wildcard import. A
+    file naming `n` and neither resolves `n` through its own imports, none of which changed.
+    `referring(names)`: the files whose references hold any of `names`."""
+    naming = referring(names)
+    passing = naming | referring([WILDCARD])  # (those that may bind it on)
+    modules, frontier = {file_stem(path)}, {file_stem(path)}
+    while frontier:
+        reached = {file_stem(p) for p in referring(frontier) & passing} - modules
+        modules |= reached
+        frontier = reached
+    return naming & referring(modules)
 
 
 def subclass_names(delta: set[str], inherits: Iterable[tuple[str, str]] | dict[str, set[str]]) -> set[str]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 
 from graphctx.index.appended import appended
-from graphctx.index.dependencies import attribute_owners, changed_names, defined_names, flow_readers, names_of
+from graphctx.index.dependencies import (attribute_owners, bound_names, changed_names, defined_names, flow_readers,
+                                        import_dependents, names_of, reference_names)
 from graphctx.index.filesmoved import names_moved
 from graphctx.index.sameanswers import answers_alike, inside_only
 from graphctx.index.store import consulted, reads
@@ -34,12 +35,15 @@ class EditReach:
             item = self.changed.get(path)
             old_keys = defined_names(before) if before else set()
             new_keys = set(item.defines) if item else set()
-            delta |= changed_names(old_keys, new_keys)
+            own, imported = self._own_names(path, before, old_keys, new_keys)
+            delta |= own
+            self.contributed[path], self.imported[path] = own | imported, imported
             if old_keys - new_keys:
                 self.offer_less.append(path)
                 if before and item and inside_only(old_keys, new_keys):  # (its readers wait for its answers)
-                    before.load_rest()
-                    self.inside[path] = before
+                    before.load_rest()  # (unless its old flows name a definition it gained: see sameanswers.py)
+                    if names_of(k for k in new_keys - old_keys if k[0] == "def").isdisjoint(reference_names(before)):
+                        self.inside[path] = before
             moved = moved or any(kind in ("import", "package", "mount") for kind, _ in old_keys ^ new_keys)
             if before and item and before.package != item.facts.package:  # its definitions moved to another package
                 delta |= names_of(k for k in old_keys | new_keys if k[0] == "def")
@@ -48,8 +52,30 @@ class EditReach:
                 self.appended[path] = found
         added_or_removed = [p for p in self.changed if old.get(p) is None] + deleted
         self.flows_hold = not (moved or added_or_removed)
-        return delta | names_moved(added_or_removed, lambda: sorted(set(reads.file_paths(self.conn)) | set(self.changed)),
-                                   lambda path: self._defined_names(path, old))
+        self.contributed[""] = names_moved(added_or_removed, lambda: sorted(set(reads.file_paths(self.conn)) | set(self.changed)),
+                                           lambda path: self._defined_names(path, old))  # ("": no one file's)
+        return delta | self.contributed[""]
+
+    def _own_names(self, path: str, before: FileFacts | None, old_keys: set, new_keys: set) -> tuple[set[str], set[str]]:
+        """The names a file's edit changes for every file naming them, and those it changes only in
+        its own imports (a Python file edited, not added or deleted), which only the files importing
+        from it, directly or through re-exports, can see (import_dependents)."""
+        item = self.changed.get(path)
+        imported = bound_names(old_keys ^ new_keys) if before and item and before.language == "python" else None
+        if not imported:
+            return changed_names(old_keys, new_keys), set()
+        own = changed_names({k for k in old_keys if k[0] != "import"}, {k for k in new_keys if k[0] != "import"})
+        return own, imported - own
+
+    def _import_dependents(self) -> set[str]:
+        """The files that can see what the edited files import otherwise (see _own_names)."""
+        referring = lambda names: reads.paths_referring_to(self.conn, names)  # noqa: E731
+        return {dependent for path, names in self.imported.items() if names
+                for dependent in import_dependents(path, names, referring)}
+
+    def _others(self, path: str) -> set[str]:
+        """The names files other than `path` (or no one file) changed."""
+        return set().union(*(names for other, names in self.contributed.items() if other != path))
 
     def _defined_names(self, path: str, old: dict[str, FileFacts | None]) -> set[str]:
         """The names a file defines, before this run and in it."""
@@ -71,7 +97,9 @@ class EditReach:
             if found is not None and found.named_before.isdisjoint(delta):
                 continue
             facts = self._load(path)
-            if facts is not None and flow_readers(delta, facts) or self._attributes_read(path, delta):
+            # (a file edited inside its functions: what it reads of its own changes, its answers tell)
+            read = delta - (self.contributed[path] - self._others(path)) if path in self.inside else delta
+            if facts is not None and flow_readers(read, facts) or self._attributes_read(path, read):
                 reading.append(path)
         self.reading = set(reading)
         return consulted.readers(self.conn, [*seeds, *consulted.file_rowids(self.conn, reading).values()])

@@ -71,6 +71,8 @@ class Generation(EditReach):
         self.offer_less: list[str] = []  # the changed and deleted files that no longer offer something as they did
         self.inside: dict[str, FileFacts] = {}  # of those, the files edited only inside functions: their old facts
         self.reading: set[str] = set()  # the files whose value flow reads a name the edit changed
+        self.contributed: dict[str, set[str]] = {}  # path -> the names its edit changed ("": files added or removed)
+        self.imported: dict[str, set[str]] = {}  # path -> those of them only its imports changed (EditReach._own_names)
         # (incremental) the entities of files not resolved again whose edges this run changed: a file
         # resolved again made edges from them (a function it hands over), before or now
         self.made_elsewhere: set[int] = set()
@@ -149,6 +151,7 @@ class Generation(EditReach):
             hierarchy = kept.names_below() if kept is not None else \
                 [(source, target) for _, _, _, source, target in self.base_rows if target is not None]
             delta = subclass_names(self._delta(deleted), hierarchy)
+            imported = set().union(*self.imported.values())  # (names only the edited files' importers see anew)
             previous = reads.entity_keys(conn, [*deleted, *self.changed])
             seeds = [previous[path] for path in self.offer_less if path in previous and path not in self.inside]
             removed_rowids = list(previous.values())
@@ -163,8 +166,8 @@ class Generation(EditReach):
                     self.report("writing", done, len(self.changed))
                 self._write(item, previous)
             self.keys.forget(set(previous) - {row[0] for item in self.changed.values() for row in item.entities})
-            dependents = reads.paths_referring_to(conn, delta)
-            readers = self._readers(delta, dependents, seeds)
+            dependents = reads.paths_referring_to(conn, delta) | self._import_dependents()
+            readers = self._readers(delta | imported, dependents, seeds)
             consulted.delete(conn, [previous[path] for path in deleted if path in previous])
             targets = sorted(set(self.changed) | ((dependents | readers) - set(deleted)))
             self.modules_now = moduleconfig.moved_by(conn, self.root, [*deleted, *self.changed])
@@ -172,7 +175,7 @@ class Generation(EditReach):
                 self.flows_hold, self.appended, targets = False, {}, sorted(self.modules_now[0])
             # (when its earlier part names nothing the edit changed nor consulted a file whose answers may
             # differ, and no other file names what it appended)
-            self.appended = {path: found for path, found in self.appended.items() if found.named_before.isdisjoint(delta)
+            self.appended = {path: found for path, found in self.appended.items() if found.named_before.isdisjoint(delta | imported)
                              and path not in readers and reads.paths_referring_to(conn, found.names) <= {path}}
             self.made_elsewhere |= rewrites.sources_made_by(conn, targets)
             writes.delete_edges_from(conn, targets)

@@ -1,4 +1,4 @@
-"""An edit inside a file's functions (its value flow changed, nothing it defined, imported or
+"""An edit inside a file's functions (its value flow or imports changed, nothing it defined or
 inherited gone) and whether other files can tell. Such a file offers other files' value flow what its
 flows answer: what a function returns, what a class's attributes and a module's variables hold,
 the elements stored into each; a file that consulted it is resolved again only when one of those
@@ -24,12 +24,15 @@ from graphctx.parse.facts import RETURN, FileFacts
 
 def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bool:
     """Whether what a file no longer offers as it did (defined_names keys gone) is only the value
-    flow of scopes it still has (an edit inside them): nothing it defined, imported or inherited
-    went. What came (a new function, a new import) is found by name (its delta), and a file whose
-    flows read such a name has its readers resolved again whatever it answers (EditReach._readers)."""
+    flow of scopes it still has (an edit inside them) and its imports: nothing it defined or
+    inherited went, so the symbol table holds the same of it either way, and each version binds
+    its own imports. What came (a new function, a new import) is found by name (its delta); a file
+    whose flows read a name another file changed has its readers resolved again whatever it answers
+    (EditReach._readers)."""
     gone = before - after
     scopes_after = {flow_scope(key) for what, key in after if what == "flow"}
-    return bool(gone) and all(what == "flow" and flow_scope(key) in scopes_after for what, key in gone)
+    return bool(gone) and all(what == "import" or what == "flow" and flow_scope(key) in scopes_after
+                              for what, key in gone)
 
 
 def answers_alike(table: SymbolTable, before: FileFacts, after: FileFacts) -> bool:
