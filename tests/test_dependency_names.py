@@ -8,11 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write_tree
 from graphctx.index.dependencies import names_of
-from graphctx.index.indexer import index_repository
-from graphctx.index.keeper import TableKeeper
-from test_index_consulted import resolved_files
+from test_index_consulted import edited
 from test_index_incremental_owners import assert_same_as_full
 
 
@@ -51,11 +48,8 @@ FILES = {
 def test_an_attribute_renamed_resolves_again_only_what_reaches_it(tmp_path: Path, kept: bool):
     """Solver's `slack` becomes `basis`: solver.py and user.py (which names Solver) are resolved
     again; other.py, which names `self`, `set`, `None` and `__init__` like every file, is not."""
-    keeper = TableKeeper() if kept else None
-    root = write_tree(tmp_path / "repo", FILES)
-    index_repository(root, workers=1, keeper=keeper)
-    (root / "pkg/solver.py").write_text(SOLVER.replace("slack", "basis"))
-    assert resolved_files(root, keeper) == 2
+    root, _, resolved = edited(tmp_path, kept, FILES, "pkg/solver.py", SOLVER.replace("slack", "basis"))
+    assert resolved == 2
     assert_same_as_full(root, tmp_path / "full")
 
 
@@ -79,11 +73,9 @@ def test_an_import_changed_reaches_only_the_files_importing_through_it(tmp_path:
     pkg.mod, from the package that re-exports it, and from a module that wildcard-imports it are
     resolved again and now draw widgets.Widget; own.py, naming Widget through its own import, and
     gadgets.py are not. The rows equal a full rebuild's."""
-    keeper = TableKeeper() if kept else None
-    root = write_tree(tmp_path / "repo", IMPORTING)
-    index_repository(root, workers=1, keeper=keeper)
-    (root / "pkg/mod.py").write_text(IMPORTING["pkg/mod.py"].replace("from gadgets", "from widgets"))
+    root, _, resolved = edited(tmp_path, kept, IMPORTING, "pkg/mod.py",
+                               IMPORTING["pkg/mod.py"].replace("from gadgets", "from widgets"))
     # pkg/mod.py, the three importing through it and the package passing it on by name (the
     # wildcard passes on whatever pkg.mod binds: its own edges stay)
-    assert resolved_files(root, keeper) == 5
+    assert resolved == 5
     assert_same_as_full(root, tmp_path / "full")

@@ -23,6 +23,16 @@ def consulted_pairs(root: Path) -> set[tuple[str, str]]:
                                  " JOIN entities f ON f.rowid = c.file"))
 
 
+def edited(tmp_path: Path, kept: bool, files: dict[str, str], path: str, text: str):
+    """Index `files`, then write `text` to `path`: the tree, the keeper (when `kept`) and how many
+    files the edit's run resolved."""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", files)
+    index_repository(root, workers=1, keeper=keeper)
+    (root / path).write_text(text)
+    return root, keeper, resolved_files(root, keeper)
+
+
 def resolved_files(root: Path, keeper: TableKeeper | None) -> int:
     """Index root; the number of files the run resolved (both passes count on its bar)."""
     seen = [0]
@@ -57,22 +67,6 @@ def test_forked_workers_send_what_their_resolvers_consulted(tmp_path: Path):
     assert {(f"use{i}.py", "t.py") for i in range(80)} <= pairs
 
 
-@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
-def test_an_edit_inside_a_function_resolves_again_what_consulted_it(tmp_path: Path, kept: bool):
-    """helper returning an Engine now: t.py, and u.py and r.py that read it through t.make and r.get,
-    are resolved again, n.py, which only names helper and make, is not; the rows equal a full
-    rebuild's, and do again once the edit is undone."""
-    keeper = TableKeeper() if kept else None
-    root = write_tree(tmp_path / "repo", NAMING)
-    index_repository(root, workers=1, keeper=keeper)
-    (root / "t.py").write_text(FLOW["t.py"].replace("return Widget()", "return Engine()"))
-    assert resolved_files(root, keeper) == 3
-    assert_same_as_full(root, tmp_path / "full")
-    (root / "t.py").write_text(FLOW["t.py"])
-    assert resolved_files(root, keeper) == 3
-    assert_same_as_full(root, tmp_path / "full")
-
-
 # t.py with lambdas below the edit: one t.make hands on, one at module level
 LAMBDAS = {**NAMING, "t.py": FLOW["t.py"].replace("return helper()", "return (lambda: helper())()")
            + "\n\nchooser = lambda: make()\n"}
@@ -101,19 +95,19 @@ def test_lines_moved_above_a_lambda_change_nothing_other_files_read(tmp_path: Pa
     (("    return Widget()\n", "    unused = Engine()\n    print(unused)\n    return Widget()\n"), 1),
     # and a new import that only such a local reads
     (("from w import", "import os\nfrom w import", "    return Widget()\n", "    here = os.getcwd()\n    return Widget()\n"), 1),
-    # what helper returns: t.py, and r.py and u.py that read it through make and get
+    # what helper returns: t.py, and r.py and u.py that read it through make and get (n.py, which
+    # only names helper and make, is not)
     (("    return Widget()\n", "    made = Engine()\n    return made\n"), 3),
+    (("return Widget()", "return Engine()"), 3),
 ])
 def test_an_edit_inside_a_function_resolves_again_its_readers_only_when_its_answers_change(
         tmp_path: Path, kept: bool, edit: tuple[str, str], resolved: int):
     """helper's flows change either way; only when what it returns changes do the files that
     consulted t.py (directly or through others) read anything different, and only then are they
     resolved again. The rows equal a full rebuild's, and do again once the edit is undone."""
-    keeper = TableKeeper() if kept else None
-    root = write_tree(tmp_path / "repo", NAMING)
-    index_repository(root, workers=1, keeper=keeper)
-    (root / "t.py").write_text(FLOW["t.py"].replace(*edit[:2]).replace(*edit[2:] or ("", "")))
-    assert resolved_files(root, keeper) == resolved
+    root, keeper, count = edited(tmp_path, kept, NAMING, "t.py",
+                                 FLOW["t.py"].replace(*edit[:2]).replace(*edit[2:] or ("", "")))
+    assert count == resolved
     assert_same_as_full(root, tmp_path / "full")
     (root / "t.py").write_text(FLOW["t.py"])
     assert resolved_files(root, keeper) == resolved
