@@ -12,6 +12,7 @@ from graphctx.index.appended import appended
 from graphctx.index.dependencies import (attribute_owners, bound_names, changed_names, defined_names, flow_readers,
                                         import_dependents, names_of, reference_names)
 from graphctx.index.filesmoved import names_moved
+from graphctx.index.languages import rules_for
 from graphctx.index.sameanswers import answers_alike, inside_only
 from graphctx.index.store import consulted, reads
 from graphctx.parse.facts import FileFacts
@@ -58,10 +59,12 @@ class EditReach:
 
     def _own_names(self, path: str, before: FileFacts | None, old_keys: set, new_keys: set) -> tuple[set[str], set[str]]:
         """The names a file's edit changes for every file naming them, and those it changes only in
-        its own imports (a Python file edited, not added or deleted), which only the files importing
-        from it, directly or through re-exports, can see (import_dependents)."""
+        its own imports (a file edited, not added or deleted, in a language importing modules by
+        their stem), which only the files importing from it, directly or through re-exports, can
+        see (import_dependents)."""
         item = self.changed.get(path)
-        imported = bound_names(old_keys ^ new_keys) if before and item and before.language == "python" else None
+        by_stem = before is not None and item is not None and rules_for(before.language).imports_by_stem
+        imported = bound_names(old_keys ^ new_keys) if by_stem else None
         if not imported:
             return changed_names(old_keys, new_keys), set()
         own = changed_names({k for k in old_keys if k[0] != "import"}, {k for k in new_keys if k[0] != "import"})

@@ -91,6 +91,11 @@ class LanguageRules:
     # A method whose body only declares it (`...`, `raise NotImplementedError`: parse/stubs.py) stands
     # for its overrides (index/declarations.py).
     declaration_stubs: ClassVar[bool] = False
+    # A file is imported by its module's last name (its stem, or its folder's for a package's file),
+    # and a name it imports is seen elsewhere only through an import naming that module or a module
+    # passing the name on (index/dependencies.py import_dependents); elsewhere every file naming an
+    # imported name is taken to see it.
+    imports_by_stem: ClassVar[bool] = False
     # What a name nothing in the repository defines, imports or builds in stands for: "unresolved"
     # (nothing says), "external" where the language runs it from outside (a shell command from PATH),
     # or "module" where an import brings in every public name of a module (Swift's `import XCTest`):

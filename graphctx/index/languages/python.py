@@ -134,6 +134,7 @@ class PythonRules(LanguageRules):
                          "map": None, "filter": None, "iter": None}
     super_calls_base = True
     declaration_stubs = True
+    imports_by_stem = True
     test_file_patterns = (r"_test\.py$", r"(^|/)conftest\.py$")
     tested_file_patterns = (r"^test_(.+)\.py$", r"^(.+)_test\.py$")
     package_stems = frozenset({"__init__"})
