@@ -132,3 +132,34 @@ def test_a_function_that_stops_calling_its_parameter_resolves_again_who_hands_on
     assert resolved_files(root, keeper) == 2
     assert ("q.py::apply", "p.py::one") not in set(query_index(root, "SELECT source, target FROM edges"))
     assert_same_as_full(root, tmp_path / "full")
+
+
+BASED = {
+    "b.py": "class Tool:\n    def run(self):\n        pass\n",
+    "t.py": "from b import Tool\n\n\nclass Part:\n    pass\n\n\ndef make():\n    made = Part()\n    return made\n",
+    "u.py": "from t import make\n\n\ndef go():\n    make().run()\n",
+}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_a_class_gaining_a_base_with_an_edit_inside_resolves_again_its_readers(tmp_path: Path, kept: bool):
+    """Part now inherits Tool and make's local changes: the symbol table's hierarchy differs, so
+    make's answers cannot be compared within it; u.go, which names neither Part nor Tool, now
+    calls Tool.run."""
+    edit = BASED["t.py"].replace("class Part:", "class Part(Tool):").replace("made = Part()", "built = Part()\n    made = built")
+    root, _, _ = edited(tmp_path, kept, BASED, "t.py", edit)
+    assert ("u.py::go", "b.py::Tool.run") in set(query_index(root, "SELECT source, target FROM edges"))
+    assert_same_as_full(root, tmp_path / "full")
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_a_class_gaining_a_member_with_an_edit_inside_resolves_again_its_readers(tmp_path: Path, kept: bool):
+    """Part gains __call__ and make's local changes: what Part's instances answer differs, so make's
+    answers cannot be compared within the new table; u.go, which names neither Part nor __call__
+    (`make()()`), now calls Part.__call__."""
+    files = {**BASED, "u.py": "from t import make\n\n\ndef go():\n    make()()\n"}
+    edit = BASED["t.py"].replace("class Part:\n    pass", "class Part:\n    def __call__(self):\n        pass") \
+        .replace("made = Part()", "built = Part()\n    made = built")
+    root, _, _ = edited(tmp_path, kept, files, "t.py", edit)
+    assert ("u.py::go", "t.py::Part.__call__") in set(query_index(root, "SELECT source, target FROM edges"))
+    assert_same_as_full(root, tmp_path / "full")

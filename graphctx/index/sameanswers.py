@@ -18,21 +18,27 @@ from collections.abc import Iterable
 from graphctx.index.dependencies import flow_scope
 from graphctx.index.fixpoint import FlowQuestions
 from graphctx.index.resolve import FileResolver
-from graphctx.index.symbols import SymbolTable
+from graphctx.index.symbols import CLASS_KINDS, SymbolTable
 from graphctx.parse.facts import RETURN, FileFacts
 
 
 def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bool:
     """Whether what a file no longer offers as it did (defined_names keys gone) is only the value
-    flow of scopes it still has (an edit inside them) and its imports: nothing it defined or
-    inherited went, so the symbol table holds the same of it either way, and each version binds
-    its own imports. What came (a new function, a new import) is found by name (its delta); a file
-    whose flows read a name another file changed has its readers resolved again whatever it answers
-    (EditReach._readers)."""
-    gone = before - after
+    flow of scopes it still has (an edit inside them) and its imports, and what it offers anew is
+    only value flow, imports and definitions outside classes: nothing it defined went, no class's
+    bases, members, typed attributes or properties changed, so the symbol table and its class
+    hierarchy hold the same of it either way (a new function aside, see EditReach._delta), and each
+    version binds its own imports. What came is found by name (its delta); a file whose flows read a name another file
+    changed has its readers resolved again whatever it answers (EditReach._readers)."""
+    gone, came = before - after, after - before
     scopes_after = {flow_scope(key) for what, key in after if what == "flow"}
+    kinds = dict(key.rsplit(":", 1) for what, key in after if what == "def")  # qualified name -> kind
+
+    def member(key: str) -> bool:  # (a class's new member changes what its instances answer)
+        return kinds.get(key.rsplit(":", 1)[0].rpartition(".")[0]) in CLASS_KINDS
     return bool(gone) and all(what == "import" or what == "flow" and flow_scope(key) in scopes_after
-                              for what, key in gone)
+                              for what, key in gone) \
+        and all(what in ("flow", "import") or what == "def" and not member(key) for what, key in came)
 
 
 def answers_alike(table: SymbolTable, before: FileFacts, after: FileFacts) -> bool:
