@@ -5,8 +5,10 @@ it, run one definitions-and-calls query and store a row per definition and per c
 as many processes as graphctx's workers. Beside it, graphctx's cold (full) build, each in a fresh
 process, interleaved and repeated (medians), the ratio graphctx / ceiling and where the build's time
 went (parsing, the structure pass, the uses pass, finishing). Then, on the built
-index: a no-op run, one-file changes (a function appended to a median-size file) and a change to what
-a widely read function returns (and back) through one Project, as a server's watcher runs them, then both as `graphctx index` in a new process beside
+index: a no-op run, one-file changes (a function appended to a median-size file; a line added at the
+top of those files and of the most-read file; a local variable set inside the most-read file's
+largest function) and a change to what a widely read function returns (and back) through one
+Project, as a server's watcher runs them, then both as `graphctx index` in a new process beside
 Python's own start-up, index size per source byte, peak RSS, and a new process's first context
 answer from the CLI and over MCP (stdio, from spawn). Not a timed test: a measurement to read and record.
 
