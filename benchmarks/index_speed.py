@@ -378,19 +378,13 @@ def moved_lines(project: Project, root: Path, paths: list[str]) -> None:
         "SELECT e.path, count(*) AS n FROM consulted c JOIN entities e ON e.rowid = c.file"
         " GROUP BY c.file ORDER BY n DESC, e.path LIMIT 1").fetchone()
     conn.close()
-    resolved: list[int] = []
-
-    def progress(phase: str, done: int, total: int) -> None:
-        if phase == "resolving" and total:
-            resolved[-1] = max(resolved[-1], total // 2)  # (both passes count on its bar)
-    times = []
+    times, resolved = [], []
     for path in [*paths, *([most_read[0]] if most_read else [])]:
         text = (root / path).read_text(encoding="utf-8")
         (root / path).write_text("# a line added by graphctx's benchmark\n" + text, encoding="utf-8")
-        resolved.append(0)
-        started = time.perf_counter()
-        project.index(progress=progress)
-        times.append(time.perf_counter() - started)
+        seconds, files = _index_counting(project)
+        times.append(seconds)
+        resolved.append(files)
     if not times:
         return
     shown = f"; {most_read[0]} (read by {most_read[1]} files) {times[-1] * 1000:.1f} ms, {resolved[-1]} resolved" \
@@ -398,10 +392,22 @@ def moved_lines(project: Project, root: Path, paths: list[str]) -> None:
     print(f"moved     {statistics.median(times[:len(paths)] or times) * 1000:7.1f} ms median over {len(paths)} files "
           f"(a line added at the top; files resolved: {', '.join(map(str, resolved[:len(paths)]))}){shown}")
     if most_read:
-        inside_edit(project, root, most_read[0], progress, resolved)
+        inside_edit(project, root, most_read[0])
 
 
-def inside_edit(project: Project, root: Path, path: str, progress, resolved: list[int]) -> None:
+def _index_counting(project: Project) -> tuple[float, int]:
+    """One run of the project's index: its wall time and the files it resolved."""
+    resolved = [0]
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase == "resolving" and total:
+            resolved[0] = max(resolved[0], total // 2)  # (both passes count on its bar)
+    started = time.perf_counter()
+    project.index(progress=progress)
+    return time.perf_counter() - started, resolved[0]
+
+
+def inside_edit(project: Project, root: Path, path: str) -> None:
     """An edit inside a function of the most-read file that changes what no other file reads: a
     local variable set before the function's last `return`. Its value flow changed; what it answers
     other files did not (the files resolved again are the file alone when that is seen)."""
@@ -419,11 +425,8 @@ def inside_edit(project: Project, root: Path, path: str, progress, resolved: lis
     indent = last[:len(last) - len(last.lstrip())]
     lines.insert(end_line - 1, f"{indent}graphctx_benchmark_unused = len(())\n")
     (root / path).write_text("".join(lines), encoding="utf-8")
-    resolved.append(0)
-    started = time.perf_counter()
-    project.index(progress=progress)
-    print(f"inside    {(time.perf_counter() - started) * 1000:7.1f} ms  a local variable set in {name} ({path}): "
-          f"{resolved[-1]} files resolved")
+    seconds, resolved = _index_counting(project)
+    print(f"inside    {seconds * 1000:7.1f} ms  a local variable set in {name} ({path}): {resolved} files resolved")
 
 
 def wide_edit(project: Project, root: Path) -> None:
@@ -449,20 +452,14 @@ def wide_edit(project: Project, root: Path) -> None:
         return
     indent = last[:len(last) - len(last.lstrip())]
     changed = f"{indent}return ({expression}) if True else {name}\n"  # (it may return itself too)
-    resolved: list[int] = []
-
-    def progress(phase: str, done: int, total: int) -> None:
-        if phase == "resolving" and total:
-            resolved[-1] = max(resolved[-1], total // 2)  # (both passes count on its bar)
     for label, line in (("changed", changed), ("back", last)):
         lines[end_line - 1] = line
         (root / path).write_text("".join(lines), encoding="utf-8")
-        resolved.append(0)
-        started, cpu, workers = time.perf_counter(), time.process_time(), _cpu()[1]
-        project.index(progress=progress)
-        print(f"wide edit {(time.perf_counter() - started) * 1000:7.1f} ms  {label} what {name} returns ({path}, named "
-              f"by {naming} files): {resolved[-1]} files resolved again; CPU {time.process_time() - cpu:.2f} s main "
-              f"process, {_cpu()[1] - workers:.2f} s workers")
+        cpu, workers = time.process_time(), _cpu()[1]
+        seconds, resolved = _index_counting(project)
+        print(f"wide edit {seconds * 1000:7.1f} ms  {label} what {name} returns ({path}, named by {naming} files): "
+              f"{resolved} files resolved again; CPU {time.process_time() - cpu:.2f} s main process, "
+              f"{_cpu()[1] - workers:.2f} s workers")
 
 
 def from_the_cli(root: Path, changes: int, figures: dict[str, float]) -> None:

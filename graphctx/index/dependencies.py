@@ -216,10 +216,11 @@ def bound_names(keys: Iterable[tuple[str, str]]) -> set[str] | None:
 
 def import_dependents(path: str, names: set[str], referring: Callable[[Iterable[str]], set[str]]) -> set[str]:
     """The files that can see what the file `path` now binds (or no longer binds) to `names` by
-    import (a language whose rules say `imports_by_stem`): those naming one of them and the file's module (`from pkg.mod import n`, `import
-    pkg.mod` then `mod.n`), or the module of a file that re-exports it: one naming the name and
-    a re-exporting module (`from .mod import n` in a package), or holding a wildcard import. A
-    file naming `n` and neither resolves `n` through its own imports, none of which changed.
+    import (a language whose rules say `imports_by_stem`): those naming one of them and the file's
+    module (`from pkg.mod import n`, `import pkg.mod` then `mod.n`), or the module of a file that
+    re-exports it: one naming the name and a re-exporting module (`from .mod import n` in a
+    package), or holding a wildcard import. A file naming `n` and neither resolves `n` through its
+    own imports, none of which changed.
     `referring(names)`: the files whose references hold any of `names`."""
     naming = referring(names)
     passing = naming | referring([WILDCARD])  # (those that may bind it on)

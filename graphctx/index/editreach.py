@@ -53,9 +53,9 @@ class EditReach:
                 self.appended[path] = found
         added_or_removed = [p for p in self.changed if old.get(p) is None] + deleted
         self.flows_hold = not (moved or added_or_removed)
-        self.contributed[""] = names_moved(added_or_removed, lambda: sorted(set(reads.file_paths(self.conn)) | set(self.changed)),
-                                           lambda path: self._defined_names(path, old))  # ("": no one file's)
-        return delta | self.contributed[""]
+        self.moved_names = names_moved(added_or_removed, lambda: sorted(set(reads.file_paths(self.conn)) | set(self.changed)),
+                                       lambda path: self._defined_names(path, old))
+        return delta | self.moved_names
 
     def _own_names(self, path: str, before: FileFacts | None, old_keys: set, new_keys: set) -> tuple[set[str], set[str]]:
         """The names a file's edit changes for every file naming them, and those it changes only in
@@ -77,8 +77,8 @@ class EditReach:
                 for dependent in import_dependents(path, names, referring)}
 
     def _others(self, path: str) -> set[str]:
-        """The names files other than `path` (or no one file) changed."""
-        return set().union(*(names for other, names in self.contributed.items() if other != path))
+        """The names files other than `path` changed, or files coming and going moved."""
+        return self.moved_names.union(*(names for other, names in self.contributed.items() if other != path))
 
     def _defined_names(self, path: str, old: dict[str, FileFacts | None]) -> set[str]:
         """The names a file defines, before this run and in it."""
@@ -118,8 +118,9 @@ class EditReach:
         the files they consulted."""
         changed = [path for path, before in self.inside.items()  # (those reading a changed name: theirs are targets)
                    if path not in self.reading and not answers_alike(table, before, self._complete(path))]
-        rowids = consulted.file_rowids(self.conn, changed).values()
-        return sorted(consulted.readers(self.conn, rowids) - set(targets)) if changed else []
+        if not changed:
+            return []
+        return sorted(consulted.readers(self.conn, consulted.file_rowids(self.conn, changed).values()) - set(targets))
 
     def _complete(self, path: str) -> FileFacts:
         facts = self._load(path)

@@ -71,7 +71,8 @@ class Generation(EditReach):
         self.offer_less: list[str] = []  # the changed and deleted files that no longer offer something as they did
         self.inside: dict[str, FileFacts] = {}  # of those, the files edited only inside functions: their old facts
         self.reading: set[str] = set()  # the files whose value flow reads a name the edit changed
-        self.contributed: dict[str, set[str]] = {}  # path -> the names its edit changed ("": files added or removed)
+        self.contributed: dict[str, set[str]] = {}  # path -> the names its edit changed
+        self.moved_names: set[str] = set()  # the names files coming or going move (EditReach._delta)
         self.imported: dict[str, set[str]] = {}  # path -> those of them only its imports changed (EditReach._own_names)
         # (incremental) the entities of files not resolved again whose edges this run changed: a file
         # resolved again made edges from them (a function it hands over), before or now
@@ -351,5 +352,3 @@ class Generation(EditReach):
                 facts[path] = unpack_stored(packed) if packed is not None else None
             return facts[path]
         return load
-
-    # ---- what an edit changes

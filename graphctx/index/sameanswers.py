@@ -12,11 +12,9 @@ so no answer of one side reaches the other), every question asked in the same or
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 
 from graphctx.index.dependencies import flow_scope
-from graphctx.index.fixpoint import FlowQuestions
 from graphctx.index.resolve import FileResolver
 from graphctx.index.symbols import CLASS_KINDS, SymbolTable
 from graphctx.parse.facts import RETURN, FileFacts
@@ -28,8 +26,9 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
     only value flow, imports and definitions outside classes: nothing it defined went, no class's
     bases, members, typed attributes or properties changed, so the symbol table and its class
     hierarchy hold the same of it either way (a new function aside, see EditReach._delta), and each
-    version binds its own imports. What came is found by name (its delta); a file whose flows read a name another file
-    changed has its readers resolved again whatever it answers (EditReach._readers)."""
+    version binds its own imports. What came is found by name (its delta); a file whose flows read
+    a name another file changed has its readers resolved again whatever it answers
+    (EditReach._readers)."""
     gone, came = before - after, after - before
     scopes_after = {flow_scope(key) for what, key in after if what == "flow"}
     kinds = dict(key.rsplit(":", 1) for what, key in after if what == "def")  # qualified name -> kind
@@ -55,11 +54,8 @@ def answers_alike(table: SymbolTable, before: FileFacts, after: FileFacts) -> bo
 
 
 def _alone(table: SymbolTable, facts: FileFacts) -> FileResolver:
-    """The file's scope in a view of `table` of its own: the table's symbols, modules and class
-    hierarchy, none of its resolvers or value-flow state."""
-    view = copy.copy(table)
-    view.resolvers, view.flow, view.consulted = {}, FlowQuestions(), set()
-    view.nearest_properties, view.owners, view.local_classes = {}, {}, {}
+    """The file's scope, the only one of a view of `table` (SymbolTable.view)."""
+    view = table.view()
     scope = view.resolvers[facts.path] = FileResolver(facts, view)
     scope._imports()
     return scope

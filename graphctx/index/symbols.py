@@ -4,6 +4,7 @@ and the class hierarchy once the bases are resolved."""
 
 from __future__ import annotations
 
+import copy
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -104,6 +105,14 @@ class SymbolTable:
         self._base_pairs, self._moved = pairs, set()
         self.flow.new_epoch()
         self.forget_derived()
+
+    def view(self) -> SymbolTable:
+        """A table sharing this one's symbols, modules and class hierarchy, with value-flow state,
+        resolvers and derived answers of its own: questions asked through it leave this one as it was."""
+        view = copy.copy(self)
+        view.resolvers, view.flow, view.consulted = {}, FlowQuestions(), set()
+        view.forget_derived()
+        return view
 
     def forget_derived(self) -> None:
         """Drop what was read off the definitions and the hierarchy: a run changed them."""

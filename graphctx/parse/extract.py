@@ -174,9 +174,10 @@ def _build_scopes(matches, plans, facts: FileFacts, text, source: bytes) -> list
             owner = parent
             while owner is not None and owner.kind == "constant":  # a constant's value is code of its scope
                 owner = owner.parent
-            count = lambdas_in[_qname(owner)] = lambdas_in.get(_qname(owner), 0) + 1
+            outer = _qname(owner)
+            count = lambdas_in[outer] = lambdas_in.get(outer, 0) + 1
             name = lambdas.local_name(count)
-            qualified = _join(_qname(owner), name)
+            qualified = _join(outer, name)
             scope = _Scope(node.start_byte, node.end_byte, kind, name, qualified, parent)
             definition = _definition(node, kind, name, qualified, caps, text, source)
             definition.doc = ""

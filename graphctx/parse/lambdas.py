@@ -1,8 +1,9 @@
 """Python lambdas as entities: their names (`outer.<lambda1>`, `outer.<lambda2>`: numbered in source
 order among the lambdas of their enclosing definition, as PyCG names them, so that an edit elsewhere
-in the file, which moves their lines, leaves them and what depends on them as they were) and the flow paths that hold them. While a file
-is read, flows.paths writes a lambda by its position (it knows no scopes); once the file's scopes
-are known, the paths get the lambda's qualified name. Pure: one file's facts."""
+in the file, which moves their lines, leaves them and what depends on them as they were) and the
+flow paths that hold them. While a file is read, flows.paths writes a lambda by its position (it
+knows no scopes); once the file's scopes are known, the paths get the lambda's qualified name.
+Pure: one file's facts."""
 
 from __future__ import annotations
 
