@@ -9,7 +9,10 @@ from pathlib import Path
 import pytest
 
 from graphctx.index.dependencies import names_of
-from test_index_consulted import edited
+from conftest import write_tree
+from graphctx.index.indexer import index_repository
+from graphctx.index.keeper import TableKeeper
+from test_index_consulted import edited, resolved_files
 from test_index_incremental_owners import assert_same_as_full
 
 
@@ -64,6 +67,9 @@ IMPORTING = {
     "through.py": "from pkg import Widget\n\n\ndef go():\n    Widget().draw()\n",
     "wild.py": "from pkg.everything import Widget\n\n\ndef go():\n    Widget().draw()\n",
     "own.py": "from widgets import Widget\n\n\ndef go():\n    Widget().draw()\n",  # its own Widget
+    # names Widget and imports from pkg.mod, but Widget from elsewhere: it passes nothing on
+    "pkg/user.py": "from pkg.mod import make\nfrom widgets import Widget\n\n\ndef go():\n    make()\n    Widget().draw()\n",
+    "further.py": "from pkg.user import go\nfrom widgets import Widget\n\n\ndef run():\n    go()\n    Widget().draw()\n",
 }
 
 
@@ -72,10 +78,34 @@ def test_an_import_changed_reaches_only_the_files_importing_through_it(tmp_path:
     """pkg/mod.py takes Widget from widgets.py instead of gadgets.py: the files importing it from
     pkg.mod, from the package that re-exports it, and from a module that wildcard-imports it are
     resolved again and now draw widgets.Widget; own.py, naming Widget through its own import, and
-    gadgets.py are not. The rows equal a full rebuild's."""
+    gadgets.py are not, nor pkg/user.py, which names Widget and imports from pkg.mod but takes Widget
+    from elsewhere, nor further.py, importing from it. The rows equal a full rebuild's."""
     root, _, resolved = edited(tmp_path, kept, IMPORTING, "pkg/mod.py",
                                IMPORTING["pkg/mod.py"].replace("from gadgets", "from widgets"))
     # pkg/mod.py, the three importing through it and the package passing it on by name (the
     # wildcard passes on whatever pkg.mod binds: its own edges stay)
     assert resolved == 5
+    assert_same_as_full(root, tmp_path / "full")
+
+
+SEEING = {
+    "shapes.py": "class Box:\n    def open(self):\n        pass\n\n\ndef sqrt(x):\n    return Box()\n",
+    "crates.py": "class Crate:\n    def open(self):\n        pass\n\n\ndef sqrt(x):\n    return Crate()\n",
+    "a.py": "from shapes import sqrt\n\n\ndef make(n):\n    k = n\n    return sqrt(k)\n",
+    "reader.py": "from a import make\n\n\ndef go():\n    make(1).open()\n",
+    "b.py": "from shapes import sqrt\n\n\ndef area(n):\n    return sqrt(n)\n",
+}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_an_import_changed_is_seen_only_by_its_importers(tmp_path: Path, kept: bool):
+    """One run edits a.py inside `make` (same answers) and makes b.py take `sqrt` from crates.py:
+    a.py reads a `sqrt` of its own, so it answers reader.py as before and reader.py is not resolved
+    again; the two edited files are. The rows equal a full rebuild's."""
+    keeper = TableKeeper() if kept else None
+    root = write_tree(tmp_path / "repo", SEEING)
+    index_repository(root, workers=1, keeper=keeper)
+    (root / "a.py").write_text(SEEING["a.py"].replace("k = n", "k = n + 0"))
+    (root / "b.py").write_text(SEEING["b.py"].replace("from shapes", "from crates"))
+    assert resolved_files(root, keeper) == 2
     assert_same_as_full(root, tmp_path / "full")

@@ -5,6 +5,7 @@ file offers, the files that depend on one of those names are resolved again."""
 from __future__ import annotations
 
 import hashlib
+import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -14,7 +15,7 @@ from graphctx.index.declarations import declaration_scopes
 from graphctx.index.flowpaths import callee_path
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
 from graphctx.models import ANONYMOUS_MARK
-from graphctx.parse.facts import RETURN, FileFacts
+from graphctx.parse.facts import RETURN, FileFacts, Import
 
 # A lambda's name (`outer.<lambda1>`) says where it is, not what it is called: the word "lambda"
 # would make every file holding one depend on every other.
@@ -214,22 +215,44 @@ def bound_names(keys: Iterable[tuple[str, str]]) -> set[str] | None:
     return out
 
 
-def import_dependents(path: str, names: set[str], referring: Callable[[Iterable[str]], set[str]]) -> set[str]:
+def import_dependents(path: str, names: set[str], referring: Callable[[Iterable[str]], set[str]],
+                      imports_of: Callable[[str], Iterable[Import]]) -> set[str]:
     """The files that can see what the file `path` now binds (or no longer binds) to `names` by
-    import (a language whose rules say `imports_by_stem`): those naming one of them and the file's
-    module (`from pkg.mod import n`, `import pkg.mod` then `mod.n`), or the module of a file that
-    re-exports it: one naming the name and a re-exporting module (`from .mod import n` in a
-    package), or holding a wildcard import. A file naming `n` and neither resolves `n` through its
-    own imports, none of which changed.
-    `referring(names)`: the files whose references hold any of `names`."""
+    import (a language whose rules say `imports_by_stem`): those naming one of them and importing it
+    from the file's module (`from pkg.mod import n`, `import pkg.mod` then `mod.n`, `from pkg import
+    mod`, `from pkg.mod import *`) or from the module of a file that re-exports it: one importing
+    the name, or everything, from a module reached (`from .mod import n` in a package, `from .mod
+    import *`). A file naming `n` that imports it from elsewhere resolves it through its own
+    imports, none of which changed, and passes nothing on.
+    `referring(names)`: the files whose references hold any of `names`; `imports_of(path)`: its imports."""
     naming = referring(names)
     passing = naming | referring([WILDCARD])  # (those that may bind it on)
     modules, frontier = {file_stem(path)}, {file_stem(path)}
     while frontier:
-        reached = {file_stem(p) for p in referring(frontier) & passing} - modules
+        reached = {file_stem(p) for p in referring(frontier) & passing
+                   if any((imp.wildcard or imp.name in names) and _module_stem(imp.module) in frontier
+                          for imp in imports_of(p))} - modules
         modules |= reached
         frontier = reached
-    return naming & referring(modules)
+    packages = set(posixpath.dirname(path).split("/"))  # (`import pkg` then `pkg.mod.n`)
+    return {p for p in naming & referring(modules) if _imports_from(imports_of(p), modules, names, packages)}
+
+
+def _imports_from(imports: Iterable[Import], modules: set[str], names: set[str], packages: set[str]) -> bool:
+    """Whether one of a file's imports binds one of `names`, or a module it may be read from, from
+    one of `modules` (by their stems) or their `packages`."""
+    for imp in imports:
+        stem = _module_stem(imp.module)
+        if imp.name in modules or stem in modules and (imp.wildcard or imp.name is None or imp.name in names):
+            return True
+        if imp.name is None and _SEPARATORS.split(imp.module.strip("./\\:"))[0] in packages:
+            return True
+    return False
+
+
+def _module_stem(module: str) -> str:
+    """The last part of a module as an import writes it: `..pkg.mod` -> `mod`."""
+    return _SEPARATORS.split(module.strip("./\\:"))[-1]
 
 
 def subclass_names(delta: set[str], inherits: Iterable[tuple[str, str]] | dict[str, set[str]]) -> set[str]:

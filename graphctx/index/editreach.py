@@ -71,14 +71,25 @@ class EditReach:
         return own, imported - own
 
     def _import_dependents(self) -> set[str]:
-        """The files that can see what the edited files import otherwise (see _own_names)."""
+        """The files that can see what the edited files import otherwise (see _own_names), kept per
+        edited file (`importers`): only they read its changed imports."""
         referring = lambda names: reads.paths_referring_to(self.conn, names)  # noqa: E731
-        return {dependent for path, names in self.imported.items() if names
-                for dependent in import_dependents(path, names, referring)}
+        imports_of = lambda path: facts.imports if (facts := self._load(path)) is not None else ()  # noqa: E731
+        self.importers = {path: import_dependents(path, names, referring, imports_of)
+                          for path, names in self.imported.items() if names}
+        return set().union(*self.importers.values())
+
+    def _seen_by(self, path: str) -> set[str]:
+        """The names whose binding an edited file's imports changed that `path` can see: its own,
+        and those of the files it imports them through."""
+        return set().union(*(names for other, names in self.imported.items()
+                             if other == path or path in self.importers.get(other, ())))
 
     def _others(self, path: str) -> set[str]:
-        """The names files other than `path` changed, or files coming and going moved."""
-        return self.moved_names.union(*(names for other, names in self.contributed.items() if other != path))
+        """The names changed for `path` by files other than it, or by files coming and going."""
+        seen = self._seen_by(path) - self.imported.get(path, set())
+        return self.moved_names.union(seen, *(names - self.imported[other] for other, names in self.contributed.items()
+                                              if other != path))
 
     def _defined_names(self, path: str, old: dict[str, FileFacts | None]) -> set[str]:
         """The names a file defines, before this run and in it."""
@@ -91,17 +102,18 @@ class EditReach:
         directly or through the files they read (store/consulted.py), a file whose answers to them
         may differ. Such a file is one the edit left offering less or otherwise than before (`seeds`,
         their file entity rowids), or one whose value flow or attribute types read a name the edit
-        changed: `self.tool: Widget` in class Engine makes `e.tool.run()` elsewhere depend on Widget;
+        changed for it (`delta`, and what it sees of the edited files' imports): `self.tool: Widget` in class Engine makes `e.tool.run()` elsewhere depend on Widget;
         `u.go` reads `r.get()`, which returns `t.make()`, which returns `Helper()`: a change to what
         Helper names reaches u.py through t.py and r.py. (An appended function no file consulted.)"""
         reading = []
         for path in sorted(dependents | set(self.changed)):
+            read = delta | self._seen_by(path)  # (what its own imports changed, only its importers see)
             found = self.appended.get(path)
-            if found is not None and found.named_before.isdisjoint(delta):
+            if found is not None and found.named_before.isdisjoint(read):
                 continue
             facts = self._load(path)
-            # (a file edited inside its functions: what it reads of its own changes, its answers tell)
-            read = delta - (self.contributed[path] - self._others(path)) if path in self.inside else delta
+            if path in self.inside:  # (a file edited inside its functions: what it reads of its own changes, its answers tell)
+                read -= self.contributed[path] - self._others(path)
             if facts is not None and flow_readers(read, facts) or self._attributes_read(path, read):
                 reading.append(path)
         self.reading = set(reading)

@@ -74,6 +74,7 @@ class Generation(EditReach):
         self.contributed: dict[str, set[str]] = {}  # path -> the names its edit changed
         self.moved_names: set[str] = set()  # the names files coming or going move (EditReach._delta)
         self.imported: dict[str, set[str]] = {}  # path -> those of them only its imports changed (EditReach._own_names)
+        self.importers: dict[str, set[str]] = {}  # path -> the files that see its imports (EditReach._import_dependents)
         # (incremental) the entities of files not resolved again whose edges this run changed: a file
         # resolved again made edges from them (a function it hands over), before or now
         self.made_elsewhere: set[int] = set()
@@ -168,7 +169,7 @@ class Generation(EditReach):
                 self._write(item, previous)
             self.keys.forget(set(previous) - {row[0] for item in self.changed.values() for row in item.entities})
             dependents = reads.paths_referring_to(conn, delta) | self._import_dependents()
-            readers = self._readers(delta | imported, dependents, seeds)
+            readers = self._readers(delta, dependents, seeds)
             consulted.delete(conn, [previous[path] for path in deleted if path in previous])
             targets = sorted(set(self.changed) | ((dependents | readers) - set(deleted)))
             self.modules_now = moduleconfig.moved_by(conn, self.root, [*deleted, *self.changed])

@@ -8,8 +8,9 @@ from __future__ import annotations
 import posixpath
 import re
 
-from graphctx.index.languages import RULES
+from graphctx.index.languages import RULES, rules_for
 from graphctx.layout import EXTERNAL_PREFIX, entity_id, external_id  # noqa: F401 - the id format lives in layout
+from graphctx.parse.languages import grammar_language
 
 
 # Test folders and `test_*` files hold tests in any language; the languages add their own file names.
@@ -40,9 +41,13 @@ def tested_stem(path: str) -> str | None:
 
 
 def file_stem(path: str) -> str:
+    """The name a file is known by as a module: its name's stem, or its folder's name for its
+    language's package file (Python's `__init__.py`, Rust's `mod.rs`; a Python `mod.py` is `mod`)."""
     name = posixpath.basename(path)
     stem = name.split(".", 1)[0]
-    return posixpath.basename(posixpath.dirname(path)) if stem in _PACKAGE_STEMS else stem
+    language = grammar_language(path)
+    stems = rules_for(language.name).package_stems if language is not None else _PACKAGE_STEMS
+    return posixpath.basename(posixpath.dirname(path)) if stem in stems else stem
 
 
 def external_name(external: str) -> str:
