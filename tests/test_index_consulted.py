@@ -152,6 +152,34 @@ def test_a_class_gaining_a_base_with_an_edit_inside_resolves_again_its_readers(t
     assert_same_as_full(root, tmp_path / "full")
 
 
+LOCAL = ("made = Part()", "built = Part()\n    made = built")  # an edit inside make: same answers
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+@pytest.mark.parametrize("edit, resolved, undone", [
+    # a method no other file names: t.py alone
+    (("class Part:\n    pass", "class Part:\n    def check(self):\n        return 1"), 1, 2),
+    # a new function and what it returns
+    (("\n\ndef make", "\n\ndef spare():\n    return Tool()\n\n\ndef make"), 1, 2),
+    # a return annotation that says what make returns anyway, added and taken away
+    (("def make():", "def make() -> Part:"), 1, 1),
+    # a method u.go calls by name: u.py too, now calling Part.run
+    (("class Part:\n    pass", "class Part:\n    def run(self):\n        pass"), 2, 2),
+])
+def test_an_edit_inside_with_new_definitions_is_judged_by_its_answers(
+        tmp_path: Path, kept: bool, edit: tuple[str, str], resolved: int, undone: int):
+    """make's local changes, and t.py gains a definition or an annotation: what it answered before
+    it answers the same, so u.py, which consulted t.py, is resolved again only when it names what
+    t.py gained. Undone, a definition goes, and what consulted t.py is resolved again (a definition
+    removed is not judged by the answers). The rows equal a full rebuild's both times."""
+    root, keeper, count = edited(tmp_path, kept, BASED, "t.py", BASED["t.py"].replace(*LOCAL).replace(*edit))
+    assert count == resolved
+    assert_same_as_full(root, tmp_path / "full")
+    (root / "t.py").write_text(BASED["t.py"])
+    assert resolved_files(root, keeper) == undone
+    assert_same_as_full(root, tmp_path / "full")
+
+
 @pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
 def test_a_class_gaining_a_member_with_an_edit_inside_resolves_again_its_readers(tmp_path: Path, kept: bool):
     """Part gains __call__ and make's local changes: what Part's instances answer differs, so make's

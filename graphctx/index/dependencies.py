@@ -117,12 +117,20 @@ def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
 
 def changed_names(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> set[str]:
     """The names of what a file offers differently (defined_names keys before and after an edit):
-    those of every key that came or went, but for the value flow of a scope it keeps (an edit inside
-    a function): that is read only through the file's scope, by the files that consulted it (see
+    those of every key that came or went, but for the value flow and the return annotation of a scope
+    it keeps (an edit inside a function): those are read only through the file's scope, by the files that consulted it (see
     store/consulted.py), which are resolved again as such."""
     kept = {flow_scope(key) for what, key in before if what == "flow"} & \
         {flow_scope(key) for what, key in after if what == "flow"}
-    return names_of(k for k in before ^ after if k[0] != "flow" or flow_scope(k[1]) not in kept)
+    return names_of(k for k in before ^ after if not (k[0] == "flow" and flow_scope(k[1]) in kept
+                                                      or returns_of(k) in kept))
+
+
+def returns_of(key: tuple[str, str]) -> str | None:
+    """The function whose return annotation a defined_names key is (`bind`, `f:return:T`), else None."""
+    what, text = key
+    scope, marker, _ = text.partition(f":{RETURN}:")
+    return scope if what == "bind" and marker else None
 
 
 def flow_scope(key: str) -> str:

@@ -43,7 +43,8 @@ class EditReach:
                 self.offer_less.append(path)
                 if before and item and inside_only(old_keys, new_keys):  # (its readers wait for its answers)
                     before.load_rest()  # (unless its old flows name a definition it gained: see sameanswers.py)
-                    if names_of(k for k in new_keys - old_keys if k[0] == "def").isdisjoint(reference_names(before)):
+                    gained = {key.rsplit(":", 1)[0].rpartition(".")[2] for what, key in new_keys - old_keys if what == "def"}
+                    if gained.isdisjoint(reference_names(before)):
                         self.inside[path] = before
             moved = moved or any(kind in ("import", "package", "mount") for kind, _ in old_keys ^ new_keys)
             if before and item and before.package != item.facts.package:  # its definitions moved to another package

@@ -14,30 +14,33 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from graphctx.index.dependencies import flow_scope
+from graphctx.index.dependencies import flow_scope, returns_of
 from graphctx.index.resolve import FileResolver
-from graphctx.index.symbols import CLASS_KINDS, SymbolTable
+from graphctx.index.symbols import SymbolTable
 from graphctx.parse.facts import RETURN, FileFacts
 
 
 def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bool:
     """Whether what a file no longer offers as it did (defined_names keys gone) is only the value
-    flow of scopes it still has (an edit inside them) and its imports, and what it offers anew is
-    only value flow, imports and definitions outside classes: nothing it defined went, no class's
-    bases, members, typed attributes or properties changed, so the symbol table and its class
-    hierarchy hold the same of it either way (a new function aside, see EditReach._delta), and each
-    version binds its own imports. What came is found by name (its delta); a file whose flows read
-    a name another file changed has its readers resolved again whatever it answers
-    (EditReach._readers)."""
+    flow of scopes it still has (an edit inside them), its functions' return annotations and its
+    imports, and what it offers anew is only value flow, return annotations, imports and
+    definitions but for the special methods of a class it had: nothing it defined went, no class's bases,
+    typed attributes, properties or implicitly called methods (`__call__`, `__iter__`) changed, so
+    the symbol table and its class hierarchy answer the same of it either way for every name but
+    those it gained (see EditReach._delta), and each version binds its own imports. What came is
+    found by name (its delta); a file whose flows read a name another file changed has its readers
+    resolved again whatever it answers (EditReach._readers)."""
     gone, came = before - after, after - before
     scopes_after = {flow_scope(key) for what, key in after if what == "flow"}
-    kinds = dict(key.rsplit(":", 1) for what, key in after if what == "def")  # qualified name -> kind
+    defined_before = {key.rsplit(":", 1)[0] for what, key in before if what == "def"}
 
-    def member(key: str) -> bool:  # (a class's new member changes what its instances answer)
-        return kinds.get(key.rsplit(":", 1)[0].rpartition(".")[0]) in CLASS_KINDS
+    def special(key: str) -> bool:  # (called without being named: `c()`, `for x in c`, `with c`)
+        owner, _, name = key.rsplit(":", 1)[0].rpartition(".")
+        return name.startswith("__") and owner in defined_before
     return bool(gone) and all(what == "import" or what == "flow" and flow_scope(key) in scopes_after
-                              for what, key in gone) \
-        and all(what in ("flow", "import") or what == "def" and not member(key) for what, key in came)
+                              or returns_of((what, key)) is not None for what, key in gone) \
+        and all(what in ("flow", "import") or what == "def" and not special(key) or returns_of((what, key)) is not None
+                for what, key in came)
 
 
 def answers_alike(table: SymbolTable, before: FileFacts, after: FileFacts) -> bool:
@@ -45,12 +48,16 @@ def answers_alike(table: SymbolTable, before: FileFacts, after: FileFacts) -> bo
     the stores visible outside a function (a class's attributes, a module's variables), the
     parameters of its functions and which of them each calls (a caller elsewhere hands a function
     on to it) are the same, and so are the answers to every question of either version (see
-    _questions)."""
+    _questions), for the scopes both versions have: a scope only the new one has no file asked of
+    before (those naming it are resolved again by name)."""
     old, new = _alone(table, before), _alone(table, after)
-    if _visible(old) != _visible(new) or _signatures(old) != _signatures(new) or old._plain_calls != new._plain_calls:
+    both = {d.qualified_name for d in before.definitions} & {d.qualified_name for d in after.definitions} | {""}
+    kept = lambda items: {item for item in items if item[0] in both}  # noqa: E731
+    if kept(_visible(old)) != kept(_visible(new)) or kept(_signatures(old)) != kept(_signatures(new)) \
+            or kept(old._plain_calls) != kept(new._plain_calls):
         return False
     return all(old._target_values(*question) == new._target_values(*question)
-               for question in sorted(_questions(old) | _questions(new)))
+               for question in sorted(kept(_questions(old) | _questions(new))))
 
 
 def _alone(table: SymbolTable, facts: FileFacts) -> FileResolver:
