@@ -181,6 +181,16 @@ def test_an_edit_inside_with_new_definitions_is_judged_by_its_answers(
 
 
 @pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_a_class_gaining_a_method_its_file_reads_is_judged_by_its_answers(tmp_path: Path, kept: bool):
+    """Part gains a method and nothing else changes: make's flows read Part, a name the edit changed,
+    but make answers as before, so u.py, which consulted t.py, is not resolved again."""
+    edit = BASED["t.py"].replace("class Part:\n    pass", "class Part:\n    def check(self):\n        return 1")
+    root, _, count = edited(tmp_path, kept, BASED, "t.py", edit)
+    assert count == 1
+    assert_same_as_full(root, tmp_path / "full")
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
 def test_a_class_gaining_a_member_with_an_edit_inside_resolves_again_its_readers(tmp_path: Path, kept: bool):
     """Part gains __call__ and make's local changes: what Part's instances answer differs, so make's
     answers cannot be compared within the new table; u.go, which names neither Part nor __call__
