@@ -163,6 +163,8 @@ LOCAL = ("made = Part()", "built = Part()\n    made = built")  # an edit inside 
     (("\n\ndef make", "\n\ndef spare():\n    return Tool()\n\n\ndef make"), 1, 2),
     # a return annotation that says what make returns anyway, added and taken away
     (("def make():", "def make() -> Part:"), 1, 1),
+    # one that says otherwise: u.py too, now calling Tool.run
+    (("def make():", "def make() -> Tool:"), 2, 2),
     # a method u.go calls by name: u.py too, now calling Part.run
     (("class Part:\n    pass", "class Part:\n    def run(self):\n        pass"), 2, 2),
 ])

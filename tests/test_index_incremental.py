@@ -49,11 +49,13 @@ class Func:
     params: tuple[str, ...] = ()
     body: tuple[str, ...] = ("return 1",)
     prop: bool = False  # a method under @property: its readers call it
+    annotation: str | None = None  # what `-> T` says it returns
 
     def render(self, indent: str, method: bool) -> list[str]:
         params = ("self", *self.params) if method else self.params
         lines = [f"{indent}@property"] if method and self.prop else []
-        lines.append(f"{indent}def {self.name}({', '.join(params)}):")
+        returned = f" -> {self.annotation}" if self.annotation else ""
+        lines.append(f"{indent}def {self.name}({', '.join(params)}){returned}:")
         body = [s for s in self.body if method or "self" not in s] or ["pass"]
         return lines + [f"{indent}    {s}" for s in body]
 
@@ -278,7 +280,7 @@ def apply_edit(data, project: dict[str, Module]) -> str:
            "change_body", "change_signature", "change_import", "change_base", "delete_file", "rename_file",
            "add_class", "remove_class", "copy_class", "rename_class", "toggle_property",
            "change_return", "change_return", "change_return", "change_return", "change_variable", "change_variable",  # (value flow, more often)
-           "retarget_import", "retarget_import"]
+           "retarget_import", "retarget_import", "annotate"]
     op = data.draw(st.sampled_from(ops))
     paths = sorted(project)
     if op == "add_file" or not paths:
@@ -305,13 +307,15 @@ def apply_edit(data, project: dict[str, Module]) -> str:
     elif op == "copy_class" and module.classes:  # the same class name in two files: ambiguity comes and goes
         source = _pick(data, module.classes)
         target = data.draw(st.sampled_from(paths))
-        project[target].classes.append(Klass(source.name, source.base, [Func(f.name, f.params, f.body, f.prop) for f in source.methods]))
+        project[target].classes.append(Klass(source.name, source.base, [Func(f.name, f.params, f.body, f.prop, f.annotation) for f in source.methods]))
         return f"copy class {source.name} from {path} to {target}"
-    elif op in ("remove_function", "rename_function", "change_body", "change_signature", "change_return") \
+    elif op in ("remove_function", "rename_function", "change_body", "change_signature", "change_return", "annotate") \
             and _all_funcs(module):
         owner, i = _pick(data, _all_funcs(module))
         if op == "change_return":  # what it returns changes: every reader down a chain to it may change
             owner[i].body = (*[s for s in owner[i].body if not s.startswith("return")], data.draw(returns))
+        elif op == "annotate":  # what it says it returns: a class, another module's, or nothing
+            owner[i].annotation = data.draw(st.one_of(st.none(), classes, st.tuples(other_modules, classes).map(".".join)))
         elif op == "remove_function":
             del owner[i]
         elif op == "rename_function":

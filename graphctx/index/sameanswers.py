@@ -16,6 +16,7 @@ from collections.abc import Iterable
 
 from graphctx.index.dependencies import flow_scope, returns_of
 from graphctx.index.resolve import FileResolver
+from graphctx.index.scope import Value
 from graphctx.index.symbols import SymbolTable
 from graphctx.parse.facts import RETURN, FileFacts
 
@@ -56,7 +57,7 @@ def answers_alike(table: SymbolTable, before: FileFacts, after: FileFacts) -> bo
     if kept(_visible(old)) != kept(_visible(new)) or kept(_signatures(old)) != kept(_signatures(new)) \
             or kept(old._plain_calls) != kept(new._plain_calls):
         return False
-    return all(old._target_values(*question) == new._target_values(*question)
+    return all(_answer(old, *question) == _answer(new, *question)
                for question in sorted(kept(_questions(old) | _questions(new))))
 
 
@@ -73,6 +74,17 @@ def _visible(scope: FileResolver) -> set[tuple[str, str]]:
     attributes: a lineage's walk stops at the class that stores one) and of the module."""
     keys: Iterable[tuple[str, str]] = [*scope.flow_sources, *scope.bindings]
     return {(level, target) for level, target in keys if not level or scope._is_class(level)}
+
+
+def _answer(scope: FileResolver, level: str, target: str, suffix: str) -> set:
+    """What the file answers a question: what flows there, and for what a function returns, what its
+    return annotation names too (as a caller elsewhere reads it: FileScope.returns)."""
+    out = set(scope._target_values(level, target, suffix))
+    declared = scope.bindings.get((level, RETURN)) if target == RETURN and not suffix else None
+    value = scope._value(declared, level, variables=False) if declared is not None else None
+    if value is not None and value.kind in ("class", "external"):
+        out.add(Value("instance", value.ref, "inferred") if value.kind == "class" else value)
+    return out
 
 
 def _signatures(scope: FileResolver) -> set[tuple[str, str, int, str]]:
