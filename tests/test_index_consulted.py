@@ -52,6 +52,10 @@ def test_a_full_build_stores_what_each_file_consulted(tmp_path: Path):
     pairs = consulted_pairs(root)
     assert {("u.py", "r.py"), ("r.py", "t.py")} <= pairs
     assert not any("w.py" == reader for reader, _ in pairs)  # (w.py reads no other file)
+    scopes = set(query_index(root, "SELECT r.path, f.path, c.scope FROM consulted c JOIN entities r ON r.rowid = c.reader"
+                                   " JOIN entities f ON f.rowid = c.file"))
+    assert {("u.py", "r.py", "get"), ("r.py", "t.py", "make")} <= scopes  # (what each read there)
+    assert ("r.py", "t.py", "helper") not in scopes  # (t.py's own resolver read helper for make)
     (root / "r.py").unlink()
     index_repository(root, workers=1)
     assert not any("r.py" in pair for pair in consulted_pairs(root))
@@ -65,6 +69,29 @@ def test_forked_workers_send_what_their_resolvers_consulted(tmp_path: Path):
     index_repository(root, full=True, workers=2)
     pairs = consulted_pairs(root)
     assert {(f"use{i}.py", "t.py") for i in range(80)} <= pairs
+
+
+SPARE = {**FLOW, "t.py": FLOW["t.py"] + "\n\ndef spare():\n    return Widget()\n"}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+@pytest.mark.parametrize("edit, resolved", [
+    # what spare returns, which no other file read (r.py read make's): t.py alone
+    (("def spare():\n    return Widget()", "def spare():\n    return Engine()"), 1),
+    # what helper returns, which make returns: r.py, which read make's, and u.py, which read r.py's
+    (("def helper():\n    return Widget()", "def helper():\n    return Engine()"), 3),
+])
+def test_a_changed_answer_resolves_again_the_files_that_read_it(tmp_path: Path, kept: bool, edit: tuple[str, str],
+                                                                 resolved: int):
+    """A file that answers otherwise now resolves again the files that read the answers of a
+    definition that changed, and those that consulted them, not every file that consulted it.
+    The rows equal a full rebuild's, and do again once the edit is undone."""
+    root, keeper, count = edited(tmp_path, kept, SPARE, "t.py", SPARE["t.py"].replace(*edit))
+    assert count == resolved
+    assert_same_as_full(root, tmp_path / "full")
+    (root / "t.py").write_text(SPARE["t.py"])
+    assert resolved_files(root, keeper) == resolved
+    assert_same_as_full(root, tmp_path / "full")
 
 
 # t.py with lambdas below the edit: one t.make hands on, one at module level

@@ -22,7 +22,7 @@ def declared(scope, sym) -> bool:
     """Whether a method only declares itself, read in its own file (stubs are Python's so far)."""
     if not rules_for(sym.family).declaration_stubs:
         return False
-    home = scope._home(sym.path)
+    home = scope._home(sym.path, sym.qualified_name)
     if home is None:
         return False
     found = vars(home).get("_declarations")

@@ -13,7 +13,7 @@ from graphctx.index.dependencies import (attribute_owners, bound_names, changed_
                                         import_dependents, names_of, reference_names)
 from graphctx.index.filesmoved import names_moved
 from graphctx.index.languages import rules_for
-from graphctx.index.sameanswers import answers_alike, inside_only
+from graphctx.index.sameanswers import answers_changed, inside_only
 from graphctx.index.store import consulted, reads
 from graphctx.parse.facts import FileFacts
 
@@ -127,13 +127,15 @@ class EditReach:
 
     def _answering_otherwise(self, table, targets: list[str]) -> list[str]:
         """The files to resolve again, beyond the targets, because a file edited inside its functions
-        answers other files' value flow otherwise now: those that consulted it, directly or through
-        the files they consulted."""
-        changed = [path for path, before in self.inside.items()  # (those reading a changed name: theirs are targets)
-                   if path not in self.reading and not answers_alike(table, before, self._complete(path))]
+        answers other files' value flow otherwise now: those that read the answers of a definition
+        that changed, and the files that consulted them, directly or through others."""
+        changed = {path: scopes for path, before in self.inside.items()  # (those reading a changed name: theirs are targets)
+                   if path not in self.reading and (scopes := answers_changed(table, before, self._complete(path)))}
         if not changed:
             return []
-        return sorted(consulted.readers(self.conn, consulted.file_rowids(self.conn, changed).values()) - set(targets))
+        rowids = consulted.file_rowids(self.conn, changed)
+        asking = consulted.askers(self.conn, {rowids[path]: scopes for path, scopes in changed.items() if path in rowids})
+        return sorted(consulted.readers(self.conn, asking) - set(targets))
 
     def _complete(self, path: str) -> FileFacts:
         facts = self._load(path)

@@ -261,7 +261,7 @@ class FlowScope(FlowTables, CallSites, FileScope):
             found = self._attribute(value, attr)
             if found is not None:
                 return {found}
-            return {v for path in value.ref if (home := self._home(path)) is not None
+            return {v for path in value.ref if (home := self._home(path, "")) is not None
                     for v in home._target_values("", attr, "")}
         return set()
 
@@ -274,7 +274,7 @@ class FlowScope(FlowTables, CallSites, FileScope):
         if value.kind == "unknown":
             return {UNKNOWN}
         if value.kind == "module":
-            return {v for path in value.ref if (home := self._home(path)) is not None
+            return {v for path in value.ref if (home := self._home(path, "")) is not None
                     for v in home._target_values("", attr, suffix)}
         if value.kind not in ("class", "instance"):
             return set()
@@ -329,4 +329,4 @@ class FlowScope(FlowTables, CallSites, FileScope):
 
     def _home_of(self, entity_id: str):
         sym = self.table.by_id.get(entity_id)
-        return (self._home(sym.path) if sym is not None else None), sym
+        return (self._home(sym.path, sym.qualified_name) if sym is not None else None), sym

@@ -204,7 +204,7 @@ class Generation(EditReach):
         self.report("writing", 0, 0)
         writes.create_indexes(conn, self.deferred)
         pairs, entry.table.consulted = entry.table.consulted, set()  # every process's (resolution._work), by rowid
-        consulted.insert(conn, ((self.keys.entity(read), self.keys.entity(reader)) for reader, read in pairs))
+        consulted.insert(conn, ((self.keys.entity(read), self.keys.entity(reader), scope) for reader, read, scope in pairs))
 
         generation = self.before + 1
         self._write_snapshot(generation, removed_rowids, targets, snapshot_rows)

@@ -78,7 +78,7 @@ def getter_of(scope, value, name: str) -> Symbol | None:
 
 def returned(scope, getter: Symbol, suffix: str) -> set:
     """What reading a property holds: what its getter returns (its elements, with a subscript `suffix`)."""
-    home = scope._home(getter.path)
+    home = scope._home(getter.path, getter.qualified_name)
     found = home._target_values(getter.qualified_name, RETURN, suffix) if home is not None else set()
     return found if suffix else found | scope.returns(getter.id)
 

@@ -242,11 +242,12 @@ def _forget_stale_flows(kept: list[FileResolver], flows_hold: bool) -> None:
         if resolver.path not in holding:
             resolver.forget_flows()
             resolver.consulted.clear()  # (what its flows read: they are worked out again)
+            resolver.asked.clear()
 
 
 ChunkResult = list[tuple[str, list[Edge], int, int]]  # (path, edges, calls, calls resolved) per file
-# A chunk's files, and the (reader, consulted) pairs of paths the worker's resolvers added meanwhile
-ChunkSent = tuple[ChunkResult, list[tuple[str, str]]]
+# A chunk's files, and the (reader, consulted, top-level scope) the worker's resolvers added meanwhile
+ChunkSent = tuple[ChunkResult, list[tuple[str, str, str]]]
 
 
 def _in_workers(resolvers: list[FileResolver], worker_load: Callable[[], Callable[[str], FileFacts | None]],

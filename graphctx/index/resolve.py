@@ -153,7 +153,7 @@ class FileResolver(CandidateEvidence, FlowScope):
                 sym, offset = found[0], 1
             else:
                 offset = 1 if sym.kind == "method" and call.receiver not in (None, "?") and self._bound(call) else 0
-            home = self._home(sym.path)
+            home = self._home(sym.path, sym.qualified_name)
             if home is None:
                 continue
             for param, slot in home.params.get(sym.qualified_name, {}).items():

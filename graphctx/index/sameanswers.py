@@ -2,7 +2,8 @@
 inherited gone) and whether other files can tell. Such a file offers other files' value flow what its
 flows answer: what a function returns, what a class's attributes and a module's variables hold,
 the elements stored into each; a file that consulted it is resolved again only when one of those
-answers changed. Most edits change none (a local variable, a condition, a comment that moves every
+answers changed, and then only those that read the answers of a definition that changed (see
+store/consulted.py). Most edits change none (a local variable, a condition, a comment that moves every
 line, another argument of the same type), and on a large repository resolving every file that
 consulted a core module, directly or through others, costs as much as half a cold build.
 
@@ -16,7 +17,7 @@ from collections.abc import Iterable
 
 from graphctx.index.dependencies import flow_scope, returns_of
 from graphctx.index.resolve import FileResolver
-from graphctx.index.scope import Value
+from graphctx.index.scope import Value, top_scope
 from graphctx.index.symbols import SymbolTable
 from graphctx.parse.facts import RETURN, FileFacts
 
@@ -44,21 +45,25 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
                 for what, key in came)
 
 
-def answers_alike(table: SymbolTable, before: FileFacts, after: FileFacts) -> bool:
-    """Whether the file answers every question other files' value flow can ask of it as it did:
-    the stores visible outside a function (a class's attributes, a module's variables), the
-    parameters of its functions and which of them each calls (a caller elsewhere hands a function
-    on to it) are the same, and so are the answers to every question of either version (see
-    _questions), for the scopes both versions have: a scope only the new one has no file asked of
-    before (those naming it are resolved again by name)."""
+def answers_changed(table: SymbolTable, before: FileFacts, after: FileFacts) -> set[str]:
+    """The top-level definitions ("" the module) in which the file answers a question other files'
+    value flow can ask of it otherwise than it did (none: it answers as before): the stores visible
+    outside a function (a class's attributes, a module's variables), the parameters of its functions
+    and which of them each calls (a caller elsewhere hands a function on to it), and the answers to
+    every question of either version (see _questions), for the scopes both versions have: a scope
+    only the new one has no file asked of before (those naming it are resolved again by name). A
+    question's answer works out the answers it reads in the file, so a change reaches every
+    definition whose answers it changes."""
     old, new = _alone(table, before), _alone(table, after)
     both = {d.qualified_name for d in before.definitions} & {d.qualified_name for d in after.definitions} | {""}
     kept = lambda items: {item for item in items if item[0] in both}  # noqa: E731
-    if kept(_visible(old)) != kept(_visible(new)) or kept(_signatures(old)) != kept(_signatures(new)) \
-            or kept(old._plain_calls) != kept(new._plain_calls):
-        return False
-    return all(_answer(old, *question) == _answer(new, *question)
-               for question in sorted(kept(_questions(old) | _questions(new))))
+    changed = {top_scope(item[0]) for items in ((_visible(old), _visible(new)), (_signatures(old), _signatures(new)),
+                                                (old._plain_calls, new._plain_calls))
+               for item in kept(items[0]) ^ kept(items[1])}
+    for question in sorted(kept(_questions(old) | _questions(new))):
+        if top_scope(question[0]) not in changed and _answer(old, *question) != _answer(new, *question):
+            changed.add(top_scope(question[0]))
+    return changed
 
 
 def _alone(table: SymbolTable, facts: FileFacts) -> FileResolver:

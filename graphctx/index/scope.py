@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from graphctx.index.languages import rules_for
 from graphctx.index.naming import external_id
+from graphctx.index.store.consulted import ANY_SCOPE
 from graphctx.index.symbols import CLASS_KINDS, Symbol, SymbolTable
 from graphctx.parse.facts import RETURN, FileFacts
 from graphctx.parse.flows import vocabulary
@@ -25,6 +26,13 @@ CONFIDENCE = {
 AMBIGUOUS = 0.5  # shared among the candidates of an ambiguous edge
 MAX_REEXPORT_DEPTH = 3
 SELF = frozenset({"self", "cls", "Self"})
+
+
+def top_scope(qualified: str) -> str:
+    """The top-level definition a scope is inside (`Class.method` -> `Class`; "" the module): what
+    a file consulting another is known to have read there. An edit whose answers change only in
+    other top-level definitions does not reach it (sameanswers.py)."""
+    return qualified.split(".", 1)[0]
 
 Edge = tuple  # (source, target, kind, resolution, confidence, line)
 
@@ -61,6 +69,7 @@ class FileScope:
         self.locals: dict[str, Value] = {}
         self.alternatives: dict[str, list[Value]] = {}  # name -> every value its imports bind, when they differ
         self.consulted: set[str] = set()  # the files whose scopes this one read: what its answers may rest on
+        self.asked: set[tuple[str, str]] = set()  # (file, top-level scope) it read there (see top_scope)
 
     @cached_property  # (made when first asked: a full build's structure pass asks it only of the files
     # whose bases are written `module.Base`, and then from the bindings alone: parse/facts.py LEFT_OUT)
@@ -68,13 +77,17 @@ class FileScope:
         """(scope, variable) -> the type its binding makes evident."""
         return {(b.scope, b.variable): b.type_name for b in self.facts.bindings}
 
-    def _home(self, path: str) -> FileScope | None:
-        """The resolver of the file `path`, its imports bound: a type name written there is read there."""
+    def _home(self, path: str, scope: str | None = None) -> FileScope | None:
+        """The resolver of the file `path`, its imports bound: a type name written there is read there.
+        `scope`: the definition there whose answers the caller reads ("" the module's), None when
+        it may read any: what the run stores as consulted (see generation.py and top_scope)."""
         if path == self.path:
             return self
-        if path not in self.consulted:  # (the run stores what every resolver consulted: see generation.py)
+        asked = (path, ANY_SCOPE if scope is None else top_scope(scope))
+        if asked not in self.asked:
+            self.asked.add(asked)
             self.consulted.add(path)
-            self.table.consulted.add((self.path, path))
+            self.table.consulted.add((self.path, *asked))
         cache = self.table.resolvers
         if path not in cache:
             facts = self.table.load_facts(path)
@@ -165,7 +178,7 @@ class FileScope:
         sub = self._submodule(importer, module, name)
         if sub:
             return Value("module", tuple(sub), "import")
-        held = {v for path in files if (home := self._home(path)) is not None for v in home.module_variable(name)}
+        held = {v for path in files if (home := self._home(path, "")) is not None for v in home.module_variable(name)}
         if len(held) == 1 and next(iter(held)).kind in ("function", "class", "external"):
             # a module-level variable naming something: what it holds (a re-exported builtin, an alias)
             return next(iter(held))
@@ -337,13 +350,13 @@ class FileScope:
     def _returned(self, function_id: str) -> Value | None:
         """The class (or external type) a function declares it returns, read in the function's own file."""
         sym = self.table.by_id.get(function_id)
-        type_name = self.table_bindings(sym.path).get((sym.qualified_name, RETURN)) if sym else None
+        type_name = self.table_bindings(sym.path, sym.qualified_name).get((sym.qualified_name, RETURN)) if sym else None
         if type_name is None:
             return None
         if type_name == "Self":  # Rust: the impl's type
             owner = self.table.owner_of(sym)
             return Value("class", owner.id, "inferred") if owner is not None else None
-        home = self._home(sym.path)
+        home = self._home(sym.path, sym.qualified_name)
         value = home._value(type_name, sym.qualified_name, variables=False) if home is not None else None
         return value if value is not None and value.kind in ("class", "external") else None
 
@@ -351,16 +364,17 @@ class FileScope:
         sym = self.table.by_id.get(class_id)
         if sym is None:
             return None
-        type_name = self.table_bindings(sym.path).get((sym.qualified_name, "self." + attr))
+        type_name = self.table_bindings(sym.path, sym.qualified_name).get((sym.qualified_name, "self." + attr))
         if type_name is None:
             return None
-        home = self._home(sym.path)
+        home = self._home(sym.path, sym.qualified_name)
         value = home._value(type_name, "", variables=False) if home is not None else None
         return Value("instance", value.ref, "inferred") if value is not None and value.kind == "class" else None
 
-    def table_bindings(self, path: str) -> dict[tuple[str, str], str]:
-        """The typed bindings of file `path`: its resolver's, kept for the run (not made per question)."""
-        home = self._home(path)
+    def table_bindings(self, path: str, scope: str | None = None) -> dict[tuple[str, str], str]:
+        """The typed bindings of file `path`: its resolver's, kept for the run (not made per question);
+        `scope`: the definition whose bindings the caller reads (see _home)."""
+        home = self._home(path, scope)
         return home.bindings if home is not None else {}
 
     def _undefined(self, name: str) -> Edge:

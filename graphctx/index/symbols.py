@@ -58,9 +58,10 @@ class SymbolTable:
                 self.top_by_name[name].append(sym)
         self.bases: dict[str, list[str]] = {}
         self.resolvers: dict[str, Any] = {}  # path -> a FileResolver with its imports bound, made on demand
-        # (reader, consulted) paths: a file whose scope this process's resolver of the reader read, since
-        # the run last stored them (a forked worker sends its own); every resolver adds, dropped or kept
-        self.consulted: set[tuple[str, str]] = set()
+        # (reader, consulted, top-level scope): a file whose scope this process's resolver of the reader
+        # read, and which definition's answers there (scope.top_scope), since the run last stored them (a
+        # forked worker sends its own); every resolver adds, dropped or kept
+        self.consulted: set[tuple[str, str, str]] = set()
         self.external_bases: dict[str, list[str]] = {}
         self._subclasses: dict[str, list[str]] | None = None  # base -> the classes directly below it
         # Derived from the bases, asked for the same classes at every call site: made once per hierarchy.

@@ -2,7 +2,9 @@
 its rowid while the file lives, rewritten or not). A file's resolution reads the scopes of other
 files (what a function there returns, what a class there assigns to an attribute), which read others
 in turn; when an edit changes what a file offers, the files that consulted it, directly or through
-others, are resolved again. Pairs only accumulate (a rewritten file's old reads stay, which can only
+others, are resolved again. Each pair says which top-level definition's answers were read (the
+scope), so that an edit changing only what one function answers resolves again the files that read
+that function's answers, and those that consulted them. Pairs only accumulate (a rewritten file's old reads stay, which can only
 resolve more again), but for deleted files."""
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ import json
 import sqlite3
 from collections.abc import Iterable
 
+ANY_SCOPE = "*"  # a read that did not say which definition's answers
 
-def insert(conn: sqlite3.Connection, pairs: Iterable[tuple[int | None, int | None]]) -> None:
-    """(file, reader) rowids of file entities, added to those stored; a pair missing one (a path
-    that is no file of the index) is dropped."""
-    conn.executemany("INSERT OR IGNORE INTO consulted (file, reader) VALUES (?, ?)",
-                     sorted(pair for pair in pairs if None not in pair))
+
+def insert(conn: sqlite3.Connection, rows: Iterable[tuple[int | None, int | None, str]]) -> None:
+    """(file, reader) rowids of file entities and the top-level scope of `file` read, added to those
+    stored; a row missing a file (a path that is no file of the index) is dropped."""
+    conn.executemany("INSERT OR IGNORE INTO consulted (file, reader, scope) VALUES (?, ?, ?)",
+                     sorted(row for row in rows if None not in row))
 
 
 def delete(conn: sqlite3.Connection, rowids: Iterable[int]) -> None:
@@ -36,6 +40,14 @@ def readers(conn: sqlite3.Connection, rowids: Iterable[int]) -> set[str]:
         "WITH RECURSIVE reached(file) AS (SELECT value FROM json_each(?)"
         " UNION SELECT c.reader FROM consulted c JOIN reached ON c.file = reached.file)"
         " SELECT e.path FROM reached JOIN entities e ON e.rowid = reached.file", (json.dumps(seeds),))}
+
+
+def askers(conn: sqlite3.Connection, scopes: dict[int, set[str]]) -> set[int]:
+    """The file entity rowids of the files whose resolution read, of the file of each rowid, the
+    answers of one of its top-level scopes given, or of any it did not say."""
+    return {reader for file, names in sorted(scopes.items()) for (reader,) in conn.execute(
+        "SELECT DISTINCT reader FROM consulted WHERE file = ? AND scope IN (SELECT value FROM json_each(?))",
+        (file, json.dumps(sorted({*names, ANY_SCOPE}))))}
 
 
 def file_rowids(conn: sqlite3.Connection, paths: Iterable[str]) -> dict[str, int]:

@@ -18,14 +18,15 @@ from graphctx.models import EDGE_KINDS, RESOLUTIONS
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 15  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files;
+SCHEMA_VERSION = 16  # 3: body text in full-text search; bodies hashed without any whitespace; 4: skipped files;
 # 5: a file's package and attribute types in their own columns; 6: integer edge rows, a contentless full-text
 # index, compressed facts, the graph snapshot; 7: value flows in the facts; 8: routes, documents and sections,
 # the `handles` edge kind; 9: routers and mounts in the facts, routes written as they are served; 10: a file's
 # references keyed by its file_data rowid, not its path; 11: property accessors, attribute uses and lambdas in
 # the facts; 12: an edge's maker, when the file whose resolution made it is not its source's; 13: the files
 # each file's resolution consulted; 14: a partial index on the class hierarchy's edges (an edit's run reads them all);
-# 15: a lambda named by its place among its definition's lambdas (`outer.<lambda1>`), not by its line
+# 15: a lambda named by its place among its definition's lambdas (`outer.<lambda1>`), not by its line;
+# 16: which top-level definition of a file another file's resolution consulted
 # The meta rows that say when a run happened: the only part of an index two builds of one tree do not share.
 CLOCK_KEYS = ("indexed_at", "scanned_ns")
 SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26  # the primary result codes of a damaged file and of a file that is not SQLite
@@ -83,8 +84,9 @@ CREATE TABLE edge_kinds (code INTEGER PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE resolutions (code INTEGER PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE file_refs (name TEXT NOT NULL, file INTEGER NOT NULL, PRIMARY KEY (name, file)) WITHOUT ROWID;
 CREATE INDEX file_refs_file ON file_refs(file);
-CREATE TABLE consulted (  -- file entity rowids: the scope of `file` was read resolving `reader` (or answering its questions)
-    file INTEGER NOT NULL, reader INTEGER NOT NULL, PRIMARY KEY (file, reader)
+CREATE TABLE consulted (  -- file entity rowids: the scope of `file` was read resolving `reader` (or answering its questions),
+    -- the answers of its top-level definition `scope` ("" its module level, "*" any)
+    file INTEGER NOT NULL, reader INTEGER NOT NULL, scope TEXT NOT NULL, PRIMARY KEY (file, reader, scope)
 ) WITHOUT ROWID;
 CREATE TABLE warnings (path TEXT NOT NULL, message TEXT NOT NULL);
 CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL, detail TEXT NOT NULL) WITHOUT ROWID;
