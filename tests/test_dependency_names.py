@@ -61,7 +61,7 @@ IMPORTING = {
     "widgets.py": WIDGETS,
     "gadgets.py": WIDGETS,
     "pkg/__init__.py": "from .mod import Widget\n",
-    "pkg/mod.py": "from gadgets import Widget\n\n\ndef make():\n    return 1\n",
+    "pkg/mod.py": "from gadgets import Widget\n\n\ndef make():\n    return 1\n\n\ndef mod():\n    return 2\n",
     "pkg/everything.py": "from .mod import *\n",
     "direct.py": "from pkg.mod import Widget\n\n\ndef go():\n    Widget().draw()\n",
     "through.py": "from pkg import Widget\n\n\ndef go():\n    Widget().draw()\n",
@@ -70,6 +70,8 @@ IMPORTING = {
     # names Widget and imports from pkg.mod, but Widget from elsewhere: it passes nothing on
     "pkg/user.py": "from pkg.mod import make\nfrom widgets import Widget\n\n\ndef go():\n    make()\n    Widget().draw()\n",
     "further.py": "from pkg.user import go\nfrom widgets import Widget\n\n\ndef run():\n    go()\n    Widget().draw()\n",
+    # imports a function named as its module, not the module
+    "same.py": "from pkg.mod import mod\nfrom widgets import Widget\n\n\ndef run():\n    mod()\n    Widget().draw()\n",
 }
 
 
@@ -79,7 +81,8 @@ def test_an_import_changed_reaches_only_the_files_importing_through_it(tmp_path:
     pkg.mod, from the package that re-exports it, and from a module that wildcard-imports it are
     resolved again and now draw widgets.Widget; own.py, naming Widget through its own import, and
     gadgets.py are not, nor pkg/user.py, which names Widget and imports from pkg.mod but takes Widget
-    from elsewhere, nor further.py, importing from it. The rows equal a full rebuild's."""
+    from elsewhere, nor further.py, importing from it, nor same.py, importing the function `mod`
+    of pkg.mod. The rows equal a full rebuild's."""
     root, _, resolved = edited(tmp_path, kept, IMPORTING, "pkg/mod.py",
                                IMPORTING["pkg/mod.py"].replace("from gadgets", "from widgets"))
     # pkg/mod.py, the three importing through it and the package passing it on by name (the

@@ -461,16 +461,20 @@ def snapshot_is_base_and_patches(root: Path) -> bool:
 def snapshot_matches_rows(root: Path) -> bool:
     """Whether the graph a new process loads (from the generation's snapshot) holds exactly the edges
     between entities that the rows state. (Two files may make the same edge: a function each hands
-    to the same function that calls it. The rows keep one per maker, the graph one.)"""
+    to the same function that calls it. The rows keep one per maker, the graph the surer.)"""
     conn = store.connect(store.index_path(root), readonly=True)
     try:
         graph = loader.load(root, conn).graph
         ids = set(graph.nodes)
-        rows = sorted({e for e in conn.execute("SELECT source, target, kind, resolution, confidence FROM edges")
-                       if e[0] in ids and e[1] in ids})
+        surest: dict[tuple[str, str, str], tuple] = {}
+        for row in conn.execute("SELECT source, target, kind, resolution, confidence FROM edges"):
+            key = row[:3]
+            if row[0] in ids and row[1] in ids and (key not in surest or row[4:2:-1] > surest[key][4:2:-1]):
+                surest[key] = row
     finally:
         conn.close()
-    return rows == sorted((a, b, d["kind"], d["resolution"], d["confidence"]) for a, b, d in graph.edges(data=True))
+    return sorted(surest.values()) == sorted((a, b, d["kind"], d["resolution"], d["confidence"])
+                                             for a, b, d in graph.edges(data=True))
 
 
 # ---------------------------------------------------------------- plain cases

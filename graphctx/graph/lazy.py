@@ -89,10 +89,17 @@ class LazyAdjacency(_Lazy):
         kinds, resolutions, confidence = s.kinds[edges].tolist(), s.resolutions[edges].tolist(), s.confidence[edges].tolist()
         out: dict[str, dict] = {}
         for other, kind, resolution, sure in zip(others, kinds, resolutions, confidence):
-            name = EDGE_KINDS[kind]
-            out.setdefault(self._ids[other], {})[name] = {
-                "kind": name, "resolution": RESOLUTIONS[resolution], "confidence": sure}
+            name, keyed = EDGE_KINDS[kind], out.setdefault(self._ids[other], {})
+            if surer(keyed.get(name), RESOLUTIONS[resolution], sure):
+                keyed[name] = {"kind": name, "resolution": RESOLUTIONS[resolution], "confidence": sure}
         return out
+
+
+def surer(held: dict | None, resolution: str, confidence: float) -> bool:
+    """Whether an edge replaces the one `held` under its key (source, target, kind): two files may
+    make one edge (each hands the same function on), and the graph keeps the surer, whatever order
+    the rows came in."""
+    return held is None or (confidence, resolution) > (held["confidence"], held["resolution"])
 
 
 class LazyGroups(Mapping):

@@ -349,6 +349,8 @@ def _multidigraph(entities: list[tuple], edges: list[tuple]) -> nx.MultiDiGraph:
     most of the time a cold load takes. A fresh graph has no views yet that could hold the old dicts."""
     import networkx as nx
 
+    from graphctx.graph.lazy import surer
+
     graph = nx.MultiDiGraph()
     nodes = {row[0]: dict(zip(NODE_COLUMNS[1:], row[1:])) for row in entities}
     succ: dict[str, dict] = {node: {} for node in nodes}
@@ -357,7 +359,8 @@ def _multidigraph(entities: list[tuple], edges: list[tuple]) -> nx.MultiDiGraph:
         keyed = succ[source].get(target)
         if keyed is None:
             keyed = succ[source][target] = pred[target][source] = {}
-        keyed[kind] = {"kind": kind, "resolution": resolution, "confidence": confidence}
+        if surer(keyed.get(kind), resolution, confidence):
+            keyed[kind] = {"kind": kind, "resolution": resolution, "confidence": confidence}
     graph._node, graph._succ, graph._pred = nodes, succ, pred
     graph._adj = succ
     return graph

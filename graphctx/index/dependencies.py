@@ -117,13 +117,12 @@ def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
 
 def changed_names(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> set[str]:
     """The names of what a file offers differently (defined_names keys before and after an edit):
-    those of every key that came or went, but for the value flow and the return annotation of a scope
-    it keeps (an edit inside a function): those are read only through the file's scope, by the files that consulted it (see
+    those of every key that came or went, but for the value flow of a scope it keeps (an edit inside
+    a function): that is read only through the file's scope, by the files that consulted it (see
     store/consulted.py), which are resolved again as such."""
     kept = {flow_scope(key) for what, key in before if what == "flow"} & \
         {flow_scope(key) for what, key in after if what == "flow"}
-    return names_of(k for k in before ^ after if not (k[0] == "flow" and flow_scope(k[1]) in kept
-                                                      or returns_of(k) in kept))
+    return names_of(k for k in before ^ after if k[0] != "flow" or flow_scope(k[1]) not in kept)
 
 
 def returns_of(key: tuple[str, str]) -> str | None:
@@ -235,23 +234,29 @@ def import_dependents(path: str, names: set[str], referring: Callable[[Iterable[
     `referring(names)`: the files whose references hold any of `names`; `imports_of(path)`: its imports."""
     naming = referring(names)
     passing = naming | referring([WILDCARD])  # (those that may bind it on)
-    modules, frontier = {file_stem(path)}, {file_stem(path)}
+    reached, frontier = {path}, {path}
     while frontier:
-        reached = {file_stem(p) for p in referring(frontier) & passing
-                   if any((imp.wildcard or imp.name in names) and _module_stem(imp.module) in frontier
-                          for imp in imports_of(p))} - modules
-        modules |= reached
-        frontier = reached
+        stems = {file_stem(p) for p in frontier}
+        frontier = {p for p in referring(stems) & passing
+                    if any((imp.wildcard or imp.name in names) and _module_stem(imp.module) in stems
+                           for imp in imports_of(p))} - reached
+        reached |= frontier
+    modules = {file_stem(p) for p in reached}
+    homes = {(posixpath.basename(posixpath.dirname(p)), file_stem(p)) for p in reached}  # (package, module)
     packages = set(posixpath.dirname(path).split("/"))  # (`import pkg` then `pkg.mod.n`)
-    return {p for p in naming & referring(modules) if _imports_from(imports_of(p), modules, names, packages)}
+    return {p for p in naming & referring(modules) if _imports_from(imports_of(p), modules, names, homes, packages)}
 
 
-def _imports_from(imports: Iterable[Import], modules: set[str], names: set[str], packages: set[str]) -> bool:
+def _imports_from(imports: Iterable[Import], modules: set[str], names: set[str], homes: set[tuple[str, str]],
+                  packages: set[str]) -> bool:
     """Whether one of a file's imports binds one of `names`, or a module it may be read from, from
-    one of `modules` (by their stems) or their `packages`."""
+    one of `modules` (by their stems), their package (`homes`: `from pkg import mod`, not `from
+    pkg.mod import mod`, a function named as its module) or their `packages`."""
     for imp in imports:
         stem = _module_stem(imp.module)
-        if imp.name in modules or stem in modules and (imp.wildcard or imp.name is None or imp.name in names):
+        if imp.name in modules and (not stem or (stem, imp.name) in homes):
+            return True
+        if stem in modules and (imp.wildcard or imp.name is None or imp.name in names):
             return True
         if imp.name is None and _SEPARATORS.split(imp.module.strip("./\\:"))[0] in packages:
             return True

@@ -41,11 +41,11 @@ class EditReach:
             self.contributed[path], self.imported[path] = own | imported, imported
             if old_keys - new_keys:
                 self.offer_less.append(path)
-            if before and item and old_keys != new_keys and inside_only(old_keys, new_keys):  # (its readers wait
-                before.load_rest()  # for its answers, unless its old flows name a definition it gained: see sameanswers.py)
-                gained = {key.rsplit(":", 1)[0].rpartition(".")[2] for what, key in new_keys - old_keys if what == "def"}
-                if gained.isdisjoint(reference_names(before)):
-                    self.inside[path] = before
+                if before and item and inside_only(old_keys, new_keys):  # (its readers wait for its answers)
+                    before.load_rest()  # (unless its old flows name a definition it gained: see sameanswers.py)
+                    gained = {key.rsplit(":", 1)[0].rpartition(".")[2] for what, key in new_keys - old_keys if what == "def"}
+                    if gained.isdisjoint(reference_names(before)):
+                        self.inside[path] = before
             moved = moved or any(kind in ("import", "package", "mount") for kind, _ in old_keys ^ new_keys)
             if before and item and before.package != item.facts.package:  # its definitions moved to another package
                 delta |= names_of(k for k in old_keys | new_keys if k[0] == "def")

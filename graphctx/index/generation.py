@@ -155,6 +155,9 @@ class Generation(EditReach):
             delta = subclass_names(self._delta(deleted), hierarchy)
             imported = set().union(*self.imported.values())  # (names only the edited files' importers see anew)
             previous = reads.entity_keys(conn, [*deleted, *self.changed])
+            staying = {row[0] for item in self.changed.values() for row in item.entities}
+            # (an edge to a definition that goes is made again by the file that made it, however it got there)
+            holding = reads.paths_with_edges_into(conn, [rowid for key, rowid in previous.items() if key not in staying])
             seeds = [previous[path] for path in self.offer_less if path in previous and path not in self.inside]
             removed_rowids = list(previous.values())
             if kept is not None:  # (a table read on demand forgets what it read of them)
@@ -167,8 +170,8 @@ class Generation(EditReach):
                 if done % 64 == 0:
                     self.report("writing", done, len(self.changed))
                 self._write(item, previous)
-            self.keys.forget(set(previous) - {row[0] for item in self.changed.values() for row in item.entities})
-            dependents = reads.paths_referring_to(conn, delta) | self._import_dependents()
+            self.keys.forget(set(previous) - staying)
+            dependents = reads.paths_referring_to(conn, delta) | self._import_dependents() | holding
             readers = self._readers(delta, dependents, seeds)
             consulted.delete(conn, [previous[path] for path in deleted if path in previous])
             targets = sorted(set(self.changed) | ((dependents | readers) - set(deleted)))

@@ -39,7 +39,7 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
     def special(key: str) -> bool:  # (called without being named: `c()`, `for x in c`, `with c`)
         owner, _, name = key.rsplit(":", 1)[0].rpartition(".")
         return name.startswith("__") and owner in defined_before
-    return all(what == "import" or what == "flow" and flow_scope(key) in scopes_after
+    return bool(gone) and all(what == "import" or what == "flow" and flow_scope(key) in scopes_after
                               or returns_of((what, key)) is not None for what, key in gone) \
         and all(what in ("flow", "import") or what == "def" and not special(key) or returns_of((what, key)) is not None
                 for what, key in came)

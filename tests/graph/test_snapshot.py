@@ -206,3 +206,18 @@ def test_a_new_base_is_due_by_the_number_of_patches_or_their_share_of_a_large_ba
     assert compact_due(2, large // 4, large)  # the patches weigh a quarter of the base
     assert compact_due(MAX_PATCHES + 1, 1_000, large)
     assert not compact_due(4, 50_000, 2_000)  # a small graph keeps its patches until there are many
+
+
+@pytest.mark.parametrize("order", [1, -1], ids=["surer first", "surer last"])
+def test_two_makers_of_one_edge_give_the_graph_the_surer(order: int):
+    """Two files may make one edge (each hands the same function on) with different certainty: the
+    graph keeps the surer, in whatever order the rows come, from the snapshot and from the rows."""
+    from graphctx.graph.lazy import lazy_views
+
+    made = coded((1, 2, "calls", "inferred", 0.8), (1, 2, "calls", "ambiguous", 0.25))[::order]
+    snapshot = Snapshot.from_rows([1, 2], made)
+    _, succ, _ = lazy_views(snapshot, ["a", "b"], {"a": 0, "b": 1}, [1, 2], [], lambda rowids: [])
+    assert succ["a"]["b"]["calls"] == {"kind": "calls", "resolution": "inferred", "confidence": 0.8}
+    rows = [("a", "b", "calls", "inferred", 0.8), ("a", "b", "calls", "ambiguous", 0.25)][::order]
+    graph = loader._multidigraph([("a",), ("b",)], rows)
+    assert graph["a"]["b"]["calls"]["confidence"] == 0.8

@@ -62,6 +62,17 @@ def file_packages(conn: sqlite3.Connection) -> dict[str, tuple[str, str | None]]
             conn.execute("SELECT path, language, package FROM files")}
 
 
+def paths_with_edges_into(conn: sqlite3.Connection, rowids: Iterable[int]) -> set[str]:
+    """The files whose resolution made an edge to an entity of these rowids: its source's file, or
+    the file that made it elsewhere (its maker)."""
+    found: set[str] = set()
+    for chunk in _chunks(sorted(set(rowids))):
+        found.update(path for (path,) in conn.execute(
+            "SELECT DISTINCT coalesce(m.path, s.path) FROM edge_keys e JOIN entities s ON s.rowid = e.source"
+            f" LEFT JOIN entities m ON m.rowid = e.maker WHERE e.target IN ({_in(chunk)})", chunk))
+    return found
+
+
 def paths_referring_to(conn: sqlite3.Connection, names: Iterable[str]) -> set[str]:
     """The files that refer to any of `names`."""
     out: set[str] = set()
