@@ -111,6 +111,22 @@ def test_a_definition_removed_resolves_again_the_files_with_edges_to_it(tmp_path
     assert_same_as_full(root, tmp_path / "full")
 
 
+# g.py reads spare under another name; r2.py reads it through g.get, naming neither spare nor t.py
+SPARED = {**SPARE, "g.py": "from t import spare as fresh\n\n\ndef get():\n    return fresh()\n",
+          "r2.py": "from g import get\n\n\ndef go():\n    get().run()\n"}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_a_function_removed_inside_resolves_again_the_files_that_read_it(tmp_path: Path, kept: bool):
+    """t.py loses spare (and make's local changes): g.py, which names it, and r2.py, which read
+    what g.get returns (what spare returned), are resolved again; r.py and u.py, which read only
+    make, are not. The rows equal a full rebuild's."""
+    edit = SPARED["t.py"].replace("\n\ndef spare():\n    return Widget()\n", "").replace("return helper()", "made = helper()\n    return made")
+    root, _, count = edited(tmp_path, kept, SPARED, "t.py", edit)
+    assert count == 3
+    assert_same_as_full(root, tmp_path / "full")
+
+
 # t.py with lambdas below the edit: one t.make hands on, one at module level
 LAMBDAS = {**NAMING, "t.py": FLOW["t.py"].replace("return helper()", "return (lambda: helper())()")
            + "\n\nchooser = lambda: make()\n"}
@@ -204,7 +220,7 @@ LOCAL = ("made = Part()", "built = Part()\n    made = built")  # an edit inside 
     # a method no other file names: t.py alone
     (("class Part:\n    pass", "class Part:\n    def check(self):\n        return 1"), 1, 2),
     # a new function and what it returns
-    (("\n\ndef make", "\n\ndef spare():\n    return Tool()\n\n\ndef make"), 1, 2),
+    (("\n\ndef make", "\n\ndef spare():\n    return Tool()\n\n\ndef make"), 1, 1),
     # a return annotation that says what make returns anyway, added and taken away: u.py names make
     (("def make():", "def make() -> Part:"), 2, 2),
     # one that says otherwise: u.py too, now calling Tool.run
@@ -216,8 +232,9 @@ def test_an_edit_inside_with_new_definitions_is_judged_by_its_answers(
         tmp_path: Path, kept: bool, edit: tuple[str, str], resolved: int, undone: int):
     """make's local changes, and t.py gains a definition or an annotation: what it answered before
     it answers the same, so u.py, which consulted t.py, is resolved again only when it names what
-    t.py gained or annotated. Undone, a definition goes, and what consulted t.py is resolved again (a definition
-    removed is not judged by the answers). The rows equal a full rebuild's both times."""
+    t.py gained or annotated. Undone, a definition goes: a function no other file read goes with
+    t.py alone; a method still reaches what consulted t.py. The rows equal a full rebuild's both
+    times."""
     root, keeper, count = edited(tmp_path, kept, BASED, "t.py", BASED["t.py"].replace(*LOCAL).replace(*edit))
     assert count == resolved
     assert_same_as_full(root, tmp_path / "full")

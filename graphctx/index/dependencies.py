@@ -26,9 +26,8 @@ WILDCARD = "*"  # a reference name of every file with a wildcard import
 _MODULE_CALLS = ":()"  # the flow key of the calls at module level (no name: a scope of no name)
 
 
-def reference_names(facts: FileFacts) -> set[str]:
-    """The names a file's resolution depends on: when the repository gains or loses a definition,
-    import or module under one of these names, the file is resolved again."""
+def used_names(facts: FileFacts) -> set[str]:
+    """The names a file's code uses: what it calls, passes, reads values and attributes from."""
     names: set[str] = set()
     paths: set[str] = set()  # (a file repeats its paths: each is split once)
     for call in facts.calls:
@@ -41,6 +40,13 @@ def reference_names(facts: FileFacts) -> set[str]:
     paths.update(use.path for use in facts.attributes)  # obj.x runs x's accessor when x is a property
     for path in paths:
         names.update(_path_names(path))
+    return names
+
+
+def reference_names(facts: FileFacts) -> set[str]:
+    """The names a file's resolution depends on: when the repository gains or loses a definition,
+    import or module under one of these names, the file is resolved again."""
+    names = used_names(facts)
     for imp in facts.imports:
         names.update(p for p in re.split(r"[^\w$]+", imp.module) if p)
         if imp.name:

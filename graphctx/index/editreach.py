@@ -10,12 +10,17 @@ import json
 
 from graphctx.index.appended import appended
 from graphctx.index.dependencies import (attribute_owners, bound_names, changed_names, defined_names, flow_readers,
-                                        import_dependents, names_of, reference_names)
+                                        import_dependents, names_of, reference_names, used_names)
 from graphctx.index.filesmoved import names_moved
 from graphctx.index.languages import rules_for
 from graphctx.index.sameanswers import answers_changed, inside_only
 from graphctx.index.store import consulted, reads
 from graphctx.parse.facts import FileFacts
+
+
+def _own_names_of(keys: set[tuple[str, str]]) -> set[str]:
+    """The names of the definitions among defined_names keys, each by its own name (`Class.m` -> `m`)."""
+    return {key.rsplit(":", 1)[0].rpartition(".")[2] for what, key in keys if what == "def"}
 
 
 class EditReach:
@@ -41,10 +46,10 @@ class EditReach:
             self.contributed[path], self.imported[path] = own | imported, imported
             if old_keys - new_keys:
                 self.offer_less.append(path)
-                if before and item and inside_only(old_keys, new_keys):  # (its readers wait for its answers)
-                    before.load_rest()  # (unless its old flows name a definition it gained: see sameanswers.py)
-                    gained = {key.rsplit(":", 1)[0].rpartition(".")[2] for what, key in new_keys - old_keys if what == "def"}
-                    if gained.isdisjoint(reference_names(before)):
+                if before and item and inside_only(old_keys, new_keys):  # (its readers wait for its answers,
+                    before.load_rest()  # unless its old flows name a definition it gained or lost: see sameanswers.py)
+                    if _own_names_of(new_keys - old_keys).isdisjoint(reference_names(before)) \
+                            and _own_names_of(old_keys - new_keys).isdisjoint(used_names(before)):
                         self.inside[path] = before
             moved = moved or any(kind in ("import", "package", "mount") for kind, _ in old_keys ^ new_keys)
             if before and item and before.package != item.facts.package:  # its definitions moved to another package
@@ -103,8 +108,8 @@ class EditReach:
         directly or through the files they read (store/consulted.py), a file whose answers to them
         may differ. Such a file is one the edit left offering less or otherwise than before (`seeds`,
         their file entity rowids), or one whose value flow or attribute types read a name the edit
-        changed for it (`delta`, and what it sees of the edited files' imports): `self.tool: Widget` in class Engine makes `e.tool.run()` elsewhere depend on Widget;
-        `u.go` reads `r.get()`, which returns `t.make()`, which returns `Helper()`: a change to what
+        changed for it (`delta`, and what it sees of the edited files' imports): `self.tool: Widget`
+        in class Engine makes `e.tool.run()` elsewhere depend on Widget; `u.go` reads `r.get()`, which returns `t.make()`, which returns `Helper()`: a change to what
         Helper names reaches u.py through t.py and r.py. (An appended function no file consulted.)"""
         reading = []
         for path in sorted(dependents | set(self.changed)):

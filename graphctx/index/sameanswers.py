@@ -22,27 +22,34 @@ from graphctx.index.symbols import SymbolTable
 from graphctx.parse.facts import RETURN, FileFacts
 
 
+FUNCTION_KINDS = (":function", ":lambda")  # (def keys of what no class holds as a member)
+
+
 def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bool:
     """Whether what a file no longer offers as it did (defined_names keys gone) is only the value
-    flow of scopes it still has (an edit inside them), its functions' return annotations and its
-    imports, and what it offers anew is only value flow, return annotations, imports and
-    definitions but for the special methods of a class it had: nothing it defined went, no class's bases,
-    typed attributes, properties or implicitly called methods (`__call__`, `__iter__`) changed, so
+    flow of scopes it still has (an edit inside them), functions and lambdas (with their flows;
+    the files reaching them are found by name, by their edges and by what they asked, see
+    answers_changed), its functions' return annotations and its imports, and what it offers anew is only value flow, return annotations, imports and
+    definitions but for the special methods of a class it had and declarations (stubs): nothing it
+    defined went, no class's bases, typed attributes, properties, implicitly called methods
+    (`__call__`, `__iter__`) or a method's overrides (a stub's callers reach them) changed, so
     the symbol table and its class hierarchy answer the same of it either way for every name but
     those it gained (see EditReach._delta), and each version binds its own imports. What came is
     found by name (its delta); a file whose flows read a name another file changed has its readers
     resolved again whatever it answers (EditReach._readers)."""
     gone, came = before - after, after - before
-    scopes_after = {flow_scope(key) for what, key in after if what == "flow"}
+    functions_gone = {key.rsplit(":", 1)[0] for what, key in gone if what == "def" and key.endswith(FUNCTION_KINDS)}
+    scopes_after = {flow_scope(key) for what, key in after if what == "flow"} | functions_gone
     defined_before = {key.rsplit(":", 1)[0] for what, key in before if what == "def"}
 
     def special(key: str) -> bool:  # (called without being named: `c()`, `for x in c`, `with c`)
         owner, _, name = key.rsplit(":", 1)[0].rpartition(".")
         return name.startswith("__") and owner in defined_before
     return bool(gone) and all(what == "import" or what == "flow" and flow_scope(key) in scopes_after
-                              or returns_of((what, key)) is not None for what, key in gone) \
-        and all(what in ("flow", "import") or what == "def" and not special(key) or returns_of((what, key)) is not None
-                for what, key in came)
+                              or returns_of((what, key)) is not None
+                              or what == "def" and key.rsplit(":", 1)[0] in functions_gone for what, key in gone) \
+        and all(what in ("flow", "import") or returns_of((what, key)) is not None
+                or what == "def" and not special(key) and not key.endswith(":declaration") for what, key in came)
 
 
 def answers_changed(table: SymbolTable, before: FileFacts, after: FileFacts) -> set[str]:
@@ -53,13 +60,15 @@ def answers_changed(table: SymbolTable, before: FileFacts, after: FileFacts) -> 
     every question of either version (see _questions), for the scopes both versions have: a scope
     only the new one has no file asked of before (those naming it are resolved again by name). A
     question's answer works out the answers it reads in the file, so a change reaches every
-    definition whose answers it changes."""
+    definition whose answers it changes. A function or lambda gone counts as changed in its
+    top-level definition."""
     old, new = _alone(table, before), _alone(table, after)
     both = {d.qualified_name for d in before.definitions} & {d.qualified_name for d in after.definitions} | {""}
     kept = lambda items: {item for item in items if item[0] in both}  # noqa: E731
     changed = {top_scope(item[0]) for items in ((_visible(old), _visible(new)), (_signatures(old), _signatures(new)),
                                                 (old._plain_calls, new._plain_calls))
                for item in kept(items[0]) ^ kept(items[1])}
+    changed |= {top_scope(name) for name in {d.qualified_name for d in before.definitions} - both}
     for question in sorted(kept(_questions(old) | _questions(new))):
         if top_scope(question[0]) not in changed and _answer(old, *question) != _answer(new, *question):
             changed.add(top_scope(question[0]))
