@@ -17,7 +17,8 @@ from collections.abc import Iterable
 
 from graphctx.index.dependencies import flow_scope, returns_of
 from graphctx.index.resolve import FileResolver
-from graphctx.index.scope import Value, top_scope
+from graphctx.index.scope import Value
+from graphctx.index.store.consulted import top_scope
 from graphctx.index.symbols import SymbolTable
 from graphctx.parse.facts import RETURN, FileFacts
 

@@ -12,8 +12,8 @@ from typing import NamedTuple
 
 from graphctx.index.languages import rules_for
 from graphctx.index.naming import external_id
-from graphctx.index.store.consulted import ANY_SCOPE
-from graphctx.index.symbols import CLASS_KINDS, Symbol, SymbolTable
+from graphctx.index.store.consulted import ANY_SCOPE, top_scope
+from graphctx.index.symbols import CLASS_KINDS, Symbol, SymbolTable, value_kind
 from graphctx.parse.facts import RETURN, FileFacts
 from graphctx.parse.flows import vocabulary
 from graphctx.parse.languages import family
@@ -26,13 +26,6 @@ CONFIDENCE = {
 AMBIGUOUS = 0.5  # shared among the candidates of an ambiguous edge
 MAX_REEXPORT_DEPTH = 3
 SELF = frozenset({"self", "cls", "Self"})
-
-
-def top_scope(qualified: str) -> str:
-    """The top-level definition a scope is inside (`Class.method` -> `Class`; "" the module): what
-    a file consulting another is known to have read there. An edit whose answers change only in
-    other top-level definitions does not reach it (sameanswers.py)."""
-    return qualified.split(".", 1)[0]
 
 Edge = tuple  # (source, target, kind, resolution, confidence, line)
 
@@ -79,8 +72,7 @@ class FileScope:
 
     def _home(self, path: str, scope: str | None = None) -> FileScope | None:
         """The resolver of the file `path`, its imports bound: a type name written there is read there.
-        `scope`: the definition there whose answers the caller reads ("" the module's), None when
-        it may read any: what the run stores as consulted (see generation.py and top_scope)."""
+        `scope`: the definition whose answers the caller reads there ("", the module's; None, any)."""
         if path == self.path:
             return self
         asked = (path, ANY_SCOPE if scope is None else top_scope(scope))
@@ -126,7 +118,7 @@ class FileScope:
                 for path in files:
                     for qualified, sym in self.table.file_defs.get(path, {}).items():
                         if "." not in qualified:
-                            self.locals.setdefault(sym.name, Value(_value_kind(sym), sym.id, "import"))
+                            self.locals.setdefault(sym.name, Value(value_kind(sym), sym.id, "import"))
                 continue
             if imp.name is None:
                 if not files:
@@ -198,7 +190,7 @@ class FileScope:
         files = tuple(files)
         sym = self.table.top_level(files, name)
         if sym is not None:
-            return Value(_value_kind(sym), sym.id, "import")
+            return Value(value_kind(sym), sym.id, "import")
         if depth >= MAX_REEXPORT_DEPTH:
             return None
         for path in files:
@@ -237,7 +229,7 @@ class FileScope:
         if not self.rules.static_member_imports:
             return None
         sym = self.table.top_level(files, f"{module.rpartition('.')[2]}.{name}")
-        return Value(_value_kind(sym), sym.id, "import") if sym is not None else None
+        return Value(value_kind(sym), sym.id, "import") if sym is not None else None
 
     def _submodule(self, importer: str, module: str, name: str) -> list[str]:
         joiner = "" if module.endswith((".", "/", "::")) else self.rules.module_separator
@@ -307,7 +299,7 @@ class FileScope:
             return value
         sym = self._lexical(expr, scope) or self._same_package(expr)
         if sym is not None:
-            return Value(_value_kind(sym), sym.id, "exact")
+            return Value(value_kind(sym), sym.id, "exact")
         if expr in self.rules.builtins:
             return Value("external", expr, "external")
         candidates = [s for s in self.table.top_by_name.get(expr, ()) if s.family == self.family and s.kind in CLASS_KINDS]
@@ -372,8 +364,7 @@ class FileScope:
         return Value("instance", value.ref, "inferred") if value is not None and value.kind == "class" else None
 
     def table_bindings(self, path: str, scope: str | None = None) -> dict[tuple[str, str], str]:
-        """The typed bindings of file `path`: its resolver's, kept for the run (not made per question);
-        `scope`: the definition whose bindings the caller reads (see _home)."""
+        """The typed bindings of file `path` (those of `scope` read: see _home): its resolver's, kept."""
         home = self._home(path, scope)
         return home.bindings if home is not None else {}
 
@@ -406,7 +397,3 @@ class FileScope:
             if found is not None or not scope:
                 return found
             scope = scope.rpartition(".")[0]
-
-
-def _value_kind(sym: Symbol) -> str:
-    return "class" if sym.kind in CLASS_KINDS else "function"

@@ -30,6 +30,11 @@ class Symbol:
     family: str
 
 
+def value_kind(sym: Symbol) -> str:
+    """The kind of value a definition is when a name stands for it."""
+    return "class" if sym.kind in CLASS_KINDS else "function"
+
+
 class SymbolTable:
     """What resolution needs to know about the whole repository: definitions by file, name and owner,
     module names, and the class hierarchy. Built from the store's entities on every run."""

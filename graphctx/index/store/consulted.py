@@ -16,6 +16,13 @@ from collections.abc import Iterable
 ANY_SCOPE = "*"  # a read that did not say which definition's answers
 
 
+def top_scope(qualified: str) -> str:
+    """The top-level definition a scope is inside (`Class.method` -> `Class`; "" the module): what a
+    file consulting another is known to have read there (index/scope.py FileScope._home). An edit
+    whose answers change only in other top-level definitions does not reach it (sameanswers.py)."""
+    return qualified.split(".", 1)[0]
+
+
 def insert(conn: sqlite3.Connection, rows: Iterable[tuple[int | None, int | None, str]]) -> None:
     """(file, reader) rowids of file entities and the top-level scope of `file` read, added to those
     stored; a row missing a file (a path that is no file of the index) is dropped."""
