@@ -44,10 +44,10 @@ def test_killed_index_runs_leave_a_working_index(tmp_path):
 
 @pytest.mark.skipif(not procs.proc_available(), reason="needs /proc to list a process's workers")
 def test_killed_index_runs_leave_no_worker_processes(tmp_path):
-    tally = kill_index_runs(tmp_path, rounds=2, seed=2, modules=240, anchors=("parsing",), check_index=False,
+    tally = kill_index_runs(tmp_path, rounds=4, seed=2, modules=240, anchors=("parsing",), check_index=False,
                             kill_first_build=False)
     assert passed(tally)
-    assert tally.notes["kills with workers alive"] > 0  # or the probe looked at nothing
+    assert tally.notes["kills with workers alive"] > 0  # or the probe looked at nothing (four rounds: a busy machine may miss one)
 
 
 # ---- 2. concurrent record writers
