@@ -4,8 +4,8 @@ files (what a function there returns, what a class there assigns to an attribute
 in turn; when an edit changes what a file offers, the files that consulted it, directly or through
 others, are resolved again. Each pair says which top-level definition's answers were read (the
 scope), so that an edit changing only what one function answers resolves again the files that read
-that function's answers, and those that consulted them. Pairs only accumulate (a rewritten file's old reads stay, which can only
-resolve more again), but for deleted files."""
+that function's answers, and those that consulted them. Pairs only accumulate (a rewritten file's
+old reads stay, which can only resolve more again), but for deleted files."""
 
 from __future__ import annotations
 
