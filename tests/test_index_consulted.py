@@ -244,6 +244,23 @@ def test_an_edit_inside_with_new_definitions_is_judged_by_its_answers(
 
 
 @pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+@pytest.mark.parametrize("edit, resolved", [
+    # a method, with nothing else changed: make's flows read Part, which the edit changed, but make
+    # answers as before, so u.py, which consulted t.py, is not resolved again
+    (("class Part:\n    pass", "class Part:\n    def check(self):\n        return 1"), 1),
+    # an import that binds a name the file defines (make): not judged by its answers (two meanings
+    # where there was one); u.py, importing make from t.py, is resolved again
+    (("from b import Tool\n", "from b import Tool\nfrom b import Tool as make\n"), 2),
+])
+def test_a_file_that_only_gains_is_judged_by_its_answers(tmp_path: Path, kept: bool, edit: tuple[str, str],
+                                                         resolved: int):
+    """t.py gains a definition or an import and changes nothing else. The rows equal a full rebuild's."""
+    root, _, count = edited(tmp_path, kept, BASED, "t.py", BASED["t.py"].replace(*edit))
+    assert count == resolved
+    assert_same_as_full(root, tmp_path / "full")
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
 def test_a_class_gaining_a_member_with_an_edit_inside_resolves_again_its_readers(tmp_path: Path, kept: bool):
     """Part gains __call__ and make's local changes: what Part's instances answer differs, so make's
     answers cannot be compared within the new table; u.go, which names neither Part nor __call__

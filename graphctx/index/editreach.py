@@ -46,11 +46,15 @@ class EditReach:
             self.contributed[path], self.imported[path] = own | imported, imported
             if old_keys - new_keys:
                 self.offer_less.append(path)
-                if before and item and inside_only(old_keys, new_keys):  # (its readers wait for its answers,
-                    before.load_rest()  # unless its old flows name a definition it gained or lost: see sameanswers.py)
-                    if _own_names_of(new_keys - old_keys).isdisjoint(reference_names(before)) \
-                            and _own_names_of(old_keys - new_keys).isdisjoint(used_names(before)):
-                        self.inside[path] = before
+            if before and item and old_keys != new_keys and inside_only(old_keys, new_keys):
+                # (its readers wait for its answers, unless its old code uses a definition it gained or
+                # lost, or an import it gained binds a name it had: see sameanswers.py)
+                before.load_rest()
+                gained, had = bound_names(new_keys - old_keys), bound_names(old_keys)
+                if gained is not None and (not gained or had is not None and gained.isdisjoint(_own_names_of(old_keys) | had)) \
+                        and _own_names_of(new_keys - old_keys).isdisjoint(reference_names(before)) \
+                        and _own_names_of(old_keys - new_keys).isdisjoint(used_names(before)):
+                    self.inside[path] = before
             moved = moved or any(kind in ("import", "package", "mount") for kind, _ in old_keys ^ new_keys)
             if before and item and before.package != item.facts.package:  # its definitions moved to another package
                 delta |= names_of(k for k in old_keys | new_keys if k[0] == "def")

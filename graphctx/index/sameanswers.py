@@ -46,7 +46,7 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
     def special(key: str) -> bool:  # (called without being named: `c()`, `for x in c`, `with c`)
         owner, _, name = key.rsplit(":", 1)[0].rpartition(".")
         return name.startswith("__") and owner in defined_before
-    return bool(gone) and all(what == "import" or what == "flow" and flow_scope(key) in scopes_after
+    return all(what == "import" or what == "flow" and flow_scope(key) in scopes_after
                               or returns_of((what, key)) is not None
                               or what == "def" and key.rsplit(":", 1)[0] in functions_gone for what, key in gone) \
         and all(what in ("flow", "import") or returns_of((what, key)) is not None
