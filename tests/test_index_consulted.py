@@ -44,6 +44,18 @@ def resolved_files(root: Path, keeper: TableKeeper | None) -> int:
     return seen[0]
 
 
+def edited_and_undone(tmp_path: Path, kept: bool, files: dict[str, str], text: str, resolved: int,
+                      undone: int) -> None:
+    """Write `text` to t.py, then t.py back as `files` has it: each run resolves `resolved`, then
+    `undone` files, and leaves the rows a full rebuild makes."""
+    root, keeper, count = edited(tmp_path, kept, files, "t.py", text)
+    assert count == resolved
+    assert_same_as_full(root, tmp_path / "full")
+    (root / "t.py").write_text(files["t.py"])
+    assert resolved_files(root, keeper) == undone
+    assert_same_as_full(root, tmp_path / "full")
+
+
 def test_a_full_build_stores_what_each_file_consulted(tmp_path: Path):
     """u.go reads what r.get returns, which reads what t.make returns: u consulted r, r consulted t;
     deleting r.py forgets its pairs."""
@@ -86,12 +98,7 @@ def test_a_changed_answer_resolves_again_the_files_that_read_it(tmp_path: Path, 
     """A file that answers otherwise now resolves again the files that read the answers of a
     definition that changed, and those that consulted them, not every file that consulted it.
     The rows equal a full rebuild's, and do again once the edit is undone."""
-    root, keeper, count = edited(tmp_path, kept, SPARE, "t.py", SPARE["t.py"].replace(*edit))
-    assert count == resolved
-    assert_same_as_full(root, tmp_path / "full")
-    (root / "t.py").write_text(SPARE["t.py"])
-    assert resolved_files(root, keeper) == resolved
-    assert_same_as_full(root, tmp_path / "full")
+    edited_and_undone(tmp_path, kept, SPARE, SPARE["t.py"].replace(*edit), resolved, resolved)
 
 
 ALIASED = {
@@ -165,13 +172,8 @@ def test_an_edit_inside_a_function_resolves_again_its_readers_only_when_its_answ
     """helper's flows change either way; only when what it returns changes do the files that
     consulted t.py (directly or through others) read anything different, and only then are they
     resolved again. The rows equal a full rebuild's, and do again once the edit is undone."""
-    root, keeper, count = edited(tmp_path, kept, NAMING, "t.py",
-                                 FLOW["t.py"].replace(*edit[:2]).replace(*edit[2:] or ("", "")))
-    assert count == resolved
-    assert_same_as_full(root, tmp_path / "full")
-    (root / "t.py").write_text(FLOW["t.py"])
-    assert resolved_files(root, keeper) == resolved
-    assert_same_as_full(root, tmp_path / "full")
+    edited_and_undone(tmp_path, kept, NAMING, FLOW["t.py"].replace(*edit[:2]).replace(*edit[2:] or ("", "")),
+                      resolved, resolved)
 
 
 HANDING = {
@@ -235,12 +237,7 @@ def test_an_edit_inside_with_new_definitions_is_judged_by_its_answers(
     t.py gained or annotated. Undone, a definition goes: a function no other file read goes with
     t.py alone; a method still reaches what consulted t.py. The rows equal a full rebuild's both
     times."""
-    root, keeper, count = edited(tmp_path, kept, BASED, "t.py", BASED["t.py"].replace(*LOCAL).replace(*edit))
-    assert count == resolved
-    assert_same_as_full(root, tmp_path / "full")
-    (root / "t.py").write_text(BASED["t.py"])
-    assert resolved_files(root, keeper) == undone
-    assert_same_as_full(root, tmp_path / "full")
+    edited_and_undone(tmp_path, kept, BASED, BASED["t.py"].replace(*LOCAL).replace(*edit), resolved, undone)
 
 
 @pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])

@@ -244,7 +244,7 @@ def import_dependents(path: str, names: set[str], referring: Callable[[Iterable[
     while frontier:
         stems = {file_stem(p) for p in frontier}
         frontier = {p for p in referring(stems) & passing
-                    if any((imp.wildcard or imp.name in names) and _module_stem(imp.module) in stems
+                    if any((imp.wildcard or imp.name in names) and _module_parts(imp.module)[-1] in stems
                            for imp in imports_of(p))} - reached
         reached |= frontier
     modules = {file_stem(p) for p in reached}
@@ -259,19 +259,19 @@ def _imports_from(imports: Iterable[Import], modules: set[str], names: set[str],
     one of `modules` (by their stems), their package (`homes`: `from pkg import mod`, not `from
     pkg.mod import mod`, a function named as its module) or their `packages`."""
     for imp in imports:
-        stem = _module_stem(imp.module)
-        if imp.name in modules and (not stem or (stem, imp.name) in homes):
+        parts = _module_parts(imp.module)
+        if imp.name in modules and (not parts[-1] or (parts[-1], imp.name) in homes):
             return True
-        if stem in modules and (imp.wildcard or imp.name is None or imp.name in names):
+        if parts[-1] in modules and (imp.wildcard or imp.name is None or imp.name in names):
             return True
-        if imp.name is None and _SEPARATORS.split(imp.module.strip("./\\:"))[0] in packages:
+        if imp.name is None and parts[0] in packages:
             return True
     return False
 
 
-def _module_stem(module: str) -> str:
-    """The last part of a module as an import writes it: `..pkg.mod` -> `mod`."""
-    return _SEPARATORS.split(module.strip("./\\:"))[-1]
+def _module_parts(module: str) -> list[str]:
+    """The names of a module as an import writes it: `..pkg.mod` -> [pkg, mod]; `.` -> [""]."""
+    return _SEPARATORS.split(module.strip("./\\:"))
 
 
 def subclass_names(delta: set[str], inherits: Iterable[tuple[str, str]] | dict[str, set[str]]) -> set[str]:

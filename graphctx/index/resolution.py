@@ -233,16 +233,16 @@ def _forget_stale_flows(kept: list[FileResolver], flows_hold: bool) -> None:
     kept. The others' answers rest only on files and names the edit left as they were. Without
     `flows_hold` (an import or a module moved), every kept scope's flows are dropped."""
     holding = {resolver.path for resolver in kept} if flows_hold else set()
+    read = {resolver.path: {path for path, _ in resolver.asked} for resolver in kept}  # (the files each consulted)
     while True:
-        stale = {resolver.path for resolver in kept if resolver.path in holding and not resolver.consulted <= holding}
+        stale = {path for path in holding if not read[path] <= holding}
         if not stale:
             break
         holding -= stale
     for resolver in kept:
         if resolver.path not in holding:
             resolver.forget_flows()
-            resolver.consulted.clear()  # (what its flows read: they are worked out again)
-            resolver.asked.clear()
+            resolver.asked.clear()  # (what its flows read: they are worked out again)
 
 
 ChunkResult = list[tuple[str, list[Edge], int, int]]  # (path, edges, calls, calls resolved) per file

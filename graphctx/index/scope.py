@@ -61,8 +61,7 @@ class FileScope:
         self.calls = self.calls_resolved = 0
         self.locals: dict[str, Value] = {}
         self.alternatives: dict[str, list[Value]] = {}  # name -> every value its imports bind, when they differ
-        self.consulted: set[str] = set()  # the files whose scopes this one read: what its answers may rest on
-        self.asked: set[tuple[str, str]] = set()  # (file, top-level scope) it read there (see top_scope)
+        self.asked: set[tuple[str, str]] = set()  # (file, top-level scope): what its answers may rest on
 
     @cached_property  # (made when first asked: a full build's structure pass asks it only of the files
     # whose bases are written `module.Base`, and then from the bindings alone: parse/facts.py LEFT_OUT)
@@ -78,7 +77,6 @@ class FileScope:
         asked = (path, ANY_SCOPE if scope is None else top_scope(scope))
         if asked not in self.asked:
             self.asked.add(asked)
-            self.consulted.add(path)
             self.table.consulted.add((self.path, *asked))
         cache = self.table.resolvers
         if path not in cache:
