@@ -112,3 +112,86 @@ def test_an_import_changed_is_seen_only_by_its_importers(tmp_path: Path, kept: b
     (root / "b.py").write_text(SEEING["b.py"].replace("from shapes", "from crates"))
     assert resolved_files(root, keeper) == 2
     assert_same_as_full(root, tmp_path / "full")
+
+
+def _keys(source: str) -> set[tuple[str, str]]:
+    from graphctx.index.dependencies import defined_names
+    from graphctx.parse.extract import extract
+    return defined_names(extract("m.py", "python", source.encode()))
+
+
+def test_a_function_filling_its_own_list_offers_no_module_variable():
+    """`found.append(x)` fills the module's `found` only when the function binds no `found` of its own
+    (value flow stores it where it is bound): only then is `found` a module-level name of the file."""
+    own = _keys("def make():\n    found = []\n    found.append(1)\n    return found\n")
+    module = _keys("found = []\n\n\ndef make():\n    found.append(1)\n")
+    nested = _keys("def outer():\n    found = []\n\n    def inner():\n        found.append(1)\n    return inner\n")
+    assert not any(key.startswith(":found|") for _, key in own | nested)
+    alone = _keys("found = []\n\n\ndef make():\n    pass\n")
+    assert {k for k in module if k[1].startswith(":found|")}.isdisjoint(alone)  # make's store is part of it
+
+
+@pytest.mark.parametrize("source, readers", [
+    ("__all__ = ['Max']\n\n\ndef top():\n    return Max()\n", {"top"}),  # a string names nothing
+    ("def valid(character):\n    return character.strip()\n", set()),  # its own parameter
+    ("def valid(text):\n    for character in text:\n        def inner():\n            return character.strip()\n"
+     "        return inner\n", set()),  # the variable of the function around it
+    ("def valid(text):\n    return character.strip()\n", {"valid"}),  # a name it does not bind
+    ("def valid(character):\n    return text.character\n", {"valid"}),  # an attribute of that name
+])
+def test_the_names_a_flow_reads(source: str, readers: set[str]):
+    """A change to Max, or to a definition named character, reaches the flows that read that name."""
+    from graphctx.index.dependencies import flow_readers
+    from graphctx.parse.extract import extract
+    assert flow_readers({"Max", "character"}, extract("m.py", "python", source.encode())) == readers
+
+
+@pytest.mark.parametrize("method, names", [
+    ("def check(self):\n        return self.size", {"check"}),  # reached by its name alone
+    ("def __iter__(self):\n        return iter([])", {"Part", "__iter__"}),  # called without its name
+])
+def test_a_method_gained_changes_its_name_not_its_class(method: str, names: set[str]):
+    from graphctx.index.dependencies import changed_names
+    before = "class Base:\n    pass\n\n\nclass Part(Base):\n    size = 1\n"
+    after = before + f"\n    {method}\n"
+    assert changed_names(_keys(before), _keys(after)) == names
+
+
+# n.build names Leaf, whose base Base gains a method; v.go reads what n.build returns
+GAINING = {
+    "b.py": "class Base:\n    def run(self):\n        pass\n\n\nclass Leaf(Base):\n    pass\n",
+    "n.py": "from b import Leaf\n\n\ndef build():\n    made = Leaf()\n    return made\n",
+    "v.py": "from n import build\n\n\ndef go():\n    build().run()\n",
+}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+@pytest.mark.parametrize("caller, resolved", [
+    ("build().run()", 1),  # n.py and v.py hold and call what they did: b.py alone
+    ("build().check()", 2),  # v.go names check: v.py too, now calling Base.check
+])
+def test_a_class_gaining_a_method_reaches_only_the_files_naming_it(tmp_path: Path, kept: bool, caller: str,
+                                                                   resolved: int):
+    files = {**GAINING, "v.py": GAINING["v.py"].replace("build().run()", caller)}
+    edit = GAINING["b.py"].replace("class Leaf", "    def check(self):\n        return 1\n\n\nclass Leaf")
+    root, keeper, count = edited(tmp_path, kept, files, "b.py", edit)
+    assert count == resolved
+    assert_same_as_full(root, tmp_path / "full")
+    (root / "b.py").write_text(files["b.py"])
+    resolved_files(root, keeper)
+    assert_same_as_full(root, tmp_path / "full")
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_a_list_local_to_an_edited_function_reaches_no_file_naming_it(tmp_path: Path, kept: bool):
+    """make now fills a list of its own, `found`: w.py's flows read a `found` of their own, and v.py
+    consulted w.py; neither is resolved again, and the rows equal a full rebuild's."""
+    files = {
+        "t.py": "class Part:\n    pass\n\n\ndef make():\n    return Part()\n",
+        "w.py": "from t import make\n\n\ndef found():\n    return make()\n\n\ndef look():\n    return found()\n",
+        "v.py": "from w import look\n\n\ndef go():\n    look().run()\n",
+    }
+    edit = files["t.py"].replace("    return Part()", "    found = []\n    found.append(Part())\n    return Part()")
+    root, _, count = edited(tmp_path, kept, files, "t.py", edit)
+    assert count == 1
+    assert_same_as_full(root, tmp_path / "full")

@@ -101,6 +101,22 @@ def test_a_changed_answer_resolves_again_the_files_that_read_it(tmp_path: Path, 
     edited_and_undone(tmp_path, kept, SPARE, SPARE["t.py"].replace(*edit), resolved, resolved)
 
 
+# o.steady reads what t.make returns and answers 2 whatever it is; p.use reads what o.steady returns
+STEADY = {**SPARE, "o.py": "import t\n\n\ndef steady():\n    made = t.make()\n    made.run()\n    return 2\n",
+          "p.py": "from o import steady\n\n\ndef use():\n    steady().run()\n"}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_a_reader_whose_answers_stay_the_same_reaches_no_further(tmp_path: Path, kept: bool):
+    """What helper returns changes, so what make returns does: r.py and o.py read make's answers and
+    are resolved again (o.steady now calls Engine.run); r.get returns what make does, so u.py, which
+    read r.get's, is too; o.steady answers 2 as before, so p.py, which read it, is not. The rows
+    equal a full rebuild's, and do again once the edit is undone."""
+    edit = ("def helper():\n    return Widget()", "def helper():\n    return Engine()")
+    edited_and_undone(tmp_path, kept, STEADY, STEADY["t.py"].replace(*edit), 4, 4)
+    assert ("o.py::steady", "w.py::Widget.run") in set(query_index(tmp_path / "repo", "SELECT source, target FROM edges"))
+
+
 ALIASED = {
     "f.py": "def foo():\n    return 1\n\n\ndef keep():\n    return 2\n",
     "g.py": "from f import foo as bar\n\n\ndef get():\n    return bar\n",

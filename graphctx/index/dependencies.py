@@ -13,15 +13,18 @@ from collections.abc import Callable, Iterable
 from graphctx.index import routemounts
 from graphctx.index.declarations import declaration_scopes
 from graphctx.index.flowpaths import callee_path
+from graphctx.index import flowrules
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
-from graphctx.models import ANONYMOUS_MARK
+from graphctx.models import ANONYMOUS_MARK, CLASS_KINDS
 from graphctx.parse.facts import RETURN, FileFacts, Import
+from graphctx.parse.flows import LITERAL
 
 # A lambda's name (`outer.<lambda1>`) says where it is, not what it is called: the word "lambda"
 # would make every file holding one depend on every other.
 _LAMBDA = re.compile(r"<lambda\d+>")
 _SEPARATORS = re.compile(r"[^\w$]+")
 _SINGLE_COLON = re.compile(r"(?<!:):(?!:)")
+_KEY_SCOPE = re.compile(r"(?<!:):(?!:)|[|>]")  # (what ends the scope a def, bind, flow or accessor key opens with)
 WILDCARD = "*"  # a reference name of every file with a wildcard import
 _MODULE_CALLS = ":()"  # the flow key of the calls at module level (no name: a scope of no name)
 
@@ -103,13 +106,16 @@ def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
     file's call sites give its functions' parameters their values) and per module-level variable,
     each with a digest of its content: an edit inside changes the key, whose names are the scope's."""
     groups: dict[str, list[str]] = defaultdict(list)
+    bound = None  # (the names each scope binds: read only for a function's store into an element)
     for f in facts.flows:
         groups[f.scope or ":" + f.target.split("[", 1)[0]].append(f"{f.target}<{f.source}")
         if f.target.startswith("self."):  # a base class's `self.m()` may call what a subclass assigns to m:
             groups[f"{f.scope}>{f.target[5:].split('.', 1)[0].split('[', 1)[0]}"].append(f.source)  # m is a name
         base = f.target.split("[", 1)[0]
-        if f.scope and base != f.target and "." not in base and base != RETURN:  # d[k] = v in a function may
-            groups[":" + base].append(f"{f.scope}>{f.target}<{f.source}")  # fill a module's d: d's readers depend
+        if f.scope and base != f.target and "." not in base and base != RETURN:  # d[k] = v in a function fills
+            bound = bound if bound is not None else _binding_levels(facts)  # the module's d unless a function
+            if not bound(base, f.scope):  # binds d (flowrules.flows_by_target): d's readers depend
+                groups[":" + base].append(f"{f.scope}>{f.target}<{f.source}")
     params = {(p.scope, p.name) for p in facts.params}
     for p in facts.params:
         groups[p.scope].append(f"{p.name}:{p.index}:{p.kind}")
@@ -121,6 +127,29 @@ def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
     return {("flow", f"{scope}|{_digest(items)}") for scope, items in groups.items()}
 
 
+def _binding_levels(facts: FileFacts) -> Callable[[str, str], str]:
+    """(name, scope) -> the scope whose `name` a store `name[k] = v` in `scope` fills, "" the module's."""
+    bound = flowrules.bound_names(facts)
+    classes = {d.qualified_name for d in facts.definitions if d.kind in CLASS_KINDS}
+    return lambda name, scope: flowrules.binding_level(name, scope, bound, classes.__contains__)
+
+
+def _locally_bound(facts: FileFacts) -> Callable[[str, str], bool]:
+    """(name, scope) -> whether a function scope, `scope` or one around it, binds `name` as a
+    variable or parameter (class bodies are not seen), as value flow looks a variable up."""
+    bound = flowrules.bound_names(facts)
+    classes = {d.qualified_name for d in facts.definitions if d.kind in CLASS_KINDS}
+
+    def local(name: str, scope: str) -> bool:
+        level = scope
+        while level:
+            if level not in classes and name in bound.get(level, ()):
+                return True
+            level = level.rpartition(".")[0]
+        return False
+    return local
+
+
 def changed_names(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> set[str]:
     """The names of what a file offers differently (defined_names keys before and after an edit):
     those of every key that came or went, but for the value flow of a scope it keeps (an edit inside
@@ -128,7 +157,28 @@ def changed_names(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> 
     store/consulted.py), which are resolved again as such."""
     kept = {flow_scope(key) for what, key in before if what == "flow"} & \
         {flow_scope(key) for what, key in after if what == "flow"}
-    return names_of(k for k in before ^ after if k[0] != "flow" or flow_scope(k[1]) not in kept)
+    changed = [k for k in before ^ after if k[0] != "flow" or flow_scope(k[1]) not in kept]
+    gained = _methods_gained(before, after)
+    if not gained:
+        return names_of(changed)
+    out: set[str] = set()
+    for key in changed:
+        scope = _KEY_SCOPE.split(key[1], 1)[0]
+        method = next((m for m in gained if scope == m or scope.startswith(m + ".")), None)
+        out |= names_of([key]) - set(method.split(".")[:-1]) if method else names_of([key])
+    return out
+
+
+def _methods_gained(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> set[str]:
+    """The methods that a class the file had gains, but for special methods (`__iter__`, called
+    without being named). Other files reach such a method only by its name, so its class's names are
+    no part of what the keys of its scope change: a file naming `Max`, whose base `MinMaxBase` gained
+    `_split_values`, holds the same values and calls what it did, and one calling `_split_values`
+    names it."""
+    defined = {key.rsplit(":", 1)[0] for what, key in before if what == "def"}
+    return {qualified for what, key in after - before if what == "def" and key.endswith(":method")
+            and (qualified := key.rsplit(":", 1)[0]).rpartition(".")[0] in defined
+            and not qualified.rpartition(".")[2].startswith("__")}
 
 
 def returns_of(key: tuple[str, str]) -> str | None:
@@ -148,18 +198,29 @@ def flow_readers(frontier: set[str], facts: FileFacts) -> set[str]:
     the scopes (functions, module variables, attributes) with a flow from such a name, and the
     functions called with such a name in an argument (their parameters take it). When the meaning
     of a frontier name changes, what those scopes hold may change, though their own text did not:
-    a file reading `r.get()` depends on what `t.make()` returns, which `t.helper()` gives it."""
-    def reads(path: str) -> bool:
-        return not frontier.isdisjoint(_path_names(path))
+    a file reading `r.get()` depends on what `t.make()` returns, which `t.helper()` gives it. A path
+    opening with a variable its function binds (`for character in text: character.strip()`) reads
+    that variable there, whatever another file names so; a literal (`#'Max'` in `__all__`) reads no
+    name (flow.py)."""
+    local: Callable[[str, str], bool] | None = None
 
-    flows = [f for f in facts.flows if reads(f.source)]
+    def reads(path: str, scope: str) -> bool:
+        nonlocal local
+        names = _path_names(path)
+        if path.startswith(LITERAL) or frontier.isdisjoint(names):
+            return False
+        local = local or _locally_bound(facts)
+        head_is_local = scope and path.startswith(names[0]) and local(names[0], scope)
+        return not frontier.isdisjoint(names[1:] if head_is_local else names)
+
+    flows = [f for f in facts.flows if reads(f.source, f.scope)]
     keys = _flow_keys(FileFacts(facts.path, facts.language, flows=flows)) if flows else set()
     # A reader names the last part: the function it calls (a method's class, named or not, holds the
     # same), the attribute or the variable it reads. A function nested in another is read through its
     # outer function's flows, which name it: the walk adds the outer one next.
     out = {part[-1] for _, key in keys if (part := _path_names(key.partition("|")[0]))}
     for call in facts.calls:
-        if call.args and any(reads(arg) for arg in call.args):
+        if call.args and any(reads(arg, call.scope) for arg in call.args):
             out.update(_path_names(call.callee)[-1:] if call.callee else [call.name])
     return out
 

@@ -7,15 +7,26 @@ its functions, those that consulted it only when it answers their value flow oth
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 from graphctx.index.appended import appended
 from graphctx.index.dependencies import (attribute_owners, bound_names, changed_names, defined_names, flow_readers,
                                         import_dependents, names_of, reference_names, used_names)
 from graphctx.index.filesmoved import names_moved
 from graphctx.index.languages import rules_for
-from graphctx.index.sameanswers import answers_changed, inside_only
+from graphctx.index.sameanswers import Reread, answers_changed, inside_only
 from graphctx.index.store import consulted, reads
+from graphctx.index.store.consulted import top_scope
 from graphctx.parse.facts import FileFacts
+
+
+# The files whose answers an edit's reach is judged by, at most: each costs about as much as resolving it
+# twice, and past them the files that consulted them are resolved again, whatever they answer.
+MAX_REREAD = 64
+
+
+def _qualified(facts: FileFacts) -> set[str]:
+    return {d.qualified_name for d in facts.definitions}
 
 
 def _own_names_of(keys: set[tuple[str, str]]) -> set[str]:
@@ -137,14 +148,41 @@ class EditReach:
     def _answering_otherwise(self, table, targets: list[str]) -> list[str]:
         """The files to resolve again, beyond the targets, because a file edited inside its functions
         answers other files' value flow otherwise now: those that read the answers of a definition
-        that changed, and the files that consulted them, directly or through others."""
+        that changed, and so on from those whose own answers changed (see _asking)."""
         changed = {path: scopes for path, before in self.inside.items()  # (those reading a changed name: theirs are targets)
                    if path not in self.reading and (scopes := answers_changed(table, before, self._complete(path)))}
-        if not changed:
-            return []
-        rowids = consulted.file_rowids(self.conn, changed)
-        asking = consulted.askers(self.conn, {rowids[path]: scopes for path, scopes in changed.items() if path in rowids})
-        return sorted(consulted.readers(self.conn, asking) - set(targets))
+        return sorted(self._asking(table, changed) - set(targets)) if changed else []
+
+    def _gone(self, paths: Iterable[str]) -> dict[str, set[str]]:
+        """path -> the top-level definitions holding a definition the edited file no longer has."""
+        gone = {path: {top_scope(name) for name in _qualified(self.inside[path]) - _qualified(self._load(path))}
+                for path in paths}
+        return {path: scopes for path, scopes in gone.items() if scopes}
+
+    def _asking(self, table, changed: dict[str, set[str]]) -> set[str]:
+        """The files that read the answers of a definition that changed (`changed`: path -> its top-level
+        definitions), then those that read the answers a file among them now gives otherwise, and so
+        on: an asker's answers are compared with the edited files as they were and as they are
+        (sameanswers.Reread), up to MAX_REREAD files. Every file that consulted an asker beyond that,
+        or one edited otherwise (its readers are not judged by answers), directly or through others,
+        is resolved again too, as are those of the files reading a changed name (already targets)."""
+        # (the new table knows no definition gone: what read one is not compared, nor what it reached)
+        wide = consulted.askers(self.conn, self._gone(changed))
+        reread, found, compared = Reread(table, self.inside), set(wide), 0
+        while changed:
+            asking = consulted.askers(self.conn, changed) - found
+            found |= asking
+            changed = {}
+            for path in sorted(asking - self.reading):
+                if path in self.changed and path not in self.inside or compared == MAX_REREAD:
+                    wide.add(path)
+                    continue
+                compared += 1
+                after = self._complete(path)
+                scopes = reread.changed(self.inside.get(path, after), after, consulted.scopes_asked(self.conn, path))
+                if scopes:
+                    changed[path] = scopes
+        return found | consulted.readers(self.conn, consulted.file_rowids(self.conn, wide).values())
 
     def _complete(self, path: str) -> FileFacts:
         facts = self._load(path)

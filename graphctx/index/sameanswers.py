@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from graphctx.index.dependencies import flow_scope, returns_of
 from graphctx.index.resolve import FileResolver
 from graphctx.index.scope import Value
-from graphctx.index.store.consulted import top_scope
+from graphctx.index.store.consulted import ANY_SCOPE, top_scope
 from graphctx.index.symbols import SymbolTable
 from graphctx.parse.facts import RETURN, FileFacts
 
@@ -76,12 +76,44 @@ def answers_changed(table: SymbolTable, before: FileFacts, after: FileFacts) -> 
     return changed
 
 
+class Reread:
+    """What the files reading an edited file's changed answers answer in turn. Two views of the new
+    generation's table, each shared by every file compared: one with the files edited inside their
+    functions as they were (their old facts), one as they are. A file whose answers to what other
+    files asked of it are the same in both reaches no further: the files that asked it read what
+    they did. Each file is asked the same questions in the same order in both views."""
+
+    def __init__(self, table: SymbolTable, before: dict[str, FileFacts]):
+        self.old, self.new = table.view(), table.view()
+        for facts in before.values():
+            _scope(self.old, facts)
+
+    def changed(self, before: FileFacts, after: FileFacts, asked: set[str]) -> set[str]:
+        """The top-level definitions among those `asked` of (ANY_SCOPE: all) whose answers differ
+        between the views, for the definitions both versions of the file have (`before` is `after`
+        for a file not edited)."""
+        old, new = _scope(self.old, before), _scope(self.new, after)
+        both = {d.qualified_name for d in before.definitions} & {d.qualified_name for d in after.definitions} | {""}
+        wanted = lambda question: question[0] in both and (ANY_SCOPE in asked or top_scope(question[0]) in asked)  # noqa: E731
+        changed: set[str] = set()
+        for question in sorted(filter(wanted, _questions(old) | _questions(new))):
+            if top_scope(question[0]) not in changed and _answer(old, *question) != _answer(new, *question):
+                changed.add(top_scope(question[0]))
+        return changed
+
+
+def _scope(view: SymbolTable, facts: FileFacts) -> FileResolver:
+    """The file's scope in `view`, made and its imports bound when first asked."""
+    scope = view.resolvers.get(facts.path)
+    if scope is None:
+        scope = view.resolvers[facts.path] = FileResolver(facts, view)
+        scope._imports()
+    return scope
+
+
 def _alone(table: SymbolTable, facts: FileFacts) -> FileResolver:
     """The file's scope, the only one of a view of `table` (SymbolTable.view)."""
-    view = table.view()
-    scope = view.resolvers[facts.path] = FileResolver(facts, view)
-    scope._imports()
-    return scope
+    return _scope(table.view(), facts)
 
 
 def _visible(scope: FileResolver) -> set[tuple[str, str]]:

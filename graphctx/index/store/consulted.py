@@ -49,12 +49,21 @@ def readers(conn: sqlite3.Connection, rowids: Iterable[int]) -> set[str]:
         " SELECT e.path FROM reached JOIN entities e ON e.rowid = reached.file", (json.dumps(seeds),))}
 
 
-def askers(conn: sqlite3.Connection, scopes: dict[int, set[str]]) -> set[int]:
-    """The file entity rowids of the files whose resolution read, of the file of each rowid, the
-    answers of one of its top-level scopes given, or of any it did not say."""
-    return {reader for file, names in sorted(scopes.items()) for (reader,) in conn.execute(
-        "SELECT DISTINCT reader FROM consulted WHERE file = ? AND scope IN (SELECT value FROM json_each(?))",
-        (file, json.dumps(sorted({*names, ANY_SCOPE}))))}
+def askers(conn: sqlite3.Connection, scopes: dict[str, set[str]]) -> set[str]:
+    """The paths of the files whose resolution read, of each file given (a path), the answers of one
+    of its top-level scopes given, or of any it did not say."""
+    return {reader for path, names in sorted(scopes.items()) for (reader,) in conn.execute(
+        "SELECT DISTINCT r.path FROM entities f JOIN consulted c ON c.file = f.rowid JOIN entities r ON r.rowid = c.reader"
+        " WHERE f.kind = 'file' AND f.id = ? AND c.scope IN (SELECT value FROM json_each(?))",
+        (path, json.dumps(sorted({*names, ANY_SCOPE}))))}
+
+
+def scopes_asked(conn: sqlite3.Connection, path: str) -> set[str]:
+    """The top-level scopes of the file at `path` whose answers another file's resolution read
+    (ANY_SCOPE: one that did not say which)."""
+    return {scope for (scope,) in conn.execute(
+        "SELECT DISTINCT c.scope FROM entities f JOIN consulted c ON c.file = f.rowid"
+        " WHERE f.kind = 'file' AND f.id = ?", (path,))}
 
 
 def file_rowids(conn: sqlite3.Connection, paths: Iterable[str]) -> dict[str, int]:
