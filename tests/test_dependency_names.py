@@ -70,6 +70,10 @@ IMPORTING = {
     # names Widget and imports from pkg.mod, but Widget from elsewhere: it passes nothing on
     "pkg/user.py": "from pkg.mod import make\nfrom widgets import Widget\n\n\ndef go():\n    make()\n    Widget().draw()\n",
     "further.py": "from pkg.user import go\nfrom widgets import Widget\n\n\ndef run():\n    go()\n    Widget().draw()\n",
+    # reads Widget through the package's path: it sees what pkg.mod binds
+    "dotted.py": "import pkg\n\n\ndef go():\n    pkg.mod.Widget().draw()\n",
+    # imports the package and names Widget and mod, but reads no path through the package
+    "plain.py": "import pkg\nfrom pkg.mod import make\nfrom widgets import Widget\n\n\ndef go():\n    make()\n    Widget().draw()\n",
     # imports a function named as its module, not the module
     "same.py": "from pkg.mod import mod\nfrom widgets import Widget\n\n\ndef run():\n    mod()\n    Widget().draw()\n",
 }
@@ -82,12 +86,13 @@ def test_an_import_changed_reaches_only_the_files_importing_through_it(tmp_path:
     resolved again and now draw widgets.Widget; own.py, naming Widget through its own import, and
     gadgets.py are not, nor pkg/user.py, which names Widget and imports from pkg.mod but takes Widget
     from elsewhere, nor further.py, importing from it, nor same.py, importing the function `mod`
-    of pkg.mod. The rows equal a full rebuild's."""
+    of pkg.mod, nor plain.py, importing the package but reading nothing through it; dotted.py,
+    reading `pkg.mod.Widget`, is. The rows equal a full rebuild's."""
     root, _, resolved = edited(tmp_path, kept, IMPORTING, "pkg/mod.py",
                                IMPORTING["pkg/mod.py"].replace("from gadgets", "from widgets"))
-    # pkg/mod.py, the three importing through it and the package passing it on by name (the
+    # pkg/mod.py, the four importing through it and the package passing it on by name (the
     # wildcard passes on whatever pkg.mod binds: its own edges stay)
-    assert resolved == 5
+    assert resolved == 6
     assert_same_as_full(root, tmp_path / "full")
 
 

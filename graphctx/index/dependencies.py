@@ -4,6 +4,7 @@ file offers, the files that depend on one of those names are resolved again."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import posixpath
 import re
@@ -49,7 +50,7 @@ def used_names(facts: FileFacts) -> set[str]:
 def reference_names(facts: FileFacts) -> set[str]:
     """The names a file's resolution depends on: when the repository gains or loses a definition,
     import or module under one of these names, the file is resolved again."""
-    names = used_names(facts)
+    names = code_names(facts)
     for imp in facts.imports:
         names.update(p for p in re.split(r"[^\w$]+", imp.module) if p)
         if imp.name:
@@ -58,6 +59,12 @@ def reference_names(facts: FileFacts) -> set[str]:
             names.add(imp.alias)
         if imp.wildcard:  # (it may re-export any name of that module: see import_dependents)
             names.add(WILDCARD)
+    return names
+
+
+def code_names(facts: FileFacts) -> set[str]:
+    """The names a file's resolution depends on but for its imports: what its code names."""
+    names = used_names(facts)
     for base in facts.bases:
         names.update(base.name.split("."))
         names.add(base.scope.rsplit(".", 1)[-1])
@@ -290,15 +297,16 @@ def bound_names(keys: Iterable[tuple[str, str]]) -> set[str] | None:
 
 
 def import_dependents(path: str, names: set[str], referring: Callable[[Iterable[str]], set[str]],
-                      imports_of: Callable[[str], Iterable[Import]]) -> set[str]:
+                      imports_of: Callable[[str], Iterable[Import]], uses_of: Callable[[str], set[str]]) -> set[str]:
     """The files that can see what the file `path` now binds (or no longer binds) to `names` by
     import (a language whose rules say `imports_by_stem`): those naming one of them and importing it
     from the file's module (`from pkg.mod import n`, `import pkg.mod` then `mod.n`, `from pkg import
-    mod`, `from pkg.mod import *`) or from the module of a file that re-exports it: one importing
-    the name, or everything, from a module reached (`from .mod import n` in a package, `from .mod
-    import *`). A file naming `n` that imports it from elsewhere resolves it through its own
-    imports, none of which changed, and passes nothing on.
-    `referring(names)`: the files whose references hold any of `names`; `imports_of(path)`: its imports."""
+    mod`, `from pkg.mod import *`, `import pkg` then `pkg.mod.n` in its code) or from the module of a
+    file that re-exports it: one importing the name, or everything, from a module reached (`from
+    .mod import n` in a package, `from .mod import *`). A file naming `n` that imports it from
+    elsewhere resolves it through its own imports, none of which changed, and passes nothing on.
+    `referring(names)`: the files whose references hold any of `names`; `imports_of(path)`: its
+    imports; `uses_of(path)`: the names its code uses (dependencies.used_names)."""
     naming = referring(names)
     passing = naming | referring([WILDCARD])  # (those that may bind it on)
     reached, frontier = {path}, {path}
@@ -311,21 +319,25 @@ def import_dependents(path: str, names: set[str], referring: Callable[[Iterable[
     modules = {file_stem(p) for p in reached}
     homes = {(posixpath.basename(posixpath.dirname(p)), file_stem(p)) for p in reached}  # (package, module)
     packages = set(posixpath.dirname(path).split("/"))  # (`import pkg` then `pkg.mod.n`)
-    return {p for p in naming & referring(modules) if _imports_from(imports_of(p), modules, names, homes, packages)}
+    return {p for p in naming & referring(modules) if _imports_from(imports_of(p), modules, names, homes, packages,
+                                                                     functools.partial(uses_of, p))}
 
 
 def _imports_from(imports: Iterable[Import], modules: set[str], names: set[str], homes: set[tuple[str, str]],
-                  packages: set[str]) -> bool:
-    """Whether one of a file's imports binds one of `names`, or a module it may be read from, from
-    one of `modules` (by their stems), their package (`homes`: `from pkg import mod`, not `from
-    pkg.mod import mod`, a function named as its module) or their `packages`."""
+                  packages: set[str], uses: Callable[[], set[str]]) -> bool:
+    """Whether one of a file's imports binds one of `names` from one of `modules` (by their stems),
+    or binds a module its code reads a name through (`uses`: the names its code uses): one of them,
+    one of them from their package (`homes`: `from pkg import mod`, not `from pkg.mod import mod`, a
+    function named as its module), or their package (`import pkg` then `pkg.mod.n`)."""
     for imp in imports:
         parts = _module_parts(imp.module)
-        if imp.name in modules and (not parts[-1] or (parts[-1], imp.name) in homes):
+        if parts[-1] in modules and (imp.wildcard or imp.name in names):
             return True
-        if parts[-1] in modules and (imp.wildcard or imp.name is None or imp.name in names):
+        if imp.name in modules and (not parts[-1] or (parts[-1], imp.name) in homes) and (imp.alias or imp.name) in uses():
             return True
-        if imp.name is None and parts[0] in packages:
+        if imp.name is None and parts[-1] in modules and (imp.alias or parts[-1]) in uses():
+            return True
+        if imp.name is None and parts[0] in packages and not modules.isdisjoint(uses()):
             return True
     return False
 

@@ -10,8 +10,8 @@ import json
 from collections.abc import Iterable
 
 from graphctx.index.appended import appended
-from graphctx.index.dependencies import (attribute_owners, bound_names, changed_names, defined_names, flow_readers,
-                                        import_dependents, names_of, reference_names, used_names)
+from graphctx.index.dependencies import (attribute_owners, bound_names, changed_names, code_names, defined_names,
+                                        flow_readers, import_dependents, names_of, reference_names, used_names)
 from graphctx.index.filesmoved import names_moved
 from graphctx.index.languages import rules_for
 from graphctx.index.sameanswers import Reread, answers_changed, inside_only
@@ -96,7 +96,8 @@ class EditReach:
         edited file (`importers`): only they read its changed imports."""
         referring = lambda names: reads.paths_referring_to(self.conn, names)  # noqa: E731
         imports_of = lambda path: facts.imports if (facts := self._load(path)) is not None else ()  # noqa: E731
-        self.importers = {path: import_dependents(path, names, referring, imports_of)
+        uses_of = lambda path: code_names(facts) if (facts := self._load(path)) is not None else set()  # noqa: E731
+        self.importers = {path: import_dependents(path, names, referring, imports_of, uses_of)
                           for path, names in self.imported.items() if names}
         return set().union(*self.importers.values())
 
