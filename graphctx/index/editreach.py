@@ -164,9 +164,10 @@ class EditReach:
         """The files that read the answers of a definition that changed (`changed`: path -> its top-level
         definitions), then those that read the answers a file among them now gives otherwise, and so
         on: an asker's answers are compared with the edited files as they were and as they are
-        (sameanswers.Reread), up to MAX_REREAD files. Every file that consulted an asker beyond that,
-        or one edited otherwise (its readers are not judged by answers), directly or through others,
-        is resolved again too, as are those of the files reading a changed name (already targets)."""
+        (sameanswers.Reread), up to MAX_REREAD files in all. Every file that consulted the askers of a
+        round that would pass it, or an asker edited otherwise (its readers are not judged by
+        answers), directly or through others, is resolved again too, as are those of the files
+        reading a changed name (already targets)."""
         # (the new table knows no definition gone: what read one is not compared, nor what it reached)
         wide = consulted.askers(self.conn, self._gone(changed))
         reread, found, compared = Reread(table, self.inside), set(wide), 0
@@ -174,11 +175,13 @@ class EditReach:
             asking = consulted.askers(self.conn, changed) - found
             found |= asking
             changed = {}
-            for path in sorted(asking - self.reading):
-                if path in self.changed and path not in self.inside or compared == MAX_REREAD:
-                    wide.add(path)
-                    continue
-                compared += 1
+            judged = sorted(path for path in asking - self.reading if path not in self.changed or path in self.inside)
+            wide |= asking - self.reading - set(judged)
+            if compared + len(judged) > MAX_REREAD:  # (past that, what they reach is most of what the rest reach)
+                wide.update(judged)
+                break
+            compared += len(judged)
+            for path in judged:
                 after = self._complete(path)
                 scopes = reread.changed(self.inside.get(path, after), after, consulted.scopes_asked(self.conn, path))
                 if scopes:
