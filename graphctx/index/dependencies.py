@@ -135,26 +135,12 @@ def _flow_keys(facts: FileFacts) -> set[tuple[str, str]]:
 
 
 def _binding_levels(facts: FileFacts) -> Callable[[str, str], str]:
-    """(name, scope) -> the scope whose `name` a store `name[k] = v` in `scope` fills, "" the module's."""
+    """(name, scope) -> the function scope, `scope` or one around it, that binds `name` as a variable
+    or parameter (class bodies around it are not seen), "" none: the module's `name`. Where a store
+    `name[k] = v` in `scope` goes, and where value flow looks the variable up."""
     bound = flowrules.bound_names(facts)
     classes = {d.qualified_name for d in facts.definitions if d.kind in CLASS_KINDS}
     return lambda name, scope: flowrules.binding_level(name, scope, bound, classes.__contains__)
-
-
-def _locally_bound(facts: FileFacts) -> Callable[[str, str], bool]:
-    """(name, scope) -> whether a function scope, `scope` or one around it, binds `name` as a
-    variable or parameter (class bodies are not seen), as value flow looks a variable up."""
-    bound = flowrules.bound_names(facts)
-    classes = {d.qualified_name for d in facts.definitions if d.kind in CLASS_KINDS}
-
-    def local(name: str, scope: str) -> bool:
-        level = scope
-        while level:
-            if level not in classes and name in bound.get(level, ()):
-                return True
-            level = level.rpartition(".")[0]
-        return False
-    return local
 
 
 def changed_names(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> set[str]:
@@ -209,15 +195,15 @@ def flow_readers(frontier: set[str], facts: FileFacts) -> set[str]:
     opening with a variable its function binds (`for character in text: character.strip()`) reads
     that variable there, whatever another file names so; a literal (`#'Max'` in `__all__`) reads no
     name (flow.py)."""
-    local: Callable[[str, str], bool] | None = None
+    level: Callable[[str, str], str] | None = None
 
     def reads(path: str, scope: str) -> bool:
-        nonlocal local
+        nonlocal level
         names = _path_names(path)
         if path.startswith(LITERAL) or frontier.isdisjoint(names):
             return False
-        local = local or _locally_bound(facts)
-        head_is_local = scope and path.startswith(names[0]) and local(names[0], scope)
+        level = level or _binding_levels(facts)
+        head_is_local = scope and path.startswith(names[0]) and level(names[0], scope)
         return not frontier.isdisjoint(names[1:] if head_is_local else names)
 
     flows = [f for f in facts.flows if reads(f.source, f.scope)]
