@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from graphctx.index.dependencies import names_of
-from conftest import write_tree
+from conftest import query_index, write_tree
 from graphctx.index.indexer import index_repository
 from graphctx.index.keeper import TableKeeper
 from test_index_consulted import edited, resolved_files
@@ -199,4 +199,38 @@ def test_a_list_local_to_an_edited_function_reaches_no_file_naming_it(tmp_path: 
     edit = files["t.py"].replace("    return Part()", "    found = []\n    found.append(Part())\n    return Part()")
     root, _, count = edited(tmp_path, kept, files, "t.py", edit)
     assert count == 1
+    assert_same_as_full(root, tmp_path / "full")
+
+
+def test_an_attribute_type_changed_changes_its_name_not_its_class():
+    from graphctx.index.dependencies import changed_names
+    before = "class Part:\n    def __init__(self):\n        self.tool = Widget()\n"
+    assert changed_names(_keys(before), _keys(before.replace("Widget()", "Engine()"))) == {"tool"}
+
+
+# t.Holder's __init__ sets what its part holds; u.go reads it by name; n.make returns a Holder, and
+# v.use reads what n.make returns
+HOLDING = {
+    "w.py": "class Widget:\n    def run(self):\n        pass\n\n\nclass Engine:\n    def run(self):\n        pass\n",
+    "t.py": "from w import Widget, Engine\n\n\nclass Holder:\n    def __init__(self):\n        self.part = Widget()\n",
+    "u.py": "from t import Holder\n\n\ndef go():\n    Holder().part.run()\n",
+    "n.py": "from t import Holder\n\n\ndef make():\n    made = Holder()\n    return made\n",
+    "v.py": "from n import make\n\n\ndef use():\n    make().part.run()\n",
+    "x.py": "from n import make\n\n\ndef other():\n    return make()\n",
+}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_an_attribute_type_changed_inside_is_judged_by_answers(tmp_path: Path, kept: bool):
+    """Holder's part becomes an Engine: u.py and v.py, which read part by name and asked t.py about
+    Holder, are resolved again and now call Engine.run; n.py, which names Holder but reads nothing of
+    it (n.make returns a Holder either way), is not, nor x.py, which read what n.make returns. The
+    rows equal a full rebuild's, and do again once the edit is undone."""
+    root, keeper, count = edited(tmp_path, kept, HOLDING, "t.py", HOLDING["t.py"].replace("Widget()", "Engine()"))
+    assert count == 3
+    assert {("u.py::go", "w.py::Engine.run"), ("v.py::use", "w.py::Engine.run")} <= set(
+        query_index(root, "SELECT source, target FROM edges"))
+    assert_same_as_full(root, tmp_path / "full")
+    (root / "t.py").write_text(HOLDING["t.py"])
+    resolved_files(root, keeper)
     assert_same_as_full(root, tmp_path / "full")

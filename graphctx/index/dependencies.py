@@ -152,13 +152,16 @@ def changed_names(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> 
         {flow_scope(key) for what, key in after if what == "flow"}
     changed = [k for k in before ^ after if k[0] != "flow" or flow_scope(k[1]) not in kept]
     gained = _methods_gained(before, after)
-    if not gained:
-        return names_of(changed)
+    classes = {key.rsplit(":", 1)[0] for what, key in before if what == "def"} & \
+        {key.rsplit(":", 1)[0] for what, key in after if what == "def"}
     out: set[str] = set()
     for key in changed:
         scope = _KEY_SCOPE.split(key[1], 1)[0]
-        method = next((m for m in gained if scope == m or scope.startswith(m + ".")), None)
-        out |= names_of([key]) - set(method.split(".")[:-1]) if method else names_of([key])
+        owner = next((m.rpartition(".")[0] for m in gained if scope == m or scope.startswith(m + ".")), None)
+        if owner is None and attribute_of(key) in classes:  # (readers of `obj.x` name x)
+            owner = attribute_of(key)
+        names = names_of([key])
+        out |= (names - set(owner.split("."))) or names if owner else names  # (a member named as its class keeps it)
     return out
 
 
@@ -179,6 +182,15 @@ def returns_of(key: tuple[str, str]) -> str | None:
     what, text = key
     scope, marker, _ = text.partition(f":{RETURN}:")
     return scope if what == "bind" and marker else None
+
+
+def attribute_of(key: tuple[str, str]) -> str | None:
+    """The class whose attribute's type a defined_names key is (`bind`, `C:self.x:T`), else None."""
+    what, text = key
+    if what != "bind":
+        return None
+    scope, variable, _ = _SINGLE_COLON.split(text, 2)
+    return scope if variable.startswith("self.") else None
 
 
 def flow_scope(key: str) -> str:

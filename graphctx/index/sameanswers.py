@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from graphctx.index.dependencies import flow_scope, returns_of
+from graphctx.index.dependencies import attribute_of, flow_scope, returns_of
 from graphctx.index.resolve import FileResolver
 from graphctx.index.scope import Value
 from graphctx.index.store.consulted import ANY_SCOPE, top_scope
@@ -30,10 +30,12 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
     """Whether what a file no longer offers as it did (defined_names keys gone) is only the value
     flow of scopes it still has (an edit inside them), functions and lambdas (with their flows;
     the files reaching them are found by name, by their edges and by what they asked, see
-    answers_changed), its functions' return annotations and its imports, and what it offers anew is only value flow, return annotations, imports and
-    definitions but for the special methods of a class it had and declarations (stubs): nothing it
-    defined went, no class's bases, typed attributes, properties, implicitly called methods
-    (`__call__`, `__iter__`) or a method's overrides (a stub's callers reach them) changed, so
+    answers_changed), its functions' return annotations, the attribute types of classes it keeps
+    (`self.part = Engine()`: both are answers, compared as such) and its imports, and what it offers
+    anew is only value flow, those types, imports and definitions but for the special methods of a
+    class it had and declarations (stubs): nothing it defined went, no class's bases, properties,
+    implicitly called methods (`__call__`, `__iter__`) or a method's overrides (a stub's callers
+    reach them) changed, so
     the symbol table and its class hierarchy answer the same of it either way for every name but
     those it gained (see EditReach._delta), and each version binds its own imports. What came is
     found by name (its delta); a file whose flows read a name another file changed has its readers
@@ -42,14 +44,17 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
     functions_gone = {key.rsplit(":", 1)[0] for what, key in gone if what == "def" and key.endswith(FUNCTION_KINDS)}
     scopes_after = {flow_scope(key) for what, key in after if what == "flow"} | functions_gone
     defined_before = {key.rsplit(":", 1)[0] for what, key in before if what == "def"}
+    kept = defined_before & {key.rsplit(":", 1)[0] for what, key in after if what == "def"}
+
+    def answered(key: tuple[str, str]) -> bool:  # (what the answers say: flows, return and attribute types)
+        return returns_of(key) is not None or attribute_of(key) in kept
 
     def special(key: str) -> bool:  # (called without being named: `c()`, `for x in c`, `with c`)
         owner, _, name = key.rsplit(":", 1)[0].rpartition(".")
         return name.startswith("__") and owner in defined_before
-    return all(what == "import" or what == "flow" and flow_scope(key) in scopes_after
-                              or returns_of((what, key)) is not None
-                              or what == "def" and key.rsplit(":", 1)[0] in functions_gone for what, key in gone) \
-        and all(what in ("flow", "import") or returns_of((what, key)) is not None
+    return all(what == "import" or what == "flow" and flow_scope(key) in scopes_after or answered((what, key))
+               or what == "def" and key.rsplit(":", 1)[0] in functions_gone for what, key in gone) \
+        and all(what in ("flow", "import") or answered((what, key))
                 or what == "def" and not special(key) and not key.endswith(":declaration") for what, key in came)
 
 
