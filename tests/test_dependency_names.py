@@ -202,10 +202,16 @@ def test_a_list_local_to_an_edited_function_reaches_no_file_naming_it(tmp_path: 
     assert_same_as_full(root, tmp_path / "full")
 
 
-def test_an_attribute_type_changed_changes_its_name_not_its_class():
+@pytest.mark.parametrize("edit, names", [
+    (("Widget()", "Engine()"), {"tool"}),  # its type
+    (("        self.tool = Widget()\n", "        self.tool = Widget()\n        self.spare = make()\n"), {"spare"}),
+])
+def test_an_attribute_changed_changes_its_name_not_its_class(edit: tuple[str, str], names: set[str]):
+    """Readers of `obj.tool` name tool: what a kept class's methods store into an attribute changes
+    the attribute's name, not the class's."""
     from graphctx.index.dependencies import changed_names
     before = "class Part:\n    def __init__(self):\n        self.tool = Widget()\n"
-    assert changed_names(_keys(before), _keys(before.replace("Widget()", "Engine()"))) == {"tool"}
+    assert changed_names(_keys(before), _keys(before.replace(*edit))) == names
 
 
 # t.Holder's __init__ sets what its part holds; u.go reads it by name; n.make returns a Holder, and

@@ -160,6 +160,8 @@ def changed_names(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> 
         owner = next((m.rpartition(".")[0] for m in gained if scope == m or scope.startswith(m + ".")), None)
         if owner is None and attribute_of(key) in classes:  # (readers of `obj.x` name x)
             owner = attribute_of(key)
+        if owner is None and key[0] == "flow" and ">" in key[1] and scope.rpartition(".")[0] in classes:
+            owner = scope.rpartition(".")[0]  # (what a method stores into self.x: readers name x)
         names = names_of([key])
         out |= (names - set(owner.split("."))) or names if owner else names  # (a member named as its class keeps it)
     return out

@@ -150,9 +150,11 @@ class EditReach:
         """The files to resolve again, beyond the targets, because a file edited inside its functions
         answers other files' value flow otherwise now: those that read the answers of a definition
         that changed, and so on from those whose own answers changed (see _asking)."""
-        # (those reading a changed name: theirs are targets; an appended part leaves the rest answering as before)
+        # (those reading a changed name: theirs are targets; an appended part leaves the rest answering as
+        # before; a file no other file asked about reaches none)
         changed = {path: scopes for path, before in self.inside.items() if path not in self.reading
-                   and path not in self.appended and (scopes := answers_changed(table, before, self._complete(path)))}
+                   and path not in self.appended and (asked := consulted.scopes_asked(self.conn, path))
+                   and (scopes := answers_changed(table, before, self._complete(path), asked))}
         return sorted(self._asking(table, changed) - set(targets)) if changed else []
 
     def _gone(self, paths: Iterable[str]) -> dict[str, set[str]]:

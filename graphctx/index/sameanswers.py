@@ -13,7 +13,7 @@ so no answer of one side reaches the other), every question asked in the same or
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from graphctx.index.dependencies import attribute_of, flow_scope, returns_of
 from graphctx.index.resolve import FileResolver
@@ -58,7 +58,7 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
                 or what == "def" and not special(key) and not key.endswith(":declaration") for what, key in came)
 
 
-def answers_changed(table: SymbolTable, before: FileFacts, after: FileFacts) -> set[str]:
+def answers_changed(table: SymbolTable, before: FileFacts, after: FileFacts, asked: Collection[str] = (ANY_SCOPE,)) -> set[str]:
     """The top-level definitions ("" the module) in which the file answers a question other files'
     value flow can ask of it otherwise than it did (none: it answers as before): the stores visible
     outside a function (a class's attributes, a module's variables), the parameters of its functions
@@ -67,7 +67,9 @@ def answers_changed(table: SymbolTable, before: FileFacts, after: FileFacts) -> 
     only the new one has no file asked of before (those naming it are resolved again by name). A
     question's answer works out the answers it reads in the file, so a change reaches every
     definition whose answers it changes. A function or lambda gone counts as changed in its
-    top-level definition."""
+    top-level definition. Only the definitions other files `asked` about count (ANY_SCOPE: all;
+    store/consulted.py): no other file read the answers of the rest."""
+    wanted = (lambda top: True) if ANY_SCOPE in asked else set(asked).__contains__  # noqa: E731
     old, new = _alone(table, before), _alone(table, after)
     both = {d.qualified_name for d in before.definitions} & {d.qualified_name for d in after.definitions} | {""}
     kept = lambda items: {item for item in items if item[0] in both}  # noqa: E731
@@ -76,9 +78,10 @@ def answers_changed(table: SymbolTable, before: FileFacts, after: FileFacts) -> 
                for item in kept(items[0]) ^ kept(items[1])}
     changed |= {top_scope(name) for name in {d.qualified_name for d in before.definitions} - both}
     for question in sorted(kept(_questions(old) | _questions(new))):
-        if top_scope(question[0]) not in changed and _answer(old, *question) != _answer(new, *question):
-            changed.add(top_scope(question[0]))
-    return changed
+        top = top_scope(question[0])
+        if top not in changed and wanted(top) and _answer(old, *question) != _answer(new, *question):
+            changed.add(top)
+    return set(filter(wanted, changed))
 
 
 class Reread:
