@@ -240,3 +240,19 @@ def test_an_attribute_type_changed_inside_is_judged_by_answers(tmp_path: Path, k
     (root / "t.py").write_text(HOLDING["t.py"])
     resolved_files(root, keeper)
     assert_same_as_full(root, tmp_path / "full")
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_an_attribute_no_longer_stored_is_judged_by_answers(tmp_path: Path, kept: bool):
+    """Holder's __init__ stops storing spare: what Holder answers changed, so u.py and v.py, which
+    asked t.py about Holder, are resolved again; what u.go returns did not, so y.py, which read it,
+    is not (before, every file that consulted t.py, directly or through others, was). The rows
+    equal a full rebuild's, and do again once the edit is undone."""
+    files = {**HOLDING, "t.py": HOLDING["t.py"] + "        self.spare = Widget()\n",
+             "y.py": "from u import go\n\n\ndef again():\n    go().run()\n"}
+    root, keeper, count = edited(tmp_path, kept, files, "t.py", HOLDING["t.py"])
+    assert count == 3
+    assert_same_as_full(root, tmp_path / "full")
+    (root / "t.py").write_text(files["t.py"])
+    resolved_files(root, keeper)
+    assert_same_as_full(root, tmp_path / "full")

@@ -52,7 +52,9 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
     def special(key: str) -> bool:  # (called without being named: `c()`, `for x in c`, `with c`)
         owner, _, name = key.rsplit(":", 1)[0].rpartition(".")
         return name.startswith("__") and owner in defined_before
-    return all(what == "import" or what == "flow" and flow_scope(key) in scopes_after or answered((what, key))
+    def stored(key: str) -> bool:  # (what a kept method stored into `self.x`: the class's answers)
+        return ">" in flow_scope(key) and flow_scope(key).partition(">")[0] in kept
+    return all(what == "import" or what == "flow" and (flow_scope(key) in scopes_after or stored(key)) or answered((what, key))
                or what == "def" and key.rsplit(":", 1)[0] in functions_gone for what, key in gone) \
         and all(what in ("flow", "import") or answered((what, key))
                 or what == "def" and not special(key) and not key.endswith(":declaration") for what, key in came)
