@@ -30,13 +30,13 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
     """Whether what a file no longer offers as it did (defined_names keys gone) is only the value
     flow of scopes it still has (an edit inside them), functions and lambdas (with their flows;
     the files reaching them are found by name, by their edges and by what they asked, see
-    answers_changed), its functions' return annotations, the attribute types of classes it keeps
-    (`self.part = Engine()`: both are answers, compared as such) and its imports, and what it offers
-    anew is only value flow, those types, imports and definitions but for the special methods of a
-    class it had and declarations (stubs): nothing it defined went, no class's bases, properties,
-    implicitly called methods (`__call__`, `__iter__`) or a method's overrides (a stub's callers
-    reach them) changed, so
-    the symbol table and its class hierarchy answer the same of it either way for every name but
+    answers_changed), its functions' return annotations, what the methods of classes it keeps store
+    into their attributes and the types they give them (`self.part = Engine()`: answers, compared as
+    such) and its imports, and what it offers anew is only value flow, those types, imports and
+    definitions but for the special methods of a class it had and declarations (stubs): nothing it
+    defined went, no class's bases, properties, implicitly called methods (`__call__`, `__iter__`)
+    or a method's overrides (a stub's callers reach them) changed, so the symbol table and its
+    class hierarchy answer the same of it either way for every name but
     those it gained (see EditReach._delta), and each version binds its own imports. What came is
     found by name (its delta); a file whose flows read a name another file changed has its readers
     resolved again whatever it answers (EditReach._readers)."""
@@ -52,6 +52,7 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
     def special(key: str) -> bool:  # (called without being named: `c()`, `for x in c`, `with c`)
         owner, _, name = key.rsplit(":", 1)[0].rpartition(".")
         return name.startswith("__") and owner in defined_before
+
     def stored(key: str) -> bool:  # (what a kept method stored into `self.x`: the class's answers)
         return ">" in flow_scope(key) and flow_scope(key).partition(">")[0] in kept
     return all(what == "import" or what == "flow" and (flow_scope(key) in scopes_after or stored(key)) or answered((what, key))
