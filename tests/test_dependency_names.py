@@ -12,8 +12,8 @@ from graphctx.index.dependencies import names_of
 from conftest import query_index, write_tree
 from graphctx.index.indexer import index_repository
 from graphctx.index.keeper import TableKeeper
-from test_index_consulted import edited, resolved_files
-from test_index_incremental_owners import assert_same_as_full
+from test_index_consulted import edited, edited_and_undone, resolved_files
+from test_index_incremental_owners import CLASSES, assert_same_as_full
 
 
 @pytest.mark.parametrize("key, names", [
@@ -179,12 +179,7 @@ def test_a_class_gaining_a_method_reaches_only_the_files_naming_it(tmp_path: Pat
                                                                    resolved: int):
     files = {**GAINING, "v.py": GAINING["v.py"].replace("build().run()", caller)}
     edit = GAINING["b.py"].replace("class Leaf", "    def check(self):\n        return 1\n\n\nclass Leaf")
-    root, keeper, count = edited(tmp_path, kept, files, "b.py", edit)
-    assert count == resolved
-    assert_same_as_full(root, tmp_path / "full")
-    (root / "b.py").write_text(files["b.py"])
-    resolved_files(root, keeper)
-    assert_same_as_full(root, tmp_path / "full")
+    edited_and_undone(tmp_path, kept, files, edit, resolved, None, path="b.py")
 
 
 @pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
@@ -217,7 +212,7 @@ def test_an_attribute_changed_changes_its_name_not_its_class(edit: tuple[str, st
 # t.Holder's __init__ sets what its part holds; u.go reads it by name; n.make returns a Holder, and
 # v.use reads what n.make returns
 HOLDING = {
-    "w.py": "class Widget:\n    def run(self):\n        pass\n\n\nclass Engine:\n    def run(self):\n        pass\n",
+    "w.py": CLASSES,
     "t.py": "from w import Widget, Engine\n\n\nclass Holder:\n    def __init__(self):\n        self.part = Widget()\n",
     "u.py": "from t import Holder\n\n\ndef go():\n    Holder().part.run()\n",
     "n.py": "from t import Holder\n\n\ndef make():\n    made = Holder()\n    return made\n",
@@ -250,9 +245,4 @@ def test_an_attribute_no_longer_stored_is_judged_by_answers(tmp_path: Path, kept
     equal a full rebuild's, and do again once the edit is undone."""
     files = {**HOLDING, "t.py": HOLDING["t.py"] + "        self.spare = Widget()\n",
              "y.py": "from u import go\n\n\ndef again():\n    go().run()\n"}
-    root, keeper, count = edited(tmp_path, kept, files, "t.py", HOLDING["t.py"])
-    assert count == 3
-    assert_same_as_full(root, tmp_path / "full")
-    (root / "t.py").write_text(files["t.py"])
-    resolved_files(root, keeper)
-    assert_same_as_full(root, tmp_path / "full")
+    edited_and_undone(tmp_path, kept, files, HOLDING["t.py"], 3, None)

@@ -11,10 +11,9 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
-from graphctx.index import routemounts
+from graphctx.index import flowrules, routemounts
 from graphctx.index.declarations import declaration_scopes
 from graphctx.index.flowpaths import callee_path
-from graphctx.index import flowrules
 from graphctx.index.naming import file_stem, is_test_file, tested_stem
 from graphctx.models import ANONYMOUS_MARK, CLASS_KINDS
 from graphctx.parse.facts import RETURN, FileFacts, Import
@@ -151,31 +150,43 @@ def changed_names(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> 
     kept = {flow_scope(key) for what, key in before if what == "flow"} & \
         {flow_scope(key) for what, key in after if what == "flow"}
     changed = [k for k in before ^ after if k[0] != "flow" or flow_scope(k[1]) not in kept]
-    gained = _methods_gained(before, after)
-    classes = {key.rsplit(":", 1)[0] for what, key in before if what == "def"} & \
-        {key.rsplit(":", 1)[0] for what, key in after if what == "def"}
+    classes = defined_scopes(before) & defined_scopes(after)
+    gained = _methods_gained(before, after, classes)
     out: set[str] = set()
     for key in changed:
-        scope = _KEY_SCOPE.split(key[1], 1)[0]
-        owner = next((m.rpartition(".")[0] for m in gained if scope == m or scope.startswith(m + ".")), None)
-        if owner is None and attribute_of(key) in classes:  # (readers of `obj.x` name x)
-            owner = attribute_of(key)
-        if owner is None and key[0] == "flow" and ">" in key[1] and scope.rpartition(".")[0] in classes:
-            owner = scope.rpartition(".")[0]  # (what a method stores into self.x: readers name x)
-        names = names_of([key])
+        names, owner = names_of([key]), _member_owner(key, gained, classes)
         out |= (names - set(owner.split("."))) or names if owner else names  # (a member named as its class keeps it)
     return out
 
 
-def _methods_gained(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> set[str]:
-    """The methods that a class the file had gains, but for special methods (`__iter__`, called
+def defined_scopes(keys: Iterable[tuple[str, str]]) -> set[str]:
+    """The qualified names of the definitions among defined_names keys."""
+    return {key.rsplit(":", 1)[0] for what, key in keys if what == "def"}
+
+
+def _member_owner(key: tuple[str, str], gained: set[str], kept: set[str]) -> str | None:
+    """The class a key describes a member of that other files reach by the member's own name, not the
+    class's: a method the class gained (and what its scope holds), the type of one of its attributes
+    (readers of `obj.x` name x) or what a method stores into one; None for any other key."""
+    scope = _KEY_SCOPE.split(key[1], 1)[0]
+    method = next((m for m in gained if scope == m or scope.startswith(m + ".")), None)
+    if method is not None:
+        return method.rpartition(".")[0]
+    if attribute_of(key) in kept:
+        return attribute_of(key)
+    if key[0] == "flow" and ">" in key[1] and scope.rpartition(".")[0] in kept:
+        return scope.rpartition(".")[0]
+    return None
+
+
+def _methods_gained(before: set[tuple[str, str]], after: set[tuple[str, str]], kept: set[str]) -> set[str]:
+    """The methods that a class the file keeps gains, but for special methods (`__iter__`, called
     without being named). Other files reach such a method only by its name, so its class's names are
     no part of what the keys of its scope change: a file naming `Max`, whose base `MinMaxBase` gained
     `_split_values`, holds the same values and calls what it did, and one calling `_split_values`
     names it."""
-    defined = {key.rsplit(":", 1)[0] for what, key in before if what == "def"}
     return {qualified for what, key in after - before if what == "def" and key.endswith(":method")
-            and (qualified := key.rsplit(":", 1)[0]).rpartition(".")[0] in defined
+            and (qualified := key.rsplit(":", 1)[0]).rpartition(".")[0] in kept
             and not qualified.rpartition(".")[2].startswith("__")}
 
 

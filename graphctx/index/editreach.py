@@ -11,10 +11,11 @@ from collections.abc import Iterable
 
 from graphctx.index.appended import appended
 from graphctx.index.dependencies import (attribute_owners, bound_names, changed_names, code_names, defined_names,
-                                        flow_readers, import_dependents, names_of, reference_names, used_names)
+                                        defined_scopes, flow_readers, import_dependents, names_of, reference_names,
+                                        used_names)
 from graphctx.index.filesmoved import names_moved
 from graphctx.index.languages import rules_for
-from graphctx.index.sameanswers import Reread, answers_changed, inside_only
+from graphctx.index.sameanswers import Reread, answers_changed, inside_only, qualified_names
 from graphctx.index.store import consulted, reads
 from graphctx.index.store.consulted import top_scope
 from graphctx.parse.facts import FileFacts
@@ -25,13 +26,9 @@ from graphctx.parse.facts import FileFacts
 MAX_REREAD = 64
 
 
-def _qualified(facts: FileFacts) -> set[str]:
-    return {d.qualified_name for d in facts.definitions}
-
-
 def _own_names_of(keys: set[tuple[str, str]]) -> set[str]:
     """The names of the definitions among defined_names keys, each by its own name (`Class.m` -> `m`)."""
-    return {key.rsplit(":", 1)[0].rpartition(".")[2] for what, key in keys if what == "def"}
+    return {qualified.rpartition(".")[2] for qualified in defined_scopes(keys)}
 
 
 class EditReach:
@@ -159,7 +156,7 @@ class EditReach:
 
     def _gone(self, paths: Iterable[str]) -> dict[str, set[str]]:
         """path -> the top-level definitions holding a definition the edited file no longer has."""
-        gone = {path: {top_scope(name) for name in _qualified(self.inside[path]) - _qualified(self._load(path))}
+        gone = {path: {top_scope(name) for name in qualified_names(self.inside[path]) - qualified_names(self._load(path))}
                 for path in paths}
         return {path: scopes for path, scopes in gone.items() if scopes}
 

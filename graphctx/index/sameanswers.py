@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-from graphctx.index.dependencies import attribute_of, flow_scope, returns_of
+from graphctx.index.dependencies import attribute_of, defined_scopes, flow_scope, returns_of
 from graphctx.index.resolve import FileResolver
 from graphctx.index.scope import Value
 from graphctx.index.store.consulted import ANY_SCOPE, top_scope
@@ -43,8 +43,8 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
     gone, came = before - after, after - before
     functions_gone = {key.rsplit(":", 1)[0] for what, key in gone if what == "def" and key.endswith(FUNCTION_KINDS)}
     scopes_after = {flow_scope(key) for what, key in after if what == "flow"} | functions_gone
-    defined_before = {key.rsplit(":", 1)[0] for what, key in before if what == "def"}
-    kept = defined_before & {key.rsplit(":", 1)[0] for what, key in after if what == "def"}
+    defined_before = defined_scopes(before)
+    kept = defined_before & defined_scopes(after)
 
     def answered(key: tuple[str, str]) -> bool:  # (what the answers say: flows, return and attribute types)
         return returns_of(key) is not None or attribute_of(key) in kept
@@ -72,19 +72,15 @@ def answers_changed(table: SymbolTable, before: FileFacts, after: FileFacts, ask
     definition whose answers it changes. A function or lambda gone counts as changed in its
     top-level definition. Only the definitions other files `asked` about count (ANY_SCOPE: all;
     store/consulted.py): no other file read the answers of the rest."""
-    wanted = (lambda top: True) if ANY_SCOPE in asked else set(asked).__contains__  # noqa: E731
     old, new = _alone(table, before), _alone(table, after)
-    both = {d.qualified_name for d in before.definitions} & {d.qualified_name for d in after.definitions} | {""}
+    both = _both(before, after)
     kept = lambda items: {item for item in items if item[0] in both}  # noqa: E731
     changed = {top_scope(item[0]) for items in ((_visible(old), _visible(new)), (_signatures(old), _signatures(new)),
                                                 (old._plain_calls, new._plain_calls))
                for item in kept(items[0]) ^ kept(items[1])}
-    changed |= {top_scope(name) for name in {d.qualified_name for d in before.definitions} - both}
-    for question in sorted(kept(_questions(old) | _questions(new))):
-        top = top_scope(question[0])
-        if top not in changed and wanted(top) and _answer(old, *question) != _answer(new, *question):
-            changed.add(top)
-    return set(filter(wanted, changed))
+    changed |= {top_scope(name) for name in qualified_names(before) - both}
+    wanted = _wanted(asked)
+    return set(filter(wanted, _answered_otherwise(old, new, both, wanted, changed)))
 
 
 class Reread:
@@ -104,13 +100,32 @@ class Reread:
         between the views, for the definitions both versions of the file have (`before` is `after`
         for a file not edited)."""
         old, new = _scope(self.old, before), _scope(self.new, after)
-        both = {d.qualified_name for d in before.definitions} & {d.qualified_name for d in after.definitions} | {""}
-        wanted = lambda question: question[0] in both and (ANY_SCOPE in asked or top_scope(question[0]) in asked)  # noqa: E731
-        changed: set[str] = set()
-        for question in sorted(filter(wanted, _questions(old) | _questions(new))):
-            if top_scope(question[0]) not in changed and _answer(old, *question) != _answer(new, *question):
-                changed.add(top_scope(question[0]))
-        return changed
+        return _answered_otherwise(old, new, _both(before, after), _wanted(asked), set())
+
+
+def qualified_names(facts: FileFacts) -> set[str]:
+    return {d.qualified_name for d in facts.definitions}
+
+
+def _both(before: FileFacts, after: FileFacts) -> set[str]:
+    """The definitions both versions of a file have, and its module ("")."""
+    return qualified_names(before) & qualified_names(after) | {""}
+
+
+def _wanted(asked: Collection[str]):
+    """Whether other files asked about a top-level definition (`asked`; ANY_SCOPE: about every one)."""
+    return (lambda top: True) if ANY_SCOPE in asked else set(asked).__contains__
+
+
+def _answered_otherwise(old: FileResolver, new: FileResolver, both: set[str], wanted, changed: set[str]) -> set[str]:
+    """`changed` and the top-level definitions `wanted` in which a question of either version of the
+    file, in a definition `both` have, is answered otherwise: every question in the same order on
+    both sides, none more once its definition is known to have changed."""
+    for question in sorted(q for q in _questions(old) | _questions(new) if q[0] in both):
+        top = top_scope(question[0])
+        if top not in changed and wanted(top) and _answer(old, *question) != _answer(new, *question):
+            changed.add(top)
+    return changed
 
 
 def _scope(view: SymbolTable, facts: FileFacts) -> FileResolver:
