@@ -118,6 +118,50 @@ def test_a_reader_whose_answers_stay_the_same_reaches_no_further(tmp_path: Path,
     assert ("o.py::steady", "w.py::Widget.run") in set(query_index(tmp_path / "repo", "SELECT source, target FROM edges"))
 
 
+# r.get reads an attribute `shape` of what t.make returns (a Widget, which has none)
+READING = {**FLOW, "r.py": "import t\n\n\ndef get():\n    made = t.make()\n    probe = made.shape\n    return made\n"}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_a_file_reading_a_changed_name_is_judged_by_its_answers(tmp_path: Path, kept: bool):
+    """t.py gains a function `shape`, a name r.get's value flow reads: r.py is resolved again, and
+    with the table kept from before the edit it is judged by its answers, which stay the same (a
+    Widget has no shape), so u.py, which read r.get's, is not. Without a kept table every file that
+    consulted r.py is resolved again. The rows equal a full rebuild's, and do again once undone."""
+    resolved = 2 if kept else 3
+    edited_and_undone(tmp_path, kept, READING, READING["t.py"] + "\n\ndef shape():\n    return 3\n", resolved, resolved)
+
+
+# t.make calls a method `tune` of the Widget it makes
+TUNING = {**FLOW, "t.py": FLOW["t.py"].replace("    return helper()\n", "    made = helper()\n    made.tune()\n    return made\n")}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_an_edit_gaining_a_name_its_old_code_reads_is_judged_by_its_answers(tmp_path: Path, kept: bool):
+    """t.make now passes tune an argument, and t.py gains a function `tune`, a name its old code
+    reads (`made.tune()`). Its old code asked in the table before the edit answers as it did, so
+    with that table kept the files that consulted t.py (r.py, and u.py through it) are not resolved
+    again: make returns a Widget either way. Without it every one is. The rows equal a full
+    rebuild's, and do again once undone."""
+    text = TUNING["t.py"].replace("made.tune()", "made.tune(1)") + "\n\ndef tune():\n    return 0\n"
+    resolved = 1 if kept else 3
+    edited_and_undone(tmp_path, kept, TUNING, text, resolved, resolved)
+
+
+# t.py sets a module constant that l.limit returns, which v.check reads
+SETTING = {**FLOW, "t.py": FLOW["t.py"] + "\n\nLIMIT = 3\n", "l.py": "import t\n\n\ndef limit():\n    return t.LIMIT\n",
+           "v.py": "from l import limit\n\n\ndef check():\n    return limit()\n"}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_a_module_constant_removed_is_judged_by_the_modules_answers(tmp_path: Path, kept: bool):
+    """t.py's LIMIT goes, then comes back: l.py, which names it, is resolved again; r.py and u.py,
+    which read only what t.make returns, are not (a module's constant gone was an edit beyond its
+    functions: every file that consulted t.py was), nor is v.py. The rows equal a full rebuild's
+    each time."""
+    edited_and_undone(tmp_path, kept, SETTING, FLOW["t.py"], 2, 2)
+
+
 ALIASED = {
     "f.py": "def foo():\n    return 1\n\n\ndef keep():\n    return 2\n",
     "g.py": "from f import foo as bar\n\n\ndef get():\n    return bar\n",

@@ -30,7 +30,7 @@ from graphctx.index.store import reads
 FUNC_NAMES = ("helper", "run", "step", "build", "load", "go", "alpha")
 CLASS_NAMES = ("Base", "Engine", "Widget", "Mixin")
 ATTRS = ("tool", "part")
-VARIABLES = ("shared", "current")  # module-level variables bound from calls
+VARIABLES = ("shared", "current", "LIMIT")  # module-level variables bound from calls (LIMIT: a constant)
 PATHS = (
     "app.py", "util.py", "core.py", "helpers.py",
     "pkg/__init__.py", "pkg/core.py", "pkg/extra.py",

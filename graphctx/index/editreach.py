@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from graphctx.index import resolution
 from graphctx.index.appended import appended
 from graphctx.index.dependencies import (attribute_owners, bound_names, changed_names, code_names, defined_names,
                                         defined_scopes, flow_readers, import_dependents, names_of, reference_names,
                                         used_names)
 from graphctx.index.filesmoved import names_moved
 from graphctx.index.languages import rules_for
-from graphctx.index.sameanswers import Reread, answers_changed, inside_only, qualified_names
+from graphctx.index.sameanswers import Reread, answers_changed, changes_unnamed, inside_only, qualified_names
 from graphctx.index.store import consulted, reads
 from graphctx.index.store.consulted import top_scope
 from graphctx.parse.facts import FileFacts
@@ -31,6 +32,21 @@ def _own_names_of(keys: set[tuple[str, str]]) -> set[str]:
     return {qualified.rpartition(".")[2] for qualified in defined_scopes(keys)}
 
 
+def _imports_as_before(old_keys: set[tuple[str, str]], new_keys: set[tuple[str, str]]) -> bool:
+    """Whether no import a file gained binds a name it had: what another file reaches through it (`a.Widget`)
+    is no answer of its value flow, so such an edit is not judged by them."""
+    gained, had = bound_names(new_keys - old_keys), bound_names(old_keys)
+    return gained is not None and (not gained or had is not None and gained.isdisjoint(_own_names_of(old_keys) | had))
+
+
+def _reads_as_before(before: FileFacts, old_keys: set[tuple[str, str]], new_keys: set[tuple[str, str]]) -> bool:
+    """Whether a file's old code, asked in the new table (none kept from before the run), answers
+    as it did: it uses no definition it gained or lost."""
+    before.load_rest()
+    return _own_names_of(new_keys - old_keys).isdisjoint(reference_names(before)) \
+        and _own_names_of(old_keys - new_keys).isdisjoint(used_names(before))
+
+
 class EditReach:
     """The delta and the readers of an incremental run (see the module's doc)."""
 
@@ -39,12 +55,18 @@ class EditReach:
         before and define now, and what files coming or going move (filesmoved.py). Kept scopes' value flow may stand when no import, package
         or mount changed and no file came or went (what a module re-exports is read off its imports)."""
         old = {p: self._stored_facts(p) for p in [*deleted, *self.changed]}
+        added_or_removed = [p for p in self.changed if old.get(p) is None] + deleted
+        # The kept table as it is before this run changes it: the edited files' old facts are then
+        # asked as they were answered (sameanswers.py), whatever names their old code reads.
+        self.table_then = resolution.remember_before(self.entry.table, old) \
+            if self.entry is not None and not added_or_removed else None
+        self.old_facts = {p: facts for p, facts in old.items() if facts is not None}
         # The one file changed may keep its edges (appended.py): its earlier part then answers as
         # before, every other file being as it was. (With other files changed, what the earlier part
         # works out through their value flow may differ without it naming them.)
         alone = len(self.changed) == 1 and not deleted
         delta: set[str] = set()
-        moved = False
+        moved = self.unnamed = False
         for path, before in old.items():
             item = self.changed.get(path)
             old_keys = defined_names(before) if before else set()
@@ -54,22 +76,17 @@ class EditReach:
             self.contributed[path], self.imported[path] = own | imported, imported
             if old_keys - new_keys:
                 self.offer_less.append(path)
-            if before and item and old_keys != new_keys and inside_only(old_keys, new_keys):
-                # (its readers wait for its answers, unless its old code uses a definition it gained or
-                # lost, or an import it gained binds a name it had: see sameanswers.py)
-                before.load_rest()
-                gained, had = bound_names(new_keys - old_keys), bound_names(old_keys)
-                if gained is not None and (not gained or had is not None and gained.isdisjoint(_own_names_of(old_keys) | had)) \
-                        and _own_names_of(new_keys - old_keys).isdisjoint(reference_names(before)) \
-                        and _own_names_of(old_keys - new_keys).isdisjoint(used_names(before)):
-                    self.inside[path] = before
+            if before and item and old_keys != new_keys and inside_only(old_keys, new_keys) \
+                    and _imports_as_before(old_keys, new_keys) \
+                    and (self.table_then is not None or _reads_as_before(before, old_keys, new_keys)):
+                self.inside[path] = before  # (its readers wait for its answers: see sameanswers.py)
             moved = moved or any(kind in ("import", "package", "mount") for kind, _ in old_keys ^ new_keys)
+            self.unnamed = self.unnamed or changes_unnamed(old_keys, new_keys)
             if before and item and before.package != item.facts.package:  # its definitions moved to another package
                 delta |= names_of(k for k in old_keys | new_keys if k[0] == "def")
             found = appended(before, item.facts) if item and alone else None
             if found is not None:
                 self.appended[path] = found
-        added_or_removed = [p for p in self.changed if old.get(p) is None] + deleted
         self.flows_hold = not (moved or added_or_removed)
         self.moved_names = names_moved(added_or_removed, lambda: sorted(set(reads.file_paths(self.conn)) | set(self.changed)),
                                        lambda path: self._defined_names(path, old))
@@ -123,7 +140,10 @@ class EditReach:
         their file entity rowids), or one whose value flow or attribute types read a name the edit
         changed for it (`delta`, and what it sees of the edited files' imports): `self.tool: Widget`
         in class Engine makes `e.tool.run()` elsewhere depend on Widget; `u.go` reads `r.get()`, which returns `t.make()`, which returns `Helper()`: a change to what
-        Helper names reaches u.py through t.py and r.py. (An appended function no file consulted.)"""
+        Helper names reaches u.py through t.py and r.py. (An appended function no file consulted.)
+        With the table before the run kept (a server's watcher), such a reader is judged by its
+        answers instead, as an asker of an edited file is (`rereading`: _answering_otherwise), unless
+        an edit changed what files resolve through without naming it (sameanswers.changes_unnamed)."""
         reading = []
         for path in sorted(dependents | set(self.changed)):
             read = delta | self._seen_by(path)  # (what its own imports changed, only its importers see)
@@ -135,8 +155,12 @@ class EditReach:
                 read -= self.contributed[path] - self._others(path)
             if facts is not None and flow_readers(read, facts) or self._attributes_read(path, read):
                 reading.append(path)
-        self.reading = set(reading)
-        return consulted.readers(self.conn, [*seeds, *consulted.file_rowids(self.conn, reading).values()])
+        # (judged by their answers once resolved, as the files asking an edited file are, when the
+        # table before the run is at hand and nothing changed is resolved through without a name)
+        judged = self.table_then is not None and not self.unnamed and len(reading) <= MAX_REREAD
+        self.rereading = {path for path in reading if path not in self.changed or path in self.inside} if judged else set()
+        self.reading = set(reading) - self.rereading
+        return consulted.readers(self.conn, [*seeds, *consulted.file_rowids(self.conn, self.reading).values()])
 
     def _attributes_read(self, path: str, delta: set[str]) -> bool:
         """Whether an attribute type of the file's classes reads a name in `delta` (its stored rows)."""
@@ -144,15 +168,29 @@ class EditReach:
         return bool(attribute_owners(delta, [row[:3] for row in rows]))
 
     def _answering_otherwise(self, table, targets: list[str]) -> list[str]:
-        """The files to resolve again, beyond the targets, because a file edited inside its functions
-        answers other files' value flow otherwise now: those that read the answers of a definition
-        that changed, and so on from those whose own answers changed (see _asking)."""
-        # (those reading a changed name: theirs are targets; an appended part leaves the rest answering as
-        # before; a file no other file asked about reaches none)
-        changed = {path: scopes for path, before in self.inside.items() if path not in self.reading
-                   and path not in self.appended and (asked := consulted.scopes_asked(self.conn, path))
-                   and (scopes := answers_changed(table, before, self._complete(path), asked))}
-        return sorted(self._asking(table, changed) - set(targets)) if changed else []
+        """The files to resolve again, beyond the targets, because a file edited inside its functions,
+        or one reading a name an edit changed (`rereading`), answers other files' value flow otherwise
+        now: those that read the answers of a definition that changed, and so on from those whose own
+        answers changed (see _asking)."""
+        # (those reading a changed name: theirs are targets, or they are judged below; an appended part
+        # leaves the rest answering as before; a file no other file asked about reaches none)
+        edited = {path: asked for path in self.inside if path not in self.reading and path not in self.rereading
+                  and path not in self.appended and (asked := consulted.scopes_asked(self.conn, path))}
+        if not edited and not self.rereading:
+            return []
+        tables = (resolution.view_before(table, self.table_then) if self.table_then is not None else table, table)
+        changed = {path: scopes for path, asked in edited.items()
+                   if (scopes := answers_changed(tables, self.inside[path], self._complete(path), asked))}
+        reread = Reread(tables, self.old_facts if self.table_then is not None else self.inside)
+        for path in sorted(self.rereading):  # (every edit is in both views: what it reads, it answers)
+            asked = consulted.scopes_asked(self.conn, path)
+            after = self._complete(path) if asked else None
+            scopes = reread.changed(after, asked) if asked else set()
+            if path in self.inside and asked:  # (and what its own edit changed that no question asks)
+                scopes |= answers_changed(tables, self.inside[path], after, asked)
+            if scopes:
+                changed[path] = scopes
+        return sorted(self._asking(reread, changed) - set(targets)) if changed else []
 
     def _gone(self, paths: Iterable[str]) -> dict[str, set[str]]:
         """path -> the top-level definitions holding a definition the edited file no longer has."""
@@ -160,7 +198,7 @@ class EditReach:
                 for path in paths}
         return {path: scopes for path, scopes in gone.items() if scopes}
 
-    def _asking(self, table, changed: dict[str, set[str]]) -> set[str]:
+    def _asking(self, reread: Reread, changed: dict[str, set[str]]) -> set[str]:
         """The files that read the answers of a definition that changed (`changed`: path -> its top-level
         definitions), then those that read the answers a file among them now gives otherwise, and so
         on: an asker's answers are compared with the edited files as they were and as they are
@@ -169,8 +207,8 @@ class EditReach:
         answers), directly or through others, is resolved again too, as are those of the files
         reading a changed name (already targets)."""
         # (the new table knows no definition gone: what read one is not compared, nor what it reached)
-        wide = consulted.askers(self.conn, self._gone(changed))
-        reread, found, compared = Reread(table, self.inside), set(wide), 0
+        wide = consulted.askers(self.conn, self._gone(path for path in changed if path in self.inside))
+        found, compared = set(wide) | self.rereading, len(self.rereading)
         while changed:
             asking = consulted.askers(self.conn, changed) - found
             found |= asking
@@ -182,8 +220,7 @@ class EditReach:
                 break
             compared += len(judged)
             for path in judged:
-                after = self._complete(path)
-                scopes = reread.changed(self.inside.get(path, after), after, consulted.scopes_asked(self.conn, path))
+                scopes = reread.changed(self._complete(path), consulted.scopes_asked(self.conn, path))
                 if scopes:
                     changed[path] = scopes
         return found | consulted.readers(self.conn, consulted.file_rowids(self.conn, wide).values())

@@ -70,7 +70,11 @@ class Generation(EditReach):
         self.appended: dict[str, Appended] = {}  # the changed files that only appended functions (see _delta)
         self.offer_less: list[str] = []  # the changed and deleted files that no longer offer something as they did
         self.inside: dict[str, FileFacts] = {}  # of those, the files edited only inside functions: their old facts
-        self.reading: set[str] = set()  # the files whose value flow reads a name the edit changed
+        self.reading: set[str] = set()  # the files whose value flow reads a name the edit changed: readers resolved again
+        self.rereading: set[str] = set()  # those of them judged by their answers instead (EditReach._readers)
+        self.table_then = None  # the kept table's definitions of the edited files and hierarchy, before the run
+        self.old_facts: dict[str, FileFacts] = {}  # the edited files' facts before the run
+        self.unnamed = False  # whether an edit changed what files resolve through without naming it
         self.contributed: dict[str, set[str]] = {}  # path -> the names its edit changed
         self.moved_names: set[str] = set()  # the names files coming or going move (EditReach._delta)
         self.imported: dict[str, set[str]] = {}  # path -> those of them only its imports changed (EditReach._own_names)

@@ -67,7 +67,8 @@ def update_table(table: SymbolTable, removed_paths: Iterable[str], added: Iterab
     if isinstance(table, LazySymbolTable):
         table.forget(gone, list(added), modules_moved=modules is not None)
     else:
-        _replace_symbols(table, gone, added)
+        _replace_symbols(table, gone, [Symbol(id_, kind, name, qualified, path, family(language))
+                                       for id_, kind, name, qualified, path, language in added])
     if modules is not None:
         table.modules = modules
         table.__dict__.pop("files_by_stem", None)
@@ -81,7 +82,45 @@ def update_table(table: SymbolTable, removed_paths: Iterable[str], added: Iterab
         table.resolvers.pop(path, None)
 
 
-def _replace_symbols(table: SymbolTable, gone: set[str], added: Iterable[SymbolRow]) -> None:
+@dataclass(frozen=True, slots=True)
+class Before:
+    """What a kept table held before a run changed it: the definitions of the files the run edits,
+    and the class hierarchy (set_bases replaces its dicts, never changes them)."""
+    symbols: dict[str, list[Symbol]]
+    bases: dict[str, list[str]]
+    external_bases: dict[str, list[str]]
+
+
+def remember_before(table: SymbolTable, paths: Iterable[str]) -> Before | None:
+    """What `table` holds of the files `paths` and of the hierarchy, for view_before once the run has
+    changed them; None for a table read on demand (it holds only what it was asked)."""
+    if isinstance(table, LazySymbolTable):
+        return None
+    return Before({path: list(table.file_defs.get(path, {}).values()) for path in paths}, table.bases,
+                  table.external_bases)
+
+
+def view_before(table: SymbolTable, before: Before) -> SymbolTable:
+    """A view of `table` (SymbolTable.view) as it was before this run: the edited files holding the
+    definitions they held, the hierarchy as it was, every other file as it is (no file came or went).
+    The edited files' old facts are asked there as they were answered. What it changes is its own."""
+    view = table.view()
+    view.by_id, view.file_defs, view.names = dict(table.by_id), defaultdict(dict, table.file_defs), set(table.names)
+    view.bases, view.external_bases = before.bases, before.external_bases
+    view._subclasses, view._below, view._levels = None, {}, {}  # (derived from the hierarchy)
+    names = {sym.name for symbols in before.symbols.values() for sym in symbols}  # (the lists it appends to)
+    view.top_by_name = defaultdict(list, {**table.top_by_name, **{n: list(table.top_by_name[n]) for n in names
+                                                                   if n in table.top_by_name}})
+    view.methods_by_name = defaultdict(list, {**table.methods_by_name, **{n: list(table.methods_by_name[n])
+                                                                           for n in names if n in table.methods_by_name}})
+    view._moved = set()
+    if "members" in table.__dict__:
+        view.__dict__["members"] = defaultdict(dict, {cid: dict(found) for cid, found in table.members.items()})
+    _replace_symbols(view, set(before.symbols), [sym for symbols in before.symbols.values() for sym in symbols])
+    return view
+
+
+def _replace_symbols(table: SymbolTable, gone: set[str], new: list[Symbol]) -> None:
     old = [sym for path in gone for sym in table.file_defs.get(path, {}).values()]
     for path in gone:
         table.file_defs.pop(path, None)
@@ -97,16 +136,13 @@ def _replace_symbols(table: SymbolTable, gone: set[str], added: Iterable[SymbolR
                         by_name[name] = kept_syms
                     else:
                         del by_name[name]
-    new = []
-    for id_, kind, name, qualified, path, language in added:
-        sym = Symbol(id_, kind, name, qualified, path, family(language))
-        new.append(sym)
-        table.by_id[id_] = sym
-        table.file_defs[path][qualified] = sym
-        if kind == "method":
-            table.methods_by_name[name].append(sym)
-        elif "." not in qualified:
-            table.top_by_name[name].append(sym)
+    for sym in new:
+        table.by_id[sym.id] = sym
+        table.file_defs[sym.path][sym.qualified_name] = sym
+        if sym.kind == "method":
+            table.methods_by_name[sym.name].append(sym)
+        elif "." not in sym.qualified_name:
+            table.top_by_name[sym.name].append(sym)
     gone_names = {sym.name for sym in old} - {sym.name for sym in new}
     table.names.update(sym.name for sym in new)
     if gone_names:  # (one pass over the table, only when a name may have left it)

@@ -8,8 +8,11 @@ line, another argument of the same type), and on a large repository resolving ev
 consulted a core module, directly or through others, costs as much as half a cold build.
 
 Both sides are worked out the same way: the file's old facts, then its new ones, each as the only
-scope of a fresh view of the new generation's symbol table (its own value-flow state and resolvers,
-so no answer of one side reaches the other), every question asked in the same order."""
+scope of a fresh view of a symbol table (its own value-flow state and resolvers, so no answer of one
+side reaches the other), every question asked in the same order. The old side's table holds the
+edited files' definitions as they were, where the run kept the table (resolution.table_before); else
+it is the new one, and the edits judged this way are those whose old code reads no name whose
+definition they changed (EditReach._delta)."""
 
 from __future__ import annotations
 
@@ -32,7 +35,7 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
     the files reaching them are found by name, by their edges and by what they asked, see
     answers_changed), its functions' return annotations, what the methods of classes it keeps store
     into their attributes and the types they give them (`self.part = Engine()`: answers, compared as
-    such) and its imports, and what it offers anew is only value flow, those types, imports and
+    such), its module variables and constants (gone or not: the module's answers) and its imports, and what it offers anew is only value flow, those types, imports and
     definitions but for the special methods of a class it had and declarations (stubs): nothing it
     defined went, no class's bases, properties, implicitly called methods (`__call__`, `__iter__`)
     or a method's overrides (a stub's callers reach them) changed, so the symbol table and its
@@ -55,13 +58,30 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
 
     def stored(key: str) -> bool:  # (what a kept method stored into `self.x`: the class's answers)
         return ">" in flow_scope(key) and flow_scope(key).partition(">")[0] in kept
-    return all(what == "import" or what == "flow" and (flow_scope(key) in scopes_after or stored(key)) or answered((what, key))
-               or what == "def" and key.rsplit(":", 1)[0] in functions_gone for what, key in gone) \
+
+    def module_level(key: str) -> bool:  # (a module variable's stores, gone or not: the module's answers)
+        return flow_scope(key).startswith(":")
+
+    def module_constant(key: str) -> bool:  # (gone: found by name and by the module's answers, as a function)
+        return key.endswith(":constant") and "." not in key
+    return all(what == "import" or what == "flow" and (flow_scope(key) in scopes_after or stored(key) or module_level(key))
+               or answered((what, key))
+               or what == "def" and (key.rsplit(":", 1)[0] in functions_gone or module_constant(key)) for what, key in gone) \
         and all(what in ("flow", "import") or answered((what, key))
                 or what == "def" and not special(key) and not key.endswith(":declaration") for what, key in came)
 
 
-def answers_changed(table: SymbolTable, before: FileFacts, after: FileFacts, asked: Collection[str] = (ANY_SCOPE,)) -> set[str]:
+def changes_unnamed(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bool:
+    """Whether an edit (defined_names keys before and after) changes what other files resolve
+    through without naming it: a class's bases or properties, a special method (called as `c()`,
+    `for x in c`, `with c`) or a declaration's overrides. A file whose flows read a name the edit
+    changed may then resolve otherwise with the same answers, so it is not judged by them."""
+    return any(what in ("base", "accessor") or what == "def" and (key.endswith(":declaration")
+               or key.rsplit(":", 1)[0].rpartition(".")[2].startswith("__")) for what, key in before ^ after)
+
+
+def answers_changed(tables: tuple[SymbolTable, SymbolTable], before: FileFacts, after: FileFacts,
+                    asked: Collection[str] = (ANY_SCOPE,)) -> set[str]:
     """The top-level definitions ("" the module) in which the file answers a question other files'
     value flow can ask of it otherwise than it did (none: it answers as before): the stores visible
     outside a function (a class's attributes, a module's variables), the parameters of its functions
@@ -71,8 +91,9 @@ def answers_changed(table: SymbolTable, before: FileFacts, after: FileFacts, ask
     question's answer works out the answers it reads in the file, so a change reaches every
     definition whose answers it changes. A function or lambda gone counts as changed in its
     top-level definition. Only the definitions other files `asked` about count (ANY_SCOPE: all;
-    store/consulted.py): no other file read the answers of the rest."""
-    old, new = _alone(table, before), _alone(table, after)
+    store/consulted.py): no other file read the answers of the rest. `tables`: the symbol table
+    before the run and the one it made (resolution.table_before), each version asked in its own."""
+    old, new = _alone(tables[0], before), _alone(tables[1], after)
     both = _both(before, after)
     kept = lambda items: {item for item in items if item[0] in both}  # noqa: E731
     changed = {top_scope(item[0]) for items in ((_visible(old), _visible(new)), (_signatures(old), _signatures(new)),
@@ -84,21 +105,25 @@ def answers_changed(table: SymbolTable, before: FileFacts, after: FileFacts, ask
 
 
 class Reread:
-    """What the files reading an edited file's changed answers answer in turn. Two views of the new
-    generation's table, each shared by every file compared: one with the files edited inside their
-    functions as they were (their old facts), one as they are. A file whose answers to what other
-    files asked of it are the same in both reaches no further: the files that asked it read what
-    they did. Each file is asked the same questions in the same order in both views."""
+    """What the files reading an edited file's changed answers, or a name an edit changed, answer in
+    turn. Two views, each shared by every file compared: one of the table before the run with the
+    edited files as they were (their old facts: `before`), one of the new generation's table with
+    them as they are. A file whose answers to what other files asked of it are the same in both
+    reaches no further: the files that asked it read what they did. Each file is asked the same
+    questions in the same order in both views."""
 
-    def __init__(self, table: SymbolTable, before: dict[str, FileFacts]):
-        self.old, self.new = table.view(), table.view()
+    def __init__(self, tables: tuple[SymbolTable, SymbolTable], before: dict[str, FileFacts]):
+        self.old, self.new, self.before = tables[0].view(), tables[1].view(), before
+        load = self.old.load_facts  # (what a module re-exports is read off its facts: the old ones)
+        self.old.load_facts = lambda path: before[path] if path in before else load(path)
         for facts in before.values():
             _scope(self.old, facts)
 
-    def changed(self, before: FileFacts, after: FileFacts, asked: set[str]) -> set[str]:
+    def changed(self, after: FileFacts, asked: set[str]) -> set[str]:
         """The top-level definitions among those `asked` of (ANY_SCOPE: all) whose answers differ
-        between the views, for the definitions both versions of the file have (`before` is `after`
-        for a file not edited)."""
+        between the views, for the definitions both versions of the file have (a file not edited
+        has one)."""
+        before = self.before.get(after.path, after)
         old, new = _scope(self.old, before), _scope(self.new, after)
         return _answered_otherwise(old, new, _both(before, after), _wanted(asked), set())
 
