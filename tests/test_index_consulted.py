@@ -12,7 +12,7 @@ import pytest
 from conftest import query_index, write_tree
 from graphctx.index.indexer import index_repository
 from graphctx.index.keeper import TableKeeper
-from test_index_incremental_owners import FLOW, assert_same_as_full
+from test_index_incremental_owners import FLOW, OWNED, assert_same_as_full
 
 # n.py names make and helper, as t.py does, but reads nothing of t.py
 NAMING = {**FLOW, "n.py": "def helper():\n    return 1\n\n\ndef make():\n    return helper()\n"}
@@ -160,6 +160,20 @@ def test_a_module_constant_removed_is_judged_by_the_modules_answers(tmp_path: Pa
     functions: every file that consulted t.py was), nor is v.py. The rows equal a full rebuild's
     each time."""
     edited_and_undone(tmp_path, kept, SETTING, FLOW["t.py"], 2, 2)
+
+
+# z.py passes x's Widget on: a.py may take it from either
+PASSED_ON = {**OWNED, "z.py": "from x import Widget\n"}
+
+
+@pytest.mark.parametrize("kept", [False, True], ids=["rows", "kept"])
+def test_an_import_binding_the_same_class_anew_reaches_only_its_importers(tmp_path: Path, kept: bool):
+    """a.py takes Widget from z.py instead of x.py: the same class. b.py, which reads a.Widget, is
+    resolved again; with the table kept from before the edit, a.py's module is seen to bind Widget
+    as it did, so c.py, which consulted b.py, is not (without it, every file that consulted a.py,
+    directly or through others, is). The rows equal a full rebuild's, and do again once undone."""
+    resolved = 2 if kept else 3
+    edited_and_undone(tmp_path, kept, PASSED_ON, "from z import Widget\n", resolved, resolved, path="a.py")
 
 
 ALIASED = {

@@ -32,11 +32,14 @@ def _own_names_of(keys: set[tuple[str, str]]) -> set[str]:
     return {qualified.rpartition(".")[2] for qualified in defined_scopes(keys)}
 
 
-def _imports_as_before(old_keys: set[tuple[str, str]], new_keys: set[tuple[str, str]]) -> bool:
-    """Whether no import a file gained binds a name it had: what another file reaches through it (`a.Widget`)
-    is no answer of its value flow, so such an edit is not judged by them."""
+def _rebound(old_keys: set[tuple[str, str]], new_keys: set[tuple[str, str]]) -> set[str] | None:
+    """The names a file had that an import it gained binds now, None when a wildcard hides them. What
+    another file reaches through such a name (`a.Widget`) is no answer of its value flow: the edit is
+    judged by them only if the module binds each as it did (sameanswers.Reread.binds_otherwise)."""
     gained, had = bound_names(new_keys - old_keys), bound_names(old_keys)
-    return gained is not None and (not gained or had is not None and gained.isdisjoint(_own_names_of(old_keys) | had))
+    if gained is None or gained and had is None:
+        return None
+    return gained & (_own_names_of(old_keys) | had)
 
 
 def _reads_as_before(before: FileFacts, old_keys: set[tuple[str, str]], new_keys: set[tuple[str, str]]) -> bool:
@@ -76,10 +79,12 @@ class EditReach:
             self.contributed[path], self.imported[path] = own | imported, imported
             if old_keys - new_keys:
                 self.offer_less.append(path)
-            if before and item and old_keys != new_keys and inside_only(old_keys, new_keys) \
-                    and _imports_as_before(old_keys, new_keys) \
-                    and (self.table_then is not None or _reads_as_before(before, old_keys, new_keys)):
+            rebound = _rebound(old_keys, new_keys) if before and item and old_keys != new_keys \
+                and inside_only(old_keys, new_keys) else None
+            if rebound is not None and (self.table_then is not None or not rebound and _reads_as_before(before, old_keys, new_keys)):
                 self.inside[path] = before  # (its readers wait for its answers: see sameanswers.py)
+                if rebound:
+                    self.rebinding[path] = rebound
             moved = moved or any(kind in ("import", "package", "mount") for kind, _ in old_keys ^ new_keys)
             self.unnamed = self.unnamed or changes_unnamed(old_keys, new_keys)
             if before and item and before.package != item.facts.package:  # its definitions moved to another package
@@ -176,7 +181,7 @@ class EditReach:
         # leaves the rest answering as before; a file no other file asked about reaches none)
         edited = {path: asked for path in self.inside if path not in self.reading and path not in self.rereading
                   and path not in self.appended and (asked := consulted.scopes_asked(self.conn, path))}
-        if not edited and not self.rereading:
+        if not edited and not self.rereading and not self.rebinding:
             return []
         tables = (resolution.view_before(table, self.table_then) if self.table_then is not None else table, table)
         changed = {path: scopes for path, asked in edited.items()
@@ -190,7 +195,10 @@ class EditReach:
                 scopes |= answers_changed(tables, self.inside[path], after, asked)
             if scopes:
                 changed[path] = scopes
-        return sorted(self._asking(reread, changed) - set(targets)) if changed else []
+        # (a file whose module binds a name otherwise: every file that consulted it, as for an edit beyond)
+        rebound = [path for path, names in sorted(self.rebinding.items()) if reread.binds_otherwise(self._load(path), names)]
+        wide = consulted.readers(self.conn, consulted.file_rowids(self.conn, rebound).values()) if rebound else set()
+        return sorted(((self._asking(reread, changed) if changed else set()) | wide) - set(targets))
 
     def _gone(self, paths: Iterable[str]) -> dict[str, set[str]]:
         """path -> the top-level definitions holding a definition the edited file no longer has."""

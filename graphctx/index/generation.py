@@ -75,6 +75,7 @@ class Generation(EditReach):
         self.table_then = None  # the kept table's definitions of the edited files and hierarchy, before the run
         self.old_facts: dict[str, FileFacts] = {}  # the edited files' facts before the run
         self.unnamed = False  # whether an edit changed what files resolve through without naming it
+        self.rebinding: dict[str, set[str]] = {}  # of the inside files, those binding names anew by import: the names
         self.contributed: dict[str, set[str]] = {}  # path -> the names its edit changed
         self.moved_names: set[str] = set()  # the names files coming or going move (EditReach._delta)
         self.imported: dict[str, set[str]] = {}  # path -> those of them only its imports changed (EditReach._own_names)

@@ -128,6 +128,15 @@ class Reread:
         return _answered_otherwise(old, new, _both(before, after), _wanted(asked), set())
 
 
+    def binds_otherwise(self, after: FileFacts, names: Collection[str]) -> bool:
+        """Whether the file's module binds one of `names` otherwise in the two views: what another
+        file finds importing it from there, or reading it off the module."""
+        before = self.before.get(after.path, after)
+        old, new = _scope(self.old, before), _scope(self.new, after)
+        return any(old._module_member((after.path,), name) != new._module_member((after.path,), name)
+                   for name in sorted(names))
+
+
 def qualified_names(facts: FileFacts) -> set[str]:
     return {d.qualified_name for d in facts.definitions}
 
