@@ -47,11 +47,11 @@ def parsed_file(root: Path, path: str, structure_only: bool = True):
 
 def symbol_table(root: Path, items, facts: dict):
     """The symbol table of parsed files (`items`), reading `facts` (path -> facts), as resolution builds it."""
-    from graphctx.index import resolution
+    from graphctx.index import tableupdates
     from graphctx.index.modules import ModuleMap
 
     symbols = [(r[0], r[1], r[2], r[3], r[5], r[4]) for item in items for r in item.entities if r[1] != "file"]
-    return resolution.new_table(symbols, ModuleMap({p: ("python", None) for p in facts}, root), facts.get)
+    return tableupdates.new_table(symbols, ModuleMap({p: ("python", None) for p in facts}, root), facts.get)
 
 
 def indexed_tree(factory, name: str, files: dict[str, str | bytes]) -> Path:

@@ -10,7 +10,7 @@ import pytest
 
 from graphctx.index.modules import ModuleMap
 from graphctx.index.parsing import entity_rows
-from graphctx.index.resolution import update_table
+from graphctx.index.tableupdates import update_table
 from graphctx.index.symbols import SymbolTable
 from graphctx.parse.extract import extract
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from graphctx.index import resolution
+from graphctx.index import tableupdates
 from graphctx.index.appended import appended
 from graphctx.index.dependencies import (attribute_owners, bound_names, changed_names, code_names, defined_names,
                                         defined_scopes, flow_readers, import_dependents, names_of, reference_names,
@@ -61,7 +61,7 @@ class EditReach:
         added_or_removed = [p for p in self.changed if old.get(p) is None] + deleted
         # The kept table as it is before this run changes it: the edited files' old facts are then
         # asked as they were answered (sameanswers.py), whatever names their old code reads.
-        self.table_then = resolution.remember_before(self.entry.table, old) \
+        self.table_then = tableupdates.remember_before(self.entry.table, old) \
             if self.entry is not None and not added_or_removed else None
         self.old_facts = {p: facts for p, facts in old.items() if facts is not None}
         # The one file changed may keep its edges (appended.py): its earlier part then answers as
@@ -81,7 +81,8 @@ class EditReach:
                 self.offer_less.append(path)
             rebound = _rebound(old_keys, new_keys) if before and item and old_keys != new_keys \
                 and inside_only(old_keys, new_keys) else None
-            if rebound is not None and (self.table_then is not None or not rebound and _reads_as_before(before, old_keys, new_keys)):
+            if rebound is not None and (self.table_then is not None
+                                        or not rebound and _reads_as_before(before, old_keys, new_keys)):
                 self.inside[path] = before  # (its readers wait for its answers: see sameanswers.py)
                 if rebound:
                     self.rebinding[path] = rebound
@@ -165,7 +166,8 @@ class EditReach:
         judged = self.table_then is not None and not self.unnamed and len(reading) <= MAX_REREAD
         self.rereading = {path for path in reading if path not in self.changed or path in self.inside} if judged else set()
         self.reading = set(reading) - self.rereading
-        return consulted.readers(self.conn, [*seeds, *consulted.file_rowids(self.conn, self.reading).values()])
+        self.reached = consulted.readers(self.conn, [*seeds, *consulted.file_rowids(self.conn, self.reading).values()])
+        return self.reached
 
     def _attributes_read(self, path: str, delta: set[str]) -> bool:
         """Whether an attribute type of the file's classes reads a name in `delta` (its stored rows)."""
@@ -179,15 +181,19 @@ class EditReach:
         answers changed (see _asking)."""
         # (those reading a changed name: theirs are targets, or they are judged below; an appended part
         # leaves the rest answering as before; a file no other file asked about reaches none)
-        edited = {path: asked for path in self.inside if path not in self.reading and path not in self.rereading
+        edited = {path: asked for path in self.inside if path not in self.reached and path not in self.rereading
                   and path not in self.appended and (asked := consulted.scopes_asked(self.conn, path))}
         if not edited and not self.rereading and not self.rebinding:
             return []
-        tables = (resolution.view_before(table, self.table_then) if self.table_then is not None else table, table)
-        changed = {path: scopes for path, asked in edited.items()
-                   if (scopes := answers_changed(tables, self.inside[path], self._complete(path), asked))}
+        tables = (tableupdates.view_before(table, self.table_then) if self.table_then is not None else table, table)
         reread = Reread(tables, self.old_facts if self.table_then is not None else self.inside)
-        for path in sorted(self.rereading):  # (every edit is in both views: what it reads, it answers)
+        # (a file whose module binds a name otherwise: every file that consulted it, as for an edit beyond;
+        # a file resolved again with every file that consulted it has nothing left to judge)
+        rebound = [path for path, names in sorted(self.rebinding.items()) if reread.binds_otherwise(self._load(path), names)]
+        covered = self.reached | consulted.readers(self.conn, consulted.file_rowids(self.conn, rebound).values())
+        changed = {path: scopes for path, asked in edited.items() if path not in covered
+                   and (scopes := answers_changed(tables, self.inside[path], self._complete(path), asked))}
+        for path in sorted(self.rereading - covered):  # (every edit is in both views: what it reads, it answers)
             asked = consulted.scopes_asked(self.conn, path)
             after = self._complete(path) if asked else None
             scopes = reread.changed(after, asked) if asked else set()
@@ -195,10 +201,7 @@ class EditReach:
                 scopes |= answers_changed(tables, self.inside[path], after, asked)
             if scopes:
                 changed[path] = scopes
-        # (a file whose module binds a name otherwise: every file that consulted it, as for an edit beyond)
-        rebound = [path for path, names in sorted(self.rebinding.items()) if reread.binds_otherwise(self._load(path), names)]
-        wide = consulted.readers(self.conn, consulted.file_rowids(self.conn, rebound).values()) if rebound else set()
-        return sorted(((self._asking(reread, changed) if changed else set()) | wide) - set(targets))
+        return sorted(((self._asking(reread, changed, covered) if changed else set()) | covered) - set(targets))
 
     def _gone(self, paths: Iterable[str]) -> dict[str, set[str]]:
         """path -> the top-level definitions holding a definition the edited file no longer has."""
@@ -206,14 +209,14 @@ class EditReach:
                 for path in paths}
         return {path: scopes for path, scopes in gone.items() if scopes}
 
-    def _asking(self, reread: Reread, changed: dict[str, set[str]]) -> set[str]:
+    def _asking(self, reread: Reread, changed: dict[str, set[str]], covered: set[str]) -> set[str]:
         """The files that read the answers of a definition that changed (`changed`: path -> its top-level
         definitions), then those that read the answers a file among them now gives otherwise, and so
         on: an asker's answers are compared with the edited files as they were and as they are
         (sameanswers.Reread), up to MAX_REREAD files in all. Every file that consulted the askers of a
         round that would pass it, or an asker edited otherwise (its readers are not judged by
-        answers), directly or through others, is resolved again too, as are those of the files
-        reading a changed name (already targets)."""
+        answers), directly or through others, is resolved again too. Those `covered` are, with every
+        file that consulted them: none of them is judged."""
         # (the new table knows no definition gone: what read one is not compared, nor what it reached)
         wide = consulted.askers(self.conn, self._gone(path for path in changed if path in self.inside))
         found, compared = set(wide) | self.rereading, len(self.rereading)
@@ -221,8 +224,8 @@ class EditReach:
             asking = consulted.askers(self.conn, changed) - found
             found |= asking
             changed = {}
-            judged = sorted(path for path in asking - self.reading if path not in self.changed or path in self.inside)
-            wide |= asking - self.reading - set(judged)
+            judged = sorted(path for path in asking - covered if path not in self.changed or path in self.inside)
+            wide |= asking - covered - set(judged)
             if compared + len(judged) > MAX_REREAD:  # (past that, what they reach is most of what the rest reach)
                 wide.update(judged)
                 break

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphctx.index import moduleconfig, resolution, routemounts, store, textentities
+from graphctx.index import moduleconfig, resolution, routemounts, store, tableupdates, textentities
 from graphctx.index.appended import Appended
 from graphctx.index.dependencies import subclass_names
 from graphctx.index.editreach import EditReach
@@ -72,6 +72,7 @@ class Generation(EditReach):
         self.inside: dict[str, FileFacts] = {}  # of those, the files edited only inside functions: their old facts
         self.reading: set[str] = set()  # the files whose value flow reads a name the edit changed: readers resolved again
         self.rereading: set[str] = set()  # those of them judged by their answers instead (EditReach._readers)
+        self.reached: set[str] = set()  # the files resolved again with every file that consulted them
         self.table_then = None  # the kept table's definitions of the edited files and hierarchy, before the run
         self.old_facts: dict[str, FileFacts] = {}  # the edited files' facts before the run
         self.unnamed = False  # whether an edit changed what files resolve through without naming it
@@ -281,7 +282,7 @@ class Generation(EditReach):
             self.symbols.clear()  # (the table holds them now)
             modules = ModuleMap(self.files, self.root)
             moduleconfig.remember(self.conn, modules)
-            return KeptTable((0, 0), self.before, resolution.new_table(symbols, modules, self._load), files=dict(self.files))
+            return KeptTable((0, 0), self.before, tableupdates.new_table(symbols, modules, self._load), files=dict(self.files))
         if entry is None:
             files, modules = self.modules_now or moduleconfig.indexed(self.conn, self.root)
             entry = KeptTable((0, 0), self.before, LazySymbolTable(self.conn, modules, self._load), files=dict(files))
@@ -295,7 +296,7 @@ class Generation(EditReach):
             entry.bases.pop(path, None)  # (its classes are gone; the files resolved again find theirs anew)
         entry.files.update(self.files)
         modules = (self.modules_now[1] if self.modules_now else ModuleMap(dict(entry.files), self.root)) if moved else None
-        resolution.update_table(entry.table, [*deleted, *self.changed],
+        tableupdates.update_table(entry.table, [*deleted, *self.changed],
                                 [row for path in self.changed for row in self.symbols[path]], modules, self._load)
         return entry
 

@@ -10,7 +10,7 @@ consulted a core module, directly or through others, costs as much as half a col
 Both sides are worked out the same way: the file's old facts, then its new ones, each as the only
 scope of a fresh view of a symbol table (its own value-flow state and resolvers, so no answer of one
 side reaches the other), every question asked in the same order. The old side's table holds the
-edited files' definitions as they were, where the run kept the table (resolution.table_before); else
+edited files' definitions as they were, where the run kept the table (tableupdates.view_before); else
 it is the new one, and the edits judged this way are those whose old code reads no name whose
 definition they changed (EditReach._delta)."""
 
@@ -35,7 +35,8 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
     the files reaching them are found by name, by their edges and by what they asked, see
     answers_changed), its functions' return annotations, what the methods of classes it keeps store
     into their attributes and the types they give them (`self.part = Engine()`: answers, compared as
-    such), its module variables and constants (gone or not: the module's answers) and its imports, and what it offers anew is only value flow, those types, imports and
+    such), its module variables and constants (gone or not: the module's answers) and its imports,
+    and what it offers anew is only value flow, those types, imports and
     definitions but for the special methods of a class it had and declarations (stubs): nothing it
     defined went, no class's bases, properties, implicitly called methods (`__call__`, `__iter__`)
     or a method's overrides (a stub's callers reach them) changed, so the symbol table and its
@@ -66,7 +67,8 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
         return key.endswith(":constant") and "." not in key
     return all(what == "import" or what == "flow" and (flow_scope(key) in scopes_after or stored(key) or module_level(key))
                or answered((what, key))
-               or what == "def" and (key.rsplit(":", 1)[0] in functions_gone or module_constant(key)) for what, key in gone) \
+               or what == "def" and (key.rsplit(":", 1)[0] in functions_gone or module_constant(key))
+               for what, key in gone) \
         and all(what in ("flow", "import") or answered((what, key))
                 or what == "def" and not special(key) and not key.endswith(":declaration") for what, key in came)
 
@@ -92,7 +94,7 @@ def answers_changed(tables: tuple[SymbolTable, SymbolTable], before: FileFacts, 
     definition whose answers it changes. A function or lambda gone counts as changed in its
     top-level definition. Only the definitions other files `asked` about count (ANY_SCOPE: all;
     store/consulted.py): no other file read the answers of the rest. `tables`: the symbol table
-    before the run and the one it made (resolution.table_before), each version asked in its own."""
+    before the run and the one it made (tableupdates.view_before), each version asked in its own."""
     old, new = _alone(tables[0], before), _alone(tables[1], after)
     both = _both(before, after)
     kept = lambda items: {item for item in items if item[0] in both}  # noqa: E731

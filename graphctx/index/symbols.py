@@ -93,7 +93,7 @@ class SymbolTable:
 
     def before_rewrite(self, paths: list[str]) -> None:
         """Called before the rows of `paths` are rewritten or deleted (a table read on demand notes
-        what it may have read of them); this one is told what changed by resolution.update_table."""
+        what it may have read of them); this one is told what changed by tableupdates.update_table."""
 
     def set_bases(self, inherits: Iterable[tuple[str, str]]) -> None:
         """The resolved (class, base) pairs of the whole repository, for method lookup through bases;
