@@ -187,18 +187,23 @@ class EditReach:
             return []
         tables = (tableupdates.view_before(table, self.table_then) if self.table_then is not None else table, table)
         reread = Reread(tables, self.old_facts if self.table_then is not None else self.inside)
-        # (a file whose module binds a name otherwise: every file that consulted it, as for an edit beyond;
-        # a file resolved again with every file that consulted it has nothing left to judge)
+        # Resolved again with every file that consulted them, whatever the answers: a file whose module
+        # binds a name otherwise (as an edit beyond its functions), the files that read a definition gone
+        # (the new table knows it no more) and those reached already. A file all of whose askers are
+        # among them has nothing left to judge.
         rebound = [path for path, names in sorted(self.rebinding.items()) if reread.binds_otherwise(self._load(path), names)]
-        covered = self.reached | consulted.readers(self.conn, consulted.file_rowids(self.conn, rebound).values())
-        changed = {path: scopes for path, asked in edited.items() if path not in covered
+        gone = consulted.askers(self.conn, self._gone(self.inside))
+        covered = self.reached | consulted.readers(self.conn, consulted.file_rowids(self.conn, [*rebound, *gone]).values())
+
+        def judged(path: str, asked: set[str]) -> bool:
+            return path not in covered and not consulted.askers(self.conn, {path: asked}) <= covered
+        changed = {path: scopes for path, asked in edited.items() if judged(path, asked)
                    and (scopes := answers_changed(tables, self.inside[path], self._complete(path), asked))}
-        for path in sorted(self.rereading - covered):  # (every edit is in both views: what it reads, it answers)
+        for path in sorted(self.rereading):  # (every edit is in both views: what it reads, it answers)
             asked = consulted.scopes_asked(self.conn, path)
+            asked = asked if asked and judged(path, asked) else set()
             after = self._complete(path) if asked else None
             scopes = reread.changed(after, asked) if asked else set()
-            if path in self.inside and asked:  # (and what its own edit changed that no question asks)
-                scopes |= answers_changed(tables, self.inside[path], after, asked)
             if scopes:
                 changed[path] = scopes
         return sorted(((self._asking(reread, changed, covered) if changed else set()) | covered) - set(targets))
@@ -217,9 +222,8 @@ class EditReach:
         round that would pass it, or an asker edited otherwise (its readers are not judged by
         answers), directly or through others, is resolved again too. Those `covered` are, with every
         file that consulted them: none of them is judged."""
-        # (the new table knows no definition gone: what read one is not compared, nor what it reached)
-        wide = consulted.askers(self.conn, self._gone(path for path in changed if path in self.inside))
-        found, compared = set(wide) | self.rereading, len(self.rereading)
+        wide: set[str] = set()
+        found, compared = set(self.rereading), len(self.rereading)
         while changed:
             asking = consulted.askers(self.conn, changed) - found
             found |= asking

@@ -96,14 +96,8 @@ def answers_changed(tables: tuple[SymbolTable, SymbolTable], before: FileFacts, 
     store/consulted.py): no other file read the answers of the rest. `tables`: the symbol table
     before the run and the one it made (tableupdates.view_before), each version asked in its own."""
     old, new = _alone(tables[0], before), _alone(tables[1], after)
-    both = _both(before, after)
-    kept = lambda items: {item for item in items if item[0] in both}  # noqa: E731
-    changed = {top_scope(item[0]) for items in ((_visible(old), _visible(new)), (_signatures(old), _signatures(new)),
-                                                (old._plain_calls, new._plain_calls))
-               for item in kept(items[0]) ^ kept(items[1])}
-    changed |= {top_scope(name) for name in qualified_names(before) - both}
     wanted = _wanted(asked)
-    return set(filter(wanted, _answered_otherwise(old, new, both, wanted, changed)))
+    return set(filter(wanted, _answered_otherwise(old, new, _both(before, after), wanted, _shape_changed(old, new))))
 
 
 class Reread:
@@ -127,7 +121,9 @@ class Reread:
         has one)."""
         before = self.before.get(after.path, after)
         old, new = _scope(self.old, before), _scope(self.new, after)
-        return _answered_otherwise(old, new, _both(before, after), _wanted(asked), set())
+        wanted = _wanted(asked)
+        shape = set(filter(wanted, _shape_changed(old, new))) if before is not after else set()
+        return _answered_otherwise(old, new, _both(before, after), wanted, shape)
 
 
     def binds_otherwise(self, after: FileFacts, names: Collection[str]) -> bool:
@@ -162,6 +158,18 @@ def _answered_otherwise(old: FileResolver, new: FileResolver, both: set[str], wa
         if top not in changed and wanted(top) and _answer(old, *question) != _answer(new, *question):
             changed.add(top)
     return changed
+
+
+def _shape_changed(old: FileResolver, new: FileResolver) -> set[str]:
+    """The top-level definitions in which an edited file's shape differs for the definitions both
+    versions have: the stores visible outside a function, the parameters of its functions and which
+    of them each calls; and those holding a definition gone (a function, a lambda)."""
+    both = _both(old.facts, new.facts)
+    kept = lambda items: {item for item in items if item[0] in both}  # noqa: E731
+    changed = {top_scope(item[0]) for items in ((_visible(old), _visible(new)), (_signatures(old), _signatures(new)),
+                                                (old._plain_calls, new._plain_calls))
+               for item in kept(items[0]) ^ kept(items[1])}
+    return changed | {top_scope(name) for name in qualified_names(old.facts) - both}
 
 
 def _scope(view: SymbolTable, facts: FileFacts) -> FileResolver:
