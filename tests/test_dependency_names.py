@@ -162,6 +162,19 @@ def test_a_method_gained_changes_its_name_not_its_class(method: str, names: set[
     assert changed_names(_keys(before), _keys(after)) == names
 
 
+@pytest.mark.parametrize("edit, unnamed", [
+    (("    size = 1\n", "    size = 2\n"), False),  # a value: what the class answers
+    (("    size = 1\n", "    size = 1\n\n    def check(self):\n        return 1\n"), False),  # reached by its name
+    (("    size = 1\n", "    size = 1\n\n    def __call__(self):\n        return 1\n"), True),  # `p()`, no name
+    (("class Part(Base):", "class Part:"), True),  # what every method of Part resolves through
+    (("    size = 1\n", "    @property\n    def size(self):\n        return 1\n"), True),  # `p.size` reads a getter
+])
+def test_what_an_edit_changes_without_a_name(edit: tuple[str, str], unnamed: bool):
+    from graphctx.index.sameanswers import changes_unnamed
+    before = "class Base:\n    pass\n\n\nclass Part(Base):\n    size = 1\n"
+    assert changes_unnamed(_keys(before), _keys(before.replace(*edit))) is unnamed
+
+
 # n.build names Leaf, whose base Base gains a method; v.go reads what n.build returns
 GAINING = {
     "b.py": "class Base:\n    def run(self):\n        pass\n\n\nclass Leaf(Base):\n    pass\n",
