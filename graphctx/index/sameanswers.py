@@ -54,7 +54,7 @@ def inside_only(before: set[tuple[str, str]], after: set[tuple[str, str]]) -> bo
         return returns_of(key) is not None or attribute_of(key) in kept
 
     def special(key: str) -> bool:  # (called without being named: `c()`, `for x in c`, `with c`)
-        owner, _, name = key.rsplit(":", 1)[0].rpartition(".")
+        owner, name = _owner_and_name(key)
         return name.startswith("__") and owner in defined_before
 
     def stored(key: str) -> bool:  # (what a kept method stored into `self.x`: the class's answers)
@@ -79,7 +79,13 @@ def changes_unnamed(before: set[tuple[str, str]], after: set[tuple[str, str]]) -
     `for x in c`, `with c`) or a declaration's overrides. A file whose flows read a name the edit
     changed may then resolve otherwise with the same answers, so it is not judged by them."""
     return any(what in ("base", "accessor") or what == "def" and (key.endswith(":declaration")
-               or key.rsplit(":", 1)[0].rpartition(".")[2].startswith("__")) for what, key in before ^ after)
+               or _owner_and_name(key)[1].startswith("__")) for what, key in before ^ after)
+
+
+def _owner_and_name(key: str) -> tuple[str, str]:
+    """A definition key's owner and own name: `Class.method:kind` -> (`Class`, `method`)."""
+    owner, _, name = key.rsplit(":", 1)[0].rpartition(".")
+    return owner, name
 
 
 def answers_changed(tables: tuple[SymbolTable, SymbolTable], before: FileFacts, after: FileFacts,

@@ -75,10 +75,9 @@ def view_before(table: SymbolTable, before: Before) -> SymbolTable:
     view.bases, view.external_bases = before.bases, before.external_bases
     view._subclasses, view._below, view._levels = None, {}, {}  # (derived from the hierarchy)
     names = {sym.name for symbols in before.symbols.values() for sym in symbols}  # (the lists it appends to)
-    view.top_by_name = defaultdict(list, {**table.top_by_name, **{n: list(table.top_by_name[n]) for n in names
-                                                                   if n in table.top_by_name}})
-    view.methods_by_name = defaultdict(list, {**table.methods_by_name, **{n: list(table.methods_by_name[n])
-                                                                           for n in names if n in table.methods_by_name}})
+    view.top_by_name, view.methods_by_name = (
+        defaultdict(list, {**by_name, **{n: list(by_name[n]) for n in names if n in by_name}})
+        for by_name in (table.top_by_name, table.methods_by_name))
     view._moved = set()
     if "members" in table.__dict__:
         view.__dict__["members"] = defaultdict(dict, {cid: dict(found) for cid, found in table.members.items()})
